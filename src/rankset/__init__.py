@@ -1,0 +1,48 @@
+"""rankset: retrieval and RAG evaluation on Polars.
+
+Runs and labels load into Polars; every metric is a Polars expression evaluated in one
+lazy group-by over (system, query). Classic metrics equal trec_eval's.
+
+Examples
+--------
+>>> import rankset
+>>> res = rankset.evaluate({"q1": {"d1": 2.0, "d2": 1.0}}, {"q1": {"d2": 1}}, ["rr"])
+>>> res.summary["mean"].to_list()
+[0.5]
+"""
+
+from __future__ import annotations
+
+from rankset._version import __version__
+from rankset.errors import (
+    InputFormatError,
+    MissingDependencyError,
+    ParameterError,
+    RanksetError,
+    SchemaError,
+    UnknownMetricError,
+)
+from rankset.evaluate import EvaluationResult, evaluate
+from rankset.io import read, read_labels, read_run, write_labels, write_run
+from rankset.registry import Metric, available_measures, parse_metric, parse_metrics
+
+__all__ = [
+    "EvaluationResult",
+    "InputFormatError",
+    "Metric",
+    "MissingDependencyError",
+    "ParameterError",
+    "RanksetError",
+    "SchemaError",
+    "UnknownMetricError",
+    "__version__",
+    "available_measures",
+    "evaluate",
+    "parse_metric",
+    "parse_metrics",
+    "read",
+    "read_labels",
+    "read_run",
+    "write_labels",
+    "write_run",
+]

@@ -1,0 +1,609 @@
+"""Evaluate one or many runs against labels: one lazy plan, a tidy per-query result.
+
+The plan, for any number of systems and metrics:
+
+1. labels → per-query label statistics (number relevant, ideal DCG...): one small
+   group-by over the labels;
+2. run ⟕ labels on ``(query_id, doc_id)`` (+ the per-query statistics that row-level
+   features need): the one join over the run;
+3. one group-by over ``(system, query_id)`` computing every metric's aggregations;
+4. the final formulas over the (small) per-query frame, then a tidy reshaping.
+
+Query-set policy (stated here once): by default a system is scored on the queries that
+appear both in its run and in the labels (trec_eval's default); with ``missing="zero"``
+every labelled query is scored and queries the system did not answer count as empty
+rankings (trec_eval ``-c``). Queries dropped either way are counted in
+:attr:`EvaluationResult.query_counts`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import polars as pl
+
+from rankset import io as rio
+from rankset.errors import ParameterError, SchemaError
+from rankset.plan import GROUP, QUERY_K, PlanBuilder
+from rankset.registry import PER_QUERY, Metric, parse_metrics
+from rankset.schema import (
+    DuplicatePolicy,
+    OrderPolicy,
+    check_choice,
+    check_cutoffs,
+    duplicate_docs,
+    duplicate_labels,
+    normalize_cutoffs,
+    normalize_labels,
+    normalize_run,
+    raise_on_duplicate_docs,
+    raise_on_duplicate_labels,
+)
+
+if TYPE_CHECKING:
+    from rankset.io import ParsedInput
+
+__all__ = ["DEFAULT_K", "DEFAULT_METRICS", "EvaluationResult", "evaluate"]
+
+MissingPolicy = Literal["skip", "zero"]
+
+#: Cutoff used by ``@k`` metrics when neither a cutoffs table nor ``k=`` gives one.
+DEFAULT_K = 5
+#: Metrics computed when none are named.
+DEFAULT_METRICS = ("ndcg@10", "ap", "rr", "recall@100", "precision@10")
+
+_MISSING_POLICIES = ("skip", "zero")
+_IN_LABELS = "_in_labels"
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """The outcome of :func:`evaluate`.
+
+    Attributes
+    ----------
+    per_query
+        Tidy frame, one row per (system, query, metric): ``system, query_id, metric``
+        (canonical name, e.g. ``ndcg@10``), ``measure`` (e.g. ``ndcg``), ``k`` (the
+        cutoff, per query for ``@k`` metrics; null without one) and ``value`` (null = NA).
+    summary
+        One row per (system, metric): ``mean`` (over non-NA values), ``n_queries``,
+        ``n_na``.
+    query_counts
+        Per system: queries scored, run queries dropped for lack of labels, and label
+        queries the run did not answer (dropped, or scored as empty with
+        ``missing="zero"``).
+    config
+        The evaluation settings (metrics, policies, versions); stored in exported files.
+    """
+
+    per_query: pl.DataFrame
+    summary: pl.DataFrame
+    query_counts: pl.DataFrame
+    config: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def metrics(self) -> list[str]:
+        """Canonical metric names, in the order they were asked for."""
+        return list(self.config.get("metrics", []))
+
+    @property
+    def systems(self) -> list[str]:
+        """System names, sorted."""
+        return sorted(self.per_query["system"].unique().to_list())
+
+    def wide(self) -> pl.DataFrame:
+        """Per-query values with one column per metric (``system, query_id, <metrics>``).
+
+        Examples
+        --------
+        >>> import rankset
+        >>> res = rankset.evaluate({"q1": {"a": 2.0, "b": 1.0}}, {"q1": {"b": 1}},
+        ...                        ["rr", "precision@2"])
+        >>> res.wide()
+        shape: (1, 4)
+        ┌────────┬──────────┬─────┬─────────────┐
+        │ system ┆ query_id ┆ rr  ┆ precision@2 │
+        │ ---    ┆ ---      ┆ --- ┆ ---         │
+        │ str    ┆ str      ┆ f64 ┆ f64         │
+        ╞════════╪══════════╪═════╪═════════════╡
+        │ run    ┆ q1       ┆ 0.5 ┆ 0.5         │
+        └────────┴──────────┴─────┴─────────────┘
+        """
+        return self.per_query.pivot(
+            on="metric",
+            index=["system", "query_id"],
+            values="value",
+            on_columns=self.metrics,
+        )
+
+    def to_parquet(self, path: str | Path) -> Path:
+        """Write :attr:`per_query` to Parquet, atomically, with the config as metadata.
+
+        The configuration is stored as JSON under the key ``rankset`` of the file's
+        key-value metadata.
+        """
+        import pyarrow.parquet as pq
+
+        target = Path(path)
+        table = self.per_query.to_arrow()
+        metadata = dict(table.schema.metadata or {})
+        metadata[b"rankset"] = json.dumps(self.config, sort_keys=True).encode()
+        table = table.replace_schema_metadata(metadata)
+        with rio.atomic_path(target) as tmp:
+            pq.write_table(table, tmp)
+        return target
+
+    def __repr__(self) -> str:
+        systems = self.summary["system"].n_unique()
+        return (
+            f"EvaluationResult({systems} system(s), {len(self.metrics)} metric(s), "
+            f"{self.per_query.height} per-query values)\n{self.summary}"
+        )
+
+    def _repr_html_(self) -> str:
+        return self.summary._repr_html_()
+
+
+def evaluate(
+    runs: Any,
+    labels: Any = None,
+    metrics: str | Metric | Iterable[str | Metric] = DEFAULT_METRICS,
+    *,
+    k: int | None = None,
+    relevance_level: float = 1,
+    missing: MissingPolicy = "skip",
+    cutoffs: Any = None,
+    order: OrderPolicy = "auto",
+    duplicates: DuplicatePolicy = "error",
+    names: Sequence[str] | None = None,
+    default_k: int = DEFAULT_K,
+) -> EvaluationResult:
+    """Score runs against labels with the named metrics.
+
+    Parameters
+    ----------
+    runs
+        One run or several: a path (TREC, JSON/JSONL, Parquet, CSV; ``.gz`` ok), an
+        in-memory Polars/pandas/pyarrow frame, a ranx-style ``{qid: {doc: score}}`` dict,
+        a list of those, or a ``{system_name: run}`` dict.
+    labels
+        Labels (qrels) in any of the same forms; may be omitted when the runs carry their
+        own labels (seed-000 JSONL samples).
+    metrics
+        Metric names in any accepted spelling (see :func:`rankset.parse_metric`).
+    k
+        Cutoff for ``@k`` metrics on queries without a per-query cutoff.
+    relevance_level
+        Grade at or above which binary metrics count a document as relevant.
+    missing
+        ``"skip"`` scores queries in both run and labels; ``"zero"`` scores every
+        labelled query, unanswered ones as empty rankings.
+    cutoffs
+        Per-query cutoffs for ``@k`` metrics: ``{query_id: k}`` or a frame
+        ``query_id, k``; by default taken from the samples' ``metadata.k``.
+    order
+        ``"auto"`` (scores when present, else ranks), ``"score"`` or ``"rank"``.
+    duplicates
+        ``"error"`` or ``"keep_best"`` for a document ranked twice in one query.
+    names
+        System names, one per run, overriding the naming rule.
+    default_k
+        Cutoff used when neither ``cutoffs`` nor ``k`` gives one.
+
+    Returns
+    -------
+    EvaluationResult
+
+    Examples
+    --------
+    >>> import rankset
+    >>> run = {"q1": {"d1": 0.9, "d2": 0.8}, "q2": {"d3": 0.5}}
+    >>> labels = {"q1": {"d2": 1}, "q2": {"d3": 2}}
+    >>> rankset.evaluate(run, labels, ["rr", "ndcg@10"]).summary
+    shape: (2, 5)
+    ┌────────┬─────────┬──────────┬───────────┬──────┐
+    │ system ┆ metric  ┆ mean     ┆ n_queries ┆ n_na │
+    │ ---    ┆ ---     ┆ ---      ┆ ---       ┆ ---  │
+    │ str    ┆ str     ┆ f64      ┆ u32       ┆ u32  │
+    ╞════════╪═════════╪══════════╪═══════════╪══════╡
+    │ run    ┆ rr      ┆ 0.75     ┆ 2         ┆ 0    │
+    │ run    ┆ ndcg@10 ┆ 0.815465 ┆ 2         ┆ 0    │
+    └────────┴─────────┴──────────┴───────────┴──────┘
+    """
+    parsed_metrics = parse_metrics(metrics)
+    _check_parameters(k, relevance_level, missing, default_k)
+
+    inputs = _read_runs(runs, names)
+    run_frame = _assign_system_names(inputs, names)
+    label_input = _read_labels(labels, inputs)
+    label_source = label_input.source if label_input is not None else "labels"
+    if label_input is None or label_input.labels is None:
+        msg = (
+            "No labels: pass labels= (CLI --qrels) or use runs that carry their own labels "
+            "(JSONL samples with expected_output)."
+        )
+        raise ParameterError(msg)
+    label_frame = normalize_labels(label_input.labels, source=label_source)
+    cutoff_frame = _read_cutoffs(cutoffs, inputs, label_input)
+
+    plan = PlanBuilder(relevance_level=float(relevance_level))
+    values = {metric.name: metric.spec.build(plan, metric) for metric in parsed_metrics}  # type: ignore[misc]
+
+    query_stats = _label_statistics(plan, label_frame, cutoff_frame, k or default_k)
+    per_query_aggregates = _aggregate_run(plan, run_frame, label_frame, query_stats)
+
+    frames = pl.collect_all(
+        [
+            per_query_aggregates,
+            query_stats,
+            duplicate_labels(label_frame),
+            *(duplicate_docs(frame) for frame, _ in run_frame.parts),
+            *([] if cutoff_frame is None else [cutoff_frame]),
+        ]
+    )
+    aggregates, stats, label_dups, *rest = frames
+    raise_on_duplicate_labels(label_dups, label_source)
+    for (_, source), dups in zip(run_frame.parts, rest[: len(run_frame.parts)], strict=True):
+        if duplicates == "error":
+            raise_on_duplicate_docs(dups, source)
+    if cutoff_frame is not None:
+        check_cutoffs(rest[-1])
+
+    systems = aggregates["system"].unique().sort().to_list()
+    scored, query_counts = _apply_query_policy(
+        plan, aggregates, stats, systems, missing, run_frame.sources
+    )
+    per_query = _tidy(scored.join(stats, on="query_id", how="left"), parsed_metrics, values)
+    summary = _summarise(per_query, parsed_metrics)
+    config = {
+        "metrics": [m.name for m in parsed_metrics],
+        "relevance_level": relevance_level,
+        "missing": missing,
+        "k": k,
+        "default_k": default_k,
+        "order": order,
+        "duplicates": duplicates,
+        "systems": systems,
+        "runs": run_frame.sources,
+        "labels": label_source,
+        "rankset_version": _version(),
+        "polars_version": pl.__version__,
+    }
+    return EvaluationResult(
+        per_query=per_query, summary=summary, query_counts=query_counts, config=config
+    )
+
+
+# --- parameters and inputs -------------------------------------------------------------
+
+
+def _check_parameters(
+    k: int | None, relevance_level: float, missing: str, default_k: int
+) -> None:
+    for name, value in (("k", k), ("default_k", default_k)):
+        if value is None and name == "k":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            msg = f"The '{name}' parameter must be an int >= 1. Got {value!r} instead."
+            raise ParameterError(msg)
+    if (
+        isinstance(relevance_level, bool)
+        or not isinstance(relevance_level, int | float)
+        or not math.isfinite(relevance_level)
+    ):
+        msg = f"The 'relevance_level' parameter must be a number. Got {relevance_level!r} instead."
+        raise ParameterError(msg)
+    check_choice("missing", missing, _MISSING_POLICIES)
+
+
+@dataclass(frozen=True)
+class _Runs:
+    parts: list[tuple[pl.LazyFrame, str]]  # normalised frame, source name
+    sources: list[str]
+
+    def frame(self) -> pl.LazyFrame:
+        return pl.concat([part for part, _ in self.parts], how="diagonal_relaxed")
+
+
+@dataclass(frozen=True)
+class _RunInput:
+    parsed: ParsedInput
+    name: str | None
+
+
+def _read_runs(runs: Any, names: Sequence[str] | None) -> list[_RunInput]:
+    items: list[tuple[str | None, Any]]
+    if isinstance(runs, Mapping) and not _is_ranx_run(runs):
+        items = [(str(name), source) for name, source in runs.items()]
+    elif isinstance(runs, list | tuple):
+        items = [(None, source) for source in runs]
+    else:
+        items = [(None, runs)]
+    if not items:
+        msg = "No run was given: pass at least one run."
+        raise ParameterError(msg)
+    if names is not None:
+        if isinstance(names, str) or len(names) != len(items):
+            msg = (
+                f"The 'names' parameter must give one name per run ({len(items)} runs). "
+                f"Got {names!r} instead."
+            )
+            raise ParameterError(msg)
+        items = [(str(name), source) for name, (_, source) in zip(names, items, strict=True)]
+    return [_RunInput(rio.read(source, kind="run"), name) for name, source in items]
+
+
+def _is_ranx_run(obj: Mapping[Any, Any]) -> bool:
+    """``{qid: {doc: number}}`` is one run; ``{name: run}`` names several."""
+    first = next(iter(obj.values()), None)
+    if not isinstance(first, Mapping):
+        return False
+    inner = next(iter(first.values()), None)
+    return inner is None or isinstance(inner, int | float)
+
+
+def _assign_system_names(inputs: list[_RunInput], names: Sequence[str] | None) -> _Runs:
+    """Apply the naming rule: explicit name > uniform tag > file stem (see SPEC §1)."""
+    del names
+    candidates: list[tuple[str | None, str | None]] = []  # (tag-or-explicit, stem)
+    for item in inputs:
+        run = item.parsed.run
+        if run is None:
+            msg = f"{item.parsed.source}: no run found in this input."
+            raise SchemaError(msg)
+        if item.name is not None:
+            candidates.append((item.name, item.name))
+            continue
+        tags: list[str] = []
+        if "system" in run.collect_schema().names():
+            tags = (
+                run.select(pl.col("system").drop_nulls().unique().head(2)).collect()["system"]
+                .cast(pl.String)
+                .to_list()
+            )
+        is_file = item.parsed.stem is not None
+        if len(tags) == 1:
+            candidates.append((tags[0], item.parsed.stem))
+        elif len(tags) > 1 and not is_file:
+            candidates.append((None, None))  # a multi-system frame keeps its column
+        else:
+            candidates.append((item.parsed.stem, item.parsed.stem))
+
+    chosen = [tag for tag, _ in candidates]
+    named = [c for c in chosen if c is not None]
+    if len(set(named)) != len(named):
+        # Two inputs would share a name (every rank_llm run is tagged "rank"): use stems.
+        chosen = [stem if tag is not None else None for tag, stem in candidates]
+        explicit = [c for c in chosen if c is not None]
+        if len(set(explicit)) != len(explicit):
+            msg = (
+                "Two runs would get the same system name "
+                f"({', '.join(sorted({c for c in explicit if explicit.count(c) > 1}))}); "
+                "give each a name (names=..., CLI --name)."
+            )
+            raise ParameterError(msg)
+    default_names = iter(
+        ["run"] if len(inputs) == 1 else [f"run{i + 1}" for i in range(len(inputs))]
+    )
+
+    parts: list[tuple[pl.LazyFrame, str]] = []
+    for item, name in zip(inputs, chosen, strict=True):
+        fallback = next(default_names)
+        run = item.parsed.run
+        assert run is not None  # checked above
+        if name is None and "system" in run.collect_schema().names():
+            frame = run.with_columns(pl.col("system").cast(pl.String).fill_null(fallback))
+        else:
+            frame = run.with_columns(system=pl.lit(name or fallback, dtype=pl.String))
+        parts.append((frame, item.parsed.source))
+
+    normalised = [(normalize_run(frame, source=source), source) for frame, source in parts]
+    return _Runs(parts=normalised, sources=[s for _, s in parts])
+
+
+def _read_labels(labels: Any, inputs: list[_RunInput]) -> ParsedInput | None:
+    if labels is not None:
+        return rio.read(labels, kind="labels")
+    carried = [item.parsed for item in inputs if item.parsed.labels is not None]
+    if not carried:
+        return None
+    if len(carried) > 1:
+        # Several sample files: their labels must agree; take their union.
+        union = pl.concat([p.labels for p in carried if p.labels is not None]).unique()
+        return rio.ParsedInput(
+            source=" + ".join(p.source for p in carried),
+            stem=None,
+            format=carried[0].format,
+            run=None,
+            labels=union,
+            cutoffs=carried[0].cutoffs,
+            answers=carried[0].answers,
+        )
+    return carried[0]
+
+
+def _read_cutoffs(
+    cutoffs: Any, inputs: list[_RunInput], label_input: ParsedInput
+) -> pl.LazyFrame | None:
+    if cutoffs is None:
+        found = [i.parsed.cutoffs for i in inputs if i.parsed.cutoffs is not None]
+        if label_input.cutoffs is not None:
+            found.append(label_input.cutoffs)
+        if not found:
+            return None
+        return normalize_cutoffs(pl.concat(found).unique())
+    if isinstance(cutoffs, Mapping):
+        frame = pl.LazyFrame(
+            {"query_id": [str(q) for q in cutoffs], "k": list(cutoffs.values())},
+            schema={"query_id": pl.String, "k": pl.Int64},
+        )
+        return normalize_cutoffs(frame)
+    if isinstance(cutoffs, pl.DataFrame):
+        return normalize_cutoffs(cutoffs.lazy())
+    if isinstance(cutoffs, pl.LazyFrame):
+        return normalize_cutoffs(cutoffs)
+    msg = (
+        "The 'cutoffs' parameter must be a {query_id: k} dict or a frame with columns "
+        f"query_id, k. Got {type(cutoffs).__name__} instead."
+    )
+    raise ParameterError(msg)
+
+
+# --- the plan --------------------------------------------------------------------------
+
+
+def _label_statistics(
+    plan: PlanBuilder, labels: pl.LazyFrame, cutoffs: pl.LazyFrame | None, k: int
+) -> pl.LazyFrame:
+    rows = labels
+    if plan.uses_query_k:
+        if cutoffs is not None:
+            rows = rows.join(cutoffs.unique(), on="query_id", how="left")
+            rows = rows.with_columns(pl.col("k").fill_null(k).alias(QUERY_K)).drop("k")
+        else:
+            rows = rows.with_columns(pl.lit(k, dtype=pl.Int64).alias(QUERY_K))
+    for expr in plan.label_row_columns.values():
+        rows = rows.with_columns(expr)
+    aggregations = [pl.len().alias("_n_labels"), *plan.label_aggregations.values()]
+    if plan.uses_query_k:
+        aggregations.append(pl.col(QUERY_K).first())
+    return rows.group_by("query_id").agg(aggregations)
+
+
+def _aggregate_run(
+    plan: PlanBuilder, runs: _Runs, labels: pl.LazyFrame, stats: pl.LazyFrame
+) -> pl.LazyFrame:
+    on_rows = sorted(plan.label_stats_on_rows)
+    rows = (
+        runs.frame()
+        .select("system", "query_id", "doc_id", "pos")
+        .join(labels, on=["query_id", "doc_id"], how="left")
+        .join(
+            stats.select("query_id", *on_rows, pl.lit(True).alias(_IN_LABELS)),
+            on="query_id",
+            how="left",
+        )
+    )
+    for expr in plan.row_columns.values():
+        rows = rows.with_columns(expr)
+    return rows.group_by(list(GROUP)).agg(
+        pl.col(_IN_LABELS).first().fill_null(False), *plan.aggregations.values()
+    )
+
+
+def _apply_query_policy(
+    plan: PlanBuilder,
+    aggregates: pl.DataFrame,
+    stats: pl.DataFrame,
+    systems: list[str],
+    missing: str,
+    sources: list[str],
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    scored = aggregates.filter(pl.col(_IN_LABELS)).drop(_IN_LABELS)
+    per_system = pl.DataFrame({"system": systems}, schema={"system": pl.String})
+    answered = scored.group_by("system").agg(n_answered=pl.len())
+    run_only = (
+        aggregates.filter(~pl.col(_IN_LABELS))
+        .group_by("system")
+        .agg(n_run_queries_without_labels=pl.len())
+    )
+    n_label_queries = stats.height
+    counts = (
+        per_system.join(answered, on="system", how="left")
+        .join(run_only, on="system", how="left")
+        .with_columns(
+            pl.col("n_answered").fill_null(0).cast(pl.Int64),
+            pl.col("n_run_queries_without_labels").fill_null(0).cast(pl.Int64),
+        )
+        .with_columns(
+            n_label_queries_without_run=pl.lit(n_label_queries, dtype=pl.Int64)
+            - pl.col("n_answered")
+        )
+    )
+    silent = counts.filter(pl.col("n_answered") == 0)["system"].to_list()
+    if silent:
+        run_ids = aggregates.filter(pl.col("system").is_in(silent))["query_id"].unique().sort()
+        label_ids = stats["query_id"].unique().sort()
+        msg = (
+            f"No query in common between the labels and the run of system(s) "
+            f"{', '.join(map(repr, silent))} (from {', '.join(sources)}): run queries e.g. "
+            f"{run_ids.head(3).to_list()}, label queries e.g. {label_ids.head(3).to_list()}. "
+            "Check that the run and the labels belong to the same topics."
+        )
+        raise SchemaError(msg)
+
+    if missing == "zero":
+        grid = per_system.join(stats.select("query_id"), how="cross")
+        scored = grid.join(scored, on=["system", "query_id"], how="left").with_columns(
+            pl.col(name).fill_null(value)
+            for name, value in plan.empty_values.items()
+            if value is not None
+        )
+        counts = counts.with_columns(n_scored=pl.lit(n_label_queries, dtype=pl.Int64))
+    else:
+        counts = counts.with_columns(n_scored=pl.col("n_answered"))
+    counts = counts.select(
+        "system",
+        "n_scored",
+        "n_run_queries_without_labels",
+        "n_label_queries_without_run",
+        pl.lit(missing).alias("missing_policy"),
+    )
+    return scored, counts
+
+
+def _tidy(
+    frame: pl.DataFrame, metrics: list[Metric], values: Mapping[str, pl.Expr]
+) -> pl.DataFrame:
+    pieces = []
+    for metric in metrics:
+        if metric.k is None:
+            k_expr = pl.lit(None, dtype=pl.Int64)
+        elif metric.k == PER_QUERY:
+            k_expr = pl.col(QUERY_K).cast(pl.Int64)
+        else:
+            k_expr = pl.lit(metric.k, dtype=pl.Int64)
+        pieces.append(
+            frame.select(
+                "system",
+                "query_id",
+                pl.lit(metric.name, dtype=pl.String).alias("metric"),
+                pl.lit(metric.measure, dtype=pl.String).alias("measure"),
+                k_expr.alias("k"),
+                values[metric.name].cast(pl.Float64).alias("value"),
+            )
+        )
+    order = {metric.name: i for i, metric in enumerate(metrics)}
+    tidy = pl.concat(pieces, how="vertical")
+    return (
+        tidy.with_columns(_order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
+        .sort(["system", "_order", "query_id"])
+        .drop("_order")
+    )
+
+
+def _summarise(per_query: pl.DataFrame, metrics: list[Metric]) -> pl.DataFrame:
+    order = {metric.name: i for i, metric in enumerate(metrics)}
+    return (
+        per_query.group_by(["system", "metric"])
+        .agg(
+            mean=pl.col("value").mean(),
+            n_queries=pl.len(),
+            n_na=pl.col("value").null_count(),
+        )
+        .with_columns(_order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
+        .sort(["system", "_order"])
+        .drop("_order")
+    )
+
+
+def _version() -> str:
+    from rankset import __version__
+
+    return __version__

@@ -1,0 +1,265 @@
+"""The shared building blocks that metric expressions are made of.
+
+An evaluation runs over one joined frame with a row per retrieved document:
+``system, query_id, doc_id, pos`` (1-based position after the ordering rule) and
+``grade`` (null when the document is not in the labels), plus per-query label
+statistics joined on ``query_id``. Measures do not touch that frame directly: they ask a
+:class:`PlanBuilder` for *features* (``relevant retrieved within the cutoff``, ``DCG at
+k``, ``number of relevant labels``...). Each feature is registered once under a name that
+encodes its parameters, so ten metrics needing the same count share one column, and the
+whole evaluation stays a single lazy group-by over ``(system, query_id)``.
+
+Three kinds of columns are collected:
+
+* row columns, added to the joined frame before the group-by (``_rel_1``: grade >= 1);
+* aggregations, one per ``(system, query_id)`` group (``_relret_1_10``);
+* label aggregations, one per query over the labels (``_nrel_1``, ``_idcg_lin_10``).
+
+A measure's final value is an expression over the aggregated and label columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from rankset.registry import PER_QUERY, Metric
+
+__all__ = ["GROUP", "PlanBuilder"]
+
+#: The group-by key of every evaluation.
+GROUP = ("system", "query_id")
+
+#: Column holding the per-query cutoff (cutoffs table, then ``k=``, then the default).
+QUERY_K = "_k"
+
+
+def _level_key(level: float) -> str:
+    return f"{level:g}".replace(".", "p").replace("-", "m")
+
+
+@dataclass
+class PlanBuilder:
+    """Collects the columns a set of metrics needs; see the module docstring.
+
+    Parameters
+    ----------
+    relevance_level
+        Grade at or above which a document counts as relevant for binary measures,
+        unless a metric sets its own ``rel`` parameter.
+    """
+
+    relevance_level: float = 1.0
+    row_columns: dict[str, pl.Expr] = field(default_factory=dict)
+    aggregations: dict[str, pl.Expr] = field(default_factory=dict)
+    # value an aggregation takes for a query the system did not answer (missing="zero")
+    empty_values: dict[str, float | None] = field(default_factory=dict)
+    label_row_columns: dict[str, pl.Expr] = field(default_factory=dict)
+    label_aggregations: dict[str, pl.Expr] = field(default_factory=dict)
+    # label aggregations that must also be visible on run rows
+    label_stats_on_rows: set[str] = field(default_factory=set)
+    uses_query_k: bool = False
+
+    # --- parameters ------------------------------------------------------------------
+
+    def level(self, metric: Metric) -> float:
+        """Relevance level of ``metric``: its ``rel`` parameter, else the evaluation's."""
+        value = metric.get("rel") if "rel" in {p.name for p in metric.spec.params} else None
+        return self.relevance_level if value is None else float(value)
+
+    def cutoff(self, metric: Metric) -> pl.Expr | None:
+        """The cutoff as an expression (a literal, the per-query column) or ``None``."""
+        if metric.k is None:
+            return None
+        if metric.k == PER_QUERY:
+            self.uses_query_k = True
+            self.label_stats_on_rows.add(QUERY_K)
+            return pl.col(QUERY_K)
+        return pl.lit(metric.k, dtype=pl.Int64)
+
+    @staticmethod
+    def _cutoff_key(metric: Metric) -> str:
+        return "all" if metric.k is None else str(metric.k)
+
+    def _within(self, metric: Metric) -> pl.Expr:
+        cutoff = self.cutoff(metric)
+        return pl.lit(True) if cutoff is None else pl.col("pos") <= cutoff
+
+    def _agg(self, name: str, expr: pl.Expr, empty: float | None = 0.0) -> pl.Expr:
+        self.aggregations.setdefault(name, expr.alias(name))
+        self.empty_values.setdefault(name, empty)
+        return pl.col(name)
+
+    def _label_agg(self, name: str, expr: pl.Expr) -> pl.Expr:
+        self.label_aggregations.setdefault(name, expr.alias(name))
+        return pl.col(name)
+
+    # --- row features ----------------------------------------------------------------
+
+    def _relevant_row(self, level: float) -> str:
+        name = f"_rel_{_level_key(level)}"
+        self.row_columns.setdefault(name, (pl.col("grade") >= level).fill_null(False).alias(name))
+        return name
+
+    def _judged_row(self) -> str:
+        # Negative grades mean "in the pool but unjudged" (trec_eval); null = not in labels.
+        name = "_judged"
+        self.row_columns.setdefault(name, (pl.col("grade") >= 0).fill_null(False).alias(name))
+        return name
+
+    def _relevant_so_far_row(self, level: float) -> str:
+        rel = self._relevant_row(level)
+        name = f"_cumrel_{_level_key(level)}"
+        self.row_columns.setdefault(
+            name,
+            pl.col(rel).cast(pl.UInt32).cum_sum().over(GROUP, order_by="pos").alias(name),
+        )
+        return name
+
+    def _nonrelevant_above_row(self, level: float) -> str:
+        rel = self._relevant_row(level)
+        judged = self._judged_row()
+        name = f"_nonrel_above_{_level_key(level)}"
+        judged_nonrel = (pl.col(judged) & ~pl.col(rel)).cast(pl.UInt32)
+        self.row_columns.setdefault(
+            name, judged_nonrel.cum_sum().over(GROUP, order_by="pos").alias(name)
+        )
+        return name
+
+    def _gain_row(self, exponential: bool) -> str:
+        name = "_gain_exp" if exponential else "_gain_lin"
+        grade = pl.col("grade").fill_null(0.0)
+        positive = pl.when(grade > 0).then(grade).otherwise(0.0)
+        gain = (pl.lit(2.0).pow(positive) - 1.0) if exponential else positive
+        self.row_columns.setdefault(name, gain.alias(name))
+        return name
+
+    # --- per-(system, query) features ------------------------------------------------
+
+    def num_ret(self) -> pl.Expr:
+        """Number of documents retrieved (full depth)."""
+        return self._agg("_num_ret", pl.len().cast(pl.Float64))
+
+    def relevant_retrieved(self, metric: Metric) -> pl.Expr:
+        """Number of relevant documents within the metric's cutoff."""
+        level = self.level(metric)
+        rel = self._relevant_row(level)
+        name = f"_relret_{_level_key(level)}_{self._cutoff_key(metric)}"
+        expr = (pl.col(rel) & self._within(metric)).sum().cast(pl.Float64)
+        return self._agg(name, expr)
+
+    def judged_retrieved(self, metric: Metric) -> pl.Expr:
+        """Number of judged documents (grade >= 0) within the metric's cutoff."""
+        judged = self._judged_row()
+        name = f"_judgedret_{self._cutoff_key(metric)}"
+        expr = (pl.col(judged) & self._within(metric)).sum().cast(pl.Float64)
+        return self._agg(name, expr)
+
+    def first_relevant_position(self, metric: Metric) -> pl.Expr:
+        """Position of the first relevant document within the cutoff (null if none)."""
+        level = self.level(metric)
+        rel = self._relevant_row(level)
+        name = f"_firstrel_{_level_key(level)}_{self._cutoff_key(metric)}"
+        expr = pl.col("pos").filter(pl.col(rel) & self._within(metric)).min().cast(pl.Float64)
+        return self._agg(name, expr, empty=None)
+
+    def precision_sum(self, metric: Metric) -> pl.Expr:
+        """Sum of precision at each relevant position within the cutoff (AP numerator)."""
+        level = self.level(metric)
+        rel = self._relevant_row(level)
+        cumrel = self._relevant_so_far_row(level)
+        name = f"_precsum_{_level_key(level)}_{self._cutoff_key(metric)}"
+        precision_here = pl.col(cumrel).cast(pl.Float64) / pl.col("pos").cast(pl.Float64)
+        expr = precision_here.filter(pl.col(rel) & self._within(metric)).sum()
+        return self._agg(name, expr)
+
+    def dcg(self, metric: Metric, *, exponential: bool = False) -> pl.Expr:
+        """DCG within the cutoff: gain / log2(position + 1), linear or 2^g - 1 gains."""
+        gain = self._gain_row(exponential)
+        kind = "exp" if exponential else "lin"
+        name = f"_dcg_{kind}_{self._cutoff_key(metric)}"
+        discount = (pl.col("pos").cast(pl.Float64) + 1.0).log(2)
+        expr = (pl.col(gain) / discount).filter(self._within(metric)).sum()
+        return self._agg(name, expr)
+
+    def relevant_within_r(self, metric: Metric) -> pl.Expr:
+        """Relevant documents within the first R positions, R = number relevant (R-prec)."""
+        level = self.level(metric)
+        rel = self._relevant_row(level)
+        num_rel = self._num_relevant_label_stat(level)
+        self.label_stats_on_rows.add(num_rel)
+        name = f"_relret_{_level_key(level)}_r"
+        expr = (pl.col(rel) & (pl.col("pos") <= pl.col(num_rel))).sum().cast(pl.Float64)
+        return self._agg(name, expr)
+
+    def bpref_sum(self, metric: Metric) -> pl.Expr:
+        """Sum over relevant retrieved docs of 1 - min(n, R) / min(N, R) (trec_eval bpref).
+
+        ``n`` is the number of judged non-relevant documents ranked above, ``R`` the
+        number of relevant and ``N`` of judged non-relevant labels of the query.
+        """
+        level = self.level(metric)
+        rel = self._relevant_row(level)
+        above = self._nonrelevant_above_row(level)
+        num_rel = self._num_relevant_label_stat(level)
+        num_nonrel = self._num_nonrelevant_label_stat(level)
+        self.label_stats_on_rows.update({num_rel, num_nonrel})
+        n = pl.col(above).cast(pl.Float64)
+        big_r = pl.col(num_rel)
+        big_n = pl.col(num_nonrel)
+        term = (
+            pl.when(n > 0)
+            .then(1.0 - pl.min_horizontal(n, big_r) / pl.min_horizontal(big_n, big_r))
+            .otherwise(1.0)
+        )
+        name = f"_bpref_{_level_key(level)}"
+        return self._agg(name, term.filter(pl.col(rel)).sum())
+
+    # --- per-query label features ----------------------------------------------------
+
+    def _num_relevant_label_stat(self, level: float) -> str:
+        name = f"_nrel_{_level_key(level)}"
+        self._label_agg(name, (pl.col("grade") >= level).sum().cast(pl.Float64))
+        return name
+
+    def _num_nonrelevant_label_stat(self, level: float) -> str:
+        name = f"_nnonrel_{_level_key(level)}"
+        grade = pl.col("grade")
+        self._label_agg(name, ((grade >= 0) & (grade < level)).sum().cast(pl.Float64))
+        return name
+
+    def num_relevant(self, metric: Metric) -> pl.Expr:
+        """Number of relevant labels of the query (grade >= level)."""
+        return pl.col(self._num_relevant_label_stat(self.level(metric)))
+
+    def ideal_dcg(self, metric: Metric, *, exponential: bool = False) -> pl.Expr:
+        """DCG of the ideal ranking of all the query's labels, within the cutoff."""
+        kind = "exp" if exponential else "lin"
+        gain_name = f"_igain_{kind}"
+        grade = pl.col("grade")
+        positive = pl.when(grade > 0).then(grade).otherwise(0.0)
+        gain = (pl.lit(2.0).pow(positive) - 1.0) if exponential else positive
+        self.label_row_columns.setdefault(gain_name, gain.alias(gain_name))
+        self.label_row_columns.setdefault(
+            "_ipos",
+            positive.rank("ordinal", descending=True).over("query_id").alias("_ipos"),
+        )
+        cutoff = self.cutoff(metric)
+        within = pl.lit(True) if cutoff is None else pl.col("_ipos") <= cutoff
+        discount = (pl.col("_ipos").cast(pl.Float64) + 1.0).log(2)
+        name = f"_idcg_{kind}_{self._cutoff_key(metric)}"
+        return self._label_agg(name, (pl.col(gain_name) / discount).filter(within).sum())
+
+    def cutoff_value(self, metric: Metric) -> pl.Expr:
+        """The cutoff as a float expression, for use in a final formula (e.g. P@k = x / k)."""
+        cutoff = self.cutoff(metric)
+        if cutoff is None:
+            msg = f"{metric.name} has no cutoff"
+            raise ValueError(msg)
+        return cutoff.cast(pl.Float64)
+
+
+def ratio_or_zero(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    """``numerator / denominator``, or 0.0 where the denominator is 0 (trec_eval's rule)."""
+    return pl.when(denominator > 0).then(numerator / denominator).otherwise(0.0)

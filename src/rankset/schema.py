@@ -1,0 +1,280 @@
+"""The canonical schema and every normalisation rule, each stated once.
+
+Readers (:mod:`rankset.io`) only parse. This module turns parsed frames into the
+canonical, validated form the metrics run on:
+
+* **run**: ``system, query_id, doc_id, pos`` (+ ``score``, ``rank``, ``text`` when given),
+  where ``pos`` is the 1-based position after the ordering rule;
+* **labels**: ``query_id, doc_id, grade`` (Float64);
+* **cutoffs**: ``query_id, k`` (Int64 >= 1).
+
+Ordering rule (trec_eval's): when scores exist, a query's documents are ordered by score
+descending, ties broken by ``doc_id`` descending in byte order, and the file's rank
+column is ignored. Without scores (or with ``order="rank"``) they are ordered by rank,
+ties again by ``doc_id`` descending.
+
+Duplicate documents within one (system, query) are an error naming the first offenders
+(trec_eval refuses them too); ``duplicates="keep_best"`` keeps the best-placed copy.
+Duplicate label rows are always an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import polars as pl
+
+from rankset.errors import ParameterError, SchemaError
+
+__all__ = [
+    "DuplicatePolicy",
+    "OrderPolicy",
+    "duplicate_docs",
+    "duplicate_labels",
+    "normalize_cutoffs",
+    "normalize_labels",
+    "normalize_run",
+    "raise_on_duplicate_docs",
+    "raise_on_duplicate_labels",
+]
+
+OrderPolicy = Literal["auto", "score", "rank"]
+DuplicatePolicy = Literal["error", "keep_best"]
+
+_ORDER_POLICIES = ("auto", "score", "rank")
+_DUPLICATE_POLICIES = ("error", "keep_best")
+_MAX_LISTED = 5
+
+RUN_KEY = ["system", "query_id"]
+
+
+def _require(frame: pl.LazyFrame, columns: Sequence[str], source: str, what: str) -> set[str]:
+    present = set(frame.collect_schema().names())
+    missing = [c for c in columns if c not in present]
+    if missing:
+        msg = (
+            f"{source}: the {what} has no column {', '.join(map(repr, missing))}; "
+            f"expected {', '.join(columns)} (found: {', '.join(sorted(present)) or 'none'})."
+        )
+        raise SchemaError(msg)
+    return present
+
+
+def check_choice(name: str, value: str, choices: Sequence[str]) -> None:
+    """Raise :class:`ParameterError` unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        msg = (
+            f"The '{name}' parameter must be one of {', '.join(map(repr, choices))}. "
+            f"Got {value!r} instead."
+        )
+        raise ParameterError(msg)
+
+
+def normalize_run(
+    run: pl.LazyFrame,
+    *,
+    source: str = "run",
+    order: OrderPolicy = "auto",
+    duplicates: DuplicatePolicy = "error",
+    has_scores: bool | None = None,
+) -> pl.LazyFrame:
+    """Cast a parsed run to the canonical schema and number each query's ranking.
+
+    Parameters
+    ----------
+    run
+        Columns ``system, query_id, doc_id`` and ``score`` and/or ``rank``.
+    source
+        Name used in error messages (file path or object kind).
+    order
+        ``"auto"``: by score when the run has scores, else by rank; ``"score"`` or
+        ``"rank"`` force one.
+    duplicates
+        ``"error"`` (checked by :func:`raise_on_duplicate_docs`) or ``"keep_best"``.
+    has_scores
+        Whether the score column holds values; computed from the data when ``None``.
+
+    Returns
+    -------
+    polars.LazyFrame
+        ``system, query_id, doc_id, pos`` plus the other columns of ``run``.
+
+    Examples
+    --------
+    >>> run = pl.LazyFrame({"system": "s", "query_id": "q", "doc_id": ["a", "b", "c"],
+    ...                     "score": [1.0, 2.0, 1.0]})
+    >>> normalize_run(run).sort("pos").collect().select("doc_id", "pos")
+    shape: (3, 2)
+    ┌────────┬─────┐
+    │ doc_id ┆ pos │
+    │ ---    ┆ --- │
+    │ str    ┆ i64 │
+    ╞════════╪═════╡
+    │ b      ┆ 1   │
+    │ c      ┆ 2   │
+    │ a      ┆ 3   │
+    └────────┴─────┘
+    """
+    check_choice("order", order, _ORDER_POLICIES)
+    check_choice("duplicates", duplicates, _DUPLICATE_POLICIES)
+    present = _require(run, ["system", "query_id", "doc_id"], source, "run")
+    if "score" not in present and "rank" not in present:
+        msg = f"{source}: the run has neither a 'score' nor a 'rank' column to order it by."
+        raise SchemaError(msg)
+
+    casts = [
+        pl.col("system").cast(pl.String),
+        pl.col("query_id").cast(pl.String),
+        pl.col("doc_id").cast(pl.String),
+    ]
+    if "score" in present:
+        casts.append(pl.col("score").cast(pl.Float64))
+    if "rank" in present:
+        casts.append(pl.col("rank").cast(pl.Int64))
+    run = run.with_columns(casts)
+
+    by_score = _orders_by_score(run, present, order, has_scores, source)
+    if by_score:
+        key, descending = [pl.col("score"), pl.col("doc_id")], [True, True]
+    else:
+        key, descending = [pl.col("rank"), pl.col("doc_id")], [False, True]
+
+    if duplicates == "keep_best":
+        run = run.sort(*key, descending=descending).unique(
+            subset=["system", "query_id", "doc_id"], keep="first", maintain_order=True
+        )
+    return run.sort(
+        ["system", "query_id", *key], descending=[False, False, *descending]
+    ).with_columns(pos=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(RUN_KEY))
+
+
+def _orders_by_score(
+    run: pl.LazyFrame,
+    present: set[str],
+    order: OrderPolicy,
+    has_scores: bool | None,
+    source: str,
+) -> bool:
+    if order == "rank":
+        if "rank" not in present:
+            msg = f"{source}: order='rank' was asked for, but the run has no 'rank' column."
+            raise SchemaError(msg)
+        return False
+    if "score" not in present:
+        if order == "score":
+            msg = f"{source}: order='score' was asked for, but the run has no 'score' column."
+            raise SchemaError(msg)
+        return False
+    if has_scores is None:
+        counts = run.select(
+            n_scores=pl.col("score").is_not_null().sum(), n_rows=pl.len()
+        ).collect()
+        n_scores, n_rows = counts.row(0)
+        if 0 < n_scores < n_rows:
+            msg = (
+                f"{source}: {n_rows - n_scores} of {n_rows} rows have no score; give every "
+                "row a score, or order by rank with order='rank'."
+            )
+            raise SchemaError(msg)
+        has_scores = n_scores > 0
+    if not has_scores and order == "score":
+        msg = f"{source}: order='score' was asked for, but the run's scores are all missing."
+        raise SchemaError(msg)
+    if not has_scores and "rank" not in present:
+        msg = f"{source}: the run has no scores and no 'rank' column to order it by."
+        raise SchemaError(msg)
+    return has_scores
+
+
+def duplicate_docs(run: pl.LazyFrame) -> pl.LazyFrame:
+    """The first few ``(system, query_id, doc_id)`` that occur more than once."""
+    return (
+        run.group_by(["system", "query_id", "doc_id"])
+        .agg(copies=pl.len())
+        .filter(pl.col("copies") > 1)
+        .sort(["system", "query_id", "doc_id"])
+        .head(_MAX_LISTED)
+    )
+
+
+def raise_on_duplicate_docs(offenders: pl.DataFrame, source: str) -> None:
+    """Raise :class:`SchemaError` listing ``offenders`` (from :func:`duplicate_docs`)."""
+    if offenders.height == 0:
+        return
+    listed = "; ".join(
+        f"system {s!r} query {q!r} doc {d!r} ({n} times)" for s, q, d, n in offenders.iter_rows()
+    )
+    msg = (
+        f"{source}: duplicate documents in a ranking (first offenders: {listed}). trec_eval "
+        "refuses such runs too; pass duplicates='keep_best' (CLI --keep-best-duplicate) to "
+        "keep each document's best-ranked copy."
+    )
+    raise SchemaError(msg)
+
+
+def normalize_labels(labels: pl.LazyFrame, *, source: str = "labels") -> pl.LazyFrame:
+    """Cast parsed labels to ``query_id, doc_id, grade`` (Float64).
+
+    Examples
+    --------
+    >>> labels = pl.LazyFrame({"query_id": [1], "doc_id": ["d"], "grade": [2]})
+    >>> normalize_labels(labels).collect()
+    shape: (1, 3)
+    ┌──────────┬────────┬───────┐
+    │ query_id ┆ doc_id ┆ grade │
+    │ ---      ┆ ---    ┆ ---   │
+    │ str      ┆ str    ┆ f64   │
+    ╞══════════╪════════╪═══════╡
+    │ 1        ┆ d      ┆ 2.0   │
+    └──────────┴────────┴───────┘
+    """
+    _require(labels, ["query_id", "doc_id", "grade"], source, "labels")
+    return labels.select(
+        pl.col("query_id").cast(pl.String),
+        pl.col("doc_id").cast(pl.String),
+        pl.col("grade").cast(pl.Float64),
+    )
+
+
+def duplicate_labels(labels: pl.LazyFrame) -> pl.LazyFrame:
+    """The first few ``(query_id, doc_id)`` labelled more than once."""
+    return (
+        labels.group_by(["query_id", "doc_id"])
+        .agg(copies=pl.len(), grades=pl.col("grade").unique().sort())
+        .filter(pl.col("copies") > 1)
+        .sort(["query_id", "doc_id"])
+        .head(_MAX_LISTED)
+    )
+
+
+def raise_on_duplicate_labels(offenders: pl.DataFrame, source: str) -> None:
+    """Raise :class:`SchemaError` listing duplicate label rows."""
+    if offenders.height == 0:
+        return
+    listed = "; ".join(
+        f"query {q!r} doc {d!r} ({n} rows, grades {[float(g) for g in gs]})"
+        for q, d, n, gs in offenders.iter_rows()
+    )
+    msg = f"{source}: a document is labelled more than once for a query (first: {listed})."
+    raise SchemaError(msg)
+
+
+def normalize_cutoffs(cutoffs: pl.LazyFrame, *, source: str = "cutoffs") -> pl.LazyFrame:
+    """Cast a per-query cutoff table to ``query_id, k`` (Int64)."""
+    _require(cutoffs, ["query_id", "k"], source, "cutoffs table")
+    return cutoffs.select(pl.col("query_id").cast(pl.String), pl.col("k").cast(pl.Int64))
+
+
+def check_cutoffs(cutoffs: pl.DataFrame, source: str = "cutoffs") -> None:
+    """Raise unless every per-query cutoff is >= 1 and each query has one cutoff."""
+    bad = cutoffs.filter(pl.col("k").is_null() | (pl.col("k") < 1)).head(_MAX_LISTED)
+    if bad.height:
+        listed = ", ".join(f"{q!r}: {k}" for q, k in bad.iter_rows())
+        msg = f"{source}: per-query cutoff k must be an int >= 1 (got {listed})."
+        raise ParameterError(msg)
+    repeated = cutoffs.group_by("query_id").agg(n=pl.col("k").n_unique()).filter(pl.col("n") > 1)
+    if repeated.height:
+        listed = ", ".join(repr(q) for q in repeated["query_id"].head(_MAX_LISTED))
+        msg = f"{source}: queries with more than one cutoff: {listed}."
+        raise SchemaError(msg)
