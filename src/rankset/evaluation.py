@@ -220,7 +220,7 @@ def evaluate(
     _check_parameters(k, relevance_level, missing, default_k)
 
     inputs = _read_runs(runs, names)
-    run_frame = _assign_system_names(inputs, names)
+    run_frame = _assign_system_names(inputs, order=order, duplicates=duplicates)
     label_input = _read_labels(labels, inputs)
     label_source = label_input.source if label_input is not None else "labels"
     if label_input is None or label_input.labels is None:
@@ -348,9 +348,10 @@ def _is_ranx_run(obj: Mapping[Any, Any]) -> bool:
     return inner is None or isinstance(inner, int | float)
 
 
-def _assign_system_names(inputs: list[_RunInput], names: Sequence[str] | None) -> _Runs:
-    """Apply the naming rule: explicit name > uniform tag > file stem (see SPEC §1)."""
-    del names
+def _assign_system_names(
+    inputs: list[_RunInput], *, order: OrderPolicy, duplicates: DuplicatePolicy
+) -> _Runs:
+    """Apply the naming rule (explicit name > uniform tag > file stem) and normalise."""
     candidates: list[tuple[str | None, str | None]] = []  # (tag-or-explicit, stem)
     for item in inputs:
         run = item.parsed.run
@@ -403,7 +404,10 @@ def _assign_system_names(inputs: list[_RunInput], names: Sequence[str] | None) -
             frame = run.with_columns(system=pl.lit(name or fallback, dtype=pl.String))
         parts.append((frame, item.parsed.source))
 
-    normalised = [(normalize_run(frame, source=source), source) for frame, source in parts]
+    normalised = [
+        (normalize_run(frame, source=source, order=order, duplicates=duplicates), source)
+        for frame, source in parts
+    ]
     return _Runs(parts=normalised, sources=[s for _, s in parts])
 
 
@@ -461,10 +465,12 @@ def _read_cutoffs(
 def _label_statistics(
     plan: PlanBuilder, labels: pl.LazyFrame, cutoffs: pl.LazyFrame | None, k: int
 ) -> pl.LazyFrame:
-    rows = labels
+    # A canonical row order makes every floating-point sum, and so every value, identical
+    # whatever order the labels came in.
+    rows = labels.sort("query_id", "doc_id")
     if plan.uses_query_k:
         if cutoffs is not None:
-            rows = rows.join(cutoffs.unique(), on="query_id", how="left")
+            rows = rows.join(cutoffs.unique(), on="query_id", how="left", maintain_order="left")
             rows = rows.with_columns(pl.col("k").fill_null(k).alias(QUERY_K)).drop("k")
         else:
             rows = rows.with_columns(pl.lit(k, dtype=pl.Int64).alias(QUERY_K))
@@ -483,11 +489,12 @@ def _aggregate_run(
     rows = (
         runs.frame()
         .select("system", "query_id", "doc_id", "pos")
-        .join(labels, on=["query_id", "doc_id"], how="left")
+        .join(labels, on=["query_id", "doc_id"], how="left", maintain_order="left")
         .join(
             stats.select("query_id", *on_rows, pl.lit(True).alias(_IN_LABELS)),
             on="query_id",
             how="left",
+            maintain_order="left",
         )
     )
     for expr in plan.row_columns.values():

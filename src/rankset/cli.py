@@ -1,0 +1,227 @@
+"""The ``rankset`` command line: a thin layer over the library, one subcommand per verb.
+
+Machine outputs are stable contracts: ``--json`` prints the summary as a JSON list of
+objects with keys ``system, metric, mean, n_queries, n_na``; ``--per-query`` writes
+Parquet with at least ``system, query_id, metric, value``. Diagnostics (dropped queries)
+go to stderr so stdout stays machine-readable. Bad input exits with status 2 and a
+one-line message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rankset.evaluation import EvaluationResult
+
+__all__ = ["main"]
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rankset",
+        description="Evaluate retrieval runs: trec_eval-exact metrics on Polars.",
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    evaluate = commands.add_parser(
+        "evaluate",
+        help="score runs against labels",
+        description="Score one or more runs against labels (qrels) and print a summary.",
+    )
+    evaluate.add_argument("runs", nargs="+", metavar="RUN", help="run files (TREC, JSONL, ...)")
+    evaluate.add_argument(
+        "--qrels",
+        "--labels",
+        dest="labels",
+        metavar="LABELS",
+        help="labels file; optional when the runs carry labels (JSONL samples)",
+    )
+    evaluate.add_argument(
+        "-m",
+        "--metric",
+        dest="metrics",
+        action="append",
+        metavar="METRIC",
+        help="metric name, repeatable (default: ndcg@10 ap rr recall@100 precision@10)",
+    )
+    evaluate.add_argument("--k", type=int, default=None, help="cutoff for @k metrics")
+    evaluate.add_argument(
+        "--relevance-level",
+        "-l",
+        type=float,
+        default=1,
+        metavar="N",
+        help="grade at or above which binary metrics count a document relevant (default 1)",
+    )
+    evaluate.add_argument(
+        "--missing",
+        choices=("skip", "zero"),
+        default="skip",
+        help="queries in the labels but not the run: skip (default) or score as empty",
+    )
+    evaluate.add_argument(
+        "--order",
+        choices=("auto", "score", "rank"),
+        default="auto",
+        help="order rankings by score (ties: doc id descending) or by the rank column",
+    )
+    evaluate.add_argument(
+        "--keep-best-duplicate",
+        action="store_true",
+        help="keep the best-ranked copy of a duplicated document instead of failing",
+    )
+    evaluate.add_argument(
+        "--name",
+        dest="names",
+        action="append",
+        metavar="NAME",
+        help="system name for each run, in order (repeat once per run)",
+    )
+    evaluate.add_argument(
+        "--per-query", metavar="OUT.parquet", help="write per-query values to Parquet"
+    )
+    evaluate.add_argument(
+        "--json", action="store_true", help="print the summary as JSON on stdout"
+    )
+
+    commands.add_parser("measures", help="list the available measures")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from rankset import __version__
+
+        print(__version__)
+        return EXIT_OK
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+
+    from rankset.errors import RanksetError
+
+    try:
+        if args.command == "measures":
+            return _measures()
+        return _evaluate(args)
+    except RanksetError as error:
+        print(f"rankset: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as error:
+        print(f"rankset: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from rankset.evaluation import DEFAULT_METRICS, evaluate
+
+    result = evaluate(
+        args.runs,
+        args.labels,
+        args.metrics or DEFAULT_METRICS,
+        k=args.k,
+        relevance_level=_number(args.relevance_level),
+        missing=args.missing,
+        order=args.order,
+        duplicates="keep_best" if args.keep_best_duplicate else "error",
+        names=args.names,
+    )
+    _report_dropped(result)
+    if args.per_query:
+        result.to_parquet(args.per_query)
+    if args.json:
+        print(json.dumps(_summary_records(result), indent=2))
+    else:
+        print(_format_table(result))
+    return EXIT_OK
+
+
+def _number(value: float) -> float:
+    return int(value) if float(value).is_integer() else value
+
+
+def _summary_records(result: EvaluationResult) -> list[dict[str, Any]]:
+    records = []
+    for row in result.summary.iter_rows(named=True):
+        mean = row["mean"]
+        records.append(
+            {
+                "system": row["system"],
+                "metric": row["metric"],
+                "mean": None if mean is None or math.isnan(mean) else mean,
+                "n_queries": row["n_queries"],
+                "n_na": row["n_na"],
+            }
+        )
+    return records
+
+
+def _format_table(result: EvaluationResult) -> str:
+    metrics = result.metrics
+    means = {(r["system"], r["metric"]): r["mean"] for r in result.summary.iter_rows(named=True)}
+    counts = {r["system"]: r["n_scored"] for r in result.query_counts.iter_rows(named=True)}
+    systems = sorted(counts)
+    header = ["system", "queries", *metrics]
+    rows = [
+        [
+            system,
+            str(counts[system]),
+            *(_format_mean(means.get((system, metric))) for metric in metrics),
+        ]
+        for system in systems
+    ]
+    widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
+
+    def render(cells: list[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = (cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))
+        return "  ".join([first, *rest])
+
+    rule = "  ".join("-" * width for width in widths)
+    return "\n".join([render(header), rule, *(render(row) for row in rows)])
+
+
+def _format_mean(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "NA"
+    return f"{value:.4f}"
+
+
+def _report_dropped(result: EvaluationResult) -> None:
+    for row in result.query_counts.iter_rows(named=True):
+        notes = []
+        if row["n_run_queries_without_labels"]:
+            notes.append(f"{row['n_run_queries_without_labels']} run queries have no labels")
+        if row["n_label_queries_without_run"]:
+            fate = "scored as empty" if row["missing_policy"] == "zero" else "skipped"
+            notes.append(
+                f"{row['n_label_queries_without_run']} labelled queries not in the run ({fate})"
+            )
+        if notes:
+            print(f"rankset: {row['system']}: {'; '.join(notes)}", file=sys.stderr)
+
+
+def _measures() -> int:
+    from rankset.registry import available_measures
+
+    for name, spec in sorted(available_measures().items()):
+        cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[spec.cutoff]
+        print(f"{name + cutoff:<16} {spec.description}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""Invariants that hold for every registered measure at once (sklearn's test_common idea)."""
+
+from __future__ import annotations
+
+import random
+
+import polars as pl
+import pytest
+
+import rankset
+
+UNBOUNDED = {"dcg", "num_ret", "num_rel", "num_rel_ret"}
+
+
+def _metric_names() -> list[str]:
+    names = []
+    for name, spec in sorted(rankset.available_measures().items()):
+        names.append(name if spec.cutoff == "none" else f"{name}@3")
+        if spec.cutoff == "optional":
+            names.append(name)
+    return names
+
+
+def _random_case(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    rng = random.Random(seed)
+    run_rows, label_rows = [], []
+    for q in range(12):
+        docs = [f"d{i}" for i in range(rng.randint(1, 15))]
+        for doc in docs:
+            run_rows.append(("sys", f"q{q}", doc, float(rng.randint(0, 4))))
+        for doc in rng.sample([f"d{i}" for i in range(20)], rng.randint(1, 10)):
+            label_rows.append((f"q{q}", doc, float(rng.choice([-1, 0, 0, 1, 2, 3]))))
+    run = pl.DataFrame(run_rows, schema=["system", "query_id", "doc_id", "score"], orient="row")
+    labels = pl.DataFrame(label_rows, schema=["query_id", "doc_id", "grade"], orient="row")
+    return run, labels
+
+
+METRICS = _metric_names()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_bounded_measures_stay_in_unit_interval(seed: int) -> None:
+    run, labels = _random_case(seed)
+    per_query = rankset.evaluate(run, labels, METRICS).per_query
+    bounded = per_query.filter(~pl.col("measure").is_in(list(UNBOUNDED)))
+    assert bounded.height > 0
+    assert bounded["value"].null_count() == 0
+    assert bounded["value"].min() >= 0.0
+    assert bounded["value"].max() <= 1.0 + 1e-12
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_result_does_not_depend_on_input_row_order(seed: int) -> None:
+    run, labels = _random_case(seed)
+    first = rankset.evaluate(run, labels, METRICS).per_query
+    shuffled = rankset.evaluate(
+        run.sample(fraction=1.0, shuffle=True, seed=seed),
+        labels.sample(fraction=1.0, shuffle=True, seed=seed),
+        METRICS,
+    ).per_query
+    assert first.equals(shuffled)
+
+
+def test_perfect_ranking_scores_one() -> None:
+    labels = pl.DataFrame(
+        {"query_id": ["q"] * 5, "doc_id": ["a", "b", "c", "x", "y"], "grade": [3.0, 2, 1, 0, 0]}
+    )
+    run = pl.DataFrame(
+        {"system": "s", "query_id": ["q"] * 5, "doc_id": ["a", "b", "c", "x", "y"],
+         "score": [5.0, 4, 3, 2, 1]}
+    )
+    perfect = ["ndcg", "ndcg@3", "ndcg_exp@2", "ap", "rr", "rprec", "bpref", "hit@1",
+               "recall@3", "recall_all@3", "precision@3", "f1@3", "judged@5"]
+    values = rankset.evaluate(run, labels, perfect).per_query["value"].to_list()
+    assert values == pytest.approx([1.0] * len(perfect))
+
+
+def test_every_system_is_scored_independently() -> None:
+    run, labels = _random_case(6)
+    alone = rankset.evaluate(run, labels, METRICS).per_query
+    other = run.with_columns(system=pl.lit("other"), score=-pl.col("score"))
+    together = rankset.evaluate(pl.concat([run, other]), labels, METRICS).per_query
+    assert together.filter(pl.col("system") == "sys").equals(alone)
+    assert together["system"].n_unique() == 2
