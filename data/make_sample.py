@@ -26,6 +26,7 @@ RERANK_DEPTH = 20
 
 
 def main() -> None:
+    """Write every sample file."""
     rng = random.Random(20261122)
     OUT.mkdir(exist_ok=True)
     qrels_lines, bm25_lines, rerank_lines = [], [], []
@@ -33,7 +34,9 @@ def main() -> None:
         qid = f"q{q:03d}"
         n_judged = rng.randint(12, 30)
         judged = rng.sample(range(1, 5001), n_judged)
-        grades = {f"D{d:05d}": rng.choices([0, 1, 2, 3], weights=[50, 25, 15, 10])[0] for d in judged}
+        grades = {
+            f"D{d:05d}": rng.choices([0, 1, 2, 3], weights=[50, 25, 15, 10])[0] for d in judged
+        }
         if q % 10 == 0:  # a few queries with no relevant document at all
             grades = dict.fromkeys(grades, 0)
         for doc, grade in sorted(grades.items()):
@@ -57,9 +60,7 @@ def main() -> None:
 
         # Reranker: reorder the top 20 by a less noisy view of the grade.
         top = scored[:RERANK_DEPTH]
-        reranked = sorted(
-            top, key=lambda item: -(2.5 * grades.get(item[0], 0) + rng.gauss(0, 1.5))
-        )
+        reranked = sorted(top, key=lambda item: -(2.5 * grades.get(item[0], 0) + rng.gauss(0, 1.5)))
         for rank, (doc, _) in enumerate(reranked + scored[RERANK_DEPTH:], start=1):
             rerank_lines.append(f"{qid} Q0 {doc} {rank} {1000 - rank} rerank")
 
@@ -71,14 +72,22 @@ def main() -> None:
 
 def _write_samples(rng: random.Random) -> None:
     facts = [
-        ("What is the refund window?", "30 days", "Refunds are accepted within 30 days of purchase."),
+        (
+            "What is the refund window?",
+            "30 days",
+            "Refunds are accepted within 30 days of purchase.",
+        ),
         ("Which port does the API use?", "8443", "The API listens on port 8443 over TLS."),
         ("Who approves travel?", "the team lead", "Travel is approved by the team lead."),
         ("How long are logs kept?", "90 days", "Access logs are kept for 90 days."),
         ("What is the on-call rotation?", "weekly", "On-call rotates weekly on Mondays."),
         ("Where are backups stored?", "cold storage", "Nightly backups go to cold storage."),
         ("What is the max upload size?", "2 GB", "Uploads are limited to 2 GB per file."),
-        ("Which plan includes SSO?", "Enterprise", "Single sign-on is part of the Enterprise plan."),
+        (
+            "Which plan includes SSO?",
+            "Enterprise",
+            "Single sign-on is part of the Enterprise plan.",
+        ),
     ]
     fillers = [
         "The office is closed on public holidays.",

@@ -66,11 +66,28 @@ def test_perfect_ranking_scores_one() -> None:
         {"query_id": ["q"] * 5, "doc_id": ["a", "b", "c", "x", "y"], "grade": [3.0, 2, 1, 0, 0]}
     )
     run = pl.DataFrame(
-        {"system": "s", "query_id": ["q"] * 5, "doc_id": ["a", "b", "c", "x", "y"],
-         "score": [5.0, 4, 3, 2, 1]}
+        {
+            "system": "s",
+            "query_id": ["q"] * 5,
+            "doc_id": ["a", "b", "c", "x", "y"],
+            "score": [5.0, 4, 3, 2, 1],
+        }
     )
-    perfect = ["ndcg", "ndcg@3", "ndcg_exp@2", "ap", "rr", "rprec", "bpref", "hit@1",
-               "recall@3", "recall_all@3", "precision@3", "f1@3", "judged@5"]
+    perfect = [
+        "ndcg",
+        "ndcg@3",
+        "ndcg_exp@2",
+        "ap",
+        "rr",
+        "rprec",
+        "bpref",
+        "hit@1",
+        "recall@3",
+        "recall_all@3",
+        "precision@3",
+        "f1@3",
+        "judged@5",
+    ]
     values = rankset.evaluate(run, labels, perfect).per_query["value"].to_list()
     assert values == pytest.approx([1.0] * len(perfect))
 

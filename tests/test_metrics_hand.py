@@ -99,8 +99,14 @@ def test_rel_parameter_overrides_the_evaluation_level() -> None:
 def test_query_without_relevant_labels_scores_zero_not_na() -> None:
     result = rankset.evaluate(RUN, LABELS, ["ap", "ndcg@10", "recall@5", "rr", "bpref", "rprec"])
     got = _values(result, "q2")
-    assert got == {"ap": 0.0, "ndcg@10": 0.0, "recall@5": 0.0, "rr": 0.0, "bpref": 0.0,
-                   "rprec": 0.0}
+    assert got == {
+        "ap": 0.0,
+        "ndcg@10": 0.0,
+        "recall@5": 0.0,
+        "rr": 0.0,
+        "bpref": 0.0,
+        "rprec": 0.0,
+    }
 
 
 def test_default_policy_scores_the_intersection_and_counts_drops() -> None:
@@ -152,8 +158,10 @@ def test_seed_000_worked_example() -> None:
     run = {"q-1": {"doc-7": 5, "doc-3": 4, "doc-1": 3, "doc-9": 2, "doc-2": 1}}
     labels = {"q-1": {"doc-3": 1, "doc-9": 1}}
     result = rankset.evaluate(
-        run, labels, ["retrieval-hit-at-k", "retrieval-recall-at-k", "retrieval-mrr",
-                      "retrieval-ndcg-at-k"], k=5
+        run,
+        labels,
+        ["retrieval-hit-at-k", "retrieval-recall-at-k", "retrieval-mrr", "retrieval-ndcg-at-k"],
+        k=5,
     )
     got = _values(result, "q-1")
     assert got["hit@k"] == 1.0

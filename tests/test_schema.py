@@ -17,51 +17,67 @@ def _positions(run: pl.DataFrame, **options: str) -> list[str]:
 
 def test_scores_descending_ties_by_doc_id_descending_rank_ignored() -> None:
     run = pl.DataFrame(
-        {"system": "s", "query_id": "q", "doc_id": ["b", "a", "c", "B"],
-         "score": [1.0, 1.0, 2.0, 1.0], "rank": [1, 2, 3, 4]}
+        {
+            "system": "s",
+            "query_id": "q",
+            "doc_id": ["b", "a", "c", "B"],
+            "score": [1.0, 1.0, 2.0, 1.0],
+            "rank": [1, 2, 3, 4],
+        }
     )
     # byte order: "B" < "a" < "b", so descending gives b, a, B among the ties
     assert _positions(run) == ["c", "b", "a", "B"]
 
 
 def test_without_scores_the_rank_column_orders() -> None:
-    run = pl.DataFrame({"system": "s", "query_id": "q", "doc_id": ["x", "y", "z"],
-                        "rank": [3, 1, 2]})
+    run = pl.DataFrame(
+        {"system": "s", "query_id": "q", "doc_id": ["x", "y", "z"], "rank": [3, 1, 2]}
+    )
     assert _positions(run) == ["y", "z", "x"]
 
 
 def test_order_rank_forces_rank_even_with_scores() -> None:
-    run = pl.DataFrame({"system": "s", "query_id": "q", "doc_id": ["x", "y"],
-                        "score": [1.0, 2.0], "rank": [1, 2]})
+    run = pl.DataFrame(
+        {"system": "s", "query_id": "q", "doc_id": ["x", "y"], "score": [1.0, 2.0], "rank": [1, 2]}
+    )
     assert _positions(run) == ["y", "x"]
     assert _positions(run, order="rank") == ["x", "y"]
 
 
 def test_partly_missing_scores_are_an_error() -> None:
-    run = pl.DataFrame({"system": "s", "query_id": "q", "doc_id": ["x", "y"],
-                        "score": [1.0, None], "rank": [1, 2]})
+    run = pl.DataFrame(
+        {"system": "s", "query_id": "q", "doc_id": ["x", "y"], "score": [1.0, None], "rank": [1, 2]}
+    )
     with pytest.raises(SchemaError, match="1 of 2 rows have no score"):
         normalize_run(run.lazy(), source="r.parquet")
 
 
 def test_positions_restart_per_system_and_query() -> None:
-    run = pl.DataFrame({"system": ["s", "s", "t", "t"], "query_id": ["q", "q", "q", "r"],
-                        "doc_id": ["a", "b", "a", "a"], "score": [2.0, 1.0, 1.0, 1.0]})
+    run = pl.DataFrame(
+        {
+            "system": ["s", "s", "t", "t"],
+            "query_id": ["q", "q", "q", "r"],
+            "doc_id": ["a", "b", "a", "a"],
+            "score": [2.0, 1.0, 1.0, 1.0],
+        }
+    )
     out = normalize_run(run.lazy()).collect().sort("system", "query_id", "pos")
     assert out["pos"].to_list() == [1, 2, 1, 1]
 
 
 def test_duplicate_documents_are_an_error_naming_offenders() -> None:
     run = {"q1": {"a": 1.0}}
-    frame = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "a", "b"],
-                          "score": [1.0, 2.0, 1.0]})
+    frame = pl.DataFrame(
+        {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "a", "b"], "score": [1.0, 2.0, 1.0]}
+    )
     with pytest.raises(SchemaError, match=r"duplicate documents.*query 'q1' doc 'a' \(2 times\)"):
         rankset.evaluate(frame, run, ["ap"])
 
 
 def test_keep_best_duplicate_keeps_the_best_ranked_copy() -> None:
-    frame = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "a"],
-                          "score": [1.0, 2.0, 3.0]})
+    frame = pl.DataFrame(
+        {"query_id": ["q1"] * 3, "doc_id": ["a", "b", "a"], "score": [1.0, 2.0, 3.0]}
+    )
     labels = {"q1": {"a": 1}}
     result = rankset.evaluate(frame, labels, ["rr", "num_ret"], duplicates="keep_best")
     values = dict(zip(result.per_query["metric"], result.per_query["value"], strict=True))

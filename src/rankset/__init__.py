@@ -22,7 +22,7 @@ from rankset.errors import (
     SchemaError,
     UnknownMetricError,
 )
-from rankset.evaluate import EvaluationResult, evaluate
+from rankset.evaluation import EvaluationResult, evaluate
 from rankset.io import read, read_labels, read_run, write_labels, write_run
 from rankset.registry import Metric, available_measures, parse_metric, parse_metrics
 

@@ -90,9 +90,7 @@ def _build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--per-query", metavar="OUT.parquet", help="write per-query values to Parquet"
     )
-    evaluate.add_argument(
-        "--json", action="store_true", help="print the summary as JSON on stdout"
-    )
+    evaluate.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
 
     commands.add_parser("measures", help="list the available measures")
     return parser

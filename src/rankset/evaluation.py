@@ -283,9 +283,7 @@ def evaluate(
 # --- parameters and inputs -------------------------------------------------------------
 
 
-def _check_parameters(
-    k: int | None, relevance_level: float, missing: str, default_k: int
-) -> None:
+def _check_parameters(k: int | None, relevance_level: float, missing: str, default_k: int) -> None:
     for name, value in (("k", k), ("default_k", default_k)):
         if value is None and name == "k":
             continue
@@ -364,7 +362,8 @@ def _assign_system_names(
         tags: list[str] = []
         if "system" in run.collect_schema().names():
             tags = (
-                run.select(pl.col("system").drop_nulls().unique().head(2)).collect()["system"]
+                run.select(pl.col("system").drop_nulls().unique().head(2))
+                .collect()["system"]
                 .cast(pl.String)
                 .to_list()
             )

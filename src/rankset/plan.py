@@ -69,7 +69,7 @@ class PlanBuilder:
         return self.relevance_level if value is None else float(value)
 
     def cutoff(self, metric: Metric) -> pl.Expr | None:
-        """The cutoff as an expression (a literal, the per-query column) or ``None``."""
+        """Return the cutoff as an expression (literal or per-query column), or ``None``."""
         if metric.k is None:
             return None
         if metric.k == PER_QUERY:
@@ -138,11 +138,11 @@ class PlanBuilder:
     # --- per-(system, query) features ------------------------------------------------
 
     def num_ret(self) -> pl.Expr:
-        """Number of documents retrieved (full depth)."""
+        """Count the documents retrieved (full depth)."""
         return self._agg("_num_ret", pl.len().cast(pl.Float64))
 
     def relevant_retrieved(self, metric: Metric) -> pl.Expr:
-        """Number of relevant documents within the metric's cutoff."""
+        """Count the relevant documents within the metric's cutoff."""
         level = self.level(metric)
         rel = self._relevant_row(level)
         name = f"_relret_{_level_key(level)}_{self._cutoff_key(metric)}"
@@ -150,7 +150,7 @@ class PlanBuilder:
         return self._agg(name, expr)
 
     def judged_retrieved(self, metric: Metric) -> pl.Expr:
-        """Number of judged documents (grade >= 0) within the metric's cutoff."""
+        """Count the judged documents (grade >= 0) within the metric's cutoff."""
         judged = self._judged_row()
         name = f"_judgedret_{self._cutoff_key(metric)}"
         expr = (pl.col(judged) & self._within(metric)).sum().cast(pl.Float64)
@@ -230,7 +230,7 @@ class PlanBuilder:
         return name
 
     def num_relevant(self, metric: Metric) -> pl.Expr:
-        """Number of relevant labels of the query (grade >= level)."""
+        """Count the relevant labels of the query (grade >= level)."""
         return pl.col(self._num_relevant_label_stat(self.level(metric)))
 
     def ideal_dcg(self, metric: Metric, *, exponential: bool = False) -> pl.Expr:
@@ -252,7 +252,7 @@ class PlanBuilder:
         return self._label_agg(name, (pl.col(gain_name) / discount).filter(within).sum())
 
     def cutoff_value(self, metric: Metric) -> pl.Expr:
-        """The cutoff as a float expression, for use in a final formula (e.g. P@k = x / k)."""
+        """Return the cutoff as a float expression for final formulas (P@k = x / k)."""
         cutoff = self.cutoff(metric)
         if cutoff is None:
             msg = f"{metric.name} has no cutoff"

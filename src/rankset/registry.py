@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PER_QUERY",
-    "Metric",
     "MeasureSpec",
+    "Metric",
     "ParamSpec",
     "available_measures",
     "parse_metric",
@@ -325,9 +325,7 @@ def _build(
         raise ParameterError(msg)
     if spec.cutoff == "required" and k is None:
         k = PER_QUERY
-    kept = tuple(
-        sorted((key, v) for key, v in coerced.items() if v != spec.param(key).default)
-    )
+    kept = tuple(sorted((key, v) for key, v in coerced.items() if v != spec.param(key).default))
     return Metric(measure=measure, k=k, params=kept)
 
 

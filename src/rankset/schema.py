@@ -167,9 +167,7 @@ def _orders_by_score(
             raise SchemaError(msg)
         return False
     if has_scores is None:
-        counts = run.select(
-            n_scores=pl.col("score").is_not_null().sum(), n_rows=pl.len()
-        ).collect()
+        counts = run.select(n_scores=pl.col("score").is_not_null().sum(), n_rows=pl.len()).collect()
         n_scores, n_rows = counts.row(0)
         if 0 < n_scores < n_rows:
             msg = (
@@ -188,7 +186,7 @@ def _orders_by_score(
 
 
 def duplicate_docs(run: pl.LazyFrame) -> pl.LazyFrame:
-    """The first few ``(system, query_id, doc_id)`` that occur more than once."""
+    """Find the first few ``(system, query_id, doc_id)`` that occur more than once."""
     return (
         run.group_by(["system", "query_id", "doc_id"])
         .agg(copies=pl.len())
@@ -238,7 +236,7 @@ def normalize_labels(labels: pl.LazyFrame, *, source: str = "labels") -> pl.Lazy
 
 
 def duplicate_labels(labels: pl.LazyFrame) -> pl.LazyFrame:
-    """The first few ``(query_id, doc_id)`` labelled more than once."""
+    """Find the first few ``(query_id, doc_id)`` labelled more than once."""
     return (
         labels.group_by(["query_id", "doc_id"])
         .agg(copies=pl.len(), grades=pl.col("grade").unique().sort())

@@ -1,0 +1,256 @@
+"""The command line: its stable outputs and its behaviour on bad input (exit 2, no traceback)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+from rankset.cli import main
+
+RUN = "q1 Q0 a 1 3.0 sysA\nq1 Q0 b 2 2.0 sysA\nq2 Q0 c 1 1.0 sysA\n"
+QRELS = "q1 0 b 1\nq1 0 z 2\nq2 0 c 0\n"
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    run = tmp_path / "a.run"
+    qrels = tmp_path / "qrels.txt"
+    run.write_text(RUN)
+    qrels.write_text(QRELS)
+    return run, qrels
+
+
+def test_json_summary_is_the_stable_contract(
+    files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, qrels = files
+    assert (
+        main(["evaluate", str(run), "--qrels", str(qrels), "-m", "rr", "-m", "P_1", "--json"]) == 0
+    )
+    records = json.loads(capsys.readouterr().out)
+    # q1: b relevant at 2 -> rr 1/2, P@1 0; q2: nothing relevant -> 0
+    assert records == [
+        {"system": "sysA", "metric": "rr", "mean": 0.25, "n_queries": 2, "n_na": 0},
+        {"system": "sysA", "metric": "precision@1", "mean": 0.0, "n_queries": 2, "n_na": 0},
+    ]
+
+
+def test_table_output_is_readable(
+    files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, qrels = files
+    assert main(["evaluate", str(run), "--qrels", str(qrels), "-m", "recall@2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["system", "queries", "recall@2"]
+    assert lines[2].split() == ["sysA", "2", "0.2500"]  # (1/2 + 0) / 2
+
+
+def test_per_query_parquet_has_contract_columns_and_config(
+    files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    run, qrels = files
+    out = tmp_path / "per_query.parquet"
+    assert (
+        main(
+            [
+                "evaluate",
+                str(run),
+                "--qrels",
+                str(qrels),
+                "-m",
+                "ap",
+                "--per-query",
+                str(out),
+                "--json",
+            ]
+        )
+        == 0
+    )
+    frame = pl.read_parquet(out)
+    assert {"system", "query_id", "metric", "value"} <= set(frame.columns)
+    assert frame.sort("query_id")["value"].to_list() == [0.25, 0.0]  # (1/2)/2 relevant; none
+    config = json.loads(pq.read_schema(out).metadata[b"rankset"])
+    assert config["metrics"] == ["ap"]
+    assert config["relevance_level"] == 1
+    assert not list(tmp_path.glob("*.tmp*"))
+
+
+def test_relevance_level_and_missing_flags(
+    files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, qrels = files
+    args = ["evaluate", str(run), "--qrels", str(qrels), "-m", "num_rel", "--json"]
+    assert main([*args, "-l", "2"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["mean"] == 0.5  # q1 has z, q2 none
+
+
+def test_dropped_queries_are_reported_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "r.run"
+    qrels = tmp_path / "q.txt"
+    run.write_text("q1 Q0 a 1 1.0 t\nq9 Q0 a 1 1.0 t\n")
+    qrels.write_text("q1 0 a 1\nq2 0 a 1\n")
+    assert main(["evaluate", str(run), "--qrels", str(qrels), "-m", "ap", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "1 run queries have no labels" in captured.err
+    assert "1 labelled queries not in the run (skipped)" in captured.err
+    json.loads(captured.out)  # stdout stays machine-readable
+
+
+def test_samples_jsonl_carry_their_own_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(
+        json.dumps(
+            {
+                "id": "q-1",
+                "expected_output": ["doc-3", "doc-9"],
+                "actual_output": {
+                    "retrieved": [{"id": d} for d in ["doc-7", "doc-3", "doc-1", "doc-9", "doc-2"]]
+                },
+                "metadata": {"k": 5},
+            }
+        )
+        + "\n"
+    )
+    assert main(["evaluate", str(samples), "-m", "retrieval-mrr", "-m", "hit", "--json"]) == 0
+    records = {r["metric"]: r["mean"] for r in json.loads(capsys.readouterr().out)}
+    assert records == {"rr": 0.5, "hit@k": 1.0}
+
+
+BAD_INPUT = [
+    ("a.run", "q1 Q0 a 1 3.0\n", r"a\.run, line 1: expected 6"),
+    ("a.run", "q1 Q0 a 1 3.0 t\nq1 Q0 b 2 high t\n", r"a\.run, line 2: .*score"),
+    ("empty.run", "", r"empty\.run.*no data lines"),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "message"), BAD_INPUT)
+def test_bad_run_file_exits_2_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, message: str
+) -> None:
+    run = tmp_path / name
+    run.write_text(text)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(QRELS)
+    assert main(["evaluate", str(run), "--qrels", str(qrels), "-m", "ap"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rankset: error: ")
+    assert "Traceback" not in err
+    assert pytest.importorskip("re").search(message, err), err
+
+
+def test_bad_grade_in_qrels_names_line(
+    files: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, _ = files
+    qrels = tmp_path / "bad.qrels"
+    qrels.write_text("q1 0 b 1\nq1 0 c x\n")
+    assert main(["evaluate", str(run), "--qrels", str(qrels), "-m", "ap"]) == 2
+    err = capsys.readouterr().err
+    assert "bad.qrels, line 2" in err
+    assert "grade" in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["-m", "ndgc@10"], "Did you mean 'ndcg'"),
+        (["-m", "ndcg@0"], "must be an int >= 1"),
+        (["-m", "ap", "--k", "0"], "The 'k' parameter must be an int >= 1"),
+    ],
+)
+def test_bad_options_exit_2(
+    files: tuple[Path, Path], capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    run, qrels = files
+    assert main(["evaluate", str(run), "--qrels", str(qrels), *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_missing_file_and_no_overlap_exit_2(
+    files: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, qrels = files
+    assert main(["evaluate", str(tmp_path / "nope.run"), "--qrels", str(qrels)]) == 2
+    assert "nope.run" in capsys.readouterr().err
+    other = tmp_path / "other.txt"
+    other.write_text("x1 0 a 1\n")
+    assert main(["evaluate", str(run), "--qrels", str(other)]) == 2
+    assert "No query in common" in capsys.readouterr().err
+
+
+def test_duplicate_docs_exit_2_or_keep_best(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "dup.run"
+    run.write_text("q1 Q0 a 1 3.0 t\nq1 Q0 a 2 2.0 t\n")
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("q1 0 a 1\n")
+    assert main(["evaluate", str(run), "--qrels", str(qrels), "-m", "num_ret"]) == 2
+    assert "duplicate documents" in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "evaluate",
+                str(run),
+                "--qrels",
+                str(qrels),
+                "-m",
+                "num_ret",
+                "--keep-best-duplicate",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out)[0]["mean"] == 1.0
+
+
+def test_crlf_and_tabs_parse_the_same(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels = tmp_path / "q.txt"
+    qrels.write_text(QRELS)
+    outputs = []
+    for name, text in [
+        ("plain.run", RUN),
+        ("crlf.run", RUN.replace("\n", "\r\n")),
+        ("tabs.run", RUN.replace(" ", "\t")),
+    ]:
+        path = tmp_path / name
+        path.write_bytes(text.encode())
+        assert (
+            main(["evaluate", str(path), "--qrels", str(qrels), "-m", "ap", "-m", "ndcg", "--json"])
+            == 0
+        )
+        outputs.append(json.loads(capsys.readouterr().out))
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_console_script_runs_without_traceback(tmp_path: Path) -> None:
+    run = tmp_path / "bad.run"
+    run.write_text("q1 Q0 a\n")
+    completed = subprocess.run(
+        [sys.executable, "-m", "rankset.cli", "evaluate", str(run), "--qrels", str(run)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert completed.returncode == 2
+    assert "Traceback" not in completed.stderr
+    assert "bad.run, line 1" in completed.stderr
+
+
+def test_measures_lists_every_measure(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["measures"]) == 0
+    out = capsys.readouterr().out
+    for name in ["ndcg[@k]", "precision@k", "bpref", "num_rel_ret"]:
+        assert name in out
