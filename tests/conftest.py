@@ -1,0 +1,120 @@
+"""Shared fixtures of the parity tests: data locations and trec_eval's printed output."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+# pytest runs with --import-mode=importlib, which leaves sys.path alone; tests/ is not a package,
+# so the helper module beside this file is made importable here, once.
+TESTS_DIR = Path(__file__).resolve().parent
+if str(TESTS_DIR) not in sys.path:
+    sys.path.insert(0, str(TESTS_DIR))
+
+from _pytrec_reference import PytrecEvalWorker, canonical_metric  # noqa: E402  (sys.path above)
+
+TREC_EVAL_DATA = TESTS_DIR / "data" / "trec_eval"
+"""trec_eval's own test files, copied into the repository (see NOTICE.md there)."""
+
+SHARED_DATA_ENV = "RANKSET_SHARED_DATA"
+
+
+@dataclass(frozen=True)
+class TrecEvalRow:
+    """One line of trec_eval output: ``measure<ws>query_id<ws>value``, value as printed."""
+
+    measure: str
+    query_id: str
+    value: str
+
+
+@cache
+def parse_trec_eval_output(path: Path) -> tuple[TrecEvalRow, ...]:
+    """Parse trec_eval's printed output (with or without ``-q``); ``all`` rows are summaries.
+
+    Values stay strings, exactly as printed (``%6.4f`` for most measures, integers for counts,
+    quoted strings for ``relstring``), so comparisons can be made against the printed text.
+    """
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = line.split(maxsplit=2)
+        if len(fields) != 3:
+            msg = f"{path.name}:{number}: expected 'measure query_id value', got {line!r}"
+            raise ValueError(msg)
+        rows.append(TrecEvalRow(*fields))
+    return tuple(rows)
+
+
+def compared_rows(rows: tuple[TrecEvalRow, ...]) -> tuple[TrecEvalRow, ...]:
+    """Keep the rows of the measure families the parity tests compare (see _pytrec_reference)."""
+    return tuple(row for row in rows if canonical_metric(row.measure) is not None)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrise a ``trec_eval_measure`` argument from trec_eval's expected output files.
+
+    A test module opts in with a module constant ``TREC_EVAL_EXPECTED`` (scenario id -> file
+    name in ``tests/data/trec_eval``). Every compared measure printed in a scenario's file becomes
+    one ``(scenario, measure)`` parameter with the id ``<scenario>-<measure>``. The list comes from
+    the files themselves, so no measure trec_eval printed can be skipped without notice.
+    """
+    if "trec_eval_measure" not in metafunc.fixturenames:
+        return
+    expected: Mapping[str, str] = metafunc.module.TREC_EVAL_EXPECTED
+    params = []
+    for scenario, file_name in expected.items():
+        rows = compared_rows(parse_trec_eval_output(TREC_EVAL_DATA / file_name))
+        measures = dict.fromkeys(row.measure for row in rows)  # file order, no duplicates
+        params += [
+            pytest.param((scenario, measure), id=f"{scenario}-{measure}") for measure in measures
+        ]
+    metafunc.parametrize("trec_eval_measure", params)
+
+
+@pytest.fixture(scope="session")
+def trec_eval_data() -> Path:
+    """Folder with trec_eval's test qrels, runs and expected outputs (always present)."""
+    return TREC_EVAL_DATA
+
+
+@pytest.fixture(scope="session")
+def trec_eval_output() -> Callable[[str], tuple[TrecEvalRow, ...]]:
+    """Return a parser: expected-output file name in ``tests/data/trec_eval`` -> its rows."""
+
+    def parse(file_name: str) -> tuple[TrecEvalRow, ...]:
+        return parse_trec_eval_output(TREC_EVAL_DATA / file_name)
+
+    return parse
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The team's shared data folder (``../shared/data`` beside the repository).
+
+    ``RANKSET_SHARED_DATA`` overrides the location. Tests that need it are skipped when it is
+    absent: its files (TREC DL runs, NIST scores) may not be redistributed, so they are never
+    copied into the repository.
+    """
+    override = os.environ.get(SHARED_DATA_ENV)
+    path = Path(override) if override else TESTS_DIR.parent.parent / "shared" / "data"
+    if not path.is_dir():
+        pytest.skip(
+            f"shared data folder {path} not found (set {SHARED_DATA_ENV} to its location); "
+            "it holds TREC DL runs and NIST scores that are not redistributed with rankset"
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def pytrec_worker() -> Iterator[PytrecEvalWorker]:
+    """A pytrec_eval child process for the whole session (see _pytrec_reference's docstring)."""
+    with PytrecEvalWorker() as worker:
+        yield worker

@@ -1,0 +1,205 @@
+"""Property tests: rankset equals pytrec_eval (trec_eval's C code) query by query, to 1e-9.
+
+Random small runs and labels are drawn to hit trec_eval's corner cases:
+
+- scores from a set of 6 values, so ties are common; trec_eval breaks them by doc id descending
+  in byte order, and the doc ids sort differently as strings than as numbers ("9" > "10" >
+  "100"), by case ("B" < "a") and beyond ASCII ("é" after all of them);
+- grades -2..3: negative grades are "in the pool but unjudged", 0 is judged non-relevant, and
+  relevance levels 1 and 2 move the binary threshold (nDCG ignores the level);
+- queries only in the labels, only in the run, or in both; one-document runs and label sets;
+  queries with no relevant document; queries whose labels are all negative;
+- cutoffs below, at and above the list lengths (1, 2, 3, 5, 10, 20).
+
+``missing="skip"`` is trec_eval's default (queries in both); ``missing="zero"`` is ``-c``, where a
+labelled query missing from the run is scored as an empty ranking. pytrec_eval runs in a child
+process; ``_pytrec_reference`` explains why and how the few queries trec_eval cannot score
+(all labels negative) are handled.
+
+The oracle itself is checked first: it must reproduce trec_eval's printed output for its own
+test files (tests/data/trec_eval), per query and measure.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rankset
+from _pytrec_reference import (
+    COUNT_MEASURES,
+    PytrecEvalWorker,
+    Values,
+    canonical_metric,
+    read_qrels,
+    read_run,
+    reference,
+    rounds_to_printed,
+    trec_measure_names,
+)
+
+if TYPE_CHECKING:
+    from conftest import TrecEvalRow
+
+CUTOFFS = (1, 2, 3, 5, 10, 20)
+QUERY_IDS = ("1", "2", "10", "9", "100", "q1", "Q1")
+DOC_IDS = ("1", "2", "9", "10", "11", "100", "101", "a", "B", "d9", "d10", "D10", "é")
+SCORES = (-1.0, 0.0, 0.5, 1.0, 2.0, 1e-9)
+GRADES = (-2, -1, 0, 0, 1, 2, 3)
+TOLERANCE = 1e-9
+SYSTEM = "hyp"
+
+# 100 examples for each of the 4 (relevance level, missing policy) tests; raise it for a
+# longer search, e.g. RANKSET_PARITY_EXAMPLES=2000 before a release.
+MAX_EXAMPLES = int(os.environ.get("RANKSET_PARITY_EXAMPLES", "100"))
+
+Missing = Literal["skip", "zero"]
+
+
+@dataclass(frozen=True)
+class Case:
+    qrels: dict[str, dict[str, int]]
+    run: dict[str, dict[str, float]]
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    """Up to 5 queries; the first is labelled and retrieved, each other one or both."""
+    qids = draw(st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=5, unique=True))
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for position, qid in enumerate(qids):
+        # rankset refuses a run and labels without a common query (a SchemaError by design),
+        # so the first query is in both.
+        side = "both" if position == 0 else draw(st.sampled_from(("both", "labels", "run")))
+        if side != "run":
+            docs = draw(st.lists(st.sampled_from(DOC_IDS), min_size=1, max_size=8, unique=True))
+            qrels[qid] = {doc: draw(st.sampled_from(GRADES)) for doc in docs}
+        if side != "labels":
+            docs = draw(st.lists(st.sampled_from(DOC_IDS), min_size=1, max_size=12, unique=True))
+            run[qid] = {doc: draw(st.sampled_from(SCORES)) for doc in docs}
+    return Case(qrels, run)
+
+
+def _frames(case: Case) -> tuple[pl.DataFrame, pl.DataFrame]:
+    run_rows = [(SYSTEM, q, d, s) for q, docs in case.run.items() for d, s in docs.items()]
+    label_rows = [(q, d, g) for q, labels in case.qrels.items() for d, g in labels.items()]
+    run_schema = {"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}
+    run = pl.DataFrame(run_rows, schema={"system": pl.String, **run_schema}, orient="row")
+    labels = pl.DataFrame(
+        label_rows,
+        schema={"query_id": pl.String, "doc_id": pl.String, "grade": pl.Int64},
+        orient="row",
+    )
+    return run, labels
+
+
+METRICS = [str(canonical_metric(name)) for name in trec_measure_names(CUTOFFS)]
+
+
+def _mismatches(per_query: pl.DataFrame, expected: Values) -> list[str]:
+    got = {
+        (qid, metric): value
+        for qid, metric, value in per_query.select("query_id", "metric", "value").iter_rows()
+    }
+    want = {
+        (qid, str(canonical_metric(name))): value
+        for qid, values in expected.items()
+        for name, value in values.items()
+    }
+    problems = []
+    if set(got) != set(want):
+        problems.append(
+            f"(query, metric) pairs only in rankset: {sorted(set(got) - set(want))[:10]}; "
+            f"only in pytrec_eval: {sorted(set(want) - set(got))[:10]}"
+        )
+    problems += [
+        f"{qid} {metric}: rankset {got[qid, metric]!r}, pytrec_eval {value!r}"
+        for (qid, metric), value in sorted(want.items())
+        if (qid, metric) in got
+        and (got[qid, metric] is None or abs(got[qid, metric] - value) > TOLERANCE)
+    ]
+    return problems
+
+
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+@pytest.mark.parametrize("relevance_level", [1, 2])
+@settings(
+    max_examples=MAX_EXAMPLES,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(case=cases())
+def test_matches_pytrec_eval(
+    case: Case, relevance_level: int, missing: Missing, pytrec_worker: PytrecEvalWorker
+) -> None:
+    expected = reference(
+        pytrec_worker,
+        case.qrels,
+        case.run,
+        relevance_level=relevance_level,
+        cutoffs=CUTOFFS,
+        complete=missing == "zero",
+    )
+    run, labels = _frames(case)
+    result = rankset.evaluate(
+        run, labels, metrics=METRICS, relevance_level=relevance_level, missing=missing
+    )
+    assert set(result.per_query["system"]) == {SYSTEM}
+    problems = _mismatches(result.per_query, expected)
+    assert not problems, f"{case}\n" + "\n".join(problems)
+
+
+# The oracle against trec_eval's printed output: no rankset involved.
+ORACLE_SCENARIOS = {
+    "aq": ("out.test.aq", "qrels.test", "results.test", 1, False),
+    "aqc": ("out.test.aqc", "qrels.test", "results.trunc", 1, True),
+    "aql": ("out.test.aql", "qrels.rel_level", "results.test", 2, False),
+}
+
+
+@pytest.mark.parametrize("scenario_id", list(ORACLE_SCENARIOS))
+def test_oracle_reproduces_trec_eval(
+    scenario_id: str,
+    trec_eval_data: Path,
+    trec_eval_output: Callable[[str], tuple[TrecEvalRow, ...]],
+    pytrec_worker: PytrecEvalWorker,
+) -> None:
+    expected_file, qrels_file, run_file, relevance_level, complete = ORACLE_SCENARIOS[scenario_id]
+    rows = [
+        row
+        for row in trec_eval_output(expected_file)
+        if canonical_metric(row.measure) is not None and row.query_id != "all"
+    ]
+    cutoffs = sorted({int(r.measure.rsplit("_", 1)[1]) for r in rows if r.measure[-1].isdigit()})
+    values = reference(
+        pytrec_worker,
+        read_qrels(trec_eval_data / qrels_file),
+        read_run(trec_eval_data / run_file),
+        relevance_level=relevance_level,
+        cutoffs=cutoffs,
+        complete=complete,
+    )
+    problems = [
+        f"{row.measure} {row.query_id}: pytrec_eval {values[row.query_id].get(row.measure)!r}, "
+        f"trec_eval {row.value}"
+        for row in rows
+        if row.measure not in values[row.query_id]
+        or not (
+            values[row.query_id][row.measure] == int(row.value)
+            if row.measure in COUNT_MEASURES
+            else rounds_to_printed(values[row.query_id][row.measure], row.value)
+        )
+    ]
+    assert len(rows) == 141  # 47 compared measures x 3 queries, counted by hand
+    assert not problems, "\n".join(problems)
