@@ -27,36 +27,52 @@ def _random_case(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     for q in range(12):
         docs = [f"d{i}" for i in range(rng.randint(1, 15))]
         for doc in docs:
-            run_rows.append(("sys", f"q{q}", doc, float(rng.randint(0, 4))))
+            run_rows.append(("sys", f"q{q}", doc, float(rng.randint(0, 4)), f"text of {doc}"))
         for doc in rng.sample([f"d{i}" for i in range(20)], rng.randint(1, 10)):
             label_rows.append((f"q{q}", doc, float(rng.choice([-1, 0, 0, 1, 2, 3]))))
-    run = pl.DataFrame(run_rows, schema=["system", "query_id", "doc_id", "score"], orient="row")
+    run = pl.DataFrame(
+        run_rows, schema=["system", "query_id", "doc_id", "score", "text"], orient="row"
+    )
     labels = pl.DataFrame(label_rows, schema=["query_id", "doc_id", "grade"], orient="row")
     return run, labels
 
 
+# Every query but q0 has an answer, found in the text of d3 when retrieved.
+ANSWERS = {f"q{q}": ["of d3"] for q in range(1, 12)}
 METRICS = _metric_names()
+OPTIONS = {"scale": "trec_dl", "answers": ANSWERS}
+CAN_BE_NA = {name for name, spec in rankset.available_measures().items() if spec.na_rule}
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_bounded_measures_stay_in_unit_interval(seed: int) -> None:
     run, labels = _random_case(seed)
-    per_query = rankset.evaluate(run, labels, METRICS).per_query
+    per_query = rankset.evaluate(run, labels, METRICS, **OPTIONS).per_query
     bounded = per_query.filter(~pl.col("measure").is_in(list(UNBOUNDED)))
     assert bounded.height > 0
-    assert bounded["value"].null_count() == 0
+    never_na = bounded.filter(~pl.col("measure").is_in(list(CAN_BE_NA)))
+    assert never_na["value"].null_count() == 0
     assert bounded["value"].min() >= 0.0
     assert bounded["value"].max() <= 1.0 + 1e-12
+
+
+def test_na_only_where_a_rule_allows_it() -> None:
+    run, labels = _random_case(7)
+    per_query = rankset.evaluate(run, labels, METRICS, **OPTIONS).per_query
+    with_na = set(per_query.filter(pl.col("value").is_null())["measure"])
+    assert with_na  # the random case does produce NA somewhere (q0 has no answer)
+    assert with_na <= CAN_BE_NA
 
 
 @pytest.mark.parametrize("seed", [4, 5])
 def test_result_does_not_depend_on_input_row_order(seed: int) -> None:
     run, labels = _random_case(seed)
-    first = rankset.evaluate(run, labels, METRICS).per_query
+    first = rankset.evaluate(run, labels, METRICS, **OPTIONS).per_query
     shuffled = rankset.evaluate(
         run.sample(fraction=1.0, shuffle=True, seed=seed),
         labels.sample(fraction=1.0, shuffle=True, seed=seed),
         METRICS,
+        **OPTIONS,
     ).per_query
     assert first.equals(shuffled)
 
@@ -87,15 +103,21 @@ def test_perfect_ranking_scores_one() -> None:
         "precision@3",
         "f1@3",
         "judged@5",
+        "ra_nwg@3",
+        "proc@3",
+        "pct_proc@3",
+        "n_recall_4plus@2",
+        "n_recall_5@1",
     ]
-    values = rankset.evaluate(run, labels, perfect).per_query["value"].to_list()
+    result = rankset.evaluate(run, labels, perfect, scale="trec_dl")
+    values = result.per_query["value"].to_list()
     assert values == pytest.approx([1.0] * len(perfect))
 
 
 def test_every_system_is_scored_independently() -> None:
     run, labels = _random_case(6)
-    alone = rankset.evaluate(run, labels, METRICS).per_query
+    alone = rankset.evaluate(run, labels, METRICS, **OPTIONS).per_query
     other = run.with_columns(system=pl.lit("other"), score=-pl.col("score"))
-    together = rankset.evaluate(pl.concat([run, other]), labels, METRICS).per_query
+    together = rankset.evaluate(pl.concat([run, other]), labels, METRICS, **OPTIONS).per_query
     assert together.filter(pl.col("system") == "sys").equals(alone)
     assert together["system"].n_unique() == 2

@@ -23,7 +23,7 @@ from rankset.errors import (
     UnknownMetricError,
 )
 from rankset.evaluation import EvaluationResult, evaluate
-from rankset.io import read, read_labels, read_run, write_labels, write_run
+from rankset.io import read, read_answers, read_labels, read_run, write_labels, write_run
 from rankset.registry import Metric, available_measures, parse_metric, parse_metrics
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "parse_metric",
     "parse_metrics",
     "read",
+    "read_answers",
     "read_labels",
     "read_run",
     "write_labels",

@@ -88,6 +88,24 @@ def _build_parser() -> argparse.ArgumentParser:
         help="system name for each run, in order (repeat once per run)",
     )
     evaluate.add_argument(
+        "--scale",
+        default="rag5",
+        metavar="NAME",
+        help="grade scale of the RAG metrics: rag5 (default, grades 1-5), trec_dl (0-3), "
+        "binary (0-1)",
+    )
+    evaluate.add_argument(
+        "--pool",
+        metavar="POOL",
+        help="candidate run used as the pool of proc@k for every system "
+        "(default: each system's own retrieved list)",
+    )
+    evaluate.add_argument(
+        "--answers",
+        metavar="FILE",
+        help="acceptable answers for containment@k: 'query_id<TAB>answer' lines or JSONL",
+    )
+    evaluate.add_argument(
         "--per-query", metavar="OUT.parquet", help="write per-query values to Parquet"
     )
     evaluate.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
@@ -136,6 +154,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         order=args.order,
         duplicates="keep_best" if args.keep_best_duplicate else "error",
         names=args.names,
+        scale=args.scale,
+        pool=args.pool,
+        answers=args.answers,
     )
     _report_dropped(result)
     if args.per_query:

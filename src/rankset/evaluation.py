@@ -31,6 +31,7 @@ from rankset import io as rio
 from rankset.errors import ParameterError, SchemaError
 from rankset.plan import GROUP, QUERY_K, PlanBuilder
 from rankset.registry import PER_QUERY, Metric, parse_metrics
+from rankset.scales import TIERS, GradeScale, check_grades_in_scale, resolve_scale
 from rankset.schema import (
     DuplicatePolicy,
     OrderPolicy,
@@ -163,6 +164,9 @@ def evaluate(
     duplicates: DuplicatePolicy = "error",
     names: Sequence[str] | None = None,
     default_k: int = DEFAULT_K,
+    scale: str | Mapping[float, int] | GradeScale = "rag5",
+    pool: Any = None,
+    answers: Any = None,
 ) -> EvaluationResult:
     """Score runs against labels with the named metrics.
 
@@ -195,6 +199,16 @@ def evaluate(
         System names, one per run, overriding the naming rule.
     default_k
         Cutoff used when neither ``cutoffs`` nor ``k`` gives one.
+    scale
+        How grades map to the tiers 5..1 of the RAG set metrics: ``"rag5"`` (grades 1..5),
+        ``"trec_dl"`` (0-3), ``"binary"`` (0-1) or a ``{grade: tier}`` dict.
+    pool
+        Candidate pool for ``proc@k``: by default what each system retrieved (full
+        depth); a run (any form above) serves as the pool of every system, a
+        ``{system_name: run}`` dict matches pools to systems by name.
+    answers
+        Acceptable answer strings for ``containment@k``: ``{query_id: [answers]}``, a frame
+        ``query_id, answer`` or a file; by default the samples' ``expected_answer``.
 
     Returns
     -------
@@ -232,33 +246,59 @@ def evaluate(
     label_frame = normalize_labels(label_input.labels, source=label_source)
     cutoff_frame = _read_cutoffs(cutoffs, inputs, label_input)
 
-    plan = PlanBuilder(relevance_level=float(relevance_level))
+    plan = PlanBuilder(relevance_level=float(relevance_level), scale=resolve_scale(scale))
     values = {metric.name: metric.spec.build(plan, metric) for metric in parsed_metrics}  # type: ignore[misc]
 
     query_stats = _label_statistics(plan, label_frame, cutoff_frame, k or default_k)
     per_query_aggregates = _aggregate_run(plan, run_frame, label_frame, query_stats)
+    pools = _pool_tier_counts(plan, pool, label_frame, order=order, duplicates=duplicates)
+    answer_frame = _read_answers(answers, inputs, label_input) if plan.containment_modes else None
+    containment = (
+        _answer_positions(plan, run_frame, answer_frame) if answer_frame is not None else None
+    )
 
+    optional = {
+        "cutoffs": cutoff_frame,
+        "grades": label_frame.select(pl.col("grade").unique()) if plan.uses_tiers else None,
+        "pool": pools.counts if pools is not None else None,
+        "answer_positions": containment,
+        "answer_counts": (
+            answer_frame.group_by("query_id").agg(_n_answers=pl.len())
+            if answer_frame is not None
+            else None
+        ),
+    }
+    wanted = {name: frame for name, frame in optional.items() if frame is not None}
     frames = pl.collect_all(
         [
             per_query_aggregates,
             query_stats,
             duplicate_labels(label_frame),
             *(duplicate_docs(frame) for frame, _ in run_frame.parts),
-            *([] if cutoff_frame is None else [cutoff_frame]),
+            *wanted.values(),
         ]
     )
-    aggregates, stats, label_dups, *rest = frames
+    aggregates, stats, label_dups = frames[:3]
+    run_dups = frames[3 : 3 + len(run_frame.parts)]
+    extra = dict(zip(wanted, frames[3 + len(run_frame.parts) :], strict=True))
     raise_on_duplicate_labels(label_dups, label_source)
-    for (_, source), dups in zip(run_frame.parts, rest[: len(run_frame.parts)], strict=True):
+    for (_, source), dups in zip(run_frame.parts, run_dups, strict=True):
         if duplicates == "error":
             raise_on_duplicate_docs(dups, source)
-    if cutoff_frame is not None:
-        check_cutoffs(rest[-1])
+    if "cutoffs" in extra:
+        check_cutoffs(extra["cutoffs"])
+    if "grades" in extra:
+        check_grades_in_scale(extra["grades"]["grade"], plan.scale, label_source)
 
     systems = aggregates["system"].unique().sort().to_list()
     scored, query_counts = _apply_query_policy(
         plan, aggregates, stats, systems, missing, run_frame.sources
     )
+    if pools is not None:
+        scored = pools.replace_counts(scored, extra["pool"])
+    if "answer_positions" in extra:
+        scored = scored.join(extra["answer_positions"], on=["system", "query_id"], how="left")
+        stats = stats.join(extra["answer_counts"], on="query_id", how="left")
     per_query = _tidy(scored.join(stats, on="query_id", how="left"), parsed_metrics, values)
     summary = _summarise(per_query, parsed_metrics)
     config = {
@@ -269,6 +309,8 @@ def evaluate(
         "default_k": default_k,
         "order": order,
         "duplicates": duplicates,
+        "scale": plan.scale.describe(),
+        "pool": None if pools is None else pools.description,
         "systems": systems,
         "runs": run_frame.sources,
         "labels": label_source,
@@ -562,6 +604,134 @@ def _apply_query_policy(
         pl.lit(missing).alias("missing_policy"),
     )
     return scored, counts
+
+
+@dataclass(frozen=True)
+class _Pools:
+    """Tier counts of a separate candidate pool, and how they replace the default ones."""
+
+    counts: pl.LazyFrame  # query_id [, system], _pooled_<tier>...
+    by_system: bool
+    systems: frozenset[str]
+    description: str
+
+    def replace_counts(self, scored: pl.DataFrame, counts: pl.DataFrame) -> pl.DataFrame:
+        key = ["system", "query_id"] if self.by_system else ["query_id"]
+        joined = scored.join(counts, on=key, how="left")
+        uses_pool = pl.col("system").is_in(list(self.systems)) if self.by_system else pl.lit(True)
+        return joined.with_columns(
+            pl.when(uses_pool)
+            .then(pl.col(f"_pooled_{tier}").fill_null(0.0))
+            .otherwise(pl.col(f"_pool_tier_{tier}"))
+            .alias(f"_pool_tier_{tier}")
+            for tier in TIERS
+        ).drop([f"_pooled_{tier}" for tier in TIERS])
+
+
+def _pool_tier_counts(
+    plan: PlanBuilder,
+    pool: Any,
+    labels: pl.LazyFrame,
+    *,
+    order: OrderPolicy,
+    duplicates: DuplicatePolicy,
+) -> _Pools | None:
+    if pool is None or "_pool_tier_5" not in plan.aggregations:
+        return None
+    by_system = isinstance(pool, Mapping) and not _is_ranx_run(pool)
+    items = list(pool.items()) if by_system else [("_pool", pool)]
+    frames = []
+    for name, source in items:
+        parsed = rio.read(source, kind="run")
+        if parsed.run is None:
+            msg = f"{parsed.source}: the pool has no run in it."
+            raise SchemaError(msg)
+        frame = parsed.run.with_columns(system=pl.lit(str(name), dtype=pl.String))
+        frames.append(
+            normalize_run(frame, source=parsed.source, order=order, duplicates="keep_best")
+        )
+    del duplicates  # a pool is a set of candidates: a repeated document counts once
+    key = ["system", "query_id"] if by_system else ["query_id"]
+    tier = plan.scale.tier_expr(pl.col("grade"))
+    counts = (
+        pl.concat(frames, how="diagonal_relaxed")
+        .select("system", "query_id", "doc_id")
+        .unique(subset=[*key, "doc_id"])
+        .join(labels, on=["query_id", "doc_id"], how="left")
+        .with_columns(_tier=pl.when(pl.col("grade") >= 0).then(tier))
+        .group_by(key)
+        .agg(
+            (pl.col("_tier") == t).fill_null(False).sum().cast(pl.Float64).alias(f"_pooled_{t}")
+            for t in TIERS
+        )
+    )
+    names = frozenset(str(name) for name, _ in items)
+    description = (
+        "by system: " + ", ".join(sorted(names)) if by_system else "one pool for all systems"
+    )
+    return _Pools(counts=counts, by_system=by_system, systems=names, description=description)
+
+
+def _read_answers(answers: Any, inputs: list[_RunInput], label_input: ParsedInput) -> pl.LazyFrame:
+    if answers is None:
+        found = [i.parsed.answers for i in inputs if i.parsed.answers is not None]
+        if label_input.answers is not None:
+            found.append(label_input.answers)
+        if not found:
+            msg = (
+                "containment@k needs acceptable answers: pass answers= (CLI --answers FILE) or "
+                "use samples with an expected_answer field."
+            )
+            raise ParameterError(msg)
+        frame = pl.concat(found).unique()
+    elif isinstance(answers, Mapping):
+        rows = [
+            (str(query), str(answer))
+            for query, value in answers.items()
+            for answer in ([value] if isinstance(value, str) else value)
+        ]
+        frame = pl.LazyFrame(
+            rows, schema={"query_id": pl.String, "answer": pl.String}, orient="row"
+        )
+    else:
+        frame = rio.read_answers(answers)
+    return frame.select(pl.col("query_id").cast(pl.String), pl.col("answer").cast(pl.String))
+
+
+_WHITESPACE = r"\s+"
+
+
+def _normalise_for_match(text: pl.Expr, mode: str) -> pl.Expr:
+    if mode == "casefold":
+        return text.str.to_lowercase()
+    if mode == "whitespace":
+        return text.str.replace_all(_WHITESPACE, " ").str.strip_chars()
+    return text
+
+
+def _answer_positions(plan: PlanBuilder, runs: _Runs, answers: pl.LazyFrame) -> pl.LazyFrame:
+    """Per (system, query): the first position whose text contains an answer, per mode."""
+    run = runs.frame()
+    if "text" not in run.collect_schema().names():
+        msg = (
+            "containment@k needs the passage text of each retrieved document; the runs "
+            f"({', '.join(runs.sources)}) carry no text."
+        )
+        raise SchemaError(msg)
+    rows = run.select("system", "query_id", "pos", "text").join(answers, on="query_id")
+    return rows.group_by(list(GROUP)).agg(
+        pl.col("pos")
+        .filter(
+            _normalise_for_match(pl.col("text"), mode).str.contains(
+                _normalise_for_match(pl.col("answer"), mode), literal=True
+            )
+            & (pl.col("answer").str.len_bytes() > 0)
+        )
+        .min()
+        .cast(pl.Float64)
+        .alias(f"_first_answer_{mode}")
+        for mode in sorted(plan.containment_modes)
+    )
 
 
 def _tidy(

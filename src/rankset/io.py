@@ -53,6 +53,7 @@ __all__ = [
     "WriteFormat",
     "atomic_path",
     "read",
+    "read_answers",
     "read_labels",
     "read_run",
     "write_labels",
@@ -334,6 +335,120 @@ def read_labels(
     if parsed.labels is None:
         raise InputFormatError(_no_table_message(parsed, "labels"))
     return parsed.labels
+
+
+_ANSWER_ID_KEYS = ("query_id", "qid", "id")
+_ANSWER_KEYS = ("answers", "answer", "expected_answer")
+
+
+def read_answers(
+    source: str | os.PathLike[str] | pl.DataFrame | pl.LazyFrame | Mapping[str, Any],
+) -> pl.LazyFrame:
+    r"""Read acceptable answer strings per query (for ``containment@k``).
+
+    Parameters
+    ----------
+    source
+        A ``{query_id: answer or [answers]}`` mapping; a frame with ``query_id`` and
+        ``answer`` (str or list of str) columns; or a file: tab-separated lines
+        ``query_id<TAB>answer`` (one answer per line, repeat the id for more; ``#``
+        comment lines skipped), or JSON/JSONL objects with an id (``query_id``, ``qid`` or
+        ``id``) and ``answers``, ``answer`` or ``expected_answer`` (a string or a list).
+
+    Returns
+    -------
+    polars.LazyFrame
+        ``query_id`` str, ``answer`` str; one row per acceptable answer.
+
+    Examples
+    --------
+    >>> import io
+    >>> read_answers(io.StringIO("q1\t30 days\nq1\tone month\n")).collect()["answer"].to_list()
+    ['30 days', 'one month']
+    """
+    schema = {"query_id": pl.String, "answer": pl.String}
+    if isinstance(source, Mapping):
+        rows = [
+            (str(query), str(answer))
+            for query, value in source.items()
+            for answer in ([value] if isinstance(value, str) else value)
+        ]
+        return pl.LazyFrame(rows, schema=schema, orient="row")
+    if isinstance(source, pl.DataFrame | pl.LazyFrame):
+        frame = source.lazy()
+        names = frame.collect_schema().names()
+        query = next((c for c in _ANSWER_ID_KEYS if c in names), None)
+        answer = next((c for c in _ANSWER_KEYS if c in names), None)
+        if query is None or answer is None:
+            msg = (
+                "answers frame: expected a query id column (query_id, qid or id) and an "
+                f"answer column (answer or answers); found {', '.join(names) or 'none'}"
+            )
+            raise InputFormatError(msg)
+        frame = frame.select(pl.col(query).cast(pl.String).alias("query_id"), pl.col(answer))
+        if isinstance(frame.collect_schema()["answer"], pl.List):
+            frame = frame.explode("answer")
+        return frame.select("query_id", pl.col("answer").cast(pl.String)).drop_nulls()
+    if isinstance(source, str | os.PathLike):
+        name = os.fspath(source)
+        data = _read_bytes(Path(source), name)
+    else:
+        name = "<stream>"
+        content = source.read()
+        data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
+        data = _gunzip_if_needed(data, name)
+    text = _decode_text(data, name)
+    if _is_json(text):
+        return _answers_from_json(text, name).lazy()
+    return _answers_from_tsv(data, name).lazy()
+
+
+def _answers_from_json(text: str, name: str) -> pl.DataFrame:
+    stripped = text.lstrip()
+    records: list[Any]
+    if stripped.startswith("["):
+        records = _loads(text, name)
+    else:
+        records = []
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    msg = f"{name}, line {lineno}: not valid JSON ({exc.msg})"
+                    raise InputFormatError(msg) from None
+    rows: list[tuple[str, str]] = []
+    for number, record in enumerate(records, start=1):
+        query = next((record[key] for key in _ANSWER_ID_KEYS if key in record), None)
+        value = next((record[key] for key in _ANSWER_KEYS if key in record), None)
+        if query is None or value is None:
+            msg = (
+                f"{name}, record {number}: expected an id (query_id, qid or id) and answers "
+                "(answers, answer or expected_answer)"
+            )
+            raise InputFormatError(msg)
+        for answer in [value] if isinstance(value, str) else value:
+            rows.append((str(query), str(answer)))
+    return pl.DataFrame(rows, schema={"query_id": pl.String, "answer": pl.String}, orient="row")
+
+
+def _answers_from_tsv(data: bytes, name: str) -> pl.DataFrame:
+    lines = _split_lines(data, name).filter(
+        pl.col("line").is_not_null() & ~pl.col("line").str.strip_chars_start().str.starts_with("#")
+    )
+    if lines.height == 0:
+        msg = f"{name}: no data lines; expected 'query_id<TAB>answer' lines"
+        raise InputFormatError(msg)
+    parts = lines.with_columns(
+        query_id=pl.col("line").str.split_exact("\t", 1).struct.field("field_0").str.strip_chars(),
+        answer=pl.col("line").str.splitn("\t", 2).struct.field("field_1"),
+    )
+    bad = parts.filter(pl.col("answer").is_null() | (pl.col("query_id") == ""))
+    if bad.height:
+        lineno, line = bad.select("lineno", "line").row(0)
+        msg = f"{name}, line {lineno}: expected 'query_id<TAB>answer', found {_show_line(line)}"
+        raise InputFormatError(msg)
+    return parts.select("query_id", "answer")
 
 
 def _no_table_message(parsed: ParsedInput, table: str) -> str:

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from rankset.registry import PER_QUERY, Metric
+from rankset.scales import TIERS, GradeScale, resolve_scale
 
-__all__ = ["GROUP", "PlanBuilder"]
+__all__ = ["GROUP", "PlanBuilder", "ratio_or_zero"]
 
 #: The group-by key of every evaluation.
 GROUP = ("system", "query_id")
@@ -51,6 +52,7 @@ class PlanBuilder:
     """
 
     relevance_level: float = 1.0
+    scale: GradeScale = field(default_factory=lambda: resolve_scale("rag5"))
     row_columns: dict[str, pl.Expr] = field(default_factory=dict)
     aggregations: dict[str, pl.Expr] = field(default_factory=dict)
     # value an aggregation takes for a query the system did not answer (missing="zero")
@@ -60,6 +62,9 @@ class PlanBuilder:
     # label aggregations that must also be visible on run rows
     label_stats_on_rows: set[str] = field(default_factory=set)
     uses_query_k: bool = False
+    uses_tiers: bool = False
+    # containment modes asked for ("exact", "casefold", "whitespace")
+    containment_modes: set[str] = field(default_factory=set)
 
     # --- parameters ------------------------------------------------------------------
 
@@ -215,6 +220,69 @@ class PlanBuilder:
         )
         name = f"_bpref_{_level_key(level)}"
         return self._agg(name, term.filter(pl.col(rel)).sum())
+
+    # --- tiers (RAG set metrics) ------------------------------------------------------
+
+    def _tier(self, grade: pl.Expr) -> pl.Expr:
+        self.uses_tiers = True
+        # Negative grades are "in the pool but unjudged": no tier, whatever the scale says.
+        return pl.when(grade >= 0).then(self.scale.tier_expr(grade)).alias("_tier")
+
+    def _tier_row(self) -> str:
+        self.row_columns.setdefault("_tier", self._tier(pl.col("grade")))
+        return "_tier"
+
+    def tier_count(self, tier: int) -> pl.Expr:
+        """Count the query's labels of ``tier`` (negative grades excluded)."""
+        self.label_row_columns.setdefault("_tier", self._tier(pl.col("grade")))
+        name = f"_ntier_{tier}"
+        return self._label_agg(name, (pl.col("_tier") == tier).sum().cast(pl.Float64))
+
+    def tier_counts(self) -> dict[int, pl.Expr]:
+        """Count the query's labels of every tier, ``{tier: expr}``."""
+        return {tier: self.tier_count(tier) for tier in TIERS}
+
+    def tiers_in_top(self, metric: Metric, lowest: int, highest: int = 5) -> pl.Expr:
+        """Count documents within the cutoff whose tier is in ``lowest..highest``."""
+        tier = pl.col(self._tier_row())
+        name = f"_top_tier_{lowest}_{highest}_{self._cutoff_key(metric)}"
+        expr = (tier.is_between(lowest, highest) & self._within(metric)).fill_null(False).sum()
+        return self._agg(name, expr.cast(pl.Float64))
+
+    def untiered_in_top(self, metric: Metric) -> pl.Expr:
+        """Count documents within the cutoff that have no tier (unlabelled or negative)."""
+        tier = pl.col(self._tier_row())
+        name = f"_top_untiered_{self._cutoff_key(metric)}"
+        return self._agg(name, (tier.is_null() & self._within(metric)).sum().cast(pl.Float64))
+
+    def pool_tier_counts(self) -> dict[int, pl.Expr]:
+        """Count the pool's documents of every tier (the pool: see :mod:`rankset.rag`).
+
+        By default the pool of a (system, query) is everything the system retrieved for
+        the query; evaluation replaces these columns when a separate pool run is given.
+        """
+        tier = pl.col(self._tier_row())
+        return {
+            t: self._agg(f"_pool_tier_{t}", (tier == t).fill_null(False).sum().cast(pl.Float64))
+            for t in TIERS
+        }
+
+    # --- answers (containment) --------------------------------------------------------
+
+    def first_containing_position(self, mode: str) -> pl.Expr:
+        """Return the first position whose text contains an answer (null if none).
+
+        Computed by a separate aggregation over (run text × answers) that the evaluation
+        joins in; see :func:`rankset.evaluation`.
+        """
+        self.containment_modes.add(mode)
+        name = f"_first_answer_{mode}"
+        self.empty_values.setdefault(name, None)
+        return pl.col(name)
+
+    def num_answers(self) -> pl.Expr:
+        """Count the acceptable answers of the query (0 when it has none)."""
+        return pl.col("_n_answers").fill_null(0)
 
     # --- per-query label features ----------------------------------------------------
 

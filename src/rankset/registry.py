@@ -57,13 +57,14 @@ PER_QUERY: Literal["k"] = "k"
 
 @dataclass(frozen=True)
 class ParamSpec:
-    """A named, typed parameter of a measure, with its default."""
+    """A named, typed parameter of a measure, with its default and allowed values."""
 
     name: str
-    kind: type[int] | type[float]
+    kind: type[int] | type[float] | type[str]
     default: ParamValue | None
     minimum: float | None = None
     description: str = ""
+    choices: tuple[ParamValue, ...] = ()
 
     def coerce(self, measure: str, raw: ParamValue) -> ParamValue:
         """Convert ``raw`` to this parameter's type, raising a clear error if impossible."""
@@ -75,12 +76,21 @@ class ParamSpec:
                 f"Got {raw!r} instead."
             )
             raise ParameterError(msg) from None
-        if isinstance(raw, float) and self.kind is int and raw != int(raw):
+        if self.kind is int and float(raw) != int(value):
             msg = f"The '{self.name}' parameter of {measure} must be an int. Got {raw!r} instead."
             raise ParameterError(msg)
-        if self.minimum is not None and (math.isnan(value) or value < self.minimum):
+        if isinstance(value, str):
+            value = value.lower()
+        elif self.minimum is not None and (math.isnan(value) or value < self.minimum):
             msg = (
                 f"The '{self.name}' parameter of {measure} must be >= {self.minimum:g}. "
+                f"Got {raw!r} instead."
+            )
+            raise ParameterError(msg)
+        if self.choices and value not in self.choices:
+            allowed = ", ".join(map(str, self.choices))
+            msg = (
+                f"The '{self.name}' parameter of {measure} must be one of {allowed}. "
                 f"Got {raw!r} instead."
             )
             raise ParameterError(msg)
@@ -205,7 +215,8 @@ def available_measures() -> dict[str, MeasureSpec]:
 def _ensure_builtin_measures() -> None:
     # The measure modules register themselves on import; importing them here keeps
     # parse_metric usable without importing the whole package first.
-    import rankset.metrics  # noqa: F401
+    import rankset.metrics
+    import rankset.rag  # noqa: F401
 
 
 # --- name grammar --------------------------------------------------------------------
