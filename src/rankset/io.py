@@ -398,7 +398,7 @@ def read_answers(
         data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
         data = _gunzip_if_needed(data, name)
     text = _decode_text(data, name)
-    if _is_json(text):
+    if text.lstrip()[:1] in ("{", "["):
         return _answers_from_json(text, name).lazy()
     return _answers_from_tsv(data, name).lazy()
 
