@@ -385,7 +385,9 @@ def read_answers(
                 f"answer column (answer or answers); found {', '.join(names) or 'none'}"
             )
             raise InputFormatError(msg)
-        frame = frame.select(pl.col(query).cast(pl.String).alias("query_id"), pl.col(answer))
+        frame = frame.select(
+            pl.col(query).cast(pl.String).alias("query_id"), pl.col(answer).alias("answer")
+        )
         if isinstance(frame.collect_schema()["answer"], pl.List):
             frame = frame.explode("answer")
         return frame.select("query_id", pl.col("answer").cast(pl.String)).drop_nulls()
