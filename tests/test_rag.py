@@ -260,3 +260,45 @@ def test_cli_containment_on_seed_000_samples(
             == 0
         )
         assert json.loads(capsys.readouterr().out)[0]["mean"] == expected
+
+
+def test_text_matched_runs_evaluate_and_report_matches() -> None:
+    # Seed 003's batch example: ranked chunks vs gold chunks, exact text, k = 3.
+    chunks = {
+        "1": [
+            "Paris is the capital of France.",
+            "France is in Europe.",
+            "Napoleon was born in Corsica.",
+        ],
+        "2": ["The sky is blue.", "Water is wet."],
+        "3": ["Unrelated 1.", "Unrelated 2.", "Unrelated 3.", "The Louvre is in Paris."],
+    }
+    gold = {
+        "1": ["Paris is the capital of France.", "The Eiffel Tower was built in 1889."],
+        "2": ["The sky is blue.", "Water is wet."],
+        "3": ["The Louvre is in Paris."],
+    }
+    run = pl.DataFrame(
+        [
+            ("rag", q, text, rank)
+            for q, texts in chunks.items()
+            for rank, text in enumerate(texts, start=1)
+        ],
+        schema=["system", "query_id", "text", "rank"],
+        orient="row",
+    )
+    gold_frame = pl.DataFrame(
+        [(q, text) for q, texts in gold.items() for text in texts],
+        schema=["query_id", "text"],
+        orient="row",
+    )
+    matched = rankset.match_text(run, gold_frame, mode="exact")
+    result = rankset.evaluate(matched, metrics=["recall@3"])
+    got = dict(result.per_query.select("query_id", "value").rows())
+    assert got == {"1": 0.5, "2": 1.0, "3": 0.0}
+    assert result.text_match is not None
+    report = result.text_match.row(0, named=True)
+    assert (report["n_chunks"], report["n_matched"], report["n_unmatched"]) == (9, 4, 5)
+    assert result.config["text_match"][0]["n_matched"] == 4
+    with pytest.raises(ParameterError, match="carries its own labels"):
+        rankset.evaluate(matched, gold_frame, ["recall@3"])

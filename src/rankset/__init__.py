@@ -25,19 +25,24 @@ from rankset.errors import (
 from rankset.evaluation import EvaluationResult, evaluate
 from rankset.io import read, read_answers, read_labels, read_run, write_labels, write_run
 from rankset.registry import Metric, available_measures, parse_metric, parse_metrics
+from rankset.scales import GradeScale
+from rankset.textmatch import TextMatch, match_text
 
 __all__ = [
     "EvaluationResult",
+    "GradeScale",
     "InputFormatError",
     "Metric",
     "MissingDependencyError",
     "ParameterError",
     "RanksetError",
     "SchemaError",
+    "TextMatch",
     "UnknownMetricError",
     "__version__",
     "available_measures",
     "evaluate",
+    "match_text",
     "parse_metric",
     "parse_metrics",
     "read",

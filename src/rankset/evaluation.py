@@ -45,6 +45,7 @@ from rankset.schema import (
     raise_on_duplicate_docs,
     raise_on_duplicate_labels,
 )
+from rankset.textmatch import TextMatch
 
 if TYPE_CHECKING:
     from rankset.io import ParsedInput
@@ -81,12 +82,16 @@ class EvaluationResult:
         ``missing="zero"``).
     config
         The evaluation settings (metrics, policies, versions); stored in exported files.
+    text_match
+        When the runs were matched to gold texts (:func:`rankset.match_text`): per system,
+        how many chunks matched a gold item, repeated one, or matched none.
     """
 
     per_query: pl.DataFrame
     summary: pl.DataFrame
     query_counts: pl.DataFrame
     config: dict[str, Any] = field(default_factory=dict)
+    text_match: pl.DataFrame | None = None
 
     @property
     def metrics(self) -> list[str]:
@@ -175,7 +180,9 @@ def evaluate(
     runs
         One run or several: a path (TREC, JSON/JSONL, Parquet, CSV; ``.gz`` ok), an
         in-memory Polars/pandas/pyarrow frame, a ranx-style ``{qid: {doc: score}}`` dict,
-        a list of those, or a ``{system_name: run}`` dict.
+        a list of those, or a ``{system_name: run}`` dict. Or the
+        :class:`~rankset.textmatch.TextMatch` of runs of text chunks matched to gold texts
+        (then ``labels`` is omitted: the gold items are the labels).
     labels
         Labels (qrels) in any of the same forms; may be omitted when the runs carry their
         own labels (seed-000 JSONL samples).
@@ -232,6 +239,13 @@ def evaluate(
     """
     parsed_metrics = parse_metrics(metrics)
     _check_parameters(k, relevance_level, missing, default_k)
+    text_match = None
+    if isinstance(runs, TextMatch):
+        if labels is not None:
+            msg = "A TextMatch carries its own labels (the gold items): leave labels= out."
+            raise ParameterError(msg)
+        # The match numbered each ranking; that numbering is the order to evaluate.
+        text_match, runs, labels, order = runs.report, runs.run, runs.labels, "rank"
 
     inputs = _read_runs(runs, names)
     run_frame = _assign_system_names(inputs, order=order, duplicates=duplicates)
@@ -317,8 +331,14 @@ def evaluate(
         "rankset_version": _version(),
         "polars_version": pl.__version__,
     }
+    if text_match is not None:
+        config["text_match"] = text_match.to_dicts()
     return EvaluationResult(
-        per_query=per_query, summary=summary, query_counts=query_counts, config=config
+        per_query=per_query,
+        summary=summary,
+        query_counts=query_counts,
+        config=config,
+        text_match=text_match,
     )
 
 
