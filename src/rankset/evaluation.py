@@ -265,7 +265,7 @@ def evaluate(
 
     query_stats = _label_statistics(plan, label_frame, cutoff_frame, k or default_k)
     per_query_aggregates = _aggregate_run(plan, run_frame, label_frame, query_stats)
-    pools = _pool_tier_counts(plan, pool, label_frame, order=order, duplicates=duplicates)
+    pools = _pool_tier_counts(plan, pool, label_frame, order=order)
     answer_frame = _read_answers(answers, inputs, label_input) if plan.containment_modes else None
     containment = (
         _answer_positions(plan, run_frame, answer_frame) if answer_frame is not None else None
@@ -283,22 +283,23 @@ def evaluate(
         ),
     }
     wanted = {name: frame for name, frame in optional.items() if frame is not None}
+    # keep_best already removed repeated documents; only the error policy needs the scan.
+    checked_parts = [frame for frame, _ in run_frame.parts] if duplicates == "error" else []
     frames = pl.collect_all(
         [
             per_query_aggregates,
             query_stats,
             duplicate_labels(label_frame),
-            *(duplicate_docs(frame) for frame, _ in run_frame.parts),
+            *(duplicate_docs(frame) for frame in checked_parts),
             *wanted.values(),
         ]
     )
     aggregates, stats, label_dups = frames[:3]
-    run_dups = frames[3 : 3 + len(run_frame.parts)]
-    extra = dict(zip(wanted, frames[3 + len(run_frame.parts) :], strict=True))
+    run_dups = frames[3 : 3 + len(checked_parts)]
+    extra = dict(zip(wanted, frames[3 + len(checked_parts) :], strict=True))
     raise_on_duplicate_labels(label_dups, label_source)
-    for (_, source), dups in zip(run_frame.parts, run_dups, strict=True):
-        if duplicates == "error":
-            raise_on_duplicate_docs(dups, source)
+    for source, dups in zip(run_frame.sources, run_dups, strict=False):
+        raise_on_duplicate_docs(dups, source)
     if "cutoffs" in extra:
         check_cutoffs(extra["cutoffs"])
     if "grades" in extra:
@@ -654,7 +655,6 @@ def _pool_tier_counts(
     labels: pl.LazyFrame,
     *,
     order: OrderPolicy,
-    duplicates: DuplicatePolicy,
 ) -> _Pools | None:
     if pool is None or "_pool_tier_5" not in plan.aggregations:
         return None
@@ -667,16 +667,15 @@ def _pool_tier_counts(
             msg = f"{parsed.source}: the pool has no run in it."
             raise SchemaError(msg)
         frame = parsed.run.with_columns(system=pl.lit(str(name), dtype=pl.String))
+        # A pool is a set of candidates: a repeated document counts once.
         frames.append(
             normalize_run(frame, source=parsed.source, order=order, duplicates="keep_best")
         )
-    del duplicates  # a pool is a set of candidates: a repeated document counts once
     key = ["system", "query_id"] if by_system else ["query_id"]
     tier = plan.scale.tier_expr(pl.col("grade"))
     counts = (
         pl.concat(frames, how="diagonal_relaxed")
         .select("system", "query_id", "doc_id")
-        .unique(subset=[*key, "doc_id"])
         .join(labels, on=["query_id", "doc_id"], how="left")
         .with_columns(_tier=pl.when(pl.col("grade") >= 0).then(tier))
         .group_by(key)
