@@ -62,6 +62,11 @@ class PlanBuilder:
     # label aggregations that must also be visible on run rows
     label_stats_on_rows: set[str] = field(default_factory=set)
     uses_query_k: bool = False
+    # Cutoff-dependent aggregations of per-query-k metrics, as (per-row contribution,
+    # reducer): a cumulative sum (or min) over positions then gives every k in one pass
+    # (metric-vs-k curves). Label-side likewise, over ideal positions.
+    cumulative: dict[str, tuple[pl.Expr, str]] = field(default_factory=dict)
+    label_cumulative: dict[str, pl.Expr] = field(default_factory=dict)
     uses_tiers: bool = False
     # containment modes asked for ("exact", "casefold", "whitespace")
     containment_modes: set[str] = field(default_factory=set)
@@ -95,6 +100,21 @@ class PlanBuilder:
         self.aggregations.setdefault(name, expr.alias(name))
         self.empty_values.setdefault(name, empty)
         return pl.col(name)
+
+    def _cut_agg(
+        self, name: str, contribution: pl.Expr, metric: Metric, *, reducer: str = "sum"
+    ) -> pl.Expr:
+        """Register ``reducer`` (sum or min) of a per-row contribution within the cutoff.
+
+        A ``min`` contribution is null on rows that do not count.
+        """
+        contribution = contribution.cast(pl.Float64)
+        kept = contribution.filter(self._within(metric))
+        if metric.k == PER_QUERY:
+            self.cumulative.setdefault(name, (contribution, reducer))
+        if reducer == "min":
+            return self._agg(name, kept.min(), empty=None)
+        return self._agg(name, kept.sum())
 
     def _label_agg(self, name: str, expr: pl.Expr) -> pl.Expr:
         self.label_aggregations.setdefault(name, expr.alias(name))
@@ -151,23 +171,21 @@ class PlanBuilder:
         level = self.level(metric)
         rel = self._relevant_row(level)
         name = f"_relret_{_level_key(level)}_{self._cutoff_key(metric)}"
-        expr = (pl.col(rel) & self._within(metric)).sum().cast(pl.Float64)
-        return self._agg(name, expr)
+        return self._cut_agg(name, pl.col(rel), metric)
 
     def judged_retrieved(self, metric: Metric) -> pl.Expr:
         """Count the judged documents (grade >= 0) within the metric's cutoff."""
         judged = self._judged_row()
         name = f"_judgedret_{self._cutoff_key(metric)}"
-        expr = (pl.col(judged) & self._within(metric)).sum().cast(pl.Float64)
-        return self._agg(name, expr)
+        return self._cut_agg(name, pl.col(judged), metric)
 
     def first_relevant_position(self, metric: Metric) -> pl.Expr:
-        """Position of the first relevant document within the cutoff (null if none)."""
+        """Return the first relevant position within the cutoff (null if none)."""
         level = self.level(metric)
         rel = self._relevant_row(level)
         name = f"_firstrel_{_level_key(level)}_{self._cutoff_key(metric)}"
-        expr = pl.col("pos").filter(pl.col(rel) & self._within(metric)).min().cast(pl.Float64)
-        return self._agg(name, expr, empty=None)
+        first = pl.when(pl.col(rel)).then(pl.col("pos"))
+        return self._cut_agg(name, first, metric, reducer="min")
 
     def precision_sum(self, metric: Metric) -> pl.Expr:
         """Sum of precision at each relevant position within the cutoff (AP numerator)."""
@@ -176,8 +194,8 @@ class PlanBuilder:
         cumrel = self._relevant_so_far_row(level)
         name = f"_precsum_{_level_key(level)}_{self._cutoff_key(metric)}"
         precision_here = pl.col(cumrel).cast(pl.Float64) / pl.col("pos").cast(pl.Float64)
-        expr = precision_here.filter(pl.col(rel) & self._within(metric)).sum()
-        return self._agg(name, expr)
+        contribution = pl.when(pl.col(rel)).then(precision_here).otherwise(0.0)
+        return self._cut_agg(name, contribution, metric)
 
     def dcg(self, metric: Metric, *, exponential: bool = False) -> pl.Expr:
         """DCG within the cutoff: gain / log2(position + 1), linear or 2^g - 1 gains."""
@@ -185,8 +203,7 @@ class PlanBuilder:
         kind = "exp" if exponential else "lin"
         name = f"_dcg_{kind}_{self._cutoff_key(metric)}"
         discount = (pl.col("pos").cast(pl.Float64) + 1.0).log(2)
-        expr = (pl.col(gain) / discount).filter(self._within(metric)).sum()
-        return self._agg(name, expr)
+        return self._cut_agg(name, pl.col(gain) / discount, metric)
 
     def relevant_within_r(self, metric: Metric) -> pl.Expr:
         """Relevant documents within the first R positions, R = number relevant (R-prec)."""
@@ -246,14 +263,13 @@ class PlanBuilder:
         """Count documents within the cutoff whose tier is in ``lowest..highest``."""
         tier = pl.col(self._tier_row())
         name = f"_top_tier_{lowest}_{highest}_{self._cutoff_key(metric)}"
-        expr = (tier.is_between(lowest, highest) & self._within(metric)).fill_null(False).sum()
-        return self._agg(name, expr.cast(pl.Float64))
+        return self._cut_agg(name, tier.is_between(lowest, highest).fill_null(False), metric)
 
     def untiered_in_top(self, metric: Metric) -> pl.Expr:
         """Count documents within the cutoff that have no tier (unlabelled or negative)."""
         tier = pl.col(self._tier_row())
         name = f"_top_untiered_{self._cutoff_key(metric)}"
-        return self._agg(name, (tier.is_null() & self._within(metric)).sum().cast(pl.Float64))
+        return self._cut_agg(name, tier.is_null(), metric)
 
     def pool_tier_counts(self) -> dict[int, pl.Expr]:
         """Count the pool's documents of every tier (the pool: see :mod:`rankset.rag`).
@@ -317,7 +333,10 @@ class PlanBuilder:
         within = pl.lit(True) if cutoff is None else pl.col("_ipos") <= cutoff
         discount = (pl.col("_ipos").cast(pl.Float64) + 1.0).log(2)
         name = f"_idcg_{kind}_{self._cutoff_key(metric)}"
-        return self._label_agg(name, (pl.col(gain_name) / discount).filter(within).sum())
+        contribution = pl.col(gain_name) / discount
+        if metric.k == PER_QUERY:
+            self.label_cumulative.setdefault(name, contribution)
+        return self._label_agg(name, contribution.filter(within).sum())
 
     def cutoff_value(self, metric: Metric) -> pl.Expr:
         """Return the cutoff as a float expression for final formulas (P@k = x / k)."""
