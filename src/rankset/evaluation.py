@@ -237,7 +237,83 @@ def evaluate(
     │ run    ┆ ndcg@10 ┆ 0.815465 ┆ 2         ┆ 0    │
     └────────┴─────────┴──────────┴───────────┴──────┘
     """
-    parsed_metrics = parse_metrics(metrics)
+    prepared = _prepare(
+        runs,
+        labels,
+        parse_metrics(metrics),
+        k=k,
+        relevance_level=relevance_level,
+        missing=missing,
+        cutoffs=cutoffs,
+        order=order,
+        duplicates=duplicates,
+        names=names,
+        default_k=default_k,
+        scale=scale,
+        pool=pool,
+        answers=answers,
+    )
+    collected = _collect(prepared)
+    frame = collected.scored.join(collected.stats, on="query_id", how="left")
+    per_query = _tidy(frame, prepared.metrics, prepared.values)
+    summary = _summarise(per_query, prepared.metrics)
+    return EvaluationResult(
+        per_query=per_query,
+        summary=summary,
+        query_counts=collected.query_counts,
+        config=collected.config,
+        text_match=prepared.text_match,
+    )
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """Everything an evaluation plans before collecting: inputs, metrics, lazy frames."""
+
+    metrics: list[Metric]
+    values: dict[str, pl.Expr]
+    plan: PlanBuilder
+    runs: _Runs
+    labels: pl.LazyFrame
+    label_source: str
+    label_rows: pl.LazyFrame  # labels with the plan's label row columns
+    run_rows: pl.LazyFrame  # run ⟕ labels with the plan's row columns
+    query_stats: pl.LazyFrame
+    aggregates: pl.LazyFrame
+    cutoffs: pl.LazyFrame | None
+    pools: _Pools | None
+    answers: pl.LazyFrame | None
+    answer_positions: pl.LazyFrame | None
+    text_match: pl.DataFrame | None
+    settings: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Collected:
+    scored: pl.DataFrame  # one row per scored (system, query): the aggregations
+    stats: pl.DataFrame  # one row per labelled query: the label statistics
+    query_counts: pl.DataFrame
+    config: dict[str, Any]
+    extra: dict[str, pl.DataFrame]
+
+
+def _prepare(
+    runs: Any,
+    labels: Any,
+    metrics: list[Metric],
+    *,
+    k: int | None,
+    relevance_level: float,
+    missing: str,
+    cutoffs: Any,
+    order: OrderPolicy,
+    duplicates: DuplicatePolicy,
+    names: Sequence[str] | None,
+    default_k: int,
+    scale: str | Mapping[float, int] | GradeScale,
+    pool: Any,
+    answers: Any,
+) -> _Prepared:
     _check_parameters(k, relevance_level, missing, default_k)
     text_match = None
     if isinstance(runs, TextMatch):
@@ -261,35 +337,68 @@ def evaluate(
     cutoff_frame = _read_cutoffs(cutoffs, inputs, label_input)
 
     plan = PlanBuilder(relevance_level=float(relevance_level), scale=resolve_scale(scale))
-    values = {metric.name: metric.spec.build(plan, metric) for metric in parsed_metrics}  # type: ignore[misc]
+    values = {metric.name: metric.spec.build(plan, metric) for metric in metrics}  # type: ignore[misc]
 
-    query_stats = _label_statistics(plan, label_frame, cutoff_frame, k or default_k)
-    per_query_aggregates = _aggregate_run(plan, run_frame, label_frame, query_stats)
-    pools = _pool_tier_counts(plan, pool, label_frame, order=order)
+    label_rows = _label_rows(plan, label_frame, cutoff_frame, k or default_k)
+    query_stats = _label_statistics(plan, label_rows)
+    run_rows = _run_rows(plan, run_frame, label_frame, query_stats)
     answer_frame = _read_answers(answers, inputs, label_input) if plan.containment_modes else None
-    containment = (
-        _answer_positions(plan, run_frame, answer_frame) if answer_frame is not None else None
+    return _Prepared(
+        metrics=metrics,
+        values=values,
+        plan=plan,
+        runs=run_frame,
+        labels=label_frame,
+        label_source=label_source,
+        label_rows=label_rows,
+        run_rows=run_rows,
+        query_stats=query_stats,
+        aggregates=_aggregate_run(plan, run_rows),
+        cutoffs=cutoff_frame,
+        pools=_pool_tier_counts(plan, pool, label_frame, order=order),
+        answers=answer_frame,
+        answer_positions=(
+            _answer_positions(plan, run_frame, answer_frame) if answer_frame is not None else None
+        ),
+        text_match=text_match,
+        settings={
+            "metrics": [m.name for m in metrics],
+            "relevance_level": relevance_level,
+            "missing": missing,
+            "k": k,
+            "default_k": default_k,
+            "order": order,
+            "duplicates": duplicates,
+        },
     )
 
+
+def _collect(
+    prepared: _Prepared, extra_frames: Mapping[str, pl.LazyFrame] | None = None
+) -> _Collected:
+    """Collect the plan (and ``extra_frames``, sharing its scans), check, apply policies."""
+    plan, runs = prepared.plan, prepared.runs
     optional = {
-        "cutoffs": cutoff_frame,
-        "grades": label_frame.select(pl.col("grade").unique()) if plan.uses_tiers else None,
-        "pool": pools.counts if pools is not None else None,
-        "answer_positions": containment,
+        "cutoffs": prepared.cutoffs,
+        "grades": (prepared.labels.select(pl.col("grade").unique()) if plan.uses_tiers else None),
+        "pool": prepared.pools.counts if prepared.pools is not None else None,
+        "answer_positions": prepared.answer_positions,
         "answer_counts": (
-            answer_frame.group_by("query_id").agg(_n_answers=pl.len())
-            if answer_frame is not None
+            prepared.answers.group_by("query_id").agg(_n_answers=pl.len())
+            if prepared.answers is not None
             else None
         ),
+        **(extra_frames or {}),
     }
     wanted = {name: frame for name, frame in optional.items() if frame is not None}
     # keep_best already removed repeated documents; only the error policy needs the scan.
-    checked_parts = [frame for frame, _ in run_frame.parts] if duplicates == "error" else []
+    duplicates = prepared.settings["duplicates"]
+    checked_parts = [frame for frame, _ in runs.parts] if duplicates == "error" else []
     frames = pl.collect_all(
         [
-            per_query_aggregates,
-            query_stats,
-            duplicate_labels(label_frame),
+            prepared.aggregates,
+            prepared.query_stats,
+            duplicate_labels(prepared.labels),
             *(duplicate_docs(frame) for frame in checked_parts),
             *wanted.values(),
         ]
@@ -297,49 +406,37 @@ def evaluate(
     aggregates, stats, label_dups = frames[:3]
     run_dups = frames[3 : 3 + len(checked_parts)]
     extra = dict(zip(wanted, frames[3 + len(checked_parts) :], strict=True))
-    raise_on_duplicate_labels(label_dups, label_source)
-    for source, dups in zip(run_frame.sources, run_dups, strict=False):
+    raise_on_duplicate_labels(label_dups, prepared.label_source)
+    for source, dups in zip(runs.sources, run_dups, strict=False):
         raise_on_duplicate_docs(dups, source)
     if "cutoffs" in extra:
         check_cutoffs(extra["cutoffs"])
     if "grades" in extra:
-        check_grades_in_scale(extra["grades"]["grade"], plan.scale, label_source)
+        check_grades_in_scale(extra["grades"]["grade"], plan.scale, prepared.label_source)
 
     systems = aggregates["system"].unique().sort().to_list()
     scored, query_counts = _apply_query_policy(
-        plan, aggregates, stats, systems, missing, run_frame.sources
+        plan, aggregates, stats, systems, prepared.settings["missing"], runs.sources
     )
-    if pools is not None:
-        scored = pools.replace_counts(scored, extra["pool"])
+    if prepared.pools is not None:
+        scored = prepared.pools.replace_counts(scored, extra["pool"])
     if "answer_positions" in extra:
         scored = scored.join(extra["answer_positions"], on=["system", "query_id"], how="left")
         stats = stats.join(extra["answer_counts"], on="query_id", how="left")
-    per_query = _tidy(scored.join(stats, on="query_id", how="left"), parsed_metrics, values)
-    summary = _summarise(per_query, parsed_metrics)
     config = {
-        "metrics": [m.name for m in parsed_metrics],
-        "relevance_level": relevance_level,
-        "missing": missing,
-        "k": k,
-        "default_k": default_k,
-        "order": order,
-        "duplicates": duplicates,
+        **prepared.settings,
         "scale": plan.scale.describe(),
-        "pool": None if pools is None else pools.description,
+        "pool": None if prepared.pools is None else prepared.pools.description,
         "systems": systems,
-        "runs": run_frame.sources,
-        "labels": label_source,
+        "runs": runs.sources,
+        "labels": prepared.label_source,
         "rankset_version": _version(),
         "polars_version": pl.__version__,
     }
-    if text_match is not None:
-        config["text_match"] = text_match.to_dicts()
-    return EvaluationResult(
-        per_query=per_query,
-        summary=summary,
-        query_counts=query_counts,
-        config=config,
-        text_match=text_match,
+    if prepared.text_match is not None:
+        config["text_match"] = prepared.text_match.to_dicts()
+    return _Collected(
+        scored=scored, stats=stats, query_counts=query_counts, config=config, extra=extra
     )
 
 
@@ -524,7 +621,7 @@ def _read_cutoffs(
 # --- the plan --------------------------------------------------------------------------
 
 
-def _label_statistics(
+def _label_rows(
     plan: PlanBuilder, labels: pl.LazyFrame, cutoffs: pl.LazyFrame | None, k: int
 ) -> pl.LazyFrame:
     # A canonical row order makes every floating-point sum, and so every value, identical
@@ -538,13 +635,17 @@ def _label_statistics(
             rows = rows.with_columns(pl.lit(k, dtype=pl.Int64).alias(QUERY_K))
     for expr in plan.label_row_columns.values():
         rows = rows.with_columns(expr)
+    return rows
+
+
+def _label_statistics(plan: PlanBuilder, label_rows: pl.LazyFrame) -> pl.LazyFrame:
     aggregations = [pl.len().alias("_n_labels"), *plan.label_aggregations.values()]
     if plan.uses_query_k:
         aggregations.append(pl.col(QUERY_K).first())
-    return rows.group_by("query_id").agg(aggregations)
+    return label_rows.group_by("query_id").agg(aggregations)
 
 
-def _aggregate_run(
+def _run_rows(
     plan: PlanBuilder, runs: _Runs, labels: pl.LazyFrame, stats: pl.LazyFrame
 ) -> pl.LazyFrame:
     on_rows = sorted(plan.label_stats_on_rows)
@@ -561,6 +662,10 @@ def _aggregate_run(
     )
     for expr in plan.row_columns.values():
         rows = rows.with_columns(expr)
+    return rows
+
+
+def _aggregate_run(plan: PlanBuilder, rows: pl.LazyFrame) -> pl.LazyFrame:
     return rows.group_by(list(GROUP)).agg(
         pl.col(_IN_LABELS).first().fill_null(False), *plan.aggregations.values()
     )
