@@ -22,6 +22,7 @@ from rankset.errors import (
     SchemaError,
     UnknownMetricError,
 )
+from rankset.curves import Curves, curves
 from rankset.evaluation import EvaluationResult, evaluate
 from rankset.io import read, read_answers, read_labels, read_run, write_labels, write_run
 from rankset.registry import Metric, available_measures, parse_metric, parse_metrics
@@ -29,6 +30,7 @@ from rankset.scales import GradeScale
 from rankset.textmatch import TextMatch, match_text
 
 __all__ = [
+    "Curves",
     "EvaluationResult",
     "GradeScale",
     "InputFormatError",
@@ -41,6 +43,7 @@ __all__ = [
     "UnknownMetricError",
     "__version__",
     "available_measures",
+    "curves",
     "evaluate",
     "match_text",
     "parse_metric",

@@ -1,0 +1,267 @@
+"""Metric-vs-k curves: every cutoff of the k-metrics from one pass over the rankings.
+
+Evaluating ``ndcg@1``, ``ndcg@2``, ..., ``ndcg@100`` one by one would scan the run a hundred
+times. Every cutoff-dependent quantity rankset computes is a sum (or a minimum) of a per-row
+contribution over the first k positions, so a cumulative sum along each ranking holds its
+value at every k at once; the values at k = 1..K are then read off those cumulative columns
+(at position min(k, documents retrieved)), and the usual metric formulas apply with the
+cutoff taken from a ``k`` column. The ideal DCG is accumulated the same way over the ideal
+ranking of the labels. The result equals :func:`rankset.evaluate` at each k.
+
+Examples
+--------
+>>> import rankset
+>>> run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+>>> curves = rankset.curves(run, {"q": {"b": 1, "c": 1}}, ["precision", "recall"], ks=3)
+>>> curves.summary.select("metric", "k", "mean").rows()
+[('precision', 1, 0.0), ('precision', 2, 0.5), ('precision', 3, 0.6666666666666666), ('recall', 1, 0.0), ('recall', 2, 0.5), ('recall', 3, 1.0)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from rankset._resample import bootstrap_mean_cis
+from rankset.errors import ParameterError
+from rankset.evaluation import _collect, _Collected, _prepare
+from rankset.plan import GROUP, QUERY_K
+from rankset.registry import PER_QUERY, Metric, parse_metrics
+
+__all__ = ["Curves", "curves"]
+
+_INFINITY = float("inf")
+_NUM_RET = Metric("num_ret")
+
+
+@dataclass(frozen=True)
+class Curves:
+    """Metric-vs-k curves.
+
+    Attributes
+    ----------
+    per_query
+        ``system, query_id, metric, measure, k, value`` for every k (null = NA).
+    summary
+        ``system, metric, measure, k, mean, ci_low, ci_high, n_queries, n_na``: the mean
+        over queries with a bootstrap confidence interval.
+    config
+        The evaluation settings.
+    """
+
+    per_query: pl.DataFrame
+    summary: pl.DataFrame
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+def curves(
+    runs: Any,
+    labels: Any = None,
+    measures: str | Iterable[str] = ("ndcg", "precision", "recall"),
+    ks: int | Iterable[int] = 20,
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    **options: Any,
+) -> Curves:
+    """Compute measures at every cutoff in ``ks`` in one pass.
+
+    Parameters
+    ----------
+    runs, labels
+        As for :func:`rankset.evaluate`.
+    measures
+        Measures that take a cutoff (``ndcg``, ``precision``, ``recall``, ``ap``, ``rr``,
+        ``hit``, ``ra_nwg``, ...), with parameters if any (``P(rel=2)``); a cutoff written
+        in the name is ignored.
+    ks
+        The cutoffs: an int K means 1..K.
+    confidence, n_resamples, seed
+        Bootstrap confidence interval of each mean (seeded, deterministic).
+    **options
+        Passed to :func:`rankset.evaluate` (``relevance_level``, ``missing``, ``scale``,
+        ``pool``, ``names``, ...); per-query cutoffs do not apply.
+
+    Returns
+    -------
+    Curves
+    """
+    cutoffs = _check_ks(ks)
+    metrics = _curve_metrics(measures)
+    if "cutoffs" in options or "k" in options:
+        msg = "curves() takes its cutoffs from ks=; 'cutoffs' and 'k' do not apply."
+        raise ParameterError(msg)
+    prepared = _prepare(
+        runs,
+        labels,
+        [*metrics, _NUM_RET],
+        k=None,
+        cutoffs=None,
+        default_k=max(cutoffs),
+        **_evaluate_options(options),
+    )
+    plan = prepared.plan
+    k_max = max(cutoffs)
+    cumulative_rows = prepared.run_rows.filter(pl.col("pos") <= k_max).select(
+        *GROUP,
+        "pos",
+        *(
+            _accumulate(contribution, reducer, GROUP, "pos").alias(name)
+            for name, (contribution, reducer) in plan.cumulative.items()
+        ),
+    )
+    extra = {"cumulative": cumulative_rows}
+    if plan.label_cumulative:
+        extra["label_cumulative"] = prepared.label_rows.filter(pl.col("_ipos") <= k_max).select(
+            "query_id",
+            "_ipos",
+            *(
+                _accumulate(contribution, "sum", ("query_id",), "_ipos").alias(name)
+                for name, contribution in plan.label_cumulative.items()
+            ),
+        )
+    collected = _collect(prepared, extra)
+    frame = _at_every_k(collected, cutoffs, plan.cumulative, list(plan.label_cumulative))
+    per_query = _tidy_curves(frame, metrics, prepared.values)
+    summary = _summarise_curves(
+        per_query, confidence=confidence, n_resamples=n_resamples, seed=seed
+    )
+    config = {**collected.config, "metrics": [_curve_name(m) for m in metrics], "ks": cutoffs}
+    return Curves(per_query=per_query, summary=summary, config=config)
+
+
+def _check_ks(ks: int | Iterable[int]) -> list[int]:
+    values = list(range(1, ks + 1)) if isinstance(ks, int) else list(ks)
+    if not values or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in values):
+        msg = f"The 'ks' parameter must be an int >= 1 or a list of them. Got {ks!r} instead."
+        raise ParameterError(msg)
+    return sorted(set(values))
+
+
+def _curve_metrics(measures: str | Iterable[str]) -> list[Metric]:
+    metrics = []
+    for metric in parse_metrics(measures):
+        if metric.spec.cutoff == "none":
+            msg = f"{metric.measure} has no cutoff, so it has no curve; use rankset.evaluate."
+            raise ParameterError(msg)
+        metrics.append(Metric(metric.measure, PER_QUERY, metric.params))
+    return list(dict.fromkeys(metrics))
+
+
+def _evaluate_options(options: dict[str, Any]) -> dict[str, Any]:
+    defaults: dict[str, Any] = {
+        "relevance_level": 1,
+        "missing": "skip",
+        "order": "auto",
+        "duplicates": "error",
+        "names": None,
+        "scale": "rag5",
+        "pool": None,
+        "answers": None,
+    }
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        msg = f"curves() got unexpected option(s) {', '.join(map(repr, unknown))}."
+        raise ParameterError(msg)
+    return {**defaults, **options}
+
+
+def _accumulate(
+    contribution: pl.Expr, reducer: str, partition: Sequence[str], order: str
+) -> pl.Expr:
+    if reducer == "min":
+        running = contribution.fill_null(_INFINITY).cum_min().over(partition, order_by=order)
+        return pl.when(running < _INFINITY).then(running)
+    return contribution.cum_sum().over(partition, order_by=order)
+
+
+def _at_every_k(
+    collected: _Collected,
+    cutoffs: list[int],
+    cumulative: dict[str, tuple[pl.Expr, str]],
+    label_cumulative: list[str],
+) -> pl.DataFrame:
+    ks = pl.DataFrame({"k": cutoffs}, schema={"k": pl.Int64})
+    # A ranking shorter than k keeps its value at its last document.
+    runs = (
+        collected.scored.drop(list(cumulative))
+        .join(ks, how="cross")
+        .with_columns(pos=pl.min_horizontal(pl.col("k"), pl.col("_num_ret")).cast(pl.Int64))
+        .join(collected.extra["cumulative"], on=[*GROUP, "pos"], how="left")
+        .with_columns(
+            pl.col(name).fill_null(0.0)
+            for name, (_, reducer) in cumulative.items()
+            if reducer == "sum"
+        )
+    )
+    stats = collected.stats.drop(label_cumulative).join(ks, how="cross")
+    if label_cumulative:
+        stats = (
+            stats.with_columns(_ipos=pl.min_horizontal(pl.col("k"), pl.col("_n_labels")))
+            .join(collected.extra["label_cumulative"], on=["query_id", "_ipos"], how="left")
+            .with_columns(pl.col(name).fill_null(0.0) for name in label_cumulative)
+        )
+    return runs.join(stats, on=["query_id", "k"], how="left").with_columns(
+        pl.col("k").alias(QUERY_K)
+    )
+
+
+def _curve_name(metric: Metric) -> str:
+    return Metric(metric.measure, None, metric.params).name
+
+
+def _tidy_curves(
+    frame: pl.DataFrame, metrics: list[Metric], values: dict[str, pl.Expr]
+) -> pl.DataFrame:
+    pieces = [
+        frame.select(
+            "system",
+            "query_id",
+            pl.lit(_curve_name(metric), dtype=pl.String).alias("metric"),
+            pl.lit(metric.measure, dtype=pl.String).alias("measure"),
+            "k",
+            values[metric.name].cast(pl.Float64).alias("value"),
+        )
+        for metric in metrics
+    ]
+    order = {_curve_name(metric): i for i, metric in enumerate(metrics)}
+    return (
+        pl.concat(pieces)
+        .with_columns(_order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
+        .sort("system", "_order", "k", "query_id")
+        .drop("_order")
+    )
+
+
+def _summarise_curves(
+    per_query: pl.DataFrame, *, confidence: float, n_resamples: int, seed: int
+) -> pl.DataFrame:
+    means = per_query.group_by(["system", "metric", "measure", "k"], maintain_order=True).agg(
+        mean=pl.col("value").mean(),
+        n_queries=pl.len(),
+        n_na=pl.col("value").null_count(),
+    )
+    bounds = []
+    for (system,), rows in per_query.group_by(["system"], maintain_order=True):
+        # One matrix per system (queries × (metric, k)) so all its columns share resamples.
+        # Rows come sorted by metric, k, query, and every (metric, k) holds the same
+        # queries, so a reshape lays them out without a pivot.
+        keys = rows.select("metric", "k").unique(maintain_order=True)
+        matrix = rows["value"].to_numpy().astype("float64").reshape(keys.height, -1).T
+        low, high = bootstrap_mean_cis(
+            matrix, confidence=confidence, n_resamples=n_resamples, seed=seed
+        )
+        bounds.append(
+            keys.with_columns(
+                system=pl.lit(system, dtype=pl.String),
+                ci_low=pl.Series(low.tolist(), dtype=pl.Float64),
+                ci_high=pl.Series(high.tolist(), dtype=pl.Float64),
+            )
+        )
+    return means.join(pl.concat(bounds), on=["system", "metric", "k"], how="left").select(
+        "system", "metric", "measure", "k", "mean", "ci_low", "ci_high", "n_queries", "n_na"
+    )

@@ -1,0 +1,97 @@
+"""curves() must equal evaluate() at every cutoff, for every k-measure, classic and RAG."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import rankset
+from rankset.errors import ParameterError
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "sample"
+MEASURES = [
+    "ndcg", "ndcg_exp", "dcg", "precision", "recall", "f1", "fbeta(beta=0.5)", "recall_all",
+    "ap", "rr", "hit", "judged", "P(rel=2)", "ra_nwg", "proc", "pct_proc", "n_recall_4plus",
+    "n_recall_5", "precision_4plus", "harm", "harm(unjudged=1)",
+]  # fmt: skip
+
+
+def _assert_curves_match_evaluate(
+    runs: object, labels: object, ks: list[int], **options: object
+) -> None:
+    curves = rankset.curves(runs, labels, MEASURES, ks=max(ks), n_resamples=50, **options)
+    names = {}
+    for measure in MEASURES:
+        base = rankset.parse_metric(measure)
+        for k in ks:
+            metric = rankset.Metric(base.measure, k, base.params)
+            names[metric.name] = (rankset.Metric(base.measure, None, base.params).name, k)
+    expected = rankset.evaluate(runs, labels, list(names), **options).per_query
+    expected = expected.with_columns(
+        curve=pl.col("metric").replace_strict({n: c for n, (c, _) in names.items()}),
+    ).select("system", "query_id", pl.col("curve").alias("metric"), "k", "value")
+    got = curves.per_query.filter(pl.col("k").is_in(ks)).select(
+        "system", "query_id", "metric", "k", "value"
+    )
+    joined = expected.join(got, on=["system", "query_id", "metric", "k"], how="full")
+    assert joined.height == expected.height == got.height
+    both_na = joined["value"].is_null() & joined["value_right"].is_null()
+    close = (joined["value"] - joined["value_right"]).abs() <= 1e-12
+    mismatched = joined.filter(~(both_na | close.fill_null(False)))
+    assert mismatched.height == 0, mismatched.head(10)
+
+
+def test_curves_equal_evaluate_on_bundled_sample() -> None:
+    runs = [DATA / "bm25.trec", DATA / "rerank.trec"]
+    # k beyond the 100 retrieved documents checks the "shorter ranking" rule.
+    _assert_curves_match_evaluate(
+        runs, DATA / "qrels.txt", [1, 2, 3, 5, 10, 20, 100, 120], scale="trec_dl"
+    )
+
+
+def test_curves_equal_evaluate_with_missing_zero_and_a_pool() -> None:
+    runs = {"a": {"q1": {"d1": 3.0, "d2": 2.0}}, "b": {"q1": {"d2": 1.0}, "q2": {"d3": 1.0}}}
+    labels = {"q1": {"d1": 3, "d2": 1, "d9": 2}, "q2": {"d3": 2}, "q3": {"d4": 3}}
+    pool = {"q1": {"d1": 1.0, "d9": 1.0}, "q3": {"d4": 1.0}}
+    _assert_curves_match_evaluate(
+        runs, labels, [1, 2, 3, 4], scale="trec_dl", missing="zero", pool=pool
+    )
+
+
+def test_curves_equal_evaluate_on_dl19(shared_data: Path) -> None:
+    runs = {
+        "bm25": shared_data / "rank_llm_dl_runs/first_stage/bm25.dl19.trec.gz",
+        "rankvicuna": shared_data
+        / "rank_llm_dl_runs/reranked/rankvicuna-7b-top100.over-bm25.dl19.trec.gz",
+    }
+    qrels = shared_data / "anserini_qrels_topics/qrels/qrels.dl19-passage.txt.gz"
+    _assert_curves_match_evaluate(runs, qrels, [1, 2, 5, 10, 20, 50, 100], scale="trec_dl")
+
+
+def test_summary_means_and_intervals() -> None:
+    curves = rankset.curves(
+        [DATA / "bm25.trec"], DATA / "qrels.txt", ["ndcg"], ks=[5, 10], n_resamples=200
+    )
+    per_query_means = (
+        curves.per_query.group_by("k").agg(pl.col("value").mean()).sort("k")["value"].to_list()
+    )
+    assert curves.summary.sort("k")["mean"].to_list() == pytest.approx(per_query_means)
+    for row in curves.summary.iter_rows(named=True):
+        assert row["ci_low"] <= row["mean"] <= row["ci_high"]
+        assert row["n_queries"] == 40
+    again = rankset.curves(
+        [DATA / "bm25.trec"], DATA / "qrels.txt", ["ndcg"], ks=[5, 10], n_resamples=200
+    )
+    assert again.summary.equals(curves.summary)
+
+
+def test_bad_arguments() -> None:
+    run = {"q": {"a": 1.0}}
+    with pytest.raises(ParameterError, match="bpref has no cutoff"):
+        rankset.curves(run, run, ["bpref"])
+    with pytest.raises(ParameterError, match="The 'ks' parameter must be an int >= 1"):
+        rankset.curves(run, run, ["ndcg"], ks=0)
+    with pytest.raises(ParameterError, match="'cutoffs' and 'k' do not apply"):
+        rankset.curves(run, run, ["ndcg"], k=3)
