@@ -14,6 +14,7 @@ Examples
 from __future__ import annotations
 
 from rankset._version import __version__
+from rankset.curves import Curves, curves
 from rankset.errors import (
     InputFormatError,
     MissingDependencyError,
@@ -22,7 +23,6 @@ from rankset.errors import (
     SchemaError,
     UnknownMetricError,
 )
-from rankset.curves import Curves, curves
 from rankset.evaluation import EvaluationResult, evaluate
 from rankset.io import read, read_answers, read_labels, read_run, write_labels, write_run
 from rankset.registry import Metric, available_measures, parse_metric, parse_metrics
