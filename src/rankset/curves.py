@@ -13,7 +13,8 @@ Examples
 >>> import rankset
 >>> run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
 >>> curves = rankset.curves(run, {"q": {"b": 1, "c": 1}}, ["precision", "recall"], ks=3)
->>> curves.summary.select("metric", "k", pl.col("mean").round(4)).rows()  # doctest: +NORMALIZE_WHITESPACE
+>>> means = curves.summary.select("metric", "k", pl.col("mean").round(4))
+>>> means.rows()  # doctest: +NORMALIZE_WHITESPACE
 [('precision', 1, 0.0), ('precision', 2, 0.5), ('precision', 3, 0.6667),
  ('recall', 1, 0.0), ('recall', 2, 0.5), ('recall', 3, 1.0)]
 """
