@@ -14,7 +14,7 @@ Examples
 from __future__ import annotations
 
 from rankset._version import __version__
-from rankset.curves import Curves, curves
+from rankset.cutoff_curves import Curves, curves
 from rankset.errors import (
     InputFormatError,
     MissingDependencyError,
