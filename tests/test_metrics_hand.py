@@ -178,3 +178,36 @@ def test_summary_means_and_counts() -> None:
     assert summary["mean"] == pytest.approx((1.0 + 0.0) / 2)
     assert summary["n_queries"] == 2
     assert summary["n_na"] == 0
+
+
+def test_summary_bootstrap_interval() -> None:
+    # 40 queries: rr is 1 on 10 of them and 0 elsewhere (mean 0.25).
+    run = {f"q{i}": {"a": 2.0, "b": 1.0} for i in range(40)}
+    labels = {f"q{i}": {"a" if i < 10 else "z": 1} for i in range(40)}
+    result = rankset.evaluate(run, labels, ["rr"], n_resamples=2000, seed=3)
+    row = result.summary.row(0, named=True)
+    assert row["mean"] == 0.25
+    # normal approximation: 0.25 +- 1.96 * sqrt(0.25 * 0.75 / 40) = 0.25 +- 0.134
+    assert row["ci_low"] == pytest.approx(0.25 - 0.134, abs=0.04)
+    assert row["ci_high"] == pytest.approx(0.25 + 0.134, abs=0.04)
+    again = rankset.evaluate(run, labels, ["rr"], n_resamples=2000, seed=3)
+    assert again.summary.equals(result.summary)
+    no_ci = rankset.evaluate(run, labels, ["rr"], confidence=None).summary.row(0, named=True)
+    assert no_ci["ci_low"] is None
+    assert no_ci["mean"] == 0.25
+
+
+def test_summary_interval_skips_na() -> None:
+    labels = {"q1": {"a": 5}, "q2": {"b": 4}, "q3": {"c": 3}}
+    run = {"q1": {"a": 1.0}, "q2": {"b": 1.0}, "q3": {"c": 1.0}}
+    summary = rankset.evaluate(run, labels, ["n_recall_5@1"]).summary.row(0, named=True)
+    # q2 and q3 have no tier-5 label: NA; the only value is q1's 1.0
+    assert (summary["mean"], summary["n_na"], summary["n_queries"]) == (1.0, 2, 3)
+    assert (summary["ci_low"], summary["ci_high"]) == (1.0, 1.0)
+
+
+def test_resampling_parameters_are_checked() -> None:
+    with pytest.raises(rankset.ParameterError, match=r"The 'confidence' parameter must be a float"):
+        rankset.evaluate(RUN, LABELS, ["ap"], confidence=1.5)
+    with pytest.raises(rankset.ParameterError, match=r"The 'n_resamples' parameter must be an int"):
+        rankset.evaluate(RUN, LABELS, ["ap"], n_resamples=0)

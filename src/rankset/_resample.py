@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+    import polars as pl
 
 # Resamples per block: bounds the (block × queries) weight matrix to a few MB.
 _BLOCK = 256
@@ -62,3 +63,51 @@ def bootstrap_mean_cis(
         low[has_value] = np.nanquantile(kept, tail, axis=0)
         high[has_value] = np.nanquantile(kept, 1.0 - tail, axis=0)
     return low, high
+
+
+def summarise_means(
+    per_query: pl.DataFrame,
+    keys: list[str],
+    *,
+    confidence: float | None = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """Mean, bootstrap CI, query and NA counts per (system, *keys) of a tidy frame.
+
+    ``per_query`` must be sorted by system, keys, query_id, with every key of a system
+    holding the same queries (what evaluation produces), so each system's values reshape
+    into a (queries × keys) matrix whose columns share one set of bootstrap resamples.
+    ``confidence=None`` leaves the CI columns null.
+    """
+    import polars as pl
+
+    group = ["system", *keys]
+    means = per_query.group_by(group, maintain_order=True).agg(
+        mean=pl.col("value").mean(),
+        n_queries=pl.len(),
+        n_na=pl.col("value").null_count(),
+    )
+    if confidence is None or per_query.height == 0:
+        bounds = means.select(*group).with_columns(
+            ci_low=pl.lit(None, dtype=pl.Float64), ci_high=pl.lit(None, dtype=pl.Float64)
+        )
+    else:
+        pieces = []
+        for (system,), rows in per_query.group_by(["system"], maintain_order=True):
+            labels = rows.select(keys).unique(maintain_order=True)
+            matrix = rows["value"].to_numpy().astype("float64").reshape(labels.height, -1).T
+            low, high = bootstrap_mean_cis(
+                matrix, confidence=confidence, n_resamples=n_resamples, seed=seed
+            )
+            pieces.append(
+                labels.with_columns(
+                    system=pl.lit(system, dtype=pl.String),
+                    ci_low=pl.Series(low.tolist(), dtype=pl.Float64),
+                    ci_high=pl.Series(high.tolist(), dtype=pl.Float64),
+                )
+            )
+        bounds = pl.concat(pieces)
+    return means.join(bounds, on=group, how="left", maintain_order="left").select(
+        *group, "mean", "ci_low", "ci_high", "n_queries", "n_na"
+    )

@@ -27,9 +27,9 @@ from typing import Any
 
 import polars as pl
 
-from rankset._resample import bootstrap_mean_cis
+from rankset._resample import summarise_means
 from rankset.errors import ParameterError
-from rankset.evaluation import _collect, _Collected, _prepare
+from rankset.evaluation import _check_resampling, _collect, _Collected, _prepare
 from rankset.plan import GROUP, QUERY_K
 from rankset.registry import PER_QUERY, Metric, parse_metrics
 
@@ -92,6 +92,7 @@ def curves(
     -------
     Curves
     """
+    _check_resampling(confidence, n_resamples, seed)
     cutoffs = _check_ks(ks)
     metrics = _curve_metrics(measures)
     if "cutoffs" in options or "k" in options:
@@ -129,8 +130,12 @@ def curves(
     collected = _collect(prepared, extra)
     frame = _at_every_k(collected, cutoffs, plan.cumulative, list(plan.label_cumulative))
     per_query = _tidy_curves(frame, metrics, prepared.values)
-    summary = _summarise_curves(
-        per_query, confidence=confidence, n_resamples=n_resamples, seed=seed
+    summary = summarise_means(
+        per_query,
+        ["metric", "measure", "k"],
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
     )
     config = {**collected.config, "metrics": [_curve_name(m) for m in metrics], "ks": cutoffs}
     return Curves(per_query=per_query, summary=summary, config=config)
@@ -236,34 +241,4 @@ def _tidy_curves(
         .with_columns(_order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
         .sort("system", "_order", "k", "query_id")
         .drop("_order")
-    )
-
-
-def _summarise_curves(
-    per_query: pl.DataFrame, *, confidence: float, n_resamples: int, seed: int
-) -> pl.DataFrame:
-    means = per_query.group_by(["system", "metric", "measure", "k"], maintain_order=True).agg(
-        mean=pl.col("value").mean(),
-        n_queries=pl.len(),
-        n_na=pl.col("value").null_count(),
-    )
-    bounds = []
-    for (system,), rows in per_query.group_by(["system"], maintain_order=True):
-        # One matrix per system (queries × (metric, k)) so all its columns share resamples.
-        # Rows come sorted by metric, k, query, and every (metric, k) holds the same
-        # queries, so a reshape lays them out without a pivot.
-        keys = rows.select("metric", "k").unique(maintain_order=True)
-        matrix = rows["value"].to_numpy().astype("float64").reshape(keys.height, -1).T
-        low, high = bootstrap_mean_cis(
-            matrix, confidence=confidence, n_resamples=n_resamples, seed=seed
-        )
-        bounds.append(
-            keys.with_columns(
-                system=pl.lit(system, dtype=pl.String),
-                ci_low=pl.Series(low.tolist(), dtype=pl.Float64),
-                ci_high=pl.Series(high.tolist(), dtype=pl.Float64),
-            )
-        )
-    return means.join(pl.concat(bounds), on=["system", "metric", "k"], how="left").select(
-        "system", "metric", "measure", "k", "mean", "ci_low", "ci_high", "n_queries", "n_na"
     )

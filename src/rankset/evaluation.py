@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from rankset import io as rio
+from rankset._resample import summarise_means
 from rankset.errors import ParameterError, SchemaError
 from rankset.plan import GROUP, QUERY_K, PlanBuilder
 from rankset.registry import PER_QUERY, Metric, parse_metrics
@@ -74,8 +75,8 @@ class EvaluationResult:
         (canonical name, e.g. ``ndcg@10``), ``measure`` (e.g. ``ndcg``), ``k`` (the
         cutoff, per query for ``@k`` metrics; null without one) and ``value`` (null = NA).
     summary
-        One row per (system, metric): ``mean`` (over non-NA values), ``n_queries``,
-        ``n_na``.
+        One row per (system, metric): ``mean`` (over non-NA values), ``ci_low`` and
+        ``ci_high`` (bootstrap confidence interval of the mean), ``n_queries``, ``n_na``.
     query_counts
         Per system: queries scored, run queries dropped for lack of labels, and label
         queries the run did not answer (dropped, or scored as empty with
@@ -172,6 +173,9 @@ def evaluate(
     scale: str | Mapping[float, int] | GradeScale = "rag5",
     pool: Any = None,
     answers: Any = None,
+    confidence: float | None = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
 ) -> EvaluationResult:
     """Score runs against labels with the named metrics.
 
@@ -216,6 +220,9 @@ def evaluate(
     answers
         Acceptable answer strings for ``containment@k``: ``{query_id: [answers]}``, a frame
         ``query_id, answer`` or a file; by default the samples' ``expected_answer``.
+    confidence, n_resamples, seed
+        Percentile bootstrap confidence interval of each mean in the summary (queries
+        resampled with replacement; seeded, deterministic); ``confidence=None`` skips it.
 
     Returns
     -------
@@ -227,16 +234,17 @@ def evaluate(
     >>> run = {"q1": {"d1": 0.9, "d2": 0.8}, "q2": {"d3": 0.5}}
     >>> labels = {"q1": {"d2": 1}, "q2": {"d3": 2}}
     >>> rankset.evaluate(run, labels, ["rr", "ndcg@10"]).summary
-    shape: (2, 5)
-    ┌────────┬─────────┬──────────┬───────────┬──────┐
-    │ system ┆ metric  ┆ mean     ┆ n_queries ┆ n_na │
-    │ ---    ┆ ---     ┆ ---      ┆ ---       ┆ ---  │
-    │ str    ┆ str     ┆ f64      ┆ u32       ┆ u32  │
-    ╞════════╪═════════╪══════════╪═══════════╪══════╡
-    │ run    ┆ rr      ┆ 0.75     ┆ 2         ┆ 0    │
-    │ run    ┆ ndcg@10 ┆ 0.815465 ┆ 2         ┆ 0    │
-    └────────┴─────────┴──────────┴───────────┴──────┘
+    shape: (2, 7)
+    ┌────────┬─────────┬──────────┬─────────┬─────────┬───────────┬──────┐
+    │ system ┆ metric  ┆ mean     ┆ ci_low  ┆ ci_high ┆ n_queries ┆ n_na │
+    │ ---    ┆ ---     ┆ ---      ┆ ---     ┆ ---     ┆ ---       ┆ ---  │
+    │ str    ┆ str     ┆ f64      ┆ f64     ┆ f64     ┆ u32       ┆ u32  │
+    ╞════════╪═════════╪══════════╪═════════╪═════════╪═══════════╪══════╡
+    │ run    ┆ rr      ┆ 0.75     ┆ 0.5     ┆ 1.0     ┆ 2         ┆ 0    │
+    │ run    ┆ ndcg@10 ┆ 0.815465 ┆ 0.63093 ┆ 1.0     ┆ 2         ┆ 0    │
+    └────────┴─────────┴──────────┴─────────┴─────────┴───────────┴──────┘
     """
+    _check_resampling(confidence, n_resamples, seed)
     prepared = _prepare(
         runs,
         labels,
@@ -256,7 +264,9 @@ def evaluate(
     collected = _collect(prepared)
     frame = collected.scored.join(collected.stats, on="query_id", how="left")
     per_query = _tidy(frame, prepared.metrics, prepared.values)
-    summary = _summarise(per_query, prepared.metrics)
+    summary = summarise_means(
+        per_query, ["metric"], confidence=confidence, n_resamples=n_resamples, seed=seed
+    )
     return EvaluationResult(
         per_query=per_query,
         summary=summary,
@@ -458,6 +468,20 @@ def _check_parameters(k: int | None, relevance_level: float, missing: str, defau
         msg = f"The 'relevance_level' parameter must be a number. Got {relevance_level!r} instead."
         raise ParameterError(msg)
     check_choice("missing", missing, _MISSING_POLICIES)
+
+
+def _check_resampling(confidence: float | None, n_resamples: int, seed: int) -> None:
+    if confidence is not None and (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, int | float)
+        or not 0 < confidence < 1
+    ):
+        msg = f"The 'confidence' parameter must be a float in (0, 1). Got {confidence!r} instead."
+        raise ParameterError(msg)
+    for name, value, lowest in (("n_resamples", n_resamples, 1), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
+            msg = f"The '{name}' parameter must be an int >= {lowest}. Got {value!r} instead."
+            raise ParameterError(msg)
 
 
 @dataclass(frozen=True)
@@ -884,21 +908,6 @@ def _tidy(
     return (
         tidy.with_columns(_order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
         .sort(["system", "_order", "query_id"])
-        .drop("_order")
-    )
-
-
-def _summarise(per_query: pl.DataFrame, metrics: list[Metric]) -> pl.DataFrame:
-    order = {metric.name: i for i, metric in enumerate(metrics)}
-    return (
-        per_query.group_by(["system", "metric"])
-        .agg(
-            mean=pl.col("value").mean(),
-            n_queries=pl.len(),
-            n_na=pl.col("value").null_count(),
-        )
-        .with_columns(_order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
-        .sort(["system", "_order"])
         .drop("_order")
     )
 
