@@ -254,3 +254,19 @@ def test_measures_lists_every_measure(capsys: pytest.CaptureFixture[str]) -> Non
     out = capsys.readouterr().out
     for name in ["ndcg[@k]", "precision@k", "bpref", "num_rel_ret"]:
         assert name in out
+
+
+def test_curves_command_json_and_parquet(
+    files: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, qrels = files
+    out = tmp_path / "curves.parquet"
+    args = ["curves", str(run), "--qrels", str(qrels), "-m", "precision", "--k-max", "2"]
+    assert main([*args, "--json", "--out", str(out)]) == 0
+    records = json.loads(capsys.readouterr().out)
+    # q1: a, b(relevant) -> P@1 0, P@2 1/2; q2: c not relevant -> 0, 0
+    assert [(r["k"], r["mean"]) for r in records] == [(1, 0.0), (2, 0.25)]
+    assert set(records[0]) >= {"system", "metric", "k", "mean", "ci_low", "ci_high"}
+    assert pl.read_parquet(out)["mean"].to_list() == [0.0, 0.25]
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines()[0].split() == ["system", "metric", "@1", "@2"]

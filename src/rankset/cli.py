@@ -1,7 +1,7 @@
 """The ``rankset`` command line: a thin layer over the library, one subcommand per verb.
 
-Machine outputs are stable contracts: ``--json`` prints the summary as a JSON list of
-objects with keys ``system, metric, mean, n_queries, n_na``; ``--per-query`` writes
+Machine outputs are stable contracts: ``evaluate --json`` prints the summary as a JSON list
+of objects with keys ``system, metric, mean, n_queries, n_na``; ``--per-query`` writes
 Parquet with at least ``system, query_id, metric, value``. Diagnostics (dropped queries)
 go to stderr so stdout stays machine-readable. Bad input exits with status 2 and a
 one-line message, never a traceback.
@@ -13,16 +13,92 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from rankset.evaluation import EvaluationResult
 
 __all__ = ["main"]
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
+# Cutoffs shown in the terminal table of `rankset curves` (all of them go to --json/--out).
+_SHOWN_KS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
+
+
+def _add_input_options(parser: argparse.ArgumentParser, *, runs_help: str) -> None:
+    parser.add_argument("runs", nargs="+", metavar="RUN", help=runs_help)
+    parser.add_argument(
+        "--qrels",
+        "--labels",
+        dest="labels",
+        metavar="LABELS",
+        help="labels file; optional when the runs carry labels (JSONL samples)",
+    )
+    parser.add_argument(
+        "--relevance-level",
+        "-l",
+        type=float,
+        default=1,
+        metavar="N",
+        help="grade at or above which binary metrics count a document relevant (default 1)",
+    )
+    parser.add_argument(
+        "--missing",
+        choices=("skip", "zero"),
+        default="skip",
+        help="queries in the labels but not the run: skip (default) or score as empty",
+    )
+    parser.add_argument(
+        "--order",
+        choices=("auto", "score", "rank"),
+        default="auto",
+        help="order rankings by score (ties: doc id descending) or by the rank column",
+    )
+    parser.add_argument(
+        "--keep-best-duplicate",
+        action="store_true",
+        help="keep the best-ranked copy of a duplicated document instead of failing",
+    )
+    parser.add_argument(
+        "--name",
+        dest="names",
+        action="append",
+        metavar="NAME",
+        help="system name for each run, in order (repeat once per run)",
+    )
+    parser.add_argument(
+        "--scale",
+        default="rag5",
+        metavar="NAME",
+        help="grade scale of the RAG metrics: rag5 (default, grades 1-5), trec_dl (0-3), "
+        "binary (0-1)",
+    )
+    parser.add_argument(
+        "--pool",
+        metavar="POOL",
+        help="candidate run used as the pool of proc@k for every system "
+        "(default: each system's own retrieved list)",
+    )
+    parser.add_argument(
+        "--answers",
+        metavar="FILE",
+        help="acceptable answers for containment@k: 'query_id<TAB>answer' lines or JSONL",
+    )
+
+
+def _add_metric_option(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument(
+        "-m",
+        "--metric",
+        dest="metrics",
+        action="append",
+        metavar="METRIC",
+        help=f"metric name, repeatable (default: {default})",
+    )
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -38,77 +114,27 @@ def _build_parser() -> argparse.ArgumentParser:
         help="score runs against labels",
         description="Score one or more runs against labels (qrels) and print a summary.",
     )
-    evaluate.add_argument("runs", nargs="+", metavar="RUN", help="run files (TREC, JSONL, ...)")
-    evaluate.add_argument(
-        "--qrels",
-        "--labels",
-        dest="labels",
-        metavar="LABELS",
-        help="labels file; optional when the runs carry labels (JSONL samples)",
-    )
-    evaluate.add_argument(
-        "-m",
-        "--metric",
-        dest="metrics",
-        action="append",
-        metavar="METRIC",
-        help="metric name, repeatable (default: ndcg@10 ap rr recall@100 precision@10)",
-    )
+    _add_input_options(evaluate, runs_help="run files (TREC, JSONL, Parquet, ...)")
+    _add_metric_option(evaluate, "ndcg@10 ap rr recall@100 precision@10")
     evaluate.add_argument("--k", type=int, default=None, help="cutoff for @k metrics")
-    evaluate.add_argument(
-        "--relevance-level",
-        "-l",
-        type=float,
-        default=1,
-        metavar="N",
-        help="grade at or above which binary metrics count a document relevant (default 1)",
-    )
-    evaluate.add_argument(
-        "--missing",
-        choices=("skip", "zero"),
-        default="skip",
-        help="queries in the labels but not the run: skip (default) or score as empty",
-    )
-    evaluate.add_argument(
-        "--order",
-        choices=("auto", "score", "rank"),
-        default="auto",
-        help="order rankings by score (ties: doc id descending) or by the rank column",
-    )
-    evaluate.add_argument(
-        "--keep-best-duplicate",
-        action="store_true",
-        help="keep the best-ranked copy of a duplicated document instead of failing",
-    )
-    evaluate.add_argument(
-        "--name",
-        dest="names",
-        action="append",
-        metavar="NAME",
-        help="system name for each run, in order (repeat once per run)",
-    )
-    evaluate.add_argument(
-        "--scale",
-        default="rag5",
-        metavar="NAME",
-        help="grade scale of the RAG metrics: rag5 (default, grades 1-5), trec_dl (0-3), "
-        "binary (0-1)",
-    )
-    evaluate.add_argument(
-        "--pool",
-        metavar="POOL",
-        help="candidate run used as the pool of proc@k for every system "
-        "(default: each system's own retrieved list)",
-    )
-    evaluate.add_argument(
-        "--answers",
-        metavar="FILE",
-        help="acceptable answers for containment@k: 'query_id<TAB>answer' lines or JSONL",
-    )
     evaluate.add_argument(
         "--per-query", metavar="OUT.parquet", help="write per-query values to Parquet"
     )
-    evaluate.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    evaluate.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    curves = commands.add_parser(
+        "curves",
+        help="metric-vs-k curves",
+        description="Mean (with bootstrap CI) of each measure at every cutoff 1..K.",
+    )
+    _add_input_options(curves, runs_help="run files")
+    _add_metric_option(curves, "ndcg precision recall")
+    curves.add_argument("--k-max", type=int, default=20, metavar="N", help="largest cutoff")
+    curves.add_argument("--out", metavar="FILE.parquet", help="write the curves to Parquet")
+    curves.add_argument(
+        "--per-query", metavar="OUT.parquet", help="write per-query values at every k"
+    )
+    curves.add_argument("--json", action="store_true", help="print the curves as JSON")
 
     commands.add_parser("measures", help="list the available measures")
     return parser
@@ -129,16 +155,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from rankset.errors import RanksetError
 
+    handlers: dict[str, Callable[[argparse.Namespace], int]] = {
+        "evaluate": _evaluate,
+        "curves": _curves,
+        "measures": _measures,
+    }
     try:
-        if args.command == "measures":
-            return _measures()
-        return _evaluate(args)
-    except RanksetError as error:
+        return handlers[args.command](args)
+    except (RanksetError, OSError) as error:
         print(f"rankset: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except OSError as error:
-        print(f"rankset: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+
+
+def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "relevance_level": _number(args.relevance_level),
+        "missing": args.missing,
+        "order": args.order,
+        "duplicates": "keep_best" if args.keep_best_duplicate else "error",
+        "names": args.names,
+        "scale": args.scale,
+        "pool": args.pool,
+        "answers": args.answers,
+    }
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -149,16 +188,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         args.labels,
         args.metrics or DEFAULT_METRICS,
         k=args.k,
-        relevance_level=_number(args.relevance_level),
-        missing=args.missing,
-        order=args.order,
-        duplicates="keep_best" if args.keep_best_duplicate else "error",
-        names=args.names,
-        scale=args.scale,
-        pool=args.pool,
-        answers=args.answers,
+        **_evaluation_options(args),
     )
-    _report_dropped(result)
+    _report_dropped(result.query_counts)
     if args.per_query:
         result.to_parquet(args.per_query)
     if args.json:
@@ -168,40 +200,47 @@ def _evaluate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _curves(args: argparse.Namespace) -> int:
+    from rankset.cutoff_curves import curves
+
+    result = curves(
+        args.runs,
+        args.labels,
+        args.metrics or ("ndcg", "precision", "recall"),
+        ks=args.k_max,
+        **_evaluation_options(args),
+    )
+    if args.out:
+        result.to_parquet(args.out)
+    if args.per_query:
+        result.to_parquet(args.per_query, per_query=True)
+    if args.json:
+        print(json.dumps(_records(result.summary), indent=2))
+    else:
+        print(_format_curves(result.summary))
+    return EXIT_OK
+
+
 def _number(value: float) -> float:
     return int(value) if float(value).is_integer() else value
 
 
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _records(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    return [{key: _clean(v) for key, v in row.items()} for row in frame.iter_rows(named=True)]
+
+
 def _summary_records(result: EvaluationResult) -> list[dict[str, Any]]:
-    records = []
-    for row in result.summary.iter_rows(named=True):
-        mean = row["mean"]
-        records.append(
-            {
-                "system": row["system"],
-                "metric": row["metric"],
-                "mean": None if mean is None or math.isnan(mean) else mean,
-                "n_queries": row["n_queries"],
-                "n_na": row["n_na"],
-            }
-        )
-    return records
+    columns = ["system", "metric", "mean", "n_queries", "n_na"]
+    return _records(result.summary.select(columns))
 
 
-def _format_table(result: EvaluationResult) -> str:
-    metrics = result.metrics
-    means = {(r["system"], r["metric"]): r["mean"] for r in result.summary.iter_rows(named=True)}
-    counts = {r["system"]: r["n_scored"] for r in result.query_counts.iter_rows(named=True)}
-    systems = sorted(counts)
-    header = ["system", "queries", *metrics]
-    rows = [
-        [
-            system,
-            str(counts[system]),
-            *(_format_mean(means.get((system, metric))) for metric in metrics),
-        ]
-        for system in systems
-    ]
+def _render_table(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
 
     def render(cells: list[str]) -> str:
@@ -213,14 +252,41 @@ def _format_table(result: EvaluationResult) -> str:
     return "\n".join([render(header), rule, *(render(row) for row in rows)])
 
 
+def _format_table(result: EvaluationResult) -> str:
+    metrics = result.metrics
+    means = {(r["system"], r["metric"]): r["mean"] for r in result.summary.iter_rows(named=True)}
+    counts = {r["system"]: r["n_scored"] for r in result.query_counts.iter_rows(named=True)}
+    rows = [
+        [
+            system,
+            str(counts[system]),
+            *(_format_mean(means.get((system, metric))) for metric in metrics),
+        ]
+        for system in sorted(counts)
+    ]
+    return _render_table(["system", "queries", *metrics], rows)
+
+
+def _format_curves(summary: pl.DataFrame) -> str:
+    ks = sorted(set(summary["k"].to_list()))
+    shown = [k for k in ks if k in _SHOWN_KS or k == ks[-1]]
+    means = {(r["system"], r["metric"], r["k"]): r["mean"] for r in summary.iter_rows(named=True)}
+    pairs = summary.select("system", "metric").unique(maintain_order=True).rows()
+    rows = [
+        [system, metric, *(_format_mean(means.get((system, metric, k))) for k in shown)]
+        for system, metric in pairs
+    ]
+    return _render_table(["system", "metric", *(f"@{k}" for k in shown)], rows)
+
+
 def _format_mean(value: float | None) -> str:
     if value is None or math.isnan(value):
         return "NA"
     return f"{value:.4f}"
 
 
-def _report_dropped(result: EvaluationResult) -> None:
-    for row in result.query_counts.iter_rows(named=True):
+def _report_dropped(query_counts: pl.DataFrame) -> None:
+    for row in query_counts.iter_rows(named=True):
         notes = []
         if row["n_run_queries_without_labels"]:
             notes.append(f"{row['n_run_queries_without_labels']} run queries have no labels")
@@ -233,12 +299,13 @@ def _report_dropped(result: EvaluationResult) -> None:
             print(f"rankset: {row['system']}: {'; '.join(notes)}", file=sys.stderr)
 
 
-def _measures() -> int:
+def _measures(args: argparse.Namespace) -> int:
+    del args
     from rankset.registry import available_measures
 
     for name, spec in sorted(available_measures().items()):
         cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[spec.cutoff]
-        print(f"{name + cutoff:<16} {spec.description}")
+        print(f"{name + cutoff:<20} {spec.description}")
     return EXIT_OK
 
 

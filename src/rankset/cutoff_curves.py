@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -30,6 +31,7 @@ import polars as pl
 from rankset._resample import summarise_means
 from rankset.errors import ParameterError
 from rankset.evaluation import _check_resampling, _collect, _Collected, _prepare
+from rankset.io import write_parquet
 from rankset.plan import GROUP, QUERY_K
 from rankset.registry import PER_QUERY, Metric, parse_metrics
 
@@ -57,6 +59,11 @@ class Curves:
     per_query: pl.DataFrame
     summary: pl.DataFrame
     config: dict[str, Any] = field(default_factory=dict)
+
+    def to_parquet(self, path: str | Path, *, per_query: bool = False) -> Path:
+        """Write the summary (or the per-query values) to Parquet, atomically, with config."""
+        frame = self.per_query if per_query else self.summary
+        return write_parquet(frame, path, config=self.config)
 
 
 def curves(

@@ -18,7 +18,6 @@ rankings (trec_eval ``-c``). Queries dropped either way are counted in
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -135,16 +134,7 @@ class EvaluationResult:
         The configuration is stored as JSON under the key ``rankset`` of the file's
         key-value metadata.
         """
-        import pyarrow.parquet as pq
-
-        target = Path(path)
-        table = self.per_query.to_arrow()
-        metadata = dict(table.schema.metadata or {})
-        metadata[b"rankset"] = json.dumps(self.config, sort_keys=True).encode()
-        table = table.replace_schema_metadata(metadata)
-        with rio.atomic_path(target) as tmp:
-            pq.write_table(table, tmp)
-        return target
+        return rio.write_parquet(self.per_query, path, config=self.config)
 
     def __repr__(self) -> str:
         systems = self.summary["system"].n_unique()

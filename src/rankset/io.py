@@ -57,6 +57,7 @@ __all__ = [
     "read_labels",
     "read_run",
     "write_labels",
+    "write_parquet",
     "write_run",
 ]
 
@@ -1534,6 +1535,27 @@ def _create_temp_beside(target: Path) -> Path:
         except FileExistsError:  # pragma: no cover - 48 random bits collided
             continue
         return temp
+
+
+def write_parquet(
+    frame: pl.DataFrame, path: str | os.PathLike[str], *, config: Mapping[str, Any] | None = None
+) -> Path:
+    """Write a frame to Parquet atomically, with ``config`` as JSON in the file metadata.
+
+    The configuration goes under the key ``rankset`` of the file's key-value metadata
+    (``pyarrow.parquet.read_schema(path).metadata[b"rankset"]``).
+    """
+    import pyarrow.parquet as pq
+
+    target = Path(path)
+    table = frame.to_arrow()
+    if config is not None:
+        metadata = dict(table.schema.metadata or {})
+        metadata[b"rankset"] = json.dumps(dict(config), sort_keys=True, default=str).encode()
+        table = table.replace_schema_metadata(metadata)
+    with atomic_path(target) as tmp:
+        pq.write_table(table, tmp)
+    return target
 
 
 def write_run(
