@@ -211,3 +211,23 @@ def test_resampling_parameters_are_checked() -> None:
         rankset.evaluate(RUN, LABELS, ["ap"], confidence=1.5)
     with pytest.raises(rankset.ParameterError, match=r"The 'n_resamples' parameter must be an int"):
         rankset.evaluate(RUN, LABELS, ["ap"], n_resamples=0)
+
+
+def test_summary_by_metadata_slices() -> None:
+    result = rankset.evaluate(RUN, LABELS, ["rr", "num_rel"])
+    metadata = pl.DataFrame({"query_id": ["q1", "q2"], "topic": ["a", "b"]})
+    sliced = result.summary_by(metadata, "topic")
+    rows = {
+        (r["topic"], r["metric"]): (r["mean"], r["n_queries"]) for r in sliced.iter_rows(named=True)
+    }
+    # q1: rr 1, num_rel 3; q2: rr 0, num_rel 0 (see LABELS)
+    assert rows == {
+        ("a", "rr"): (1.0, 1),
+        ("a", "num_rel"): (3.0, 1),
+        ("b", "rr"): (0.0, 1),
+        ("b", "num_rel"): (0.0, 1),
+    }
+    unlisted = result.summary_by(metadata.head(1), "topic")
+    assert unlisted.filter(pl.col("topic").is_null())["n_queries"].to_list() == [1, 1]
+    with pytest.raises(rankset.ParameterError, match="no column 'lang'"):
+        result.summary_by(metadata, "lang")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -69,20 +70,22 @@ def summarise_means(
     per_query: pl.DataFrame,
     keys: list[str],
     *,
+    outer: Sequence[str] = ("system",),
     confidence: float | None = 0.95,
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> pl.DataFrame:
-    """Mean, bootstrap CI, query and NA counts per (system, *keys) of a tidy frame.
+    """Mean, bootstrap CI, query and NA counts per (*outer, *keys) of a tidy frame.
 
-    ``per_query`` must be sorted by system, keys, query_id, with every key of a system
-    holding the same queries (what evaluation produces), so each system's values reshape
-    into a (queries × keys) matrix whose columns share one set of bootstrap resamples.
-    ``confidence=None`` leaves the CI columns null.
+    ``per_query`` must be sorted by outer, keys, query_id, with every key of an outer
+    group holding the same queries (what evaluation produces), so each outer group's
+    values reshape into a (queries × keys) matrix whose columns share one set of bootstrap
+    resamples. ``confidence=None`` leaves the CI columns null.
     """
     import polars as pl
 
-    group = ["system", *keys]
+    outer = list(outer)
+    group = [*outer, *keys]
     means = per_query.group_by(group, maintain_order=True).agg(
         mean=pl.col("value").mean(),
         n_queries=pl.len(),
@@ -94,7 +97,7 @@ def summarise_means(
         )
     else:
         pieces = []
-        for (system,), rows in per_query.group_by(["system"], maintain_order=True):
+        for names, rows in per_query.group_by(outer, maintain_order=True):
             labels = rows.select(keys).unique(maintain_order=True)
             matrix = rows["value"].to_numpy().astype("float64").reshape(labels.height, -1).T
             low, high = bootstrap_mean_cis(
@@ -102,7 +105,10 @@ def summarise_means(
             )
             pieces.append(
                 labels.with_columns(
-                    system=pl.lit(system, dtype=pl.String),
+                    *(
+                        pl.lit(value, dtype=per_query.schema[name]).alias(name)
+                        for name, value in zip(outer, names, strict=True)
+                    ),
                     ci_low=pl.Series(low.tolist(), dtype=pl.Float64),
                     ci_high=pl.Series(high.tolist(), dtype=pl.Float64),
                 )

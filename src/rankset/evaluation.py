@@ -128,6 +128,67 @@ class EvaluationResult:
             on_columns=self.metrics,
         )
 
+    def summary_by(
+        self,
+        metadata: pl.DataFrame,
+        by: str | Sequence[str],
+        *,
+        confidence: float | None = 0.95,
+        n_resamples: int = 1000,
+        seed: int = 0,
+    ) -> pl.DataFrame:
+        """Summaries within slices of the queries (topic, language, difficulty...).
+
+        Parameters
+        ----------
+        metadata
+            A frame with ``query_id`` and the slicing columns; queries it does not list
+            fall in a null slice.
+        by
+            The slicing column(s).
+
+        Returns
+        -------
+        polars.DataFrame
+            ``system, <by...>, metric, mean, ci_low, ci_high, n_queries, n_na``.
+
+        Examples
+        --------
+        >>> import rankset
+        >>> res = rankset.evaluate({"a": {"d": 1.0}, "b": {"d": 1.0}},
+        ...                        {"a": {"d": 1}, "b": {"x": 1}}, ["rr"])
+        >>> topics = pl.DataFrame({"query_id": ["a", "b"], "topic": ["sports", "news"]})
+        >>> res.summary_by(topics, "topic").select("topic", "mean").rows()
+        [('news', 0.0), ('sports', 1.0)]
+        """
+        keys = [by] if isinstance(by, str) else list(by)
+        missing = [c for c in ["query_id", *keys] if c not in metadata.columns]
+        if missing:
+            msg = (
+                f"The metadata has no column {', '.join(map(repr, missing))}; it has "
+                f"{', '.join(metadata.columns)}."
+            )
+            raise ParameterError(msg)
+        order = {name: i for i, name in enumerate(self.metrics)}
+        sliced = (
+            self.per_query.join(
+                metadata.select(pl.col("query_id").cast(pl.String), *keys).unique("query_id"),
+                on="query_id",
+                how="left",
+            )
+            .with_columns(_order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
+            .sort(["system", *keys, "_order", "query_id"], nulls_last=True)
+            .drop("_order")
+        )
+        return summarise_means(
+            sliced,
+            ["metric"],
+            outer=["system", *keys],
+            confidence=confidence,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+
     def to_parquet(self, path: str | Path) -> Path:
         """Write :attr:`per_query` to Parquet, atomically, with the config as metadata.
 
