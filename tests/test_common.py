@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -121,3 +122,15 @@ def test_every_system_is_scored_independently() -> None:
     together = rankset.evaluate(pl.concat([run, other]), labels, METRICS, **OPTIONS).per_query
     assert together.filter(pl.col("system") == "sys").equals(alone)
     assert together["system"].n_unique() == 2
+
+
+def test_repeated_evaluations_are_bit_identical(shared_data: Path) -> None:
+    runs = {
+        "bm25": shared_data / "rank_llm_dl_runs/first_stage/bm25.dl19.trec.gz",
+        "rv": shared_data / "rank_llm_dl_runs/reranked/rankvicuna-7b-top100.over-bm25.dl19.trec.gz",
+    }
+    qrels = shared_data / "anserini_qrels_topics/qrels/qrels.dl19-passage.txt.gz"
+    metrics = ["ra_nwg@10", "proc@10", "pct_proc@10", "ndcg@10", "recall@10", "ap", "bpref"]
+    first = rankset.evaluate(runs, qrels, metrics, scale="trec_dl").per_query
+    for _ in range(5):
+        assert rankset.evaluate(runs, qrels, metrics, scale="trec_dl").per_query.equals(first)
