@@ -270,3 +270,38 @@ def test_curves_command_json_and_parquet(
     assert pl.read_parquet(out)["mean"].to_list() == [0.0, 0.25]
     assert main(args) == 0
     assert capsys.readouterr().out.splitlines()[0].split() == ["system", "metric", "@1", "@2"]
+
+
+def test_diagnose_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 5\nq2 0 b 5\nq2 0 c 1\n")
+    first = tmp_path / "first.run"
+    first.write_text("q1 Q0 a 1 2 t\nq2 Q0 c 1 2 t\nq2 Q0 b 2 1 t\n")
+    rerank = tmp_path / "rerank.run"
+    rerank.write_text("q1 Q0 a 1 2 t\nq2 Q0 b 1 2 t\nq2 Q0 c 2 1 t\n")
+    args = [
+        "diagnose",
+        str(first),
+        str(rerank),
+        "--name",
+        "first",
+        "--name",
+        "rerank",
+        "--qrels",
+        str(qrels),
+        "-k",
+        "1",
+        "--baseline",
+        "first",
+        "--json",
+    ]
+    assert main(args) == 0
+    output = json.loads(capsys.readouterr().out)
+    counts = {(r["system"], r["quadrant"]): r["n_queries"] for r in output["counts"]}
+    # first: q1 healthy; q2 pool holds b but top-1 is c -> reranking miss. rerank: both healthy.
+    assert counts["first", "healthy"] == 1
+    assert counts["first", "reranking miss"] == 1
+    assert counts["rerank", "healthy"] == 2
+    changes = {r["change"]: r["n_queries"] for r in output["regressions"]["rerank"]}
+    assert changes["improved"] == 1  # q2: recall@1 and ndcg@1 rose
+    assert changes["unchanged"] == 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from rankset._version import __version__
 from rankset.cutoff_curves import Curves, curves
+from rankset.diagnosis import Diagnosis, diagnose, regression_counts, regressions
 from rankset.errors import (
     InputFormatError,
     MissingDependencyError,
@@ -31,6 +32,7 @@ from rankset.textmatch import TextMatch, match_text
 
 __all__ = [
     "Curves",
+    "Diagnosis",
     "EvaluationResult",
     "GradeScale",
     "InputFormatError",
@@ -44,6 +46,7 @@ __all__ = [
     "__version__",
     "available_measures",
     "curves",
+    "diagnose",
     "evaluate",
     "match_text",
     "parse_metric",
@@ -52,6 +55,8 @@ __all__ = [
     "read_answers",
     "read_labels",
     "read_run",
+    "regression_counts",
+    "regressions",
     "write_labels",
     "write_run",
 ]

@@ -136,6 +136,30 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     curves.add_argument("--json", action="store_true", help="print the curves as JSON")
 
+    diagnose = commands.add_parser(
+        "diagnose",
+        help="retrieval vs reranking diagnosis",
+        description="Classify each query by PROC@K and %PROC@K (retrieval miss, reranking "
+        "miss, healthy, both) and, with --baseline, list ordering and coverage regressions.",
+    )
+    _add_input_options(diagnose, runs_help="run files")
+    diagnose.add_argument("-k", "--k", dest="k", type=int, default=10, help="cutoff (default 10)")
+    diagnose.add_argument(
+        "--proc-threshold", type=float, default=0.5, metavar="T", help="default 0.5"
+    )
+    diagnose.add_argument(
+        "--pct-proc-threshold", type=float, default=0.5, metavar="T", help="default 0.5"
+    )
+    diagnose.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="also compare recall@k and ndcg@k of every other system with this one",
+    )
+    diagnose.add_argument(
+        "--per-query", metavar="OUT.parquet", help="write the per-query quadrants to Parquet"
+    )
+    diagnose.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
+
     commands.add_parser("measures", help="list the available measures")
     return parser
 
@@ -158,6 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {
         "evaluate": _evaluate,
         "curves": _curves,
+        "diagnose": _diagnose,
         "measures": _measures,
     }
     try:
@@ -218,6 +243,63 @@ def _curves(args: argparse.Namespace) -> int:
         print(json.dumps(_records(result.summary), indent=2))
     else:
         print(_format_curves(result.summary))
+    return EXIT_OK
+
+
+def _diagnose(args: argparse.Namespace) -> int:
+    from rankset.diagnosis import diagnose, regression_counts, regressions
+    from rankset.evaluation import evaluate
+    from rankset.io import write_parquet
+
+    k = args.k
+    metrics = [f"ra_nwg@{k}", f"proc@{k}", f"pct_proc@{k}"]
+    if args.baseline:
+        metrics += [f"recall@{k}", f"ndcg@{k}"]
+    result = evaluate(args.runs, args.labels, metrics, confidence=None, **_evaluation_options(args))
+    _report_dropped(result.query_counts)
+    diagnosis = diagnose(
+        result,
+        k=k,
+        proc_threshold=args.proc_threshold,
+        pct_proc_threshold=args.pct_proc_threshold,
+    )
+    changes = {}
+    if args.baseline:
+        for system in result.systems:
+            if system != args.baseline:
+                frame = regressions(result, args.baseline, system, k=k)
+                changes[system] = regression_counts(frame)
+    if args.per_query:
+        write_parquet(diagnosis.per_query, args.per_query, config=result.config)
+    if args.json:
+        output = {
+            "k": k,
+            "thresholds": diagnosis.thresholds,
+            "counts": _records(diagnosis.counts),
+            "queries": _records(diagnosis.per_query),
+        }
+        if args.baseline:
+            output["baseline"] = args.baseline
+            output["regressions"] = {system: _records(counts) for system, counts in changes.items()}
+        print(json.dumps(output, indent=2))
+        return EXIT_OK
+    wide = diagnosis.wide()
+    print(
+        f"Quadrants at k={k} (proc >= {args.proc_threshold}, pct_proc >= "
+        f"{args.pct_proc_threshold}), queries per system:"
+    )
+    print(_render_table(wide.columns, [[str(v) for v in row] for row in wide.rows()]))
+    for system, counts in changes.items():
+        print(f"\n{system} vs {args.baseline} (recall@{k}, ndcg@{k}):")
+        rows = [
+            [
+                row["change"],
+                str(row["n_queries"]),
+                " ".join(row["query_ids"][:8]) + (" ..." if len(row["query_ids"]) > 8 else ""),
+            ]
+            for row in counts.iter_rows(named=True)
+        ]
+        print(_render_table(["change", "queries", "query ids"], rows))
     return EXIT_OK
 
 
