@@ -14,6 +14,7 @@ Examples
 from __future__ import annotations
 
 from rankset._version import __version__
+from rankset.comparison import compare
 from rankset.cutoff_curves import Curves, curves
 from rankset.diagnosis import Diagnosis, diagnose, regression_counts, regressions
 from rankset.errors import (
@@ -45,6 +46,7 @@ __all__ = [
     "UnknownMetricError",
     "__version__",
     "available_measures",
+    "compare",
     "curves",
     "diagnose",
     "evaluate",
