@@ -305,3 +305,38 @@ def test_diagnose_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     changes = {r["change"]: r["n_queries"] for r in output["regressions"]["rerank"]}
     assert changes["improved"] == 1  # q2: recall@1 and ndcg@1 rose
     assert changes["unchanged"] == 1
+
+
+def test_compare_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sample = Path(__file__).resolve().parents[1] / "data" / "sample"
+    out = tmp_path / "comparison.parquet"
+    args = [
+        "compare",
+        str(sample / "bm25.trec"),
+        str(sample / "rerank.trec"),
+        "--qrels",
+        str(sample / "qrels.txt"),
+        "-m",
+        "ndcg@10",
+        "--baseline",
+        "bm25",
+        "--test",
+        "randomization",
+        "--n-resamples",
+        "500",
+        "--json",
+        "--out",
+        str(out),
+    ]
+    assert main(args) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["system"], r["metric"], r["test"]) for r in rows] == [
+        ("rerank", "ndcg@10", "randomization")
+    ]
+    # the README's sample: ndcg@10 0.5768 (rerank) vs 0.4474 (bm25) on the same 40 queries
+    assert rows[0]["delta"] == pytest.approx(0.5768 - 0.4474, abs=1e-4)
+    assert rows[0]["n_queries"] == 40
+    assert rows[0]["ci_low"] < rows[0]["delta"] < rows[0]["ci_high"]
+    assert pl.read_parquet(out).height == 1
+    assert main([*args[:-3], "--baseline", "nope"]) == 2
+    assert "nope" in capsys.readouterr().err

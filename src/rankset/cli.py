@@ -136,6 +136,35 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     curves.add_argument("--json", action="store_true", help="print the curves as JSON")
 
+    compare = commands.add_parser(
+        "compare",
+        help="paired significance tests against a baseline",
+        description="Compare every system with a baseline, query by query: mean delta with "
+        "a paired bootstrap CI, paired tests with multiple-testing correction, wins/ties/losses.",
+    )
+    _add_input_options(compare, runs_help="run files")
+    _add_metric_option(compare, "ndcg@10 ap rr recall@100 precision@10")
+    compare.add_argument("--k", type=int, default=None, help="cutoff for @k metrics")
+    compare.add_argument("--baseline", required=True, metavar="NAME", help="baseline system")
+    compare.add_argument(
+        "--test",
+        dest="tests",
+        action="append",
+        choices=("randomization", "t", "wilcoxon"),
+        help="paired test, repeatable (default: all three; t and wilcoxon need scipy)",
+    )
+    compare.add_argument(
+        "--correction",
+        choices=("holm", "bonferroni", "bh", "none"),
+        default="holm",
+        help="multiple-testing correction over all rows of a test (default holm)",
+    )
+    compare.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    compare.add_argument("--n-resamples", type=int, default=10000, metavar="N")
+    compare.add_argument("--seed", type=int, default=0)
+    compare.add_argument("--out", metavar="FILE.parquet", help="write the comparison to Parquet")
+    compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
+
     diagnose = commands.add_parser(
         "diagnose",
         help="retrieval vs reranking diagnosis",
@@ -181,6 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {
         "evaluate": _evaluate,
+        "compare": _compare,
         "curves": _curves,
         "diagnose": _diagnose,
         "measures": _measures,
@@ -244,6 +274,67 @@ def _curves(args: argparse.Namespace) -> int:
     else:
         print(_format_curves(result.summary))
     return EXIT_OK
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from rankset.comparison import compare
+    from rankset.evaluation import DEFAULT_METRICS, evaluate
+    from rankset.io import write_parquet
+
+    result = evaluate(
+        args.runs,
+        args.labels,
+        args.metrics or DEFAULT_METRICS,
+        k=args.k,
+        confidence=None,
+        **_evaluation_options(args),
+    )
+    _report_dropped(result.query_counts)
+    table = compare(
+        result,
+        baseline=args.baseline,
+        tests=args.tests or ("randomization", "t", "wilcoxon"),
+        correction=None if args.correction == "none" else args.correction,
+        alpha=args.alpha,
+        seed=args.seed,
+        n_resamples=args.n_resamples,
+    )
+    if args.out:
+        config = {**result.config, "baseline": args.baseline, "correction": args.correction}
+        write_parquet(table, args.out, config=config)
+    if args.json:
+        print(json.dumps(_records(table), indent=2))
+        return EXIT_OK
+    rows = [
+        [
+            row["system"],
+            row["metric"],
+            row["test"],
+            str(row["n_queries"]),
+            _format_mean(row["mean"]),
+            _format_signed(row["delta"]),
+            f"[{_format_signed(row['ci_low'])}, {_format_signed(row['ci_high'])}]",
+            _format_p(row["p_adj"]) + (" *" if row["reject"] else "  "),
+            f"{row['wins']}/{row['ties']}/{row['losses']}",
+        ]
+        for row in table.iter_rows(named=True)
+    ]
+    header = ["system", "metric", "test", "queries", "mean", "delta", "95% CI", "p_adj", "W/T/L"]
+    print(f"Against {args.baseline}; * = significant at {args.alpha} after {args.correction}.")
+    print(_render_table(header, rows))
+    return EXIT_OK
+
+
+def _format_signed(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "NA"
+    return f"{value:+.4f}"
+
+
+def _format_p(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "NA"
+    return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
 
 
 def _diagnose(args: argparse.Namespace) -> int:
