@@ -58,12 +58,12 @@ shape: (1, 8)
 from __future__ import annotations
 
 import difflib
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import polars as pl
 
+from rankset._validation import check_fraction, check_int
 from rankset.errors import ParameterError, SchemaError, UnknownMetricError
 from rankset.evaluation import EvaluationResult
 from rankset.registry import parse_metric
@@ -378,19 +378,10 @@ def _check_options(
         allowed = ", ".join(repr(c) for c in (*_CORRECTIONS, None))
         msg = f"The 'correction' parameter must be one of {allowed}. Got {correction!r} instead."
         raise ParameterError(msg)
-    for name, value in (("alpha", alpha), ("confidence", confidence)):
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-            or not 0 < value < 1
-        ):
-            msg = f"The '{name}' parameter must be a float in (0, 1). Got {value!r} instead."
-            raise ParameterError(msg)
-    for name, value, minimum in (("seed", seed, 0), ("n_resamples", n_resamples, 1)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            msg = f"The '{name}' parameter must be an int >= {minimum}. Got {value!r} instead."
-            raise ParameterError(msg)
+    check_fraction("alpha", alpha)
+    check_fraction("confidence", confidence)
+    check_int("seed", seed, 0)
+    check_int("n_resamples", n_resamples, 1)
 
 
 def _check_by(by: str | Sequence[str] | None) -> list[str]:

@@ -15,13 +15,13 @@ Both work on the per-query values only; no metric is recomputed here.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import polars as pl
 
+from rankset._validation import check_float, check_fraction, check_int
 from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation import EvaluationResult, evaluate
 from rankset.registry import parse_metric
@@ -182,10 +182,10 @@ def diagnose(
     >>> diag.per_query.select("query_id", "proc", "pct_proc", "quadrant").rows()
     [('q2', 1.0, 1.0, 'healthy'), ('q1', 1.0, 0.0, 'reranking miss'), ('q3', None, None, None)]
     """
-    _check_cutoff(k)
+    check_int("k", k, 1)
     thresholds = {
-        "proc": _check_unit_interval("proc_threshold", proc_threshold),
-        "pct_proc": _check_unit_interval("pct_proc_threshold", pct_proc_threshold),
+        "proc": check_fraction("proc_threshold", proc_threshold, closed=True),
+        "pct_proc": check_fraction("pct_proc_threshold", pct_proc_threshold, closed=True),
     }
     names = {"ra_nwg": f"ra_nwg@{k}", "proc": f"proc@{k}", "pct_proc": f"pct_proc@{k}"}
     if isinstance(source, EvaluationResult):
@@ -284,7 +284,7 @@ def regressions(
     >>> regressions(res, "base", "new").select("query_id", "change").rows()
     [('q1', 'coverage regression'), ('q2', 'improved')]
     """
-    tol = _check_tolerance(tolerance)
+    tol = check_float("tolerance", tolerance, minimum=0)
     recall_name, ndcg_name = _regression_metrics(result, k, recall_metric, ndcg_metric)
     systems = _present_systems(result)
     for role, system in (("baseline", baseline), ("candidate", candidate)):
@@ -477,7 +477,7 @@ def _regression_metrics(
     ndcg_metric: str | None,
 ) -> tuple[str, str]:
     if k is not None:
-        _check_cutoff(k)
+        check_int("k", k, 1)
     present = _present_metrics(result)
     if k is None and (recall_metric is None or ndcg_metric is None):
         # Canonical names without parameters print as ``measure@<int>``.
@@ -508,34 +508,3 @@ def _regression_metrics(
 def _cutoffs(names: list[str], measure: str) -> set[int]:
     pattern = re.compile(rf"{measure}@(\d+)")
     return {int(match[1]) for name in names if (match := pattern.fullmatch(name))}
-
-
-def _check_cutoff(k: object) -> int:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        msg = f"The 'k' parameter must be an int >= 1. Got {k!r} instead."
-        raise ParameterError(msg)
-    return k
-
-
-def _check_unit_interval(name: str, value: object) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or not 0 <= value <= 1
-    ):
-        msg = f"The '{name}' parameter must be a float in [0, 1]. Got {value!r} instead."
-        raise ParameterError(msg)
-    return float(value)
-
-
-def _check_tolerance(value: object) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value < 0
-    ):
-        msg = f"The 'tolerance' parameter must be a float >= 0. Got {value!r} instead."
-        raise ParameterError(msg)
-    return float(value)

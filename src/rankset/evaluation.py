@@ -18,7 +18,6 @@ rankings (trec_eval ``-c``). Queries dropped either way are counted in
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ import polars as pl
 
 from rankset import io as rio
 from rankset._resample import summarise_means
+from rankset._validation import check_float, check_fraction, check_int
 from rankset.errors import ParameterError, SchemaError
 from rankset.plan import GROUP, QUERY_K, PlanBuilder
 from rankset.registry import PER_QUERY, Metric, parse_metrics
@@ -510,34 +510,18 @@ def _collect(
 
 
 def _check_parameters(k: int | None, relevance_level: float, missing: str, default_k: int) -> None:
-    for name, value in (("k", k), ("default_k", default_k)):
-        if value is None and name == "k":
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            msg = f"The '{name}' parameter must be an int >= 1. Got {value!r} instead."
-            raise ParameterError(msg)
-    if (
-        isinstance(relevance_level, bool)
-        or not isinstance(relevance_level, int | float)
-        or not math.isfinite(relevance_level)
-    ):
-        msg = f"The 'relevance_level' parameter must be a number. Got {relevance_level!r} instead."
-        raise ParameterError(msg)
+    if k is not None:
+        check_int("k", k, 1)
+    check_int("default_k", default_k, 1)
+    check_float("relevance_level", relevance_level)
     check_choice("missing", missing, _MISSING_POLICIES)
 
 
 def _check_resampling(confidence: float | None, n_resamples: int, seed: int) -> None:
-    if confidence is not None and (
-        isinstance(confidence, bool)
-        or not isinstance(confidence, int | float)
-        or not 0 < confidence < 1
-    ):
-        msg = f"The 'confidence' parameter must be a float in (0, 1). Got {confidence!r} instead."
-        raise ParameterError(msg)
-    for name, value, lowest in (("n_resamples", n_resamples, 1), ("seed", seed, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < lowest:
-            msg = f"The '{name}' parameter must be an int >= {lowest}. Got {value!r} instead."
-            raise ParameterError(msg)
+    if confidence is not None:
+        check_fraction("confidence", confidence)
+    check_int("n_resamples", n_resamples, 1)
+    check_int("seed", seed, 0)
 
 
 @dataclass(frozen=True)

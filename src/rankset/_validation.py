@@ -1,0 +1,45 @@
+"""Parameter checks shared by every public function: one place, one message format.
+
+Messages follow scikit-learn's: "The 'k' parameter must be an int >= 1. Got 0 instead."
+"""
+
+from __future__ import annotations
+
+import math
+
+from rankset.errors import ParameterError
+
+__all__ = ["check_float", "check_fraction", "check_int"]
+
+
+def _is_number(value: object) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
+def check_int(name: str, value: object, minimum: int) -> int:
+    """Return ``value`` if it is an int >= ``minimum``, else raise :class:`ParameterError`."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        msg = f"The '{name}' parameter must be an int >= {minimum}. Got {value!r} instead."
+        raise ParameterError(msg)
+    return value
+
+
+def check_fraction(name: str, value: object, *, closed: bool = False) -> float:
+    """Return ``value`` as a float in (0, 1), or in [0, 1] when ``closed``."""
+    inside = _is_number(value) and (
+        0 <= value <= 1 if closed else 0 < value < 1  # type: ignore[operator]
+    )
+    if not inside:
+        interval = "[0, 1]" if closed else "(0, 1)"
+        msg = f"The '{name}' parameter must be a float in {interval}. Got {value!r} instead."
+        raise ParameterError(msg)
+    return float(value)  # type: ignore[arg-type]
+
+
+def check_float(name: str, value: object, *, minimum: float | None = None) -> float:
+    """Return ``value`` as a finite float (>= ``minimum`` when given)."""
+    if not _is_number(value) or (minimum is not None and value < minimum):  # type: ignore[operator]
+        bound = "" if minimum is None else f" >= {minimum:g}"
+        msg = f"The '{name}' parameter must be a float{bound}. Got {value!r} instead."
+        raise ParameterError(msg)
+    return float(value)  # type: ignore[arg-type]
