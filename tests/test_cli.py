@@ -340,3 +340,16 @@ def test_compare_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert pl.read_parquet(out).height == 1
     assert main([*args[:-3], "--baseline", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+def test_quiet_flag_and_clean_stderr_when_not_a_terminal(
+    files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, qrels = files
+    for extra in ([], ["--quiet"]):
+        assert (
+            main([*extra, "evaluate", str(run), "--qrels", str(qrels), "-m", "ap", "--json"]) == 0
+        )
+        captured = capsys.readouterr()
+        assert captured.err == ""  # no progress display: stderr is not a terminal here
+        json.loads(captured.out)

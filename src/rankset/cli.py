@@ -10,10 +10,11 @@ one-line message, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -107,6 +108,7 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Evaluate retrieval runs: trec_eval-exact metrics on Polars.",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress display on stderr")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     evaluate = commands.add_parser(
@@ -222,6 +224,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
 
 
+@contextlib.contextmanager
+def _progress(args: argparse.Namespace) -> Iterator[Callable[[str], None]]:
+    """Yield ``step(text)`` that shows what is being done, on stderr.
+
+    Shown only when stderr is a terminal, ``--quiet`` is not given and ``rich`` is
+    installed (``pip install "rankset[progress]"``); otherwise every step is a no-op, so
+    stdout and redirected stderr stay clean.
+    """
+    if args.quiet or not sys.stderr.isatty():
+        yield lambda text: None
+        return
+    try:
+        from rich.console import Console
+    except ImportError:
+        yield lambda text: None
+        return
+    console = Console(stderr=True)
+    with console.status("starting") as status:
+        yield lambda text: status.update(text)
+
+
 def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "relevance_level": _number(args.relevance_level),
@@ -238,13 +261,15 @@ def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
 def _evaluate(args: argparse.Namespace) -> int:
     from rankset.evaluation import DEFAULT_METRICS, evaluate
 
-    result = evaluate(
-        args.runs,
-        args.labels,
-        args.metrics or DEFAULT_METRICS,
-        k=args.k,
-        **_evaluation_options(args),
-    )
+    with _progress(args) as step:
+        step(f"evaluating {len(args.runs)} run(s)")
+        result = evaluate(
+            args.runs,
+            args.labels,
+            args.metrics or DEFAULT_METRICS,
+            k=args.k,
+            **_evaluation_options(args),
+        )
     _report_dropped(result.query_counts)
     if args.per_query:
         result.to_parquet(args.per_query)
@@ -258,13 +283,15 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _curves(args: argparse.Namespace) -> int:
     from rankset.cutoff_curves import curves
 
-    result = curves(
-        args.runs,
-        args.labels,
-        args.metrics or ("ndcg", "precision", "recall"),
-        ks=args.k_max,
-        **_evaluation_options(args),
-    )
+    with _progress(args) as step:
+        step(f"curves at k = 1..{args.k_max}")
+        result = curves(
+            args.runs,
+            args.labels,
+            args.metrics or ("ndcg", "precision", "recall"),
+            ks=args.k_max,
+            **_evaluation_options(args),
+        )
     if args.out:
         result.to_parquet(args.out)
     if args.per_query:
@@ -281,24 +308,27 @@ def _compare(args: argparse.Namespace) -> int:
     from rankset.evaluation import DEFAULT_METRICS, evaluate
     from rankset.io import write_parquet
 
-    result = evaluate(
-        args.runs,
-        args.labels,
-        args.metrics or DEFAULT_METRICS,
-        k=args.k,
-        confidence=None,
-        **_evaluation_options(args),
-    )
+    with _progress(args) as step:
+        step(f"evaluating {len(args.runs)} run(s)")
+        result = evaluate(
+            args.runs,
+            args.labels,
+            args.metrics or DEFAULT_METRICS,
+            k=args.k,
+            confidence=None,
+            **_evaluation_options(args),
+        )
+        step(f"paired tests, {args.n_resamples} resamples")
+        table = compare(
+            result,
+            baseline=args.baseline,
+            tests=args.tests or ("randomization", "t", "wilcoxon"),
+            correction=None if args.correction == "none" else args.correction,
+            alpha=args.alpha,
+            seed=args.seed,
+            n_resamples=args.n_resamples,
+        )
     _report_dropped(result.query_counts)
-    table = compare(
-        result,
-        baseline=args.baseline,
-        tests=args.tests or ("randomization", "t", "wilcoxon"),
-        correction=None if args.correction == "none" else args.correction,
-        alpha=args.alpha,
-        seed=args.seed,
-        n_resamples=args.n_resamples,
-    )
     if args.out:
         config = {**result.config, "baseline": args.baseline, "correction": args.correction}
         write_parquet(table, args.out, config=config)
@@ -346,7 +376,11 @@ def _diagnose(args: argparse.Namespace) -> int:
     metrics = [f"ra_nwg@{k}", f"proc@{k}", f"pct_proc@{k}"]
     if args.baseline:
         metrics += [f"recall@{k}", f"ndcg@{k}"]
-    result = evaluate(args.runs, args.labels, metrics, confidence=None, **_evaluation_options(args))
+    with _progress(args) as step:
+        step(f"evaluating {len(args.runs)} run(s)")
+        result = evaluate(
+            args.runs, args.labels, metrics, confidence=None, **_evaluation_options(args)
+        )
     _report_dropped(result.query_counts)
     diagnosis = diagnose(
         result,
