@@ -60,6 +60,21 @@ class Curves:
     summary: pl.DataFrame
     config: dict[str, Any] = field(default_factory=dict)
 
+    def wide(self) -> pl.DataFrame:
+        """Return the means with one column per cutoff, a row per (system, metric)."""
+        return self.summary.pivot(on="k", index=["system", "metric"], values="mean")
+
+    def __repr__(self) -> str:
+        ks = self.summary["k"].unique().sort()
+        return (
+            f"Curves({self.summary['system'].n_unique()} system(s), "
+            f"{self.summary['metric'].n_unique()} metric(s), k = {ks.min()}..{ks.max()})\n"
+            f"{self.wide()}"
+        )
+
+    def _repr_html_(self) -> str:
+        return self.wide()._repr_html_()
+
     def to_parquet(self, path: str | Path, *, per_query: bool = False) -> Path:
         """Write the summary (or the per-query values) to Parquet, atomically, with config."""
         frame = self.per_query if per_query else self.summary
