@@ -1,0 +1,131 @@
+"""The notebooks in notebooks/ run top to bottom, show what they claim, and are stored bare.
+
+Each notebook runs in a fresh kernel started with *this* interpreter (``sys.executable``),
+through a kernel spec written to a temporary folder: the result does not depend on which
+``python3`` kernel Jupyter would find on the machine (a user-wide one may point at another
+environment). The kernel's working directory is notebooks/, as in Jupyter; the notebooks
+write their files to temporary folders only.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+
+NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+KERNEL_NAME = "rankset-test-python"
+CELL_TIMEOUT_S = 120
+VEGA_LITE = "application/vnd.vegalite"
+
+# Text each notebook must print (stdout or a cell's plain-text result), and how many
+# Altair charts it must display.
+EXPECTED: dict[str, tuple[list[str], int]] = {
+    "01-quickstart.ipynb": (
+        [
+            "bm25 ndcg@10 = 0.4474",
+            "rerank ndcg@10 = 0.5768",
+            "stored metrics: ['ndcg@10', 'ap', 'rr', 'recall@100', 'precision@10']",
+            "P(rel=2)@10  ->  precision(rel=2)@10",
+            "Did you mean 'ndcg'?",
+        ],
+        0,
+    ),
+    "02-comparing-systems.ipynb": (
+        [
+            "ndcg@10 randomization: delta +0.1294, p_adj 0.0005",
+            "recall@20 differs on: ['q009']",
+        ],
+        4,
+    ),
+    "03-rag-metrics-and-diagnosis.ipynb": (
+        [
+            "proc@10 identical on every query: True",
+            "rerank pct_proc@10  0.7413",
+            "ordering regression: ['q005', 'q014']",
+        ],
+        2,
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def kernel_specs(tmp_path_factory: pytest.TempPathFactory) -> KernelSpecManager:
+    """A kernel spec that launches ipykernel with the interpreter running the tests."""
+    root = tmp_path_factory.mktemp("kernels")
+    spec_dir = root / KERNEL_NAME
+    spec_dir.mkdir()
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "rankset tests",
+        "language": "python",
+        # IPython's profile and history go to the temporary folder, not the home directory.
+        "env": {"IPYTHONDIR": str(root / "ipython")},
+    }
+    (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+    return KernelSpecManager(kernel_dirs=[str(root)])
+
+
+def _outputs(nb: nbformat.NotebookNode) -> tuple[str, int, list[str]]:
+    """All printed and plain-text results, the number of charts, and anything on stderr."""
+    texts, stderr, charts = [], [], 0
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if output["output_type"] == "stream":
+                (stderr if output["name"] == "stderr" else texts).append(output["text"])
+            elif output["output_type"] in ("execute_result", "display_data"):
+                data = output["data"]
+                texts.append(data.get("text/plain", ""))
+                # Altair's default renderer: a Vega-Lite bundle or HTML calling vega-embed.
+                charts += any(m.startswith(VEGA_LITE) for m in data) or (
+                    "vegaEmbed" in data.get("text/html", "")
+                )
+    return "\n".join(texts), charts, stderr
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_notebook_runs(name: str, kernel_specs: KernelSpecManager, tmp_path: Path) -> None:
+    nb = nbformat.read(NOTEBOOKS_DIR / name, as_version=4)
+    manager = AsyncKernelManager(
+        kernel_name=KERNEL_NAME,
+        kernel_spec_manager=kernel_specs,
+        connection_file=str(tmp_path / "connection.json"),
+    )
+    client = NotebookClient(
+        nb,
+        km=manager,
+        timeout=CELL_TIMEOUT_S,
+        startup_timeout=60,
+        resources={"metadata": {"path": str(NOTEBOOKS_DIR)}},
+    )
+    # cleanup_kc: shut the kernel down and close its channels (nbclient leaves a kernel
+    # manager it did not create running). Raises CellExecutionError on the first error.
+    client.execute(cleanup_kc=True)
+
+    text, charts, stderr = _outputs(nb)
+    expected_text, expected_charts = EXPECTED[name]
+    for snippet in expected_text:
+        assert snippet in text, f"{name} did not print {snippet!r}"
+    assert charts == expected_charts
+    assert not stderr, f"{name} wrote to stderr (a warning?):\n{''.join(stderr)}"
+
+
+def test_every_notebook_is_tested() -> None:
+    assert sorted(path.name for path in NOTEBOOKS_DIR.glob("*.ipynb")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_notebook_is_stored_without_outputs(name: str) -> None:
+    nb = nbformat.read(NOTEBOOKS_DIR / name, as_version=4)
+    nbformat.validate(nb)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert code
+    for number, cell in enumerate(code, start=1):
+        assert cell.outputs == [], f"{name}: code cell {number} has stored outputs"
+        assert cell.execution_count is None, f"{name}: code cell {number} has a count"
