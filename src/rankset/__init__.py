@@ -31,6 +31,10 @@ from rankset.registry import Metric, available_measures, parse_metric, parse_met
 from rankset.scales import GradeScale
 from rankset.textmatch import TextMatch, match_text
 
+# Heavier modules (Altair charts, the HTML report) load on first use: rankset.charts,
+# rankset.report.
+_LAZY_MODULES = ("charts", "report")
+
 __all__ = [
     "Curves",
     "Diagnosis",
@@ -62,3 +66,12 @@ __all__ = [
     "write_labels",
     "write_run",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY_MODULES:
+        import importlib
+
+        return importlib.import_module(f"rankset.{name}")
+    msg = f"module 'rankset' has no attribute {name!r}"
+    raise AttributeError(msg)
