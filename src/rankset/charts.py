@@ -150,6 +150,9 @@ _EMBED_OPTIONS: Final = {
     "renderer": "svg",
     # Only local actions: the editor link would send the spec to vega.github.io.
     "actions": {"export": True, "source": True, "compiled": False, "editor": False},
+    # Vega's interpreter instead of Function(): pages then work under a Content-Security-
+    # Policy without 'unsafe-eval' (the report sets one).
+    "ast": True,
 }
 
 
