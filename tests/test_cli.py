@@ -353,3 +353,35 @@ def test_quiet_flag_and_clean_stderr_when_not_a_terminal(
         captured = capsys.readouterr()
         assert captured.err == ""  # no progress display: stderr is not a terminal here
         json.loads(captured.out)
+
+
+def test_report_command_writes_a_self_contained_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample = Path(__file__).resolve().parents[1] / "data" / "sample"
+    out = tmp_path / "report.html"
+    args = [
+        "report",
+        str(sample / "bm25.trec"),
+        str(sample / "rerank.trec"),
+        "--qrels",
+        str(sample / "qrels.txt"),
+        "--scale",
+        "trec_dl",
+        "--baseline",
+        "bm25",
+        "-m",
+        "ndcg@10",
+        "-m",
+        "ra_nwg@5",
+        "--k-max",
+        "5",
+        "--out",
+        str(out),
+    ]
+    assert main(args) == 0
+    assert capsys.readouterr().out.strip() == str(out)
+    page = out.read_text()
+    assert "0.5768" in page  # rerank's ndcg@10 on the sample, as in the README
+    assert 'src="http' not in page
+    assert "Content-Security-Policy" in page

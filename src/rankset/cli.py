@@ -73,7 +73,7 @@ def _add_input_options(parser: argparse.ArgumentParser, *, runs_help: str) -> No
     )
     parser.add_argument(
         "--scale",
-        default="rag5",
+        default=None,
         metavar="NAME",
         help="grade scale of the RAG metrics: rag5 (default, grades 1-5), trec_dl (0-3), "
         "binary (0-1)",
@@ -191,6 +191,20 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     diagnose.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
 
+    report = commands.add_parser(
+        "report",
+        help="a self-contained HTML report",
+        description="Write one static HTML file: summary with CIs, comparison with "
+        "significance, metric-vs-k curves, the diagnostic matrix and the worst queries.",
+    )
+    _add_input_options(report, runs_help="run files")
+    _add_metric_option(report, "ndcg@10 ap recall@100 ra_nwg@10 proc@10 pct_proc@10")
+    report.add_argument("--baseline", metavar="NAME", help="baseline system of the comparison")
+    report.add_argument("-k", "--k", dest="k", type=int, default=10, help="diagnosis cutoff")
+    report.add_argument("--k-max", type=int, default=20, metavar="N", help="largest curve k")
+    report.add_argument("--title", default="rankset report")
+    report.add_argument("--out", required=True, metavar="REPORT.html", help="output file")
+
     commands.add_parser("measures", help="list the available measures")
     return parser
 
@@ -215,6 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "compare": _compare,
         "curves": _curves,
         "diagnose": _diagnose,
+        "report": _report,
         "measures": _measures,
     }
     try:
@@ -246,16 +261,18 @@ def _progress(args: argparse.Namespace) -> Iterator[Callable[[str], None]]:
 
 
 def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {
+    options = {
         "relevance_level": _number(args.relevance_level),
         "missing": args.missing,
         "order": args.order,
         "duplicates": "keep_best" if args.keep_best_duplicate else "error",
         "names": args.names,
-        "scale": args.scale,
         "pool": args.pool,
         "answers": args.answers,
     }
+    if args.scale is not None:  # else the library default (rag5), or a report's fallback
+        options["scale"] = args.scale
+    return options
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -352,6 +369,27 @@ def _compare(args: argparse.Namespace) -> int:
     header = ["system", "metric", "test", "queries", "mean", "delta", "95% CI", "p_adj", "W/T/L"]
     print(f"Against {args.baseline}; * = significant at {args.alpha} after {args.correction}.")
     print(_render_table(header, rows))
+    return EXIT_OK
+
+
+def _report(args: argparse.Namespace) -> int:
+    from rankset.report import DEFAULT_REPORT_METRICS, report
+
+    options = _evaluation_options(args)
+    with _progress(args) as step:
+        step("evaluating, comparing, curves, diagnosis")
+        path = report(
+            args.runs,
+            args.labels,
+            metrics=args.metrics or DEFAULT_REPORT_METRICS,
+            baseline=args.baseline,
+            k=args.k,
+            k_max=args.k_max,
+            out=args.out,
+            title=args.title,
+            **options,
+        )
+    print(path)
     return EXIT_OK
 
 
