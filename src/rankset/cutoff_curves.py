@@ -65,10 +65,10 @@ class Curves:
         return self.summary.pivot(on="k", index=["system", "metric"], values="mean")
 
     def __repr__(self) -> str:
-        ks = self.summary["k"].unique().sort()
+        ks = self.summary["k"].unique().sort().to_list()
         return (
             f"Curves({self.summary['system'].n_unique()} system(s), "
-            f"{self.summary['metric'].n_unique()} metric(s), k = {ks.min()}..{ks.max()})\n"
+            f"{self.summary['metric'].n_unique()} metric(s), k = {ks[0]}..{ks[-1]})\n"
             f"{self.wide()}"
         )
 
