@@ -302,3 +302,31 @@ def test_text_matched_runs_evaluate_and_report_matches() -> None:
     assert result.config["text_match"][0]["n_matched"] == 4
     with pytest.raises(ParameterError, match="carries its own labels"):
         rankset.evaluate(matched, gold_frame, ["recall@3"])
+
+
+def test_pool_depth_limits_the_default_and_the_separate_pool() -> None:
+    # FIRST_STAGE ranks c (tier 3), z (tier 1), b (tier 4), x: at depth 2 the pool lacks b.
+    got = _values(
+        rankset.evaluate(FIRST_STAGE, DL_LABELS, ["proc@2"], scale="trec_dl", pool_depth=2)
+    )
+    assert got["q", "proc@2"] == pytest.approx(0.1 / 1.5)
+    # A pool run of a, b, c with equal scores orders c, b, a (doc id descending): depth 2
+    # keeps c and b, so the decisive a is out of reach.
+    pool = {"q": {"a": 1.0, "b": 1.0, "c": 1.0}}
+    got = _values(
+        rankset.evaluate(
+            FIRST_STAGE, DL_LABELS, ["proc@2"], scale="trec_dl", pool=pool, pool_depth=2
+        )
+    )
+    assert got["q", "proc@2"] == pytest.approx(0.6 / 1.5)
+    with pytest.raises(ParameterError, match="The 'pool_depth' parameter must be an int >= 1"):
+        rankset.evaluate(FIRST_STAGE, DL_LABELS, ["proc@2"], pool_depth=0)
+
+
+def test_pool_depth_in_curves_and_diagnosis() -> None:
+    curves = rankset.curves(
+        FIRST_STAGE, DL_LABELS, ["proc"], ks=2, scale="trec_dl", pool_depth=2, n_resamples=10
+    )
+    assert curves.summary.filter(pl.col("k") == 2)["mean"].item() == pytest.approx(0.1 / 1.5)
+    diagnosis = rankset.diagnose(FIRST_STAGE, DL_LABELS, k=2, scale="trec_dl", pool_depth=2)
+    assert diagnosis.per_query["proc"].item() == pytest.approx(0.1 / 1.5)

@@ -85,6 +85,12 @@ def _add_input_options(parser: argparse.ArgumentParser, *, runs_help: str) -> No
         "(default: each system's own retrieved list)",
     )
     parser.add_argument(
+        "--pool-depth",
+        type=int,
+        metavar="N",
+        help="keep only the first N documents of each pool (e.g. the reranked depth)",
+    )
+    parser.add_argument(
         "--answers",
         metavar="FILE",
         help="acceptable answers for containment@k: 'query_id<TAB>answer' lines or JSONL",
@@ -268,6 +274,7 @@ def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
         "duplicates": "keep_best" if args.keep_best_duplicate else "error",
         "names": args.names,
         "pool": args.pool,
+        "pool_depth": args.pool_depth,
         "answers": args.answers,
     }
     if args.scale is not None:  # else the library default (rag5), or a report's fallback

@@ -190,6 +190,7 @@ def _evaluate_options(options: dict[str, Any]) -> dict[str, Any]:
         "names": None,
         "scale": "rag5",
         "pool": None,
+        "pool_depth": None,
         "answers": None,
     }
     unknown = sorted(set(options) - set(defaults))

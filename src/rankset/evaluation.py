@@ -227,6 +227,7 @@ def evaluate(
     default_k: int = DEFAULT_K,
     scale: str | Mapping[float, int] | GradeScale = "rag5",
     pool: Any = None,
+    pool_depth: int | None = None,
     answers: Any = None,
     confidence: float | None = 0.95,
     n_resamples: int = 1000,
@@ -272,6 +273,9 @@ def evaluate(
         Candidate pool for ``proc@k``: by default what each system retrieved (full
         depth); a run (any form above) serves as the pool of every system, a
         ``{system_name: run}`` dict matches pools to systems by name.
+    pool_depth
+        Keep only the first ``pool_depth`` documents of each pool (a system's own list or
+        the pool run), e.g. the depth a reranker actually reordered.
     answers
         Acceptable answer strings for ``containment@k``: ``{query_id: [answers]}``, a frame
         ``query_id, answer`` or a file; by default the samples' ``expected_answer``.
@@ -314,6 +318,7 @@ def evaluate(
         default_k=default_k,
         scale=scale,
         pool=pool,
+        pool_depth=pool_depth,
         answers=answers,
     )
     collected = _collect(prepared)
@@ -378,6 +383,7 @@ def _prepare(
     scale: str | Mapping[float, int] | GradeScale,
     pool: Any,
     answers: Any,
+    pool_depth: int | None = None,
 ) -> _Prepared:
     _check_parameters(k, relevance_level, missing, default_k)
     text_match = None
@@ -401,7 +407,13 @@ def _prepare(
     label_frame = normalize_labels(label_input.labels, source=label_source)
     cutoff_frame = _read_cutoffs(cutoffs, inputs, label_input)
 
-    plan = PlanBuilder(relevance_level=float(relevance_level), scale=resolve_scale(scale))
+    if pool_depth is not None:
+        check_int("pool_depth", pool_depth, 1)
+    plan = PlanBuilder(
+        relevance_level=float(relevance_level),
+        scale=resolve_scale(scale),
+        pool_depth=pool_depth,
+    )
     values = {metric.name: metric.spec.build(plan, metric) for metric in metrics}  # type: ignore[misc]
 
     label_rows = _label_rows(plan, label_frame, cutoff_frame, k or default_k)
@@ -420,7 +432,7 @@ def _prepare(
         query_stats=query_stats,
         aggregates=_aggregate_run(plan, run_rows),
         cutoffs=cutoff_frame,
-        pools=_pool_tier_counts(plan, pool, label_frame, order=order),
+        pools=_pool_tier_counts(plan, pool, label_frame, order=order, depth=pool_depth),
         answers=answer_frame,
         answer_positions=(
             _answer_positions(plan, run_frame, answer_frame) if answer_frame is not None else None
@@ -434,6 +446,7 @@ def _prepare(
             "default_k": default_k,
             "order": order,
             "duplicates": duplicates,
+            "pool_depth": pool_depth,
         },
     )
 
@@ -824,6 +837,7 @@ def _pool_tier_counts(
     labels: pl.LazyFrame,
     *,
     order: OrderPolicy,
+    depth: int | None = None,
 ) -> _Pools | None:
     if pool is None or "_pool_tier_5" not in plan.aggregations:
         return None
@@ -837,9 +851,8 @@ def _pool_tier_counts(
             raise SchemaError(msg)
         frame = parsed.run.with_columns(system=pl.lit(str(name), dtype=pl.String))
         # A pool is a set of candidates: a repeated document counts once.
-        frames.append(
-            normalize_run(frame, source=parsed.source, order=order, duplicates="keep_best")
-        )
+        normalised = normalize_run(frame, source=parsed.source, order=order, duplicates="keep_best")
+        frames.append(normalised if depth is None else normalised.filter(pl.col("pos") <= depth))
     key = ["system", "query_id"] if by_system else ["query_id"]
     tier = plan.scale.tier_expr(pl.col("grade"))
     counts = (

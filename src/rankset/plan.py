@@ -53,6 +53,8 @@ class PlanBuilder:
 
     relevance_level: float = 1.0
     scale: GradeScale = field(default_factory=lambda: resolve_scale("rag5"))
+    # The default PROC pool stops at this position (None: everything retrieved).
+    pool_depth: int | None = None
     row_columns: dict[str, pl.Expr] = field(default_factory=dict)
     aggregations: dict[str, pl.Expr] = field(default_factory=dict)
     # value an aggregation takes for a query the system did not answer (missing="zero")
@@ -275,11 +277,15 @@ class PlanBuilder:
         """Count the pool's documents of every tier (the pool: see :mod:`rankset.rag`).
 
         By default the pool of a (system, query) is everything the system retrieved for
-        the query; evaluation replaces these columns when a separate pool run is given.
+        the query, or its first ``pool_depth`` documents; evaluation replaces these columns
+        when a separate pool run is given.
         """
         tier = pl.col(self._tier_row())
+        in_pool = pl.lit(True) if self.pool_depth is None else pl.col("pos") <= self.pool_depth
         return {
-            t: self._agg(f"_pool_tier_{t}", (tier == t).fill_null(False).sum().cast(pl.Float64))
+            t: self._agg(
+                f"_pool_tier_{t}", ((tier == t) & in_pool).fill_null(False).sum().cast(pl.Float64)
+            )
             for t in TIERS
         }
 
