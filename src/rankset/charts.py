@@ -60,6 +60,7 @@ from typing import Any, Final, Literal, TypeAlias, get_args
 import altair as alt
 import polars as pl
 
+from rankset.comparison import COMPARE_COLUMNS
 from rankset.cutoff_curves import Curves
 from rankset.diagnosis import QUADRANTS, Diagnosis
 from rankset.errors import (
@@ -392,7 +393,8 @@ def comparison_chart(
     frame = frame.filter(pl.col("test") == test)
     repeated = frame.filter(pl.struct("system", "metric").is_duplicated())
     if repeated.height:
-        extra = [c for c in frame.columns if c not in _COMPARE_COLUMNS]
+        # "W/T/L" is the column a report adds for display.
+        extra = [c for c in frame.columns if c not in {*COMPARE_COLUMNS, "W/T/L"}]
         msg = (
             "The comparison frame has several rows per (system, metric) for one test"
             + (f" (slice columns: {', '.join(extra)})" if extra else "")
@@ -1111,28 +1113,6 @@ def inline_html(chart: alt.TopLevelMixin, *, element_id: str | None = None) -> s
 
 
 # --- helpers -----------------------------------------------------------------------------
-
-_COMPARE_COLUMNS: Final = frozenset(
-    (
-        "system",
-        "metric",
-        "test",
-        "n_queries",
-        "n_dropped",
-        "mean",
-        "baseline_mean",
-        "delta",
-        "ci_low",
-        "ci_high",
-        "p",
-        "p_adj",
-        "reject",
-        "wins",
-        "ties",
-        "losses",
-        "W/T/L",
-    )
-)
 
 
 def _frame(obj: Any, attribute: str | None, columns: Sequence[str], what: str) -> pl.DataFrame:
