@@ -6,14 +6,29 @@ Messages follow scikit-learn's: "The 'k' parameter must be an int >= 1. Got 0 in
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from rankset.errors import ParameterError
 
-__all__ = ["check_float", "check_fraction", "check_int"]
+__all__ = ["check_choice", "check_float", "check_fraction", "check_int"]
 
 
 def _is_number(value: object) -> bool:
     return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
+def check_choice(
+    name: str, value: object, choices: Iterable[str], *, allow_none: bool = False
+) -> None:
+    """Raise :class:`ParameterError` unless ``value`` is one of ``choices`` (or allowed None)."""
+    allowed = sorted(choices) if isinstance(choices, frozenset | set) else list(choices)
+    if (value is None and allow_none) or value in allowed:
+        return
+    msg = (
+        f"The '{name}' parameter must be one of {', '.join(map(repr, allowed))}. "
+        f"Got {value!r} instead."
+    )
+    raise ParameterError(msg)
 
 
 def check_int(name: str, value: object, minimum: int) -> int:

@@ -27,7 +27,7 @@ import polars as pl
 
 from rankset import io as rio
 from rankset._resample import summarise_means
-from rankset._validation import check_float, check_fraction, check_int
+from rankset._validation import check_choice, check_float, check_fraction, check_int
 from rankset.errors import ParameterError, SchemaError
 from rankset.plan import GROUP, QUERY_K, PlanBuilder
 from rankset.registry import PER_QUERY, Metric, parse_metrics
@@ -35,7 +35,6 @@ from rankset.scales import TIERS, GradeScale, check_grades_in_scale, resolve_sca
 from rankset.schema import (
     DuplicatePolicy,
     OrderPolicy,
-    check_choice,
     check_cutoffs,
     duplicate_docs,
     duplicate_labels,

@@ -39,6 +39,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, Literal, TypeAlias, cast, get_
 
 import polars as pl
 
+from rankset._validation import check_choice
 from rankset.errors import InputFormatError, ParameterError
 
 if TYPE_CHECKING:
@@ -220,8 +221,8 @@ def read(
     ParameterError
         ``format``, ``kind`` or ``columns`` is invalid, or does not fit the source.
     """
-    _check_choice("format", format, _INPUT_FORMATS, allow_none=True)
-    _check_choice("kind", kind, _KINDS)
+    check_choice("format", format, _INPUT_FORMATS, allow_none=True)
+    check_choice("kind", kind, _KINDS)
     mapping = _check_column_mapping(columns)
     if isinstance(source, pl.DataFrame | pl.LazyFrame):
         return _read_frame(
@@ -467,15 +468,6 @@ def _no_table_message(parsed: ParsedInput, table: str) -> str:
 # --------------------------------------------------------------------------------------
 # Argument checks
 # --------------------------------------------------------------------------------------
-
-
-def _check_choice(
-    name: str, value: object, allowed: frozenset[str], *, allow_none: bool = False
-) -> None:
-    if (value is None and allow_none) or value in allowed:
-        return
-    msg = f"The {name!r} parameter must be one of {sorted(allowed)}. Got {value!r} instead."
-    raise ParameterError(msg)
 
 
 def _check_column_mapping(columns: Mapping[str, str] | None) -> dict[str, str]:
@@ -1647,7 +1639,7 @@ def write_labels(
 
 
 def _write_format(path: str | os.PathLike[str], format: str | None) -> WriteFormat:
-    _check_choice("format", format, _WRITE_FORMATS, allow_none=True)
+    check_choice("format", format, _WRITE_FORMATS, allow_none=True)
     if format is not None:
         return cast("WriteFormat", format)
     by_extension = _format_from_extension(Path(path))

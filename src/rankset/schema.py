@@ -25,6 +25,7 @@ from typing import Literal
 
 import polars as pl
 
+from rankset._validation import check_choice
 from rankset.errors import ParameterError, SchemaError
 
 __all__ = [
@@ -59,16 +60,6 @@ def _require(frame: pl.LazyFrame, columns: Sequence[str], source: str, what: str
         )
         raise SchemaError(msg)
     return present
-
-
-def check_choice(name: str, value: str, choices: Sequence[str]) -> None:
-    """Raise :class:`ParameterError` unless ``value`` is one of ``choices``."""
-    if value not in choices:
-        msg = (
-            f"The '{name}' parameter must be one of {', '.join(map(repr, choices))}. "
-            f"Got {value!r} instead."
-        )
-        raise ParameterError(msg)
 
 
 def normalize_run(

@@ -43,8 +43,8 @@ from typing import Final, Literal, get_args
 
 import polars as pl
 
+from rankset._validation import check_choice
 from rankset.errors import SchemaError
-from rankset.schema import check_choice
 
 __all__ = ["MatchMode", "TextMatch", "match_text", "normalize_text"]
 
