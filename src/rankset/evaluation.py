@@ -884,15 +884,6 @@ def _read_answers(answers: Any, inputs: list[_RunInput], label_input: ParsedInpu
             )
             raise ParameterError(msg)
         frame = pl.concat(found).unique()
-    elif isinstance(answers, Mapping):
-        rows = [
-            (str(query), str(answer))
-            for query, value in answers.items()
-            for answer in ([value] if isinstance(value, str) else value)
-        ]
-        frame = pl.LazyFrame(
-            rows, schema={"query_id": pl.String, "answer": pl.String}, orient="row"
-        )
     else:
         frame = rio.read_answers(answers)
     return frame.select(pl.col("query_id").cast(pl.String), pl.col("answer").cast(pl.String))
