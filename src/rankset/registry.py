@@ -233,7 +233,7 @@ _TREC_EVAL = re.compile(r"^(?P<base>[a-z_]+?)[_.](?P<k>\d+)$")
 _AT_K = re.compile(r"^(?P<base>[a-z\-]+?)-at-k$")
 
 
-def parse_metric(text: str | Metric, *, default_k: int | None = None) -> Metric:
+def parse_metric(text: str | Metric) -> Metric:
     """Parse a metric name in any accepted spelling into a canonical :class:`Metric`.
 
     Accepted: canonical names (``ndcg@10``, ``fbeta(beta=0.5)@10``, ``recall@k``),
@@ -245,10 +245,8 @@ def parse_metric(text: str | Metric, *, default_k: int | None = None) -> Metric:
     Parameters
     ----------
     text
-        The name to parse.
-    default_k
-        Unused for parsing; a measure whose cutoff is required but not given resolves
-        per query (``@k``). Kept for symmetry with :func:`parse_metrics`.
+        The name to parse. A measure whose cutoff is required but not given resolves per
+        query (``@k``).
 
     Raises
     ------
@@ -264,7 +262,6 @@ def parse_metric(text: str | Metric, *, default_k: int | None = None) -> Metric:
     >>> parse_metric("precision@10-l2").name
     'precision(rel=2)@10'
     """
-    del default_k
     if isinstance(text, Metric):
         return text
     if not isinstance(text, str) or not text.strip():
