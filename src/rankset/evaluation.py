@@ -43,6 +43,8 @@ from rankset.schema import (
     normalize_run,
     raise_on_duplicate_docs,
     raise_on_duplicate_labels,
+    run_profile,
+    scores_present,
 )
 from rankset.textmatch import TextMatch
 
@@ -586,23 +588,25 @@ def _assign_system_names(
     inputs: list[_RunInput], *, order: OrderPolicy, duplicates: DuplicatePolicy
 ) -> _Runs:
     """Apply the naming rule (explicit name > uniform tag > file stem) and normalise."""
-    candidates: list[tuple[str | None, str | None]] = []  # (tag-or-explicit, stem)
     for item in inputs:
-        run = item.parsed.run
-        if run is None:
+        if item.parsed.run is None:
             msg = f"{item.parsed.source}: no run found in this input."
             raise SchemaError(msg)
+    # One pass over every run answers both questions asked before planning: its tag(s),
+    # and whether its scores exist.
+    profiles = [
+        frame.row(0, named=True)
+        for frame in pl.collect_all(
+            [run_profile(item.parsed.run) for item in inputs if item.parsed.run is not None],
+            engine=_ENGINE,
+        )
+    ]
+    candidates: list[tuple[str | None, str | None]] = []  # (tag-or-explicit, stem)
+    for item, profile in zip(inputs, profiles, strict=True):
         if item.name is not None:
             candidates.append((item.name, item.name))
             continue
-        tags: list[str] = []
-        if "system" in run.collect_schema().names():
-            tags = (
-                run.select(pl.col("system").drop_nulls().unique().head(2))
-                .collect()["system"]
-                .cast(pl.String)
-                .to_list()
-            )
+        tags: list[str] = profile["tags"]
         is_file = item.parsed.stem is not None
         if len(tags) == 1:
             candidates.append((tags[0], item.parsed.stem))
@@ -628,8 +632,8 @@ def _assign_system_names(
         ["run"] if len(inputs) == 1 else [f"run{i + 1}" for i in range(len(inputs))]
     )
 
-    parts: list[tuple[pl.LazyFrame, str]] = []
-    for item, name in zip(inputs, chosen, strict=True):
+    parts: list[tuple[pl.LazyFrame, str, bool]] = []
+    for item, name, profile in zip(inputs, chosen, profiles, strict=True):
         fallback = next(default_names)
         run = item.parsed.run
         assert run is not None  # checked above
@@ -637,13 +641,22 @@ def _assign_system_names(
             frame = run.with_columns(pl.col("system").cast(pl.String).fill_null(fallback))
         else:
             frame = run.with_columns(system=pl.lit(name or fallback, dtype=pl.String))
-        parts.append((frame, item.parsed.source))
+        # order="rank" never looks at scores, so partly missing ones are no error there.
+        has_scores = order != "rank" and scores_present(
+            profile["n_scores"], profile["n_rows"], item.parsed.source
+        )
+        parts.append((frame, item.parsed.source, has_scores))
 
     normalised = [
-        (normalize_run(frame, source=source, order=order, duplicates=duplicates), source)
-        for frame, source in parts
+        (
+            normalize_run(
+                frame, source=source, order=order, duplicates=duplicates, has_scores=has_scores
+            ),
+            source,
+        )
+        for frame, source, has_scores in parts
     ]
-    return _Runs(parts=normalised, sources=[s for _, s in parts])
+    return _Runs(parts=normalised, sources=[source for _, source, _ in parts])
 
 
 def _read_labels(labels: Any, inputs: list[_RunInput]) -> ParsedInput | None:

@@ -158,15 +158,8 @@ def _orders_by_score(
             raise SchemaError(msg)
         return False
     if has_scores is None:
-        counts = run.select(n_scores=pl.col("score").is_not_null().sum(), n_rows=pl.len()).collect()
-        n_scores, n_rows = counts.row(0)
-        if 0 < n_scores < n_rows:
-            msg = (
-                f"{source}: {n_rows - n_scores} of {n_rows} rows have no score; give every "
-                "row a score, or order by rank with order='rank'."
-            )
-            raise SchemaError(msg)
-        has_scores = n_scores > 0
+        profile = run_profile(run).collect().row(0, named=True)
+        has_scores = scores_present(profile["n_scores"], profile["n_rows"], source)
     if not has_scores and order == "score":
         msg = f"{source}: order='score' was asked for, but the run's scores are all missing."
         raise SchemaError(msg)
@@ -174,6 +167,44 @@ def _orders_by_score(
         msg = f"{source}: the run has no scores and no 'rank' column to order it by."
         raise SchemaError(msg)
     return has_scores
+
+
+def run_profile(run: pl.LazyFrame) -> pl.LazyFrame:
+    """Describe a parsed run in one row: ``tags``, ``n_scores`` and ``n_rows``.
+
+    ``tags`` holds up to two distinct system names; ``n_scores`` counts rows with a score.
+    Evaluation collects the profiles of all its runs at once, to name the systems and to
+    decide for each run whether it is ordered by score, without a pass per question.
+    """
+    names = run.collect_schema().names()
+    tags = (
+        pl.col("system").cast(pl.String).drop_nulls().unique().sort().head(2).implode()
+        if "system" in names
+        else pl.lit([], dtype=pl.List(pl.String))
+    )
+    scores = pl.col("score").is_not_null().sum() if "score" in names else pl.lit(0)
+    return run.select(
+        tags.alias("tags"),
+        scores.cast(pl.Int64).alias("n_scores"),
+        pl.len().cast(pl.Int64).alias("n_rows"),
+    )
+
+
+def scores_present(n_scores: int, n_rows: int, source: str) -> bool:
+    """Whether a run is ordered by its scores: all rows have one (True) or none (False).
+
+    Raises
+    ------
+    SchemaError
+        When only some rows have a score.
+    """
+    if 0 < n_scores < n_rows:
+        msg = (
+            f"{source}: {n_rows - n_scores} of {n_rows} rows have no score; give every "
+            "row a score, or order by rank with order='rank'."
+        )
+        raise SchemaError(msg)
+    return n_scores > 0
 
 
 def duplicate_docs(run: pl.LazyFrame) -> pl.LazyFrame:
