@@ -6,6 +6,7 @@ Messages follow scikit-learn's: "The 'k' parameter must be an int >= 1. Got 0 in
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable
 
 from rankset.errors import ParameterError
@@ -14,7 +15,8 @@ __all__ = ["check_choice", "check_float", "check_fraction", "check_int"]
 
 
 def _is_number(value: object) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+    # numbers.Real also admits numpy scalars, without importing numpy.
+    return not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value)
 
 
 def check_choice(
@@ -33,10 +35,10 @@ def check_choice(
 
 def check_int(name: str, value: object, minimum: int) -> int:
     """Return ``value`` if it is an int >= ``minimum``, else raise :class:`ParameterError`."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         msg = f"The '{name}' parameter must be an int >= {minimum}. Got {value!r} instead."
         raise ParameterError(msg)
-    return value
+    return int(value)
 
 
 def check_fraction(name: str, value: object, *, closed: bool = False) -> float:

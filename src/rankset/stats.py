@@ -37,6 +37,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from rankset._validation import check_fraction, check_int
 from rankset.errors import MissingDependencyError, ParameterError
 
 __all__ = [
@@ -154,7 +155,7 @@ def paired_randomization_tests(
     [0.1, 1.0]
     """
     matrix = _matrix(diffs, "diffs")
-    _check_int("n_resamples", n_resamples, 1)
+    check_int("n_resamples", n_resamples, 1)
     n, m = matrix.shape
     if n == 0:
         return np.full(m, np.nan)
@@ -303,8 +304,8 @@ def paired_bootstrap_cis(
     [[1.0, 1.0], [0.5, 0.5]]
     """
     matrix = _matrix(diffs, "diffs")
-    _check_unit_interval("confidence", confidence)
-    _check_int("n_resamples", n_resamples, 1)
+    check_fraction("confidence", confidence)
+    check_int("n_resamples", n_resamples, 1)
     n, m = matrix.shape
     if n == 0:
         return np.full((m, 2), np.nan)
@@ -547,21 +548,5 @@ def _generator(seed: int, rng: np.random.Generator | None) -> np.random.Generato
             msg = f"The 'rng' parameter must be a numpy.random.Generator. Got {rng!r} instead."
             raise ParameterError(msg)
         return rng
-    _check_int("seed", seed, 0)
+    check_int("seed", seed, 0)
     return np.random.default_rng(seed)
-
-
-def _check_int(name: str, value: object, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        msg = f"The '{name}' parameter must be an int >= {minimum}. Got {value!r} instead."
-        raise ParameterError(msg)
-
-
-def _check_unit_interval(name: str, value: object) -> None:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float | np.floating)
-        or not 0.0 < float(value) < 1.0
-    ):
-        msg = f"The '{name}' parameter must be a float in (0, 1). Got {value!r} instead."
-        raise ParameterError(msg)
