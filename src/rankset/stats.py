@@ -43,6 +43,7 @@ from rankset.errors import MissingDependencyError, ParameterError
 __all__ = [
     "Correction",
     "adjust_pvalues",
+    "bootstrap_column_mean_cis",
     "bootstrap_mean_ci",
     "paired_bootstrap_ci",
     "paired_bootstrap_cis",
@@ -304,31 +305,76 @@ def paired_bootstrap_cis(
     [[1.0, 1.0], [0.5, 0.5]]
     """
     matrix = _matrix(diffs, "diffs")
+    return bootstrap_column_mean_cis(
+        matrix, confidence=confidence, n_resamples=n_resamples, seed=seed, rng=rng
+    )
+
+
+def bootstrap_column_mean_cis(
+    values: ArrayLike,
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = 1_000,
+    seed: int = 0,
+    rng: np.random.Generator | None = None,
+) -> FloatArray:
+    """Percentile bootstrap CIs of the column means of a (queries × columns) matrix.
+
+    The one resampling core of rankset: queries are resampled with replacement and every
+    column shares the draws (paired differences of many comparisons; or a system's metrics
+    in a summary, or its cutoffs in a curve). NaN is NA: a column's mean skips its NaNs,
+    and a column without any value gets NaN bounds.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_columns, 2)``: ``low, high`` per column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bootstrap_column_mean_cis(np.array([[1.0, 2.0], [1.0, np.nan]])).tolist()
+    [[1.0, 1.0], [2.0, 2.0]]
+    """
+    matrix = np.asarray(values, dtype=np.float64)
+    if matrix.ndim == 1:
+        matrix = matrix[:, None]
     check_fraction("confidence", confidence)
     check_int("n_resamples", n_resamples, 1)
     n, m = matrix.shape
-    if n == 0:
-        return np.full((m, 2), np.nan)
+    present = ~np.isnan(matrix)
+    has_value = present.any(axis=0)
+    bounds = np.full((m, 2), np.nan)
+    if n == 0 or not has_value.any():
+        return bounds
+    complete = bool(present.all())
+    filled = np.where(present, matrix, 0.0)
+    weights = present.astype(np.float64)
     generator = _generator(seed, rng)
     means = np.empty((n_resamples, m))
     start = 0
     for rows in _chunks(n_resamples, n):
         index = generator.integers(0, n, size=(rows, n))
-        if m == 1:
+        if m == 1 and complete:
             means[start : start + rows, 0] = matrix[index, 0].mean(axis=1)
         else:
             # Multiplicity of each query in each resample, then one matrix product for
-            # every comparison at once.
+            # every column at once; dividing by the drawn non-NA count skips NA.
             index += (np.arange(rows, dtype=np.int64) * n)[:, None]
             counts = np.bincount(index.ravel(), minlength=rows * n).reshape(rows, n)
-            means[start : start + rows] = counts.astype(np.float64) @ matrix / n
+            counts = counts.astype(np.float64)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means[start : start + rows] = (counts @ filled) / (counts @ weights)
         start += rows
     tail = (1.0 - confidence) / 2.0
-    bounds = np.quantile(means, [tail, 1.0 - tail], axis=0).T
+    # A resample that drew none of a column's values gives NaN, which the quantiles skip.
+    bounds[has_value] = np.nanquantile(means[:, has_value], [tail, 1.0 - tail], axis=0).T
     # A constant column has a degenerate interval; say so exactly rather than up to the
     # rounding of its resampled means.
-    constant = np.all(matrix == matrix[0], axis=0)
-    bounds[constant] = matrix[0, constant][:, None]
+    for column in np.flatnonzero(has_value):
+        observed = matrix[present[:, column], column]
+        if np.all(observed == observed[0]):
+            bounds[column] = observed[0]
     return np.asarray(bounds, dtype=np.float64)
 
 
