@@ -18,6 +18,7 @@ from rankset.comparison import compare
 from rankset.cutoff_curves import Curves, curves
 from rankset.diagnosis import Diagnosis, diagnose, regression_counts, regressions
 from rankset.errors import (
+    GradeScaleError,
     InputFormatError,
     MissingDependencyError,
     ParameterError,
@@ -40,6 +41,7 @@ __all__ = [
     "Diagnosis",
     "EvaluationResult",
     "GradeScale",
+    "GradeScaleError",
     "InputFormatError",
     "Metric",
     "MissingDependencyError",

@@ -8,6 +8,7 @@ file, line or column at fault and what was expected.
 from __future__ import annotations
 
 __all__ = [
+    "GradeScaleError",
     "InputFormatError",
     "MissingDependencyError",
     "ParameterError",
@@ -31,6 +32,10 @@ class InputFormatError(RanksetError):
 
 class SchemaError(RanksetError):
     """Parsed data violates the canonical schema (missing column, wrong dtype, duplicates)."""
+
+
+class GradeScaleError(SchemaError):
+    """A label's grade has no tier in the grade scale of the RAG set metrics."""
 
 
 class UnknownMetricError(RanksetError):

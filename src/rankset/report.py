@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Final
 import polars as pl
 
 from rankset._version import __version__
-from rankset.errors import ParameterError, SchemaError
+from rankset.errors import GradeScaleError, ParameterError
 from rankset.evaluation import EvaluationResult, evaluate
 from rankset.io import atomic_path
 from rankset.plan import PlanBuilder
@@ -320,9 +320,9 @@ def report(
     options = {"n_resamples": n_resamples, "seed": seed, **evaluate_options}
     try:
         result = evaluate(runs, labels, names, **options)
-    except SchemaError as error:
+    except GradeScaleError as error:
         scaled = [name for name in names if _needs_scale(name)]
-        if "scale" in evaluate_options or not scaled or "outside the scale" not in str(error):
+        if "scale" in evaluate_options or not scaled:
             raise
         names = [name for name in names if name not in scaled]
         notes.append(f"Left out {', '.join(scaled)} and the diagnostic matrix: {error}")

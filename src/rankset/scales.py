@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from rankset.errors import ParameterError, SchemaError
+from rankset.errors import GradeScaleError, ParameterError
 
 __all__ = ["PRESETS", "GradeScale", "resolve_scale"]
 
@@ -100,7 +100,7 @@ def resolve_scale(scale: str | Mapping[float, int] | GradeScale) -> GradeScale:
 
 
 def check_grades_in_scale(grades: pl.Series, scale: GradeScale, source: str) -> None:
-    """Raise :class:`SchemaError` if a non-negative grade has no tier in ``scale``."""
+    """Raise :class:`GradeScaleError` if a non-negative grade has no tier in ``scale``."""
     outside = grades.filter((grades >= 0) & ~grades.is_in(list(scale.tiers))).unique().sort()
     if outside.len():
         listed = ", ".join(f"{g:g}" for g in outside.head(_MAX_LISTED).to_list())
@@ -109,4 +109,4 @@ def check_grades_in_scale(grades: pl.Series, scale: GradeScale, source: str) -> 
             "scale that matches the labels (CLI --scale rag5|trec_dl|binary) or pass a "
             "{grade: tier} dict."
         )
-        raise SchemaError(msg)
+        raise GradeScaleError(msg)
