@@ -131,13 +131,11 @@ def normalize_run(
     else:
         key, descending = [pl.col("rank"), pl.col("doc_id")], [False, True]
 
+    run = run.sort(["system", "query_id", *key], descending=[False, False, *descending])
     if duplicates == "keep_best":
-        run = run.sort(*key, descending=descending).unique(
-            subset=["system", "query_id", "doc_id"], keep="first", maintain_order=True
-        )
-    return run.sort(
-        ["system", "query_id", *key], descending=[False, False, *descending]
-    ).with_columns(pos=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(RUN_KEY))
+        # Sorted, the first copy of a document is its best-placed one.
+        run = run.unique(subset=["system", "query_id", "doc_id"], keep="first", maintain_order=True)
+    return run.with_columns(pos=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(RUN_KEY))
 
 
 def _orders_by_score(
