@@ -23,6 +23,7 @@ from rankset.errors import (
     MissingDependencyError,
     ParameterError,
     RanksetError,
+    RanksetWarning,
     SchemaError,
     UnknownMetricError,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "MissingDependencyError",
     "ParameterError",
     "RanksetError",
+    "RanksetWarning",
     "SchemaError",
     "TextMatch",
     "UnknownMetricError",

@@ -91,6 +91,13 @@ def _add_input_options(parser: argparse.ArgumentParser, *, runs_help: str) -> No
         help="keep only the first N documents of each pool (e.g. the reranked depth)",
     )
     parser.add_argument(
+        "--engine",
+        choices=("auto", "streaming", "in-memory", "gpu"),
+        default="auto",
+        help="Polars engine for the pass over the runs (default auto = streaming; gpu needs "
+        "cudf-polars, else it warns and streams)",
+    )
+    parser.add_argument(
         "--answers",
         metavar="FILE",
         help="acceptable answers for containment@k: 'query_id<TAB>answer' lines or JSONL",
@@ -276,6 +283,7 @@ def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
         "pool": args.pool,
         "pool_depth": args.pool_depth,
         "answers": args.answers,
+        "engine": args.engine,
     }
     if args.scale is not None:  # else the library default (rag5), or a report's fallback
         options["scale"] = args.scale

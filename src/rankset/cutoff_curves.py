@@ -32,7 +32,7 @@ from rankset._resample import summarise_means
 from rankset.errors import ParameterError
 from rankset.evaluation import _check_resampling, _collect, _Collected, _prepare
 from rankset.io import write_parquet
-from rankset.plan import GROUP, QUERY_K
+from rankset.plan import GROUP, NUM_RET, QUERY_K
 from rankset.registry import PER_QUERY, Metric, parse_metrics
 
 __all__ = ["Curves", "curves"]
@@ -108,7 +108,7 @@ def curves(
         Bootstrap confidence interval of each mean (seeded, deterministic).
     **options
         Passed to :func:`rankset.evaluate` (``relevance_level``, ``missing``, ``scale``,
-        ``pool``, ``names``, ...); per-query cutoffs do not apply.
+        ``pool``, ``names``, ``engine``, ...); per-query cutoffs do not apply.
 
     Returns
     -------
@@ -131,7 +131,10 @@ def curves(
     )
     plan = prepared.plan
     k_max = max(cutoffs)
-    cumulative_rows = prepared.run_rows.filter(pl.col("pos") <= k_max).select(
+    collected = _collect(prepared)
+    # Running sums (or minima) at each labelled position, per ranking; and over each
+    # query's ideal ordering of its labels.
+    cumulative = collected.rows.filter(pl.col("pos") <= k_max).select(
         *GROUP,
         "pos",
         *(
@@ -139,17 +142,20 @@ def curves(
             for name, (contribution, reducer) in plan.cumulative.items()
         ),
     )
-    extra = {"cumulative": cumulative_rows}
+    frames = [cumulative]
     if plan.label_cumulative:
-        extra["label_cumulative"] = prepared.label_rows.filter(pl.col("_ipos") <= k_max).select(
-            "query_id",
-            "_ipos",
-            *(
-                _accumulate(contribution, "sum", ("query_id",), "_ipos").alias(name)
-                for name, contribution in plan.label_cumulative.items()
-            ),
+        frames.append(
+            collected.label_rows.filter(pl.col("_ipos") <= k_max).select(
+                "query_id",
+                "_ipos",
+                *(
+                    _accumulate(contribution, "sum", ("query_id",), "_ipos").alias(name)
+                    for name, contribution in plan.label_cumulative.items()
+                ),
+            )
         )
-    collected = _collect(prepared, extra)
+    names = ["cumulative", "label_cumulative"][: len(frames)]
+    collected.extra.update(zip(names, pl.collect_all(frames, engine="in-memory"), strict=True))
     frame = _at_every_k(collected, cutoffs, plan.cumulative, list(plan.label_cumulative))
     per_query = _tidy_curves(frame, metrics, prepared.values)
     summary = summarise_means(
@@ -192,6 +198,7 @@ def _evaluate_options(options: dict[str, Any]) -> dict[str, Any]:
         "pool": None,
         "pool_depth": None,
         "answers": None,
+        "engine": "auto",
     }
     unknown = sorted(set(options) - set(defaults))
     if unknown:
@@ -216,12 +223,21 @@ def _at_every_k(
     label_cumulative: list[str],
 ) -> pl.DataFrame:
     ks = pl.DataFrame({"k": cutoffs}, schema={"k": pl.Int64})
-    # A ranking shorter than k keeps its value at its last document.
+    # The value at k is the running value at the last labelled document at or above
+    # position k (a ranking shorter than k keeps its value at its last document); none
+    # there: 0 for sums, null for minima.
     runs = (
         collected.scored.drop(list(cumulative))
         .join(ks, how="cross")
-        .with_columns(pos=pl.min_horizontal(pl.col("k"), pl.col("_num_ret")).cast(pl.Int64))
-        .join(collected.extra["cumulative"], on=[*GROUP, "pos"], how="left")
+        .with_columns(pos=pl.min_horizontal(pl.col("k"), pl.col(NUM_RET)).cast(pl.Int64))
+        .sort("pos")
+        .join_asof(
+            collected.extra["cumulative"].sort("pos"),
+            on="pos",
+            by=list(GROUP),
+            strategy="backward",
+            check_sortedness=False,
+        )
         .with_columns(
             pl.col(name).fill_null(0.0)
             for name, (_, reducer) in cumulative.items()

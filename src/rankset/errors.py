@@ -2,7 +2,8 @@
 
 Every error that rankset raises on purpose derives from :class:`RanksetError`,
 itself a :class:`ValueError`, so callers can catch one class. Messages name the
-file, line or column at fault and what was expected.
+file, line or column at fault and what was expected. Warnings (a fallback taken, rows
+dropped by a policy) are :class:`RanksetWarning`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ __all__ = [
     "MissingDependencyError",
     "ParameterError",
     "RanksetError",
+    "RanksetWarning",
     "SchemaError",
     "UnknownMetricError",
 ]
@@ -48,3 +50,7 @@ class ParameterError(RanksetError):
 
 class MissingDependencyError(RanksetError, ImportError):
     """An optional dependency is needed; the message names the pip extra to install."""
+
+
+class RanksetWarning(UserWarning):
+    """Something worked, differently from what was asked (e.g. a fallback engine)."""

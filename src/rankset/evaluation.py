@@ -1,13 +1,26 @@
 """Evaluate one or many runs against labels: one lazy plan, a tidy per-query result.
 
-The plan, for any number of systems and metrics:
+The plan, for any number of systems and metrics, runs in two phases.
 
-1. labels → per-query label statistics (number relevant, ideal DCG...): one small
-   group-by over the labels;
-2. run ⟕ labels on ``(query_id, doc_id)`` (+ the per-query statistics that row-level
-   features need): the one join over the run;
-3. one group-by over ``(system, query_id)`` computing every metric's aggregations;
-4. the final formulas over the (small) per-query frame, then a tidy reshaping.
+The pass over the runs (the large data), on the chosen Polars engine (streaming by
+default; every node of it runs natively there):
+
+1. each ranking is numbered by a rank over ``(system, query_id)``: no global sort;
+2. one group-by over ``(system, query_id)`` counts the documents retrieved (and the
+   distinct ones, for the duplicate check);
+3. the one join, run ⋈ labels on ``(query_id, doc_id)``, keeps the retrieved documents that
+   have a label: every measure depends on those alone (see :mod:`rankset.plan`), and they
+   are a few percent of a deep run.
+
+The small phase, over the labelled rows and the labels, on the in-memory engine in a
+canonical row order, so every floating-point sum and every value is bit-identical from
+run to run and whatever the input order:
+
+4. labels → per-query label statistics (number relevant, ideal DCG...);
+5. one group-by over ``(system, query_id)`` computing every metric's aggregations,
+   joined to the counts of step 2 (a query whose retrieved documents carry no label
+   gets the aggregations' empty values);
+6. the final formulas over the per-query frame, then a tidy reshaping.
 
 Query-set policy (stated here once): by default a system is scored on the queries that
 appear both in its run and in the labels (trec_eval's default); with ``missing="zero"``
@@ -18,6 +31,8 @@ rankings (trec_eval ``-c``). Queries dropped either way are counted in
 
 from __future__ import annotations
 
+import importlib.util
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +43,8 @@ import polars as pl
 from rankset import io as rio
 from rankset._resample import summarise_means
 from rankset._validation import check_choice, check_float, check_fraction, check_int
-from rankset.errors import ParameterError, SchemaError
-from rankset.plan import GROUP, QUERY_K, PlanBuilder
+from rankset.errors import ParameterError, RanksetWarning, SchemaError
+from rankset.plan import GROUP, NUM_RET, QUERY_K, PlanBuilder
 from rankset.registry import PER_QUERY, Metric, parse_metrics
 from rankset.scales import TIERS, GradeScale, check_grades_in_scale, resolve_scale
 from rankset.schema import (
@@ -51,7 +66,7 @@ from rankset.textmatch import TextMatch
 if TYPE_CHECKING:
     from rankset.io import ParsedInput
 
-__all__ = ["DEFAULT_K", "DEFAULT_METRICS", "EvaluationResult", "evaluate"]
+__all__ = ["DEFAULT_K", "DEFAULT_METRICS", "ENGINES", "EvaluationResult", "evaluate"]
 
 MissingPolicy = Literal["skip", "zero"]
 
@@ -61,11 +76,16 @@ DEFAULT_K = 5
 DEFAULT_METRICS = ("ndcg@10", "ap", "rr", "recall@100", "precision@10")
 
 _MISSING_POLICIES = ("skip", "zero")
-# The in-memory engine sums each group's rows in row order, so every value is bit-identical
-# from run to run; the streaming engine merges per-thread partial sums in a varying order
-# (1-ulp differences seen on DL19 runs in 11 of 12 repetitions).
-_ENGINE: Literal["in-memory"] = "in-memory"
+#: Engines the pass over the runs can run on (``engine=``).
+ENGINES = ("auto", "streaming", "in-memory", "gpu")
+Engine = Literal["auto", "streaming", "in-memory", "gpu"]
+# The small phase always runs here: the in-memory engine sums each group's rows in row
+# order, so with sorted rows every value is bit-identical from run to run; the streaming
+# engine merges per-thread partial sums in a varying order (1-ulp differences seen on
+# DL19 runs in 11 of 12 repetitions).
+_SMALL_ENGINE: Literal["in-memory"] = "in-memory"
 _IN_LABELS = "_in_labels"
+_DISTINCT_DOCS = "_distinct_docs"
 
 
 @dataclass(frozen=True)
@@ -230,6 +250,7 @@ def evaluate(
     pool: Any = None,
     pool_depth: int | None = None,
     answers: Any = None,
+    engine: Engine = "auto",
     confidence: float | None = 0.95,
     n_resamples: int = 1000,
     seed: int = 0,
@@ -280,6 +301,11 @@ def evaluate(
     answers
         Acceptable answer strings for ``containment@k``: ``{query_id: [answers]}``, a frame
         ``query_id, answer`` or a file; by default the samples' ``expected_answer``.
+    engine
+        Polars engine of the pass over the runs: ``"auto"`` (= ``"streaming"``),
+        ``"streaming"``, ``"in-memory"`` or ``"gpu"`` (cudf-polars; without it a
+        :class:`~rankset.RanksetWarning` and the streaming engine). The values do not
+        depend on it: the final sums always run in a fixed order on the CPU.
     confidence, n_resamples, seed
         Percentile bootstrap confidence interval of each mean in the summary (queries
         resampled with replacement; seeded, deterministic); ``confidence=None`` skips it.
@@ -321,6 +347,7 @@ def evaluate(
         pool=pool,
         pool_depth=pool_depth,
         answers=answers,
+        engine=engine,
     )
     collected = _collect(prepared)
     frame = collected.scored.join(collected.stats, on="query_id", how="left")
@@ -347,10 +374,8 @@ class _Prepared:
     runs: _Runs
     labels: pl.LazyFrame
     label_source: str
-    label_rows: pl.LazyFrame  # labels with the plan's label row columns
-    run_rows: pl.LazyFrame  # run ⟕ labels with the plan's row columns
-    query_stats: pl.LazyFrame
-    aggregates: pl.LazyFrame
+    hits: pl.LazyFrame  # the run rows that have a label: system, query_id, doc_id, pos, grade
+    run_counts: pl.LazyFrame  # per (system, query_id): documents retrieved (and distinct)
     cutoffs: pl.LazyFrame | None
     pools: _Pools | None
     answers: pl.LazyFrame | None
@@ -366,6 +391,10 @@ class _Collected:
     query_counts: pl.DataFrame
     config: dict[str, Any]
     extra: dict[str, pl.DataFrame]
+    # The small phase's inputs, in memory: labelled run rows with the plan's row columns
+    # (canonical order), and the labels with the plan's label row columns.
+    rows: pl.LazyFrame
+    label_rows: pl.LazyFrame
 
 
 def _prepare(
@@ -385,8 +414,10 @@ def _prepare(
     pool: Any,
     answers: Any,
     pool_depth: int | None = None,
+    engine: Engine = "auto",
 ) -> _Prepared:
     _check_parameters(k, relevance_level, missing, default_k)
+    resolved_engine = resolve_engine(engine)
     text_match = None
     if isinstance(runs, TextMatch):
         if labels is not None:
@@ -396,7 +427,9 @@ def _prepare(
         text_match, runs, labels, order = runs.report, runs.run, runs.labels, "rank"
 
     inputs = _read_runs(runs, names)
-    run_frame = _assign_system_names(inputs, order=order, duplicates=duplicates)
+    run_frame = _assign_system_names(
+        inputs, order=order, duplicates=duplicates, engine=resolved_engine
+    )
     label_input = _read_labels(labels, inputs)
     label_source = label_input.source if label_input is not None else "labels"
     if label_input is None or label_input.labels is None:
@@ -417,9 +450,10 @@ def _prepare(
     )
     values = {metric.name: metric.spec.build(plan, metric) for metric in metrics}  # type: ignore[misc]
 
-    label_rows = _label_rows(plan, label_frame, cutoff_frame, k or default_k)
-    query_stats = _label_statistics(plan, label_rows)
-    run_rows = _run_rows(plan, run_frame, label_frame, query_stats)
+    ranked = run_frame.frame().select("system", "query_id", "doc_id", "pos")
+    counts = [pl.len().cast(pl.Float64).alias(NUM_RET)]
+    if duplicates == "error":
+        counts.append(pl.col("doc_id").n_unique().cast(pl.Float64).alias(_DISTINCT_DOCS))
     answer_frame = _read_answers(answers, inputs, label_input) if plan.containment_modes else None
     return _Prepared(
         metrics=metrics,
@@ -428,10 +462,8 @@ def _prepare(
         runs=run_frame,
         labels=label_frame,
         label_source=label_source,
-        label_rows=label_rows,
-        run_rows=run_rows,
-        query_stats=query_stats,
-        aggregates=_aggregate_run(plan, run_rows),
+        hits=ranked.join(label_frame, on=["query_id", "doc_id"], how="inner"),
+        run_counts=ranked.group_by(list(GROUP)).agg(counts),
         cutoffs=cutoff_frame,
         pools=_pool_tier_counts(plan, pool, label_frame, order=order, depth=pool_depth),
         answers=answer_frame,
@@ -448,14 +480,13 @@ def _prepare(
             "order": order,
             "duplicates": duplicates,
             "pool_depth": pool_depth,
+            "engine": resolved_engine,
         },
     )
 
 
-def _collect(
-    prepared: _Prepared, extra_frames: Mapping[str, pl.LazyFrame] | None = None
-) -> _Collected:
-    """Collect the plan (and ``extra_frames``, sharing its scans), check, apply policies."""
+def _collect(prepared: _Prepared) -> _Collected:
+    """Run both phases of the plan (module docstring), check, apply the query policies."""
     plan, runs = prepared.plan, prepared.runs
     optional = {
         "cutoffs": prepared.cutoffs,
@@ -467,32 +498,37 @@ def _collect(
             if prepared.answers is not None
             else None
         ),
-        **(extra_frames or {}),
     }
     wanted = {name: frame for name, frame in optional.items() if frame is not None}
-    # keep_best already removed repeated documents; only the error policy needs the scan.
-    duplicates = prepared.settings["duplicates"]
-    checked_parts = [frame for frame, _ in runs.parts] if duplicates == "error" else []
-    frames = pl.collect_all(
+    hits, run_counts, labels, label_dups, *rest = collect_frames(
         [
-            prepared.aggregates,
-            prepared.query_stats,
+            prepared.hits,
+            prepared.run_counts,
+            prepared.labels,
             duplicate_labels(prepared.labels),
-            *(duplicate_docs(frame) for frame in checked_parts),
             *wanted.values(),
         ],
-        engine=_ENGINE,
+        prepared.settings["engine"],
     )
-    aggregates, stats, label_dups = frames[:3]
-    run_dups = frames[3 : 3 + len(checked_parts)]
-    extra = dict(zip(wanted, frames[3 + len(checked_parts) :], strict=True))
+    extra = dict(zip(wanted, rest, strict=True))
     raise_on_duplicate_labels(label_dups, prepared.label_source)
-    for source, dups in zip(runs.sources, run_dups, strict=False):
-        raise_on_duplicate_docs(dups, source)
+    if _DISTINCT_DOCS in run_counts.columns:
+        _check_duplicate_docs(runs, run_counts)
     if "cutoffs" in extra:
         check_cutoffs(extra["cutoffs"])
     if "grades" in extra:
         check_grades_in_scale(extra["grades"]["grade"], plan.scale, prepared.label_source)
+
+    # The small phase: a canonical order first, for bit-identical sums.
+    k = prepared.settings["k"] or prepared.settings["default_k"]
+    cutoffs = extra["cutoffs"].lazy() if "cutoffs" in extra else None
+    label_rows = _label_rows(plan, labels.lazy(), cutoffs, k)
+    query_stats = _label_statistics(plan, label_rows)
+    rows = _run_rows(plan, hits.lazy(), query_stats)
+    aggregates, stats = pl.collect_all(
+        [_aggregate_run(plan, rows, run_counts.lazy(), query_stats), query_stats],
+        engine=_SMALL_ENGINE,
+    )
 
     systems = aggregates["system"].unique().sort().to_list()
     scored, query_counts = _apply_query_policy(
@@ -516,8 +552,63 @@ def _collect(
     if prepared.text_match is not None:
         config["text_match"] = prepared.text_match.to_dicts()
     return _Collected(
-        scored=scored, stats=stats, query_counts=query_counts, config=config, extra=extra
+        scored=scored,
+        stats=stats,
+        query_counts=query_counts,
+        config=config,
+        extra=extra,
+        rows=rows,
+        label_rows=label_rows,
     )
+
+
+def _check_duplicate_docs(runs: _Runs, run_counts: pl.DataFrame) -> None:
+    """Raise if a ranking repeats a document; the offenders are listed by a second pass.
+
+    The counts of the main pass tell whether any ranking has fewer distinct documents
+    than rows; only then is each run grouped by document to name the offenders.
+    """
+    clean = run_counts.select((pl.col(_DISTINCT_DOCS) == pl.col(NUM_RET)).all()).item()
+    if clean:
+        return
+    for frame, source in runs.parts:
+        raise_on_duplicate_docs(duplicate_docs(frame).collect(engine=_SMALL_ENGINE), source)
+
+
+def resolve_engine(engine: Engine) -> Literal["streaming", "in-memory", "gpu"]:
+    """Return the engine the pass over the runs uses for ``engine=``.
+
+    ``"auto"`` is the streaming engine. ``"gpu"`` runs on NVIDIA GPUs through cudf-polars
+    when it is installed (operations it lacks fall back to the CPU, as Polars does);
+    without it, a :class:`~rankset.RanksetWarning` says so and the streaming engine runs.
+
+    Examples
+    --------
+    >>> resolve_engine("auto")
+    'streaming'
+    """
+    check_choice("engine", engine, ENGINES)
+    if engine == "gpu" and importlib.util.find_spec("cudf_polars") is None:
+        warnings.warn(
+            "engine='gpu' needs cudf-polars (pip install 'polars[gpu]'), which is not "
+            "installed; running on the CPU with the streaming engine instead.",
+            RanksetWarning,
+            stacklevel=4,
+        )
+        return "streaming"
+    if engine == "auto":
+        return "streaming"
+    return engine
+
+
+def collect_frames(
+    frames: Sequence[pl.LazyFrame], engine: Literal["streaming", "in-memory", "gpu"]
+) -> list[pl.DataFrame]:
+    """Collect ``frames`` together (sharing their scans) on a resolved engine."""
+    if engine == "gpu":
+        gpu = pl.GPUEngine(raise_on_fail=False)
+        return [frame.collect(engine=gpu) for frame in frames]
+    return pl.collect_all(list(frames), engine=engine)
 
 
 # --- parameters and inputs -------------------------------------------------------------
@@ -585,7 +676,11 @@ def _is_ranx_run(obj: Mapping[Any, Any]) -> bool:
 
 
 def _assign_system_names(
-    inputs: list[_RunInput], *, order: OrderPolicy, duplicates: DuplicatePolicy
+    inputs: list[_RunInput],
+    *,
+    order: OrderPolicy,
+    duplicates: DuplicatePolicy,
+    engine: Literal["streaming", "in-memory", "gpu"],
 ) -> _Runs:
     """Apply the naming rule (explicit name > uniform tag > file stem) and normalise."""
     for item in inputs:
@@ -596,9 +691,9 @@ def _assign_system_names(
     # and whether its scores exist.
     profiles = [
         frame.row(0, named=True)
-        for frame in pl.collect_all(
+        for frame in collect_frames(
             [run_profile(item.parsed.run) for item in inputs if item.parsed.run is not None],
-            engine=_ENGINE,
+            engine,
         )
     ]
     candidates: list[tuple[str | None, str | None]] = []  # (tag-or-explicit, stem)
@@ -734,29 +829,44 @@ def _label_statistics(plan: PlanBuilder, label_rows: pl.LazyFrame) -> pl.LazyFra
     return label_rows.group_by("query_id").agg(aggregations)
 
 
-def _run_rows(
-    plan: PlanBuilder, runs: _Runs, labels: pl.LazyFrame, stats: pl.LazyFrame
-) -> pl.LazyFrame:
+def _run_rows(plan: PlanBuilder, hits: pl.LazyFrame, stats: pl.LazyFrame) -> pl.LazyFrame:
+    """Order the labelled run rows canonically and add the plan's row columns."""
     on_rows = sorted(plan.label_stats_on_rows)
-    rows = (
-        runs.frame()
-        .select("system", "query_id", "doc_id", "pos")
-        .join(labels, on=["query_id", "doc_id"], how="left", maintain_order="left")
-        .join(
-            stats.select("query_id", *on_rows, pl.lit(True).alias(_IN_LABELS)),
-            on="query_id",
-            how="left",
-            maintain_order="left",
+    rows = hits.sort(*GROUP, "pos")
+    if on_rows:
+        rows = rows.join(
+            stats.select("query_id", *on_rows), on="query_id", how="left", maintain_order="left"
         )
-    )
     for expr in plan.row_columns.values():
         rows = rows.with_columns(expr)
     return rows
 
 
-def _aggregate_run(plan: PlanBuilder, rows: pl.LazyFrame) -> pl.LazyFrame:
-    return rows.group_by(list(GROUP)).agg(
-        pl.col(_IN_LABELS).first().fill_null(False), *plan.aggregations.values()
+def _aggregate_run(
+    plan: PlanBuilder, rows: pl.LazyFrame, run_counts: pl.LazyFrame, stats: pl.LazyFrame
+) -> pl.LazyFrame:
+    """Per (system, query): the plan's aggregations over the labelled rows, and the counts.
+
+    A ranking without labelled documents has no rows to aggregate: it takes each
+    aggregation's empty value (0 for sums, null for minima).
+    """
+    aggregated = rows.group_by(list(GROUP)).agg(plan.aggregations.values())
+    fills = [
+        pl.col(name).fill_null(value)
+        for name, value in plan.empty_values.items()
+        if value is not None and name in plan.aggregations
+    ]
+    return (
+        run_counts.sort(*GROUP)
+        .join(aggregated, on=list(GROUP), how="left", maintain_order="left")
+        .join(
+            stats.select("query_id", pl.lit(True).alias(_IN_LABELS)),
+            on="query_id",
+            how="left",
+            maintain_order="left",
+        )
+        .with_columns(pl.col(_IN_LABELS).fill_null(False), *fills)
+        .drop(_DISTINCT_DOCS, strict=False)
     )
 
 
@@ -866,12 +976,12 @@ def _pool_tier_counts(
         normalised = normalize_run(frame, source=parsed.source, order=order, duplicates="keep_best")
         frames.append(normalised if depth is None else normalised.filter(pl.col("pos") <= depth))
     key = ["system", "query_id"] if by_system else ["query_id"]
-    tier = plan.scale.tier_expr(pl.col("grade"))
+    # Only pooled documents with a tier count; untiered ones add nothing.
+    tiered_labels = labels.join(plan.scale.tier_table(), on="grade", how="inner")
     counts = (
         pl.concat(frames, how="diagonal_relaxed")
         .select("system", "query_id", "doc_id")
-        .join(labels, on=["query_id", "doc_id"], how="left")
-        .with_columns(_tier=pl.when(pl.col("grade") >= 0).then(tier))
+        .join(tiered_labels, on=["query_id", "doc_id"], how="inner")
         .group_by(key)
         .agg(
             (pl.col("_tier") == t).fill_null(False).sum().cast(pl.Float64).alias(f"_pooled_{t}")

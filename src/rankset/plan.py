@@ -1,9 +1,13 @@
 """The shared building blocks that metric expressions are made of.
 
-An evaluation runs over one joined frame with a row per retrieved document:
-``system, query_id, doc_id, pos`` (1-based position after the ordering rule) and
-``grade`` (null when the document is not in the labels), plus per-query label
-statistics joined on ``query_id``. Measures do not touch that frame directly: they ask a
+An evaluation runs over one joined frame with a row per retrieved document that has a
+label: ``system, query_id, doc_id, pos`` (1-based position after the ordering rule) and
+``grade``, plus per-query label statistics joined on ``query_id``. Documents without a
+label add nothing to any sum, count or minimum a measure needs, so they are left out
+(about 98% of the rows of a 1,000-deep run): only the number of documents retrieved
+(:data:`NUM_RET`) looks at every row, and the evaluation counts it in its pass over the
+whole run. Every row feature must keep that property: it may depend on labelled rows
+only. Measures do not touch that frame directly: they ask a
 :class:`PlanBuilder` for *features* (``relevant retrieved within the cutoff``, ``DCG at
 k``, ``number of relevant labels``...). Each feature is registered once under a name that
 encodes its parameters, so ten metrics needing the same count share one column, and the
@@ -27,10 +31,13 @@ import polars as pl
 from rankset.registry import PER_QUERY, Metric
 from rankset.scales import TIERS, GradeScale, resolve_scale
 
-__all__ = ["GROUP", "PlanBuilder", "ratio_or_zero"]
+__all__ = ["GROUP", "NUM_RET", "PlanBuilder", "ratio_or_zero"]
 
 #: The group-by key of every evaluation.
 GROUP = ("system", "query_id")
+
+#: Documents retrieved per (system, query), full depth: counted over every run row.
+NUM_RET = "_num_ret"
 
 #: Column holding the per-query cutoff (cutoffs table, then ``k=``, then the default).
 QUERY_K = "_k"
@@ -165,8 +172,9 @@ class PlanBuilder:
     # --- per-(system, query) features ------------------------------------------------
 
     def num_ret(self) -> pl.Expr:
-        """Count the documents retrieved (full depth)."""
-        return self._agg("_num_ret", pl.len().cast(pl.Float64))
+        """Count the documents retrieved (full depth); always provided by the evaluation."""
+        self.empty_values.setdefault(NUM_RET, 0.0)
+        return pl.col(NUM_RET)
 
     def relevant_retrieved(self, metric: Metric) -> pl.Expr:
         """Count the relevant documents within the metric's cutoff."""
@@ -268,10 +276,16 @@ class PlanBuilder:
         return self._cut_agg(name, tier.is_between(lowest, highest).fill_null(False), metric)
 
     def untiered_in_top(self, metric: Metric) -> pl.Expr:
-        """Count documents within the cutoff that have no tier (unlabelled or negative)."""
-        tier = pl.col(self._tier_row())
-        name = f"_top_untiered_{self._cutoff_key(metric)}"
-        return self._cut_agg(name, tier.is_null(), metric)
+        """Count documents within the cutoff that have no tier (unlabelled or negative).
+
+        Those are the documents within the cutoff, ``min(k, retrieved)``, less the tiered
+        ones: unlabelled rows are not in the joined frame.
+        """
+        cutoff = self.cutoff(metric)
+        retrieved = self.num_ret()
+        within = retrieved if cutoff is None else pl.min_horizontal(cutoff, retrieved)
+        tiered = self.tiers_in_top(metric, min(TIERS), max(TIERS))
+        return within.cast(pl.Float64) - tiered
 
     def pool_tier_counts(self) -> dict[int, pl.Expr]:
         """Count the pool's documents of every tier (the pool: see :mod:`rankset.rag`).

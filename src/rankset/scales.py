@@ -59,6 +59,19 @@ class GradeScale:
             list(self.tiers), list(self.tiers.values()), default=None, return_dtype=pl.Int8
         )
 
+    def tier_table(self, name: str = "_tier") -> pl.LazyFrame:
+        """Return the mapping as a frame ``grade`` (f64), ``name`` (i8), for joins.
+
+        A join maps grades to tiers natively in the streaming engine, where
+        :meth:`tier_expr` would fall back to the in-memory one. Negative grades are left
+        out (they never have a tier).
+        """
+        kept = {grade: tier for grade, tier in self.tiers.items() if grade >= 0}
+        return pl.LazyFrame(
+            {"grade": list(kept), name: list(kept.values())},
+            schema={"grade": pl.Float64, name: pl.Int8},
+        )
+
     def describe(self) -> str:
         """Return the scale in words, e.g. ``trec_dl (3→5, 2→4, 1→3, 0→1)``."""
         pairs = ", ".join(f"{grade:g}→{tier}" for grade, tier in self.tiers.items())

@@ -126,16 +126,19 @@ def normalize_run(
     run = run.with_columns(casts)
 
     by_score = _orders_by_score(run, present, order, has_scores, source)
-    if by_score:
-        key, descending = [pl.col("score"), pl.col("doc_id")], [True, True]
-    else:
-        key, descending = [pl.col("rank"), pl.col("doc_id")], [False, True]
-
-    run = run.sort(["system", "query_id", *key], descending=[False, False, *descending])
+    # Best first: the highest score (or the lowest rank), ties to the larger doc id.
+    first = pl.col("score") if by_score else -pl.col("rank")
     if duplicates == "keep_best":
+        run = run.sort(
+            ["system", "query_id", first, "doc_id"], descending=[False, False, True, True]
+        )
         # Sorted, the first copy of a document is its best-placed one.
         run = run.unique(subset=["system", "query_id", "doc_id"], keep="first", maintain_order=True)
-    return run.with_columns(pos=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(RUN_KEY))
+        return run.with_columns(pos=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(RUN_KEY))
+    # A rank within each ranking needs no global sort, and the streaming engine runs it
+    # natively; equal (score, doc id) pairs only occur with duplicates, an error here.
+    position = pl.struct(first.alias("key"), "doc_id").rank("ordinal", descending=True)
+    return run.with_columns(pos=position.over(RUN_KEY).cast(pl.Int64))
 
 
 def _orders_by_score(
