@@ -16,6 +16,10 @@ Writes four files to ``--out``:
 ``run.parquet``, ``qrels.parquet``
     The same data as ``query_id, doc_id, rank, score`` and ``query_id, doc_id, grade``.
 
+The ``huge`` size (100,000 x 1,000: 100 million rows, for the larger-than-memory mode) is
+generated 5,000 queries at a time and written as Parquet only (``--text`` adds the TREC
+files, 3.4 GB).
+
 Query and document ids are MS MARCO-like decimal strings. Everything is vectorised (numpy
 and Polars): the 7,000 x 1,000 ``msmarco`` workload takes seconds. The same seed gives
 byte-identical files.
@@ -41,7 +45,10 @@ SIZES: dict[str, Size] = {
     "small": Size(1_000, 100),
     "msmarco": Size(7_000, 1_000),
     "large": Size(20_000, 1_000),
+    "huge": Size(100_000, 1_000),
 }
+CHUNKED = {"huge"}  # generated in chunks of CHUNK_QUERIES queries
+CHUNK_QUERIES = 5_000
 CORPUS = 8_841_823  # documents in the MS MARCO passage collection
 QUERY_ID_SPACE = 1_200_000
 MIN_LABELS, MAX_LABELS = 20, 40
@@ -124,6 +131,51 @@ def make_qrels(rng: np.random.Generator, run: pl.DataFrame, n: int, depth: int) 
     )
 
 
+def generate_chunked(size: str, out: Path, seed: int = 0, text: bool = False) -> dict[str, int]:
+    """Write a workload too large for memory, CHUNK_QUERIES queries at a time."""
+    import pyarrow.parquet as pq
+
+    spec = SIZES[size]
+    rng = np.random.default_rng(seed)
+    query_ids = np.sort(rng.choice(QUERY_ID_SPACE * 10, size=spec.queries, replace=False))
+    out.mkdir(parents=True, exist_ok=True)
+    run_writer: pq.ParquetWriter | None = None
+    label_parts = []
+    lines = 0
+    handles = [(out / name).open("wb") for name in ("run.trec", "qrels.txt")] if text else []
+    try:
+        for start in range(0, spec.queries, CHUNK_QUERIES):
+            chunk = query_ids[start : start + CHUNK_QUERIES]
+            run = make_run(rng, chunk, spec.depth)
+            qrels = make_qrels(rng, run, chunk.size, spec.depth)
+            table = run.to_arrow()
+            if run_writer is None:
+                run_writer = pq.ParquetWriter(out / "run.parquet", table.schema)
+            run_writer.write_table(table)
+            label_parts.append(qrels)
+            lines += run.height
+            if text:
+                run.select(
+                    "query_id",
+                    pl.lit("Q0"),
+                    "doc_id",
+                    "rank",
+                    "score",
+                    pl.lit("bench"),
+                ).write_csv(handles[0], separator=" ", include_header=False, float_precision=2)
+                qrels.select("query_id", pl.lit("0"), "doc_id", "grade").write_csv(
+                    handles[1], separator=" ", include_header=False
+                )
+    finally:
+        if run_writer is not None:
+            run_writer.close()
+        for handle in handles:
+            handle.close()
+    labels = pl.concat(label_parts)
+    labels.write_parquet(out / "qrels.parquet", statistics=False)
+    return {"queries": spec.queries, "run_lines": lines, "labels": labels.height}
+
+
 def generate(size: str, out: Path, seed: int = 0) -> dict[str, int]:
     spec = SIZES[size]
     rng = np.random.default_rng(seed)
@@ -153,9 +205,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--size", choices=sorted(SIZES), default="small")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--text", action="store_true", help="huge: also write TREC text")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    counts = generate(args.size, args.out, args.seed)
+    if args.size in CHUNKED:
+        counts = generate_chunked(args.size, args.out, args.seed, text=args.text)
+    else:
+        counts = generate(args.size, args.out, args.seed)
     seconds = time.perf_counter() - start
     print(
         f"{args.size}: {counts['queries']:,} queries, {counts['run_lines']:,} run lines, "

@@ -48,12 +48,19 @@ METRICS: list[tuple[str, str, str, str, str]] = [
 ]
 RANKSET_METRICS = [m[0] for m in METRICS]
 COMPARED = ["pytrec_eval", "ranx", "ir_measures", "floor"]
-VARIANTS = ["rankset", "rankset_api"]
-# The targets: ratio rankset / tool at or below these.
+VARIANTS = ["rankset", "rankset_api", "rankset_parquet"]
+CURVES = ["curve_single_k", "curve_k1_100"]  # the `curves` tool group
+# The targets: ratio rankset / tool at or below these (per variant when given).
 TARGETS: dict[tuple[str, str], float] = {
     ("cpu", "pytrec_eval"): 0.35,
     ("wall", "ranx"): 0.15,
     ("mem", "pytrec_eval"): 1.0,
+    ("wall", "floor"): 1.5,
+    ("cpu", "curve_single_k"): 2.0,
+    ("wall", "curve_single_k"): 2.0,
+}
+VARIANT_TARGETS: dict[tuple[str, str, str], float] = {
+    ("rankset_parquet", "cpu", "pytrec_eval"): 0.15,
 }
 TIME = "/usr/bin/time"
 
@@ -69,6 +76,32 @@ def work_rankset_api(data: Path, out: Path) -> None:
     )
     result.to_parquet(out)
     print(result.summary)
+
+
+def work_rankset_parquet(data: Path, out: Path) -> None:
+    import rankset
+
+    result = rankset.evaluate(
+        data / "run.parquet", data / "qrels.parquet", RANKSET_METRICS, confidence=None
+    )
+    result.to_parquet(out)
+    print(result.summary)
+
+
+def work_curve_single_k(data: Path, out: Path) -> None:
+    import rankset
+
+    metrics = ["ndcg@10", "precision@10", "recall@10"]
+    result = rankset.evaluate(data / "run.parquet", data / "qrels.parquet", metrics)
+    out.write_text(json.dumps(result.summary.to_dicts()))
+
+
+def work_curve_k1_100(data: Path, out: Path) -> None:
+    import rankset
+
+    measures = ["ndcg", "precision", "recall"]
+    result = rankset.curves(data / "run.parquet", data / "qrels.parquet", measures, 100)
+    out.write_text(json.dumps(result.summary.to_dicts()))
 
 
 def read_trec_run(path: Path) -> dict[str, dict[str, float]]:
@@ -149,6 +182,9 @@ def work_floor(data: Path, out: Path) -> None:
 
 WORKERS = {
     "rankset_api": work_rankset_api,
+    "rankset_parquet": work_rankset_parquet,
+    "curve_single_k": work_curve_single_k,
+    "curve_k1_100": work_curve_k1_100,
     "pytrec_eval": work_pytrec_eval,
     "ranx": work_ranx,
     "ir_measures": work_ir_measures,
@@ -294,7 +330,7 @@ def markdown(results: dict[str, Any]) -> str:
             cells = []
             for key in ("cpu", "wall", "mem"):
                 cell = f"{ratio[key]:.2f}"
-                target = TARGETS.get((key, other))
+                target = VARIANT_TARGETS.get((variant, key, other), TARGETS.get((key, other)))
                 if target is not None:
                     verdict = "met" if ratio[key] <= target else "not met"
                     cell += f" (target ≤ {target:g}: {verdict})"
@@ -344,8 +380,9 @@ def drive(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit(f"{TIME} (GNU time) is needed to measure peak memory")
     data: Path = args.data.resolve()
     requested = [t.strip() for t in args.tools.split(",") if t.strip()]
-    tools = ["rankset", "rankset_api"] if "rankset" in requested else []
-    tools += [t for t in requested if t not in ("rankset", "rankset_api")]
+    tools = list(VARIANTS) if "rankset" in requested else []
+    tools += CURVES if "curves" in requested else []
+    tools += [t for t in requested if t not in ("rankset", "curves", *VARIANTS, *CURVES)]
     if args.floor and "floor" not in tools:
         tools.append("floor")
     skipped = [t for t in tools if not available(t)]
@@ -379,14 +416,20 @@ def drive(args: argparse.Namespace) -> dict[str, Any]:
             if "rankset_api" in tools:
                 api = load_per_query("rankset_api", work / output_name("rankset_api"))
                 correctness["rankset (Python API)"] = check(ours, api)
+            if "rankset_parquet" in tools:
+                from_parquet = load_per_query("rankset_parquet", work / "rankset_parquet.parquet")
+                correctness["rankset (Parquet in)"] = check(ours, from_parquet)
             for other in ("pytrec_eval", "ranx", "ir_measures"):
                 if other in tools:
                     correctness[other] = check(ours, load_per_query(other, work / f"{other}.json"))
 
     ratios: dict[str, dict[str, dict[str, float]]] = {}
-    for variant in (v for v in VARIANTS if v in tools):
+    comparisons = [(v, [t for t in COMPARED if t in tools]) for v in VARIANTS if v in tools]
+    if all(t in tools for t in CURVES):
+        comparisons.append((CURVES[1], [CURVES[0]]))
+    for variant, others in comparisons:
         ratios[variant] = {}
-        for other in (t for t in COMPARED if t in tools):
+        for other in others:
             pairs = list(zip(timings[variant], timings[other], strict=True))
             ratios[variant][other] = {
                 key: median([a[key] / b[key] for a, b in pairs if b[key] > 0])
@@ -412,8 +455,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tools",
         default="rankset,pytrec_eval,ranx,ir_measures",
-        help="comma-separated: rankset (CLI and Python API), pytrec_eval, ranx, ir_measures "
-        "(tools that are not installed are skipped)",
+        help="comma-separated: rankset (CLI, Python API, Parquet in), curves (k=1..100 "
+        "against one k), pytrec_eval, ranx, ir_measures (tools not installed are skipped)",
     )
     parser.add_argument("--no-floor", dest="floor", action="store_false", help="skip floor")
     parser.add_argument("--no-warmup", action="store_true", help="skip the warm-up pass")
@@ -433,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps({**results, "markdown": text}, indent=2))
     failures = sum(
         row["over_1e-9"] + row["only_rankset"] + row["only_other"]
-        for other in ("pytrec_eval", "rankset (Python API)")
+        for other in ("pytrec_eval", "rankset (Python API)", "rankset (Parquet in)")
         for row in results["correctness"].get(other, {}).values()
     )
     if failures:

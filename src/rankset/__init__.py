@@ -29,6 +29,7 @@ from rankset.errors import (
 )
 from rankset.evaluation import EvaluationResult, evaluate
 from rankset.io import read, read_answers, read_labels, read_run, write_labels, write_run
+from rankset.partitioned import partition
 from rankset.registry import Metric, available_measures, parse_metric, parse_metrics
 from rankset.scales import GradeScale
 from rankset.textmatch import TextMatch, match_text
@@ -61,6 +62,7 @@ __all__ = [
     "match_text",
     "parse_metric",
     "parse_metrics",
+    "partition",
     "read",
     "read_answers",
     "read_labels",

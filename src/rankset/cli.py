@@ -98,6 +98,13 @@ def _add_input_options(parser: argparse.ArgumentParser, *, runs_help: str) -> No
         "cudf-polars, else it warns and streams)",
     )
     parser.add_argument(
+        "--buckets",
+        type=int,
+        metavar="N",
+        help="larger-than-memory mode: read the runs in N passes, each over the queries of "
+        "one hash bucket (same values, about N times less memory)",
+    )
+    parser.add_argument(
         "--answers",
         metavar="FILE",
         help="acceptable answers for containment@k: 'query_id<TAB>answer' lines or JSONL",
@@ -218,6 +225,19 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--title", default="rankset report")
     report.add_argument("--out", required=True, metavar="REPORT.html", help="output file")
 
+    partition = commands.add_parser(
+        "partition",
+        help="write runs and labels as bucket-partitioned Parquet",
+        description="Split runs and labels by hashed query id into N buckets of Parquet "
+        "files, once; evaluating the folder then reads one bucket at a time "
+        "(larger-than-memory mode) without re-reading everything per bucket.",
+    )
+    partition.add_argument("runs", nargs="+", metavar="RUN", help="run files")
+    partition.add_argument("--qrels", "--labels", dest="labels", help="labels file")
+    partition.add_argument("--name", dest="names", action="append", metavar="NAME")
+    partition.add_argument("--buckets", type=int, default=16, metavar="N", help="(default 16)")
+    partition.add_argument("--out", required=True, metavar="DIR", help="new dataset folder")
+
     commands.add_parser("measures", help="list the available measures")
     return parser
 
@@ -244,6 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "diagnose": _diagnose,
         "report": _report,
         "measures": _measures,
+        "partition": _partition,
     }
     try:
         return handlers[args.command](args)
@@ -284,6 +305,7 @@ def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
         "pool_depth": args.pool_depth,
         "answers": args.answers,
         "engine": args.engine,
+        "buckets": args.buckets,
     }
     if args.scale is not None:  # else the library default (rag5), or a report's fallback
         options["scale"] = args.scale
@@ -557,6 +579,16 @@ def _report_dropped(query_counts: pl.DataFrame) -> None:
             )
         if notes:
             print(f"rankset: {row['system']}: {'; '.join(notes)}", file=sys.stderr)
+
+
+def _partition(args: argparse.Namespace) -> int:
+    from rankset.partitioned import partition
+
+    with _progress(args) as step:
+        step(f"partitioning {len(args.runs)} run(s) into {args.buckets} buckets")
+        out = partition(args.runs, args.labels, args.out, buckets=args.buckets, names=args.names)
+    print(f"wrote {out} ({args.buckets} buckets); evaluate it with: rankset evaluate {out}")
+    return EXIT_OK
 
 
 def _measures(args: argparse.Namespace) -> int:

@@ -108,7 +108,7 @@ def curves(
         Bootstrap confidence interval of each mean (seeded, deterministic).
     **options
         Passed to :func:`rankset.evaluate` (``relevance_level``, ``missing``, ``scale``,
-        ``pool``, ``names``, ``engine``, ...); per-query cutoffs do not apply.
+        ``pool``, ``names``, ``engine``, ``buckets``, ...); per-query cutoffs do not apply.
 
     Returns
     -------
@@ -199,6 +199,7 @@ def _evaluate_options(options: dict[str, Any]) -> dict[str, Any]:
         "pool_depth": None,
         "answers": None,
         "engine": "auto",
+        "buckets": None,
     }
     unknown = sorted(set(options) - set(defaults))
     if unknown:

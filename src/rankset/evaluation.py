@@ -66,7 +66,15 @@ from rankset.textmatch import TextMatch
 if TYPE_CHECKING:
     from rankset.io import ParsedInput
 
-__all__ = ["DEFAULT_K", "DEFAULT_METRICS", "ENGINES", "EvaluationResult", "evaluate"]
+__all__ = [
+    "BUCKET_SEED",
+    "DEFAULT_K",
+    "DEFAULT_METRICS",
+    "ENGINES",
+    "EvaluationResult",
+    "bucket_of",
+    "evaluate",
+]
 
 MissingPolicy = Literal["skip", "zero"]
 
@@ -251,6 +259,7 @@ def evaluate(
     pool_depth: int | None = None,
     answers: Any = None,
     engine: Engine = "auto",
+    buckets: int | None = None,
     confidence: float | None = 0.95,
     n_resamples: int = 1000,
     seed: int = 0,
@@ -306,6 +315,12 @@ def evaluate(
         ``"streaming"``, ``"in-memory"`` or ``"gpu"`` (cudf-polars; without it a
         :class:`~rankset.RanksetWarning` and the streaming engine). The values do not
         depend on it: the final sums always run in a fixed order on the CPU.
+    buckets
+        Larger-than-memory mode: pass over the runs ``buckets`` times, each time over the
+        queries whose hashed id falls in one bucket (:func:`bucket_of`), so the peak
+        memory of the pass falls about ``buckets``-fold; the values are bit-identical to
+        a single pass. Parquet inputs (or a :func:`rankset.partition` dataset) are
+        scanned, so only each bucket's rows are held; text inputs are parsed whole first.
     confidence, n_resamples, seed
         Percentile bootstrap confidence interval of each mean in the summary (queries
         resampled with replacement; seeded, deterministic); ``confidence=None`` skips it.
@@ -348,6 +363,7 @@ def evaluate(
         pool_depth=pool_depth,
         answers=answers,
         engine=engine,
+        buckets=buckets,
     )
     collected = _collect(prepared)
     frame = collected.scored.join(collected.stats, on="query_id", how="left")
@@ -415,6 +431,7 @@ def _prepare(
     answers: Any,
     pool_depth: int | None = None,
     engine: Engine = "auto",
+    buckets: int | None = None,
 ) -> _Prepared:
     _check_parameters(k, relevance_level, missing, default_k)
     resolved_engine = resolve_engine(engine)
@@ -450,10 +467,11 @@ def _prepare(
     )
     values = {metric.name: metric.spec.build(plan, metric) for metric in metrics}  # type: ignore[misc]
 
-    ranked = run_frame.frame().select("system", "query_id", "doc_id", "pos")
-    counts = [pl.len().cast(pl.Float64).alias(NUM_RET)]
-    if duplicates == "error":
-        counts.append(pl.col("doc_id").n_unique().cast(pl.Float64).alias(_DISTINCT_DOCS))
+    if buckets is not None:
+        check_int("buckets", buckets, 1)
+    else:
+        buckets = run_frame.dataset_buckets()  # a partitioned dataset brings its own
+    hits, run_counts = _pass_frames(run_frame, label_frame)
     answer_frame = _read_answers(answers, inputs, label_input) if plan.containment_modes else None
     return _Prepared(
         metrics=metrics,
@@ -462,8 +480,8 @@ def _prepare(
         runs=run_frame,
         labels=label_frame,
         label_source=label_source,
-        hits=ranked.join(label_frame, on=["query_id", "doc_id"], how="inner"),
-        run_counts=ranked.group_by(list(GROUP)).agg(counts),
+        hits=hits,
+        run_counts=run_counts,
         cutoffs=cutoff_frame,
         pools=_pool_tier_counts(plan, pool, label_frame, order=order, depth=pool_depth),
         answers=answer_frame,
@@ -481,6 +499,7 @@ def _prepare(
             "duplicates": duplicates,
             "pool_depth": pool_depth,
             "engine": resolved_engine,
+            "buckets": buckets,
         },
     )
 
@@ -500,16 +519,16 @@ def _collect(prepared: _Prepared) -> _Collected:
         ),
     }
     wanted = {name: frame for name, frame in optional.items() if frame is not None}
-    hits, run_counts, labels, label_dups, *rest = collect_frames(
-        [
-            prepared.hits,
-            prepared.run_counts,
-            prepared.labels,
-            duplicate_labels(prepared.labels),
-            *wanted.values(),
-        ],
-        prepared.settings["engine"],
-    )
+    engine = prepared.settings["engine"]
+    buckets = prepared.settings["buckets"]
+    small = [prepared.labels, duplicate_labels(prepared.labels), *wanted.values()]
+    if buckets is None:
+        hits, run_counts, labels, label_dups, *rest = collect_frames(
+            [prepared.hits, prepared.run_counts, *small], engine
+        )
+    else:
+        labels, label_dups, *rest = collect_frames(small, engine)
+        hits, run_counts = _bucketed_pass(runs, prepared.labels, buckets, engine)
     extra = dict(zip(wanted, rest, strict=True))
     raise_on_duplicate_labels(label_dups, prepared.label_source)
     if _DISTINCT_DOCS in run_counts.columns:
@@ -560,6 +579,66 @@ def _collect(prepared: _Prepared) -> _Collected:
         rows=rows,
         label_rows=label_rows,
     )
+
+
+def _pass_frames(
+    runs: _Runs, labels: pl.LazyFrame, bucket: tuple[int, int] | None = None
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """Plan the pass over the runs: labelled rows with their positions, ranking counts.
+
+    ``bucket = (b, n)`` keeps the queries of bucket ``b`` of ``n``, filtered at the
+    sources before anything else, so each bucket's pass reads and holds only its own
+    queries. The labels are filtered by hash too when every run is; a partitioned
+    dataset's labels are small and read whole.
+    """
+    ranked = runs.frame(bucket).select("system", "query_id", "doc_id", "pos")
+    if bucket is not None and runs.dataset_buckets() is None:
+        labels = labels.filter(bucket_of(pl.col("query_id"), bucket[1]) == bucket[0])
+    counts = [pl.len().cast(pl.Float64).alias(NUM_RET)]
+    if runs.duplicates == "error":
+        counts.append(pl.col("doc_id").n_unique().cast(pl.Float64).alias(_DISTINCT_DOCS))
+    hits = ranked.join(labels, on=["query_id", "doc_id"], how="inner")
+    return hits, ranked.group_by(list(GROUP)).agg(counts)
+
+
+#: Seed of the hash that assigns queries to buckets (Polars' hash, stable for a version).
+BUCKET_SEED = 20_261_122
+
+
+def bucket_of(query_id: pl.Expr, buckets: int) -> pl.Expr:
+    """Return the bucket (0..buckets-1) of each query id: Polars' seeded hash of the text.
+
+    Every row of a query lands in the same bucket, in the runs and in the labels alike,
+    whatever the id's dtype (ids are hashed as strings).
+
+    Examples
+    --------
+    >>> ids = pl.Series(["q1", "q2", "q1"])
+    >>> buckets = pl.select(bucket_of(pl.lit(ids), 4)).to_series()
+    >>> buckets[0] == buckets[2] and 0 <= buckets[1] < 4
+    True
+    """
+    return (query_id.cast(pl.String).hash(seed=BUCKET_SEED) % buckets).cast(pl.Int64)
+
+
+def _bucketed_pass(
+    runs: _Runs,
+    labels: pl.LazyFrame,
+    buckets: int,
+    engine: Literal["streaming", "in-memory", "gpu"],
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Run the pass over the runs once per bucket of queries; concatenate the results.
+
+    Whole queries fall in one bucket, so each bucket's labelled rows and counts are
+    exactly the single pass's rows for those queries; the small phase then sorts them
+    into the same canonical order, so every value is bit-identical to a single pass.
+    """
+    hit_parts, count_parts = [], []
+    for bucket in range(buckets):
+        hits, counts = collect_frames(_pass_frames(runs, labels, (bucket, buckets)), engine)
+        hit_parts.append(hits)
+        count_parts.append(counts)
+    return pl.concat(hit_parts), pl.concat(count_parts)
 
 
 def _check_duplicate_docs(runs: _Runs, run_counts: pl.DataFrame) -> None:
@@ -630,12 +709,57 @@ def _check_resampling(confidence: float | None, n_resamples: int, seed: int) -> 
 
 
 @dataclass(frozen=True)
-class _Runs:
-    parts: list[tuple[pl.LazyFrame, str]]  # normalised frame, source name
-    sources: list[str]
+class _RunPart:
+    frame: pl.LazyFrame  # named (system column), not yet normalised
+    source: str
+    has_scores: bool
+    dataset_buckets: int | None  # set for a rankset.partition dataset (bucket column)
 
-    def frame(self) -> pl.LazyFrame:
-        return pl.concat([part for part, _ in self.parts], how="diagonal_relaxed")
+    def in_bucket(self, bucket: int, buckets: int) -> pl.LazyFrame:
+        """Keep the queries of ``bucket``: by the dataset's folders, else by hash."""
+        if self.dataset_buckets == buckets:
+            return self.frame.filter(pl.col("bucket") == bucket)
+        return self.frame.filter(bucket_of(pl.col("query_id"), buckets) == bucket)
+
+
+@dataclass(frozen=True)
+class _Runs:
+    inputs: list[_RunPart]
+    order: OrderPolicy
+    duplicates: DuplicatePolicy
+
+    @property
+    def sources(self) -> list[str]:
+        return [part.source for part in self.inputs]
+
+    def normalised(self, bucket: tuple[int, int] | None = None) -> list[tuple[pl.LazyFrame, str]]:
+        """Each run normalised (numbered); only the queries of ``(bucket, buckets)``."""
+        return [
+            (
+                normalize_run(
+                    part.frame if bucket is None else part.in_bucket(*bucket),
+                    source=part.source,
+                    order=self.order,
+                    duplicates=self.duplicates,
+                    has_scores=part.has_scores,
+                ),
+                part.source,
+            )
+            for part in self.inputs
+        ]
+
+    @property
+    def parts(self) -> list[tuple[pl.LazyFrame, str]]:
+        return self.normalised()
+
+    def frame(self, bucket: tuple[int, int] | None = None) -> pl.LazyFrame:
+        parts = [part for part, _ in self.normalised(bucket)]
+        return pl.concat(parts, how="diagonal_relaxed")
+
+    def dataset_buckets(self) -> int | None:
+        """Return the bucket count of the partitioned datasets among the runs, if any."""
+        counts = [part.dataset_buckets for part in self.inputs if part.dataset_buckets]
+        return max(counts) if counts else None
 
 
 @dataclass(frozen=True)
@@ -727,7 +851,7 @@ def _assign_system_names(
         ["run"] if len(inputs) == 1 else [f"run{i + 1}" for i in range(len(inputs))]
     )
 
-    parts: list[tuple[pl.LazyFrame, str, bool]] = []
+    parts: list[_RunPart] = []
     for item, name, profile in zip(inputs, chosen, profiles, strict=True):
         fallback = next(default_names)
         run = item.parsed.run
@@ -740,18 +864,9 @@ def _assign_system_names(
         has_scores = order != "rank" and scores_present(
             profile["n_scores"], profile["n_rows"], item.parsed.source
         )
-        parts.append((frame, item.parsed.source, has_scores))
+        parts.append(_RunPart(frame, item.parsed.source, has_scores, item.parsed.buckets))
 
-    normalised = [
-        (
-            normalize_run(
-                frame, source=source, order=order, duplicates=duplicates, has_scores=has_scores
-            ),
-            source,
-        )
-        for frame, source, has_scores in parts
-    ]
-    return _Runs(parts=normalised, sources=[source for _, source, _ in parts])
+    return _Runs(inputs=parts, order=order, duplicates=duplicates)
 
 
 def _read_labels(labels: Any, inputs: list[_RunInput]) -> ParsedInput | None:

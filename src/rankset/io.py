@@ -41,6 +41,7 @@ import polars as pl
 
 from rankset._validation import check_choice
 from rankset.errors import InputFormatError, ParameterError
+from rankset.partitioned import MANIFEST, read_partitioned
 
 if TYPE_CHECKING:
     import pandas
@@ -163,6 +164,9 @@ class ParsedInput:
         ``query_id`` str, ``k`` i64.
     answers
         ``query_id`` str, ``answer`` str (one row per acceptable answer).
+    buckets
+        For a dataset written by :func:`rankset.partition`: its number of buckets (the
+        run then has a ``bucket`` column too).
     """
 
     source: str
@@ -172,6 +176,7 @@ class ParsedInput:
     labels: pl.LazyFrame | None = None
     cutoffs: pl.LazyFrame | None = None
     answers: pl.LazyFrame | None = None
+    buckets: int | None = None  # a partitioned dataset's bucket count (rankset.partition)
 
 
 # --------------------------------------------------------------------------------------
@@ -516,7 +521,13 @@ def _read_path(
 ) -> ParsedInput:
     _check_format_for(format, set(_FILE_FORMATS), "a file")
     if path.is_dir():
-        msg = f"{name}: is a directory, expected a file"
+        if (path / MANIFEST).is_file():
+            run, labels, buckets = read_partitioned(path, name)
+            return ParsedInput(name, None, "parquet", run=run, labels=labels, buckets=buckets)
+        msg = (
+            f"{name}: is a directory, expected a file (or a dataset written by "
+            f"rankset.partition, which has a {MANIFEST})"
+        )
         raise InputFormatError(msg)
     stem = _display_stem(path)
     resolved = format or _format_from_extension(path)
