@@ -749,15 +749,21 @@ def _read_simple_trec_run(source: Path | bytes) -> pl.DataFrame | None:
     except (pl.exceptions.PolarsError, OSError):
         return None
     ids = ("query_id", "doc_id", "system")
-    (clean,) = frame.select(
+    clean, tags = frame.select(
         ~pl.any_horizontal(
             pl.any_horizontal(pl.all().is_null()).any(),
             pl.any_horizontal(pl.col(ids).str.len_bytes() == 0).any(),
             # a line starting with '#' is a comment for the general parser
             pl.col("query_id").str.starts_with("#").any(),
-        )
+        ),
+        pl.col("system").unique().head(2).implode(),
     ).row(0)
-    return frame if clean else None
+    if not clean:
+        return None
+    if len(tags) == 1:
+        # One tag (the usual case): a constant column instead of millions of copies.
+        frame = frame.with_columns(pl.lit(tags[0], dtype=pl.String).alias("system"))
+    return frame
 
 
 def _parse_trec(data: bytes, name: str, stem: str | None, kind: Kind) -> ParsedInput:
