@@ -533,13 +533,15 @@ def _read_path(
     resolved = format or _format_from_extension(path)
     if resolved == "parquet" and not _starts_with(path, name, _GZIP_MAGIC):
         return _parse_parquet_path(path, name, stem, mapping, kind)
+    tried_simple = False
     if resolved in (None, "trec") and kind != "labels" and not mapping:
         # Most run files are plain one-space TREC text: read them straight from disk.
         simple = _read_simple_trec_run(path)
         if simple is not None:
             return ParsedInput(name, stem, "trec", run=simple.lazy())
+        tried_simple = not _starts_with(path, name, _GZIP_MAGIC)
     data = _read_bytes(path, name)
-    return _parse_bytes(data, name, stem, resolved, mapping, kind)
+    return _parse_bytes(data, name, stem, resolved, mapping, kind, try_simple=not tried_simple)
 
 
 def _read_stream(
@@ -609,11 +611,13 @@ def _parse_bytes(
     format: str | None,
     mapping: dict[str, str],
     kind: Kind,
+    *,
+    try_simple: bool = True,
 ) -> ParsedInput:
     resolved = format or _sniff_content(data)
     if resolved == "trec":
         _check_no_mapping(mapping, "trec")
-        return _parse_trec(data, name, stem, kind)
+        return _parse_trec(data, name, stem, kind, try_simple=try_simple)
     if resolved == "parquet":
         frame = _read_parquet_bytes(data, name)
         return _parse_table(frame.lazy(), name, stem, "parquet", mapping, kind)
@@ -766,8 +770,11 @@ def _read_simple_trec_run(source: Path | bytes) -> pl.DataFrame | None:
     return frame
 
 
-def _parse_trec(data: bytes, name: str, stem: str | None, kind: Kind) -> ParsedInput:
-    if kind != "labels":
+def _parse_trec(
+    data: bytes, name: str, stem: str | None, kind: Kind, *, try_simple: bool = True
+) -> ParsedInput:
+    # try_simple=False: the caller already tried the plain-layout reader on these bytes.
+    if kind != "labels" and try_simple:
         simple = _read_simple_trec_run(data)
         if simple is not None:
             return ParsedInput(name, stem, "trec", run=simple.lazy())
