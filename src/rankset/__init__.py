@@ -18,6 +18,7 @@ from rankset.comparison import compare
 from rankset.cutoff_curves import Curves, curves
 from rankset.diagnosis import Diagnosis, diagnose, regression_counts, regressions
 from rankset.errors import (
+    ClusterError,
     GradeScaleError,
     InputFormatError,
     MissingDependencyError,
@@ -39,6 +40,7 @@ from rankset.textmatch import TextMatch, match_text
 _LAZY_MODULES = ("charts", "report")
 
 __all__ = [
+    "ClusterError",
     "Curves",
     "Diagnosis",
     "EvaluationResult",

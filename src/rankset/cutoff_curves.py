@@ -131,7 +131,7 @@ def curves(
     )
     plan = prepared.plan
     k_max = max(cutoffs)
-    collected = _collect(prepared)
+    collected = _collect(prepared, keep_rows=True)
     # Running sums (or minima) at each labelled position, per ranking; and over each
     # query's ideal ordering of its labels.
     cumulative = collected.rows.filter(pl.col("pos") <= k_max).select(
@@ -200,6 +200,7 @@ def _evaluate_options(options: dict[str, Any]) -> dict[str, Any]:
         "answers": None,
         "engine": "auto",
         "buckets": None,
+        "client": None,
     }
     unknown = sorted(set(options) - set(defaults))
     if unknown:

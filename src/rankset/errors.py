@@ -9,6 +9,7 @@ dropped by a policy) are :class:`RanksetWarning`.
 from __future__ import annotations
 
 __all__ = [
+    "ClusterError",
     "GradeScaleError",
     "InputFormatError",
     "MissingDependencyError",
@@ -46,6 +47,10 @@ class UnknownMetricError(RanksetError):
 
 class ParameterError(RanksetError):
     """A function parameter has an invalid value (e.g. ``k <= 0``)."""
+
+
+class ClusterError(RanksetError):
+    """A Dask cluster cannot run the evaluation as asked (no worker, versions differ)."""
 
 
 class MissingDependencyError(RanksetError, ImportError):

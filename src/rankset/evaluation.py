@@ -85,8 +85,9 @@ DEFAULT_METRICS = ("ndcg@10", "ap", "rr", "recall@100", "precision@10")
 
 _MISSING_POLICIES = ("skip", "zero")
 #: Engines the pass over the runs can run on (``engine=``).
-ENGINES = ("auto", "streaming", "in-memory", "gpu")
-Engine = Literal["auto", "streaming", "in-memory", "gpu"]
+ENGINES = ("auto", "streaming", "in-memory", "gpu", "dask")
+Engine = Literal["auto", "streaming", "in-memory", "gpu", "dask"]
+PassEngine = Literal["streaming", "in-memory", "gpu"]
 # The small phase always runs here: the in-memory engine sums each group's rows in row
 # order, so with sorted rows every value is bit-identical from run to run; the streaming
 # engine merges per-thread partial sums in a varying order (1-ulp differences seen on
@@ -260,6 +261,7 @@ def evaluate(
     answers: Any = None,
     engine: Engine = "auto",
     buckets: int | None = None,
+    client: Any = None,
     confidence: float | None = 0.95,
     n_resamples: int = 1000,
     seed: int = 0,
@@ -313,14 +315,20 @@ def evaluate(
     engine
         Polars engine of the pass over the runs: ``"auto"`` (= ``"streaming"``),
         ``"streaming"``, ``"in-memory"`` or ``"gpu"`` (cudf-polars; without it a
-        :class:`~rankset.RanksetWarning` and the streaming engine). The values do not
-        depend on it: the final sums always run in a fixed order on the CPU.
+        :class:`~rankset.RanksetWarning` and the streaming engine). ``"dask"`` runs the
+        pass bucket by bucket on the workers of a Dask cluster (``client=``; needs
+        ``rankset[dask]``; see :mod:`rankset.cluster`). The values do not depend on it:
+        the final sums always run in a fixed order on the CPU.
     buckets
         Larger-than-memory mode: pass over the runs ``buckets`` times, each time over the
         queries whose hashed id falls in one bucket (:func:`bucket_of`), so the peak
         memory of the pass falls about ``buckets``-fold; the values are bit-identical to
         a single pass. Parquet inputs (or a :func:`rankset.partition` dataset) are
         scanned, so only each bucket's rows are held; text inputs are parsed whole first.
+        With ``engine="dask"`` the buckets are the cluster's tasks (by default the
+        dataset's count, else four per worker thread).
+    client
+        For ``engine="dask"``: a ``dask.distributed.Client``; by default the current one.
     confidence, n_resamples, seed
         Percentile bootstrap confidence interval of each mean in the summary (queries
         resampled with replacement; seeded, deterministic); ``confidence=None`` skips it.
@@ -364,6 +372,7 @@ def evaluate(
         answers=answers,
         engine=engine,
         buckets=buckets,
+        client=client,
     )
     collected = _collect(prepared)
     frame = collected.scored.join(collected.stats, on="query_id", how="left")
@@ -398,6 +407,9 @@ class _Prepared:
     answer_positions: pl.LazyFrame | None
     text_match: pl.DataFrame | None
     settings: dict[str, Any]
+    # A partitioned dataset's labels with their bucket column, and its bucket count.
+    dataset_labels: tuple[pl.LazyFrame, int] | None = None
+    client: Any = None  # the Dask client of engine="dask" (never sent to the workers)
 
 
 @dataclass(frozen=True)
@@ -432,6 +444,7 @@ def _prepare(
     pool_depth: int | None = None,
     engine: Engine = "auto",
     buckets: int | None = None,
+    client: Any = None,
 ) -> _Prepared:
     _check_parameters(k, relevance_level, missing, default_k)
     resolved_engine = resolve_engine(engine)
@@ -471,6 +484,11 @@ def _prepare(
         check_int("buckets", buckets, 1)
     else:
         buckets = run_frame.dataset_buckets()  # a partitioned dataset brings its own
+    if resolved_engine == "dask":
+        from rankset.cluster import default_buckets, resolve_client
+
+        client = resolve_client(client)
+        buckets = buckets or default_buckets(client)
     hits, run_counts = _pass_frames(run_frame, label_frame)
     answer_frame = _read_answers(answers, inputs, label_input) if plan.containment_modes else None
     return _Prepared(
@@ -489,6 +507,13 @@ def _prepare(
             _answer_positions(plan, run_frame, answer_frame) if answer_frame is not None else None
         ),
         text_match=text_match,
+        dataset_labels=(
+            (label_input.labels, label_input.buckets)
+            if label_input.buckets is not None
+            and "bucket" in label_input.labels.collect_schema().names()
+            else None
+        ),
+        client=client,
         settings={
             "metrics": [m.name for m in metrics],
             "relevance_level": relevance_level,
@@ -504,12 +529,66 @@ def _prepare(
     )
 
 
-def _collect(prepared: _Prepared) -> _Collected:
-    """Run both phases of the plan (module docstring), check, apply the query policies."""
+def _collect(prepared: _Prepared, *, keep_rows: bool = False) -> _Collected:
+    """Measure every partition of the queries, merge them, apply the query policies.
+
+    Without buckets the whole input is one partition. With ``buckets=N`` each bucket of
+    queries is measured in turn here, or on the workers of a Dask cluster with
+    ``engine="dask"``: the same kernel (:func:`measure_partition`) either way.
+    """
+    buckets = prepared.settings["buckets"]
+    if prepared.settings["engine"] == "dask":
+        from rankset.cluster import measure_on_cluster
+
+        parts = measure_on_cluster(prepared, keep_rows=keep_rows)
+    elif buckets is None:
+        parts = [measure_partition(prepared, None, keep_rows=keep_rows)]
+    else:
+        parts = [
+            measure_partition(prepared, (bucket, buckets), keep_rows=keep_rows)
+            for bucket in range(buckets)
+        ]
+    return _finish(prepared, merge_partitions(parts))
+
+
+@dataclass(frozen=True)
+class Partition:
+    """What the kernel returns for one partition of whole queries (small frames).
+
+    ``aggregates`` has one row per (system, query) of the runs: the counts, the plan's
+    aggregations and whether the query is labelled; ``stats`` one row per labelled
+    query; ``extra`` the pool counts and answer positions when asked for. ``rows`` and
+    ``label_rows`` (the labelled run rows and the label rows, with the plan's row
+    columns) are kept for metric-vs-k curves only.
+    """
+
+    aggregates: pl.DataFrame
+    stats: pl.DataFrame
+    extra: dict[str, pl.DataFrame]
+    rows: pl.LazyFrame | None = None
+    label_rows: pl.LazyFrame | None = None
+
+
+def measure_partition(
+    prepared: _Prepared, bucket: tuple[int, int] | None, *, keep_rows: bool = False
+) -> Partition:
+    """Run both phases of the plan over the queries of one bucket (all when ``None``).
+
+    This is the engine-agnostic kernel: one call per bucket of whole queries, on this
+    machine or on a cluster worker, from the same inputs to the same small frames.
+    Every aggregation groups by query (or by system and query), so the partitions'
+    frames, concatenated and sorted (:func:`merge_partitions`), equal those of one
+    pass over everything, bit for bit.
+    """
     plan, runs = prepared.plan, prepared.runs
+    engine = prepared.settings["engine"]
+    if engine == "dask":  # on a worker: the pass runs on its streaming engine
+        engine = "streaming"
+    labels = _labels_in_bucket(prepared, bucket)
+    hits, run_counts = _pass_frames(runs, labels, bucket)
     optional = {
         "cutoffs": prepared.cutoffs,
-        "grades": (prepared.labels.select(pl.col("grade").unique()) if plan.uses_tiers else None),
+        "grades": labels.select(pl.col("grade").unique()) if plan.uses_tiers else None,
         "pool": prepared.pools.counts if prepared.pools is not None else None,
         "answer_positions": prepared.answer_positions,
         "answer_counts": (
@@ -518,37 +597,77 @@ def _collect(prepared: _Prepared) -> _Collected:
             else None
         ),
     }
-    wanted = {name: frame for name, frame in optional.items() if frame is not None}
-    engine = prepared.settings["engine"]
-    buckets = prepared.settings["buckets"]
-    small = [prepared.labels, duplicate_labels(prepared.labels), *wanted.values()]
-    if buckets is None:
-        hits, run_counts, labels, label_dups, *rest = collect_frames(
-            [prepared.hits, prepared.run_counts, *small], engine
-        )
-    else:
-        labels, label_dups, *rest = collect_frames(small, engine)
-        hits, run_counts = _bucketed_pass(runs, prepared.labels, buckets, engine)
+    wanted = {
+        name: frame if name == "grades" else _keep_bucket(frame, bucket)
+        for name, frame in optional.items()
+        if frame is not None
+    }
+    hits_frame, counts_frame, label_frame, label_dups, *rest = collect_frames(
+        [hits, run_counts, labels, duplicate_labels(labels), *wanted.values()], engine
+    )
     extra = dict(zip(wanted, rest, strict=True))
     raise_on_duplicate_labels(label_dups, prepared.label_source)
-    if _DISTINCT_DOCS in run_counts.columns:
-        _check_duplicate_docs(runs, run_counts)
+    if _DISTINCT_DOCS in counts_frame.columns:
+        _check_duplicate_docs(runs, counts_frame)
     if "cutoffs" in extra:
         check_cutoffs(extra["cutoffs"])
     if "grades" in extra:
-        check_grades_in_scale(extra["grades"]["grade"], plan.scale, prepared.label_source)
+        check_grades_in_scale(extra.pop("grades")["grade"], plan.scale, prepared.label_source)
 
     # The small phase: a canonical order first, for bit-identical sums.
     k = prepared.settings["k"] or prepared.settings["default_k"]
-    cutoffs = extra["cutoffs"].lazy() if "cutoffs" in extra else None
-    label_rows = _label_rows(plan, labels.lazy(), cutoffs, k)
+    cutoffs = extra.pop("cutoffs").lazy() if "cutoffs" in extra else None
+    label_rows = _label_rows(plan, label_frame.lazy(), cutoffs, k)
     query_stats = _label_statistics(plan, label_rows)
-    rows = _run_rows(plan, hits.lazy(), query_stats)
+    rows = _run_rows(plan, hits_frame.lazy(), query_stats)
     aggregates, stats = pl.collect_all(
-        [_aggregate_run(plan, rows, run_counts.lazy(), query_stats), query_stats],
+        [_aggregate_run(plan, rows, counts_frame.lazy(), query_stats), query_stats],
         engine=_SMALL_ENGINE,
     )
+    if not keep_rows:
+        return Partition(aggregates, stats, extra)
+    return Partition(aggregates, stats, extra, rows=rows, label_rows=label_rows)
 
+
+def merge_partitions(parts: Sequence[Partition]) -> Partition:
+    """Concatenate the partitions' frames in the order one pass would give them."""
+    if len(parts) == 1:
+        return parts[0]
+    extra = {
+        name: pl.concat([part.extra[name] for part in parts], how="vertical")
+        for name in parts[0].extra
+    }
+    rows = [part.rows for part in parts if part.rows is not None]
+    label_rows = [part.label_rows for part in parts if part.label_rows is not None]
+    return Partition(
+        aggregates=pl.concat([part.aggregates for part in parts]).sort(*GROUP),
+        stats=pl.concat([part.stats for part in parts]).sort("query_id"),
+        extra=extra,
+        rows=pl.concat(rows).sort(*GROUP, "pos", maintain_order=True) if rows else None,
+        label_rows=pl.concat(label_rows) if label_rows else None,
+    )
+
+
+def _keep_bucket(frame: pl.LazyFrame, bucket: tuple[int, int] | None) -> pl.LazyFrame:
+    """Keep the rows of the queries in ``bucket`` (a filter pushed down to the scans)."""
+    if bucket is None:
+        return frame
+    return frame.filter(bucket_of(pl.col("query_id"), bucket[1]) == bucket[0])
+
+
+def _labels_in_bucket(prepared: _Prepared, bucket: tuple[int, int] | None) -> pl.LazyFrame:
+    """Return the labels of the queries in ``bucket``: the dataset's folder, else by hash."""
+    dataset = prepared.dataset_labels
+    if bucket is not None and dataset is not None and dataset[1] == bucket[1]:
+        frame = dataset[0].filter(pl.col("bucket") == bucket[0])
+        return normalize_labels(frame, source=prepared.label_source)
+    return _keep_bucket(prepared.labels, bucket)
+
+
+def _finish(prepared: _Prepared, merged: Partition) -> _Collected:
+    """Apply the query policies and the pools to the merged partitions; describe the run."""
+    plan, runs = prepared.plan, prepared.runs
+    aggregates, stats, extra = merged.aggregates, merged.stats, dict(merged.extra)
     systems = aggregates["system"].unique().sort().to_list()
     scored, query_counts = _apply_query_policy(
         plan, aggregates, stats, systems, prepared.settings["missing"], runs.sources
@@ -576,8 +695,8 @@ def _collect(prepared: _Prepared) -> _Collected:
         query_counts=query_counts,
         config=config,
         extra=extra,
-        rows=rows,
-        label_rows=label_rows,
+        rows=merged.rows if merged.rows is not None else pl.LazyFrame(),
+        label_rows=merged.label_rows if merged.label_rows is not None else pl.LazyFrame(),
     )
 
 
@@ -588,12 +707,9 @@ def _pass_frames(
 
     ``bucket = (b, n)`` keeps the queries of bucket ``b`` of ``n``, filtered at the
     sources before anything else, so each bucket's pass reads and holds only its own
-    queries. The labels are filtered by hash too when every run is; a partitioned
-    dataset's labels are small and read whole.
+    queries; ``labels`` are those of the same bucket already.
     """
     ranked = runs.frame(bucket).select("system", "query_id", "doc_id", "pos")
-    if bucket is not None and runs.dataset_buckets() is None:
-        labels = labels.filter(bucket_of(pl.col("query_id"), bucket[1]) == bucket[0])
     counts = [pl.len().cast(pl.Float64).alias(NUM_RET)]
     if runs.duplicates == "error":
         counts.append(pl.col("doc_id").n_unique().cast(pl.Float64).alias(_DISTINCT_DOCS))
@@ -621,26 +737,6 @@ def bucket_of(query_id: pl.Expr, buckets: int) -> pl.Expr:
     return (query_id.cast(pl.String).hash(seed=BUCKET_SEED) % buckets).cast(pl.Int64)
 
 
-def _bucketed_pass(
-    runs: _Runs,
-    labels: pl.LazyFrame,
-    buckets: int,
-    engine: Literal["streaming", "in-memory", "gpu"],
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Run the pass over the runs once per bucket of queries; concatenate the results.
-
-    Whole queries fall in one bucket, so each bucket's labelled rows and counts are
-    exactly the single pass's rows for those queries; the small phase then sorts them
-    into the same canonical order, so every value is bit-identical to a single pass.
-    """
-    hit_parts, count_parts = [], []
-    for bucket in range(buckets):
-        hits, counts = collect_frames(_pass_frames(runs, labels, (bucket, buckets)), engine)
-        hit_parts.append(hits)
-        count_parts.append(counts)
-    return pl.concat(hit_parts), pl.concat(count_parts)
-
-
 def _check_duplicate_docs(runs: _Runs, run_counts: pl.DataFrame) -> None:
     """Raise if a ranking repeats a document; the offenders are listed by a second pass.
 
@@ -654,12 +750,13 @@ def _check_duplicate_docs(runs: _Runs, run_counts: pl.DataFrame) -> None:
         raise_on_duplicate_docs(duplicate_docs(frame).collect(engine=_SMALL_ENGINE), source)
 
 
-def resolve_engine(engine: Engine) -> Literal["streaming", "in-memory", "gpu"]:
+def resolve_engine(engine: Engine) -> PassEngine | Literal["dask"]:
     """Return the engine the pass over the runs uses for ``engine=``.
 
     ``"auto"`` is the streaming engine. ``"gpu"`` runs on NVIDIA GPUs through cudf-polars
     when it is installed (operations it lacks fall back to the CPU, as Polars does);
     without it, a :class:`~rankset.RanksetWarning` says so and the streaming engine runs.
+    ``"dask"`` stays: the pass then runs on the workers of a Dask cluster.
 
     Examples
     --------
@@ -681,9 +778,15 @@ def resolve_engine(engine: Engine) -> Literal["streaming", "in-memory", "gpu"]:
 
 
 def collect_frames(
-    frames: Sequence[pl.LazyFrame], engine: Literal["streaming", "in-memory", "gpu"]
+    frames: Sequence[pl.LazyFrame], engine: PassEngine | Literal["dask"]
 ) -> list[pl.DataFrame]:
-    """Collect ``frames`` together (sharing their scans) on a resolved engine."""
+    """Collect ``frames`` together (sharing their scans) on a resolved engine.
+
+    ``"dask"`` collects here on the streaming engine: the steps before the per-bucket
+    kernel (naming the systems) run on the client.
+    """
+    if engine == "dask":
+        engine = "streaming"
     if engine == "gpu":
         gpu = pl.GPUEngine(raise_on_fail=False)
         return [frame.collect(engine=gpu) for frame in frames]
@@ -804,7 +907,7 @@ def _assign_system_names(
     *,
     order: OrderPolicy,
     duplicates: DuplicatePolicy,
-    engine: Literal["streaming", "in-memory", "gpu"],
+    engine: PassEngine | Literal["dask"],
 ) -> _Runs:
     """Apply the naming rule (explicit name > uniform tag > file stem) and normalise."""
     for item in inputs:

@@ -128,7 +128,7 @@ def partition(
 def read_partitioned(folder: Path, name: str) -> tuple[pl.LazyFrame, pl.LazyFrame, int]:
     """Scan a dataset written by :func:`partition`: ``(run, labels, buckets)``.
 
-    The run keeps its ``bucket`` column (from the folder names), which the evaluation
+    Both keep their ``bucket`` column (from the folder names), which the evaluation
     filters on, so each bucket's pass opens only that bucket's files.
     """
     try:
@@ -148,5 +148,5 @@ def read_partitioned(folder: Path, name: str) -> tuple[pl.LazyFrame, pl.LazyFram
         raise InputFormatError(msg)
     hive = {"hive_partitioning": True, "hive_schema": {"bucket": pl.Int64}}
     run = pl.scan_parquet(folder / "run", **hive)  # type: ignore[arg-type]
-    labels = pl.scan_parquet(folder / "labels", **hive).drop("bucket")  # type: ignore[arg-type]
+    labels = pl.scan_parquet(folder / "labels", **hive)  # type: ignore[arg-type]
     return run, labels, buckets
