@@ -105,6 +105,13 @@ def _add_input_options(parser: argparse.ArgumentParser, *, runs_help: str) -> No
         "one hash bucket (same values, about N times less memory)",
     )
     parser.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="evaluate on a Dask cluster, one task per bucket of queries: a scheduler "
+        "address (tcp://host:8786) or local:N for N local worker processes (needs "
+        "rankset[dask]; same values as one machine)",
+    )
+    parser.add_argument(
         "--answers",
         metavar="FILE",
         help="acceptable answers for containment@k: 'query_id<TAB>answer' lines or JSONL",
@@ -255,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
 
-    from rankset.errors import RanksetError
+    from rankset.errors import ParameterError, RanksetError
 
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {
         "evaluate": _evaluate,
@@ -267,7 +274,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "partition": _partition,
     }
     try:
-        return handlers[args.command](args)
+        if getattr(args, "dask", None) is None:
+            return handlers[args.command](args)
+        if args.engine != "auto":
+            msg = (
+                "--dask runs the pass on the cluster's workers; it cannot be combined "
+                f"with --engine {args.engine}."
+            )
+            raise ParameterError(msg)
+        from rankset.cluster import connect
+
+        with connect(args.dask) as client:
+            args.client = client
+            return handlers[args.command](args)
     except (RanksetError, OSError) as error:
         print(f"rankset: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -307,6 +326,8 @@ def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
         "engine": args.engine,
         "buckets": args.buckets,
     }
+    if getattr(args, "client", None) is not None:
+        options.update(engine="dask", client=args.client)
     if args.scale is not None:  # else the library default (rag5), or a report's fallback
         options["scale"] = args.scale
     return options

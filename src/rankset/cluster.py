@@ -226,8 +226,8 @@ def connect(address: str) -> Iterator[Any]:
             n_workers=n_workers,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
-            worker_kwargs={"env": {"POLARS_MAX_THREADS": str(polars_threads)}},
+            dashboard_address=":0",  # any free port: never clashes with another cluster
+            env={"POLARS_MAX_THREADS": str(polars_threads)},
         ) as cluster,
         distributed.Client(cluster) as client,
     ):

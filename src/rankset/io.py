@@ -24,6 +24,7 @@ Gzip compression is detected from the content, whatever the file is called.
 from __future__ import annotations
 
 import contextlib
+import glob as _glob
 import gzip
 import io
 import json
@@ -196,9 +197,11 @@ def read(
     Parameters
     ----------
     source
-        A path (``str`` or path-like; ``.gz`` is decompressed transparently), a binary or
-        text file object, a Polars DataFrame/LazyFrame, a pandas DataFrame, a pyarrow
-        Table, or a ranx-style mapping ``{query_id: {doc_id: number}}``.
+        A path (``str`` or path-like; ``.gz`` is decompressed transparently), a glob
+        pattern or a folder of Parquet files read as one table (``runs/bm25/*.parquet``;
+        named after the folder), a binary or text file object, a Polars
+        DataFrame/LazyFrame, a pandas DataFrame, a pyarrow Table, or a ranx-style
+        mapping ``{query_id: {doc_id: number}}``.
     format
         The input format; inferred when None: from the file extension (``.parquet``,
         ``.pq``, ``.csv``, ``.tsv``, ``.json``, ``.jsonl``, ``.ndjson``), else from the
@@ -524,11 +527,16 @@ def _read_path(
         if (path / MANIFEST).is_file():
             run, labels, buckets = read_partitioned(path, name)
             return ParsedInput(name, None, "parquet", run=run, labels=labels, buckets=buckets)
+        if format in (None, "parquet") and next(path.rglob("*.parquet"), None) is not None:
+            # A folder of Parquet files (Spark, Dask, Hive-partitioned output): one table.
+            return _parse_parquet_files(path, name, path.name, mapping, kind)
         msg = (
-            f"{name}: is a directory, expected a file (or a dataset written by "
-            f"rankset.partition, which has a {MANIFEST})"
+            f"{name}: is a directory, expected a file, a folder of .parquet files, or a "
+            f"dataset written by rankset.partition (which has a {MANIFEST})"
         )
         raise InputFormatError(msg)
+    if not path.exists() and _GLOB_CHARS.search(name):
+        return _read_glob(name, format, mapping, kind)
     stem = _display_stem(path)
     resolved = format or _format_from_extension(path)
     if resolved == "parquet" and not _starts_with(path, name, _GZIP_MAGIC):
@@ -952,6 +960,41 @@ def _parse_parquet_path(
         frame.collect_schema()
     except pl.exceptions.PolarsError as exc:
         msg = f"{name}: not a readable Parquet file ({exc})"
+        raise InputFormatError(msg) from None
+    return _parse_table(frame, name, stem, "parquet", mapping, kind)
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def _read_glob(
+    pattern: str, format: str | None, mapping: dict[str, str], kind: Kind
+) -> ParsedInput:
+    """Read the Parquet files a glob pattern matches (``runs/bm25/part-*.parquet``) as one."""
+    matches = sorted(Path(p) for p in _glob.glob(pattern, recursive=True) if Path(p).is_file())
+    if not matches:
+        raise InputFormatError(f"{pattern}: no file matches this pattern")
+    others = [p for p in matches if (format or _format_from_extension(p)) != "parquet"]
+    if others:
+        msg = (
+            f"{pattern}: a pattern reads Parquet files only; it matches {others[0]} "
+            "(name each text file on its own)"
+        )
+        raise InputFormatError(msg)
+    pattern_path = Path(pattern)
+    named_by_folder = not _GLOB_CHARS.search(pattern_path.parent.name) and pattern_path.parent.name
+    stem = pattern_path.parent.name if named_by_folder else _display_stem(matches[0])
+    return _parse_parquet_files(matches, pattern, stem, mapping, kind)
+
+
+def _parse_parquet_files(
+    files: Path | list[Path], name: str, stem: str, mapping: dict[str, str], kind: Kind
+) -> ParsedInput:
+    try:
+        frame = pl.scan_parquet(files)
+        frame.collect_schema()
+    except pl.exceptions.PolarsError as exc:
+        msg = f"{name}: not readable as Parquet files ({exc})"
         raise InputFormatError(msg) from None
     return _parse_table(frame, name, stem, "parquet", mapping, kind)
 
