@@ -175,14 +175,15 @@ def test_a_client_is_needed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(distributed, "get_client", no_client)
     with pytest.raises(rankset.ParameterError, match="needs a Dask client"):
         cluster.resolve_client(None)
-    with pytest.raises(rankset.ParameterError, match="must be a dask.distributed.Client"):
+    with pytest.raises(rankset.ParameterError, match=r"must be a dask\.distributed\.Client"):
         cluster.resolve_client("tcp://host:8786")
 
 
 @pytest.mark.parametrize("address", ["local:0", "local:two", "local:-1"])
 def test_bad_local_addresses(address: str) -> None:
-    with pytest.raises(rankset.ParameterError, match="positive worker count"), cluster.connect(
-        address
+    with (
+        pytest.raises(rankset.ParameterError, match="positive worker count"),
+        cluster.connect(address),
     ):
         pass
 
@@ -193,8 +194,9 @@ def test_a_local_cluster_started_by_a_worker_bootstrap_is_refused(
     # What a script without the __main__ guard does in each spawned worker process.
     monkeypatch.setattr(multiprocessing, "parent_process", lambda: object())
     monkeypatch.setattr(sys.modules["__main__"], "__name__", "__mp_main__")
-    with pytest.raises(rankset.ClusterError, match='if __name__ == "__main__"'), cluster.connect(
-        "local:1"
+    with (
+        pytest.raises(rankset.ClusterError, match='if __name__ == "__main__"'),
+        cluster.connect("local:1"),
     ):
         pass
 
