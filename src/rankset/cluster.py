@@ -53,9 +53,19 @@ import polars as pl
 from rankset.errors import ClusterError, MissingDependencyError, ParameterError
 
 if TYPE_CHECKING:
-    from rankset.evaluation import Partition, _Prepared
+    from rankset.evaluation import EvaluationResult, Partition, _Prepared
 
-__all__ = ["connect", "default_buckets", "measure_on_cluster", "resolve_client"]
+__all__ = [
+    "BUCKETS_PER_THREAD",
+    "connect",
+    "default_buckets",
+    "finish",
+    "measure_bucket",
+    "measure_on_cluster",
+    "measure_tables",
+    "plan_evaluation",
+    "resolve_client",
+]
 
 _EXTRA_HINT = "pip install 'rankset[dask]'"
 #: Buckets per worker thread when neither ``buckets=`` nor a dataset gives a count.
@@ -154,6 +164,181 @@ def _measure_bucket(bucket: int, prepared: _Prepared, buckets: int, keep_rows: b
     from rankset.evaluation import measure_partition
 
     return measure_partition(prepared, (bucket, buckets), keep_rows=keep_rows)
+
+
+# --- the kernel, for any engine --------------------------------------------------------
+
+
+def plan_evaluation(
+    runs: Any,
+    labels: Any = None,
+    metrics: Any = None,
+    **options: Any,
+) -> _Prepared:
+    """Plan an evaluation for another engine to run: an opaque, picklable plan.
+
+    Takes :func:`rankset.evaluate`'s arguments (not ``engine="dask"``). Inputs are read
+    lazily: Parquet files are only opened by :func:`measure_bucket`, wherever it runs.
+    Give ``buckets=N`` to measure by bucket; send the plan to the workers once.
+
+    Examples
+    --------
+    >>> from rankset.cluster import finish, measure_bucket, plan_evaluation
+    >>> run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}, "q3": {"d": 1.0}}
+    >>> labels = {"q1": {"b": 1}, "q2": {"c": 1}, "q3": {"e": 1}}
+    >>> plan = plan_evaluation(run, labels, ["rr"], buckets=2)
+    >>> parts = [measure_bucket(plan, bucket) for bucket in range(2)]  # e.g. on workers
+    >>> finish(plan, parts, confidence=None).summary["mean"].item()
+    0.5
+    """
+    from rankset.evaluation import DEFAULT_METRICS, _prepare, evaluate_options
+    from rankset.registry import parse_metrics
+
+    settings = evaluate_options(options, "plan_evaluation")
+    if settings["engine"] == "dask" or settings["client"] is not None:
+        msg = "plan_evaluation() plans for another engine: leave engine='dask' and client out."
+        raise ParameterError(msg)
+    return _prepare(runs, labels, parse_metrics(metrics or DEFAULT_METRICS), **settings)
+
+
+def measure_bucket(plan: _Prepared, bucket: int) -> Partition:
+    """Measure the queries of one bucket of a plan made with ``buckets=N``.
+
+    The task reads its own rows (a dataset's bucket folder, or the Parquet files
+    filtered by :func:`rankset.evaluation.bucket_of`) and returns small frames.
+    """
+    from rankset.evaluation import measure_partition
+
+    buckets = plan.settings["buckets"]
+    if buckets is None:
+        msg = "measure_bucket() needs a plan made with buckets=N (plan_evaluation)."
+        raise ParameterError(msg)
+    if not isinstance(bucket, int) or not 0 <= bucket < buckets:
+        msg = f"The bucket must be an int in 0..{buckets - 1}; got {bucket!r}."
+        raise ParameterError(msg)
+    return measure_partition(plan, (bucket, buckets))
+
+
+def measure_tables(
+    plan: _Prepared,
+    runs: Any,
+    labels: Any,
+    *,
+    pool: Any = None,
+    answers: Any = None,
+) -> Partition:
+    """Measure whole queries handed over as tables (Arrow, Polars or pandas).
+
+    For engines that do the shuffle themselves (Spark's ``cogroup(...).applyInArrow``,
+    Ray Data's ``groupby(...).map_groups``): ``runs`` holds every run row of some
+    queries (``system, query_id, doc_id`` and ``score`` and/or ``rank``), ``labels`` all
+    their labels, ``pool`` and ``answers`` their pool rows and answers when the plan
+    has a pool or containment metrics. A query must not be split between calls.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from rankset.cluster import finish, measure_tables, plan_evaluation
+    >>> plan = plan_evaluation({"q1": {"a": 1.0}}, {"q1": {"a": 1}}, ["rr"])
+    >>> run = pa.table({"system": ["s", "s"], "query_id": ["q1", "q1"],
+    ...                 "doc_id": ["a", "b"], "score": [1.0, 2.0]})
+    >>> labels = pa.table({"query_id": ["q1"], "doc_id": ["a"], "grade": [1]})
+    >>> finish(plan, [measure_tables(plan, run, labels)], confidence=None).wide()
+    shape: (1, 3)
+    ┌────────┬──────────┬─────┐
+    │ system ┆ query_id ┆ rr  │
+    │ ---    ┆ ---      ┆ --- │
+    │ str    ┆ str      ┆ f64 │
+    ╞════════╪══════════╪═════╡
+    │ s      ┆ q1       ┆ 0.5 │
+    └────────┴──────────┴─────┘
+    """
+    from rankset import io as rio
+    from rankset.evaluation import (
+        _answer_positions,
+        _pool_tier_counts,
+        _RunPart,
+        _Runs,
+        measure_partition,
+    )
+    from rankset.schema import normalize_labels
+
+    run = rio.read_run(runs)
+    unnamed = run.select(pl.col("system").null_count()).collect().item()
+    if unnamed:
+        msg = (
+            "measure_tables(): the runs table needs a 'system' column naming the system of "
+            f"every row ({unnamed} rows have none)."
+        )
+        raise ParameterError(msg)
+    order = plan.settings["order"]
+    scored = [part.has_scores for part in plan.runs.inputs]
+    if order == "auto" and len(set(scored)) > 1:
+        msg = (
+            "measure_tables(): the plan mixes runs with and without scores; plan it with "
+            "order='score' or order='rank'."
+        )
+        raise ParameterError(msg)
+    has_scores = order != "rank" and (scored[0] if order == "auto" else True)
+    tables = _Runs(
+        inputs=[_RunPart(run, "<runs table>", has_scores, None)],
+        order=order,
+        duplicates=plan.runs.duplicates,
+    )
+    label_frame = normalize_labels(rio.read_labels(labels), source="<labels table>")
+    pools = plan.pools
+    if (pools is None) != (pool is None):
+        need = "has no pool: leave pool out" if pools is None else "has a pool: pass its rows"
+        raise ParameterError(f"measure_tables(): the plan {need}.")
+    if pools is not None:
+        pool_source = dict(pool) if pools.by_system else pool
+        pools = _pool_tier_counts(
+            plan.plan, pool_source, label_frame, order=order, depth=plan.settings["pool_depth"]
+        )
+    answer_frame = answer_positions = None
+    if plan.answers is not None:
+        if answers is None:
+            msg = "measure_tables(): the plan has containment metrics: pass answers."
+            raise ParameterError(msg)
+        answer_frame = rio.read_answers(answers).select(
+            pl.col("query_id").cast(pl.String), pl.col("answer").cast(pl.String)
+        )
+        answer_positions = _answer_positions(plan.plan, tables, answer_frame)
+    part_plan = dataclasses.replace(
+        plan,
+        runs=tables,
+        labels=label_frame,
+        pools=pools,
+        answers=answer_frame,
+        answer_positions=answer_positions,
+        dataset_labels=None,
+    )
+    return measure_partition(part_plan, None)
+
+
+def finish(
+    plan: _Prepared,
+    parts: Any,
+    *,
+    confidence: float | None = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> EvaluationResult:
+    """Merge the measured partitions and finish as :func:`rankset.evaluate` does.
+
+    Raises
+    ------
+    ClusterError
+        A bucket is missing or repeated, or a query was split between partitions.
+    """
+    from rankset.evaluation import _check_resampling, _finish, _result, merge_partitions
+
+    _check_resampling(confidence, n_resamples, seed)
+    collected = _finish(plan, merge_partitions(list(parts)))
+    return _result(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+
+# --- on Dask ---------------------------------------------------------------------------
 
 
 def measure_on_cluster(prepared: _Prepared, *, keep_rows: bool = False) -> list[Partition]:

@@ -30,7 +30,13 @@ import polars as pl
 
 from rankset._resample import summarise_means
 from rankset.errors import ParameterError
-from rankset.evaluation import _check_resampling, _collect, _Collected, _prepare
+from rankset.evaluation import (
+    _check_resampling,
+    _collect,
+    _Collected,
+    _prepare,
+    evaluate_options,
+)
 from rankset.io import write_parquet
 from rankset.plan import GROUP, NUM_RET, QUERY_K
 from rankset.registry import PER_QUERY, Metric, parse_metrics
@@ -127,7 +133,7 @@ def curves(
         k=None,
         cutoffs=None,
         default_k=max(cutoffs),
-        **_evaluate_options(options),
+        **evaluate_options(options, "curves", excluded=("k", "cutoffs", "default_k")),
     )
     plan = prepared.plan
     k_max = max(cutoffs)
@@ -185,28 +191,6 @@ def _curve_metrics(measures: str | Iterable[str]) -> list[Metric]:
             raise ParameterError(msg)
         metrics.append(Metric(metric.measure, PER_QUERY, metric.params))
     return list(dict.fromkeys(metrics))
-
-
-def _evaluate_options(options: dict[str, Any]) -> dict[str, Any]:
-    defaults: dict[str, Any] = {
-        "relevance_level": 1,
-        "missing": "skip",
-        "order": "auto",
-        "duplicates": "error",
-        "names": None,
-        "scale": "rag5",
-        "pool": None,
-        "pool_depth": None,
-        "answers": None,
-        "engine": "auto",
-        "buckets": None,
-        "client": None,
-    }
-    unknown = sorted(set(options) - set(defaults))
-    if unknown:
-        msg = f"curves() got unexpected option(s) {', '.join(map(repr, unknown))}."
-        raise ParameterError(msg)
-    return {**defaults, **options}
 
 
 def _accumulate(

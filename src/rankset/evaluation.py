@@ -43,7 +43,7 @@ import polars as pl
 from rankset import io as rio
 from rankset._resample import summarise_means
 from rankset._validation import check_choice, check_float, check_fraction, check_int
-from rankset.errors import ParameterError, RanksetWarning, SchemaError
+from rankset.errors import ClusterError, ParameterError, RanksetWarning, SchemaError
 from rankset.plan import GROUP, NUM_RET, QUERY_K, PlanBuilder
 from rankset.registry import PER_QUERY, Metric, parse_metrics
 from rankset.scales import TIERS, GradeScale, check_grades_in_scale, resolve_scale
@@ -374,7 +374,20 @@ def evaluate(
         buckets=buckets,
         client=client,
     )
-    collected = _collect(prepared)
+    return _result(
+        prepared, _collect(prepared), confidence=confidence, n_resamples=n_resamples, seed=seed
+    )
+
+
+def _result(
+    prepared: _Prepared,
+    collected: _Collected,
+    *,
+    confidence: float | None,
+    n_resamples: int,
+    seed: int,
+) -> EvaluationResult:
+    """Turn the finished frames into the tidy per-query result and its summary."""
     frame = collected.scored.join(collected.stats, on="query_id", how="left")
     per_query = _tidy(frame, prepared.metrics, prepared.values)
     summary = summarise_means(
@@ -567,6 +580,7 @@ class Partition:
     extra: dict[str, pl.DataFrame]
     rows: pl.LazyFrame | None = None
     label_rows: pl.LazyFrame | None = None
+    bucket: tuple[int, int] | None = None  # (bucket, buckets) when measured by bucket
 
 
 def measure_partition(
@@ -625,14 +639,24 @@ def measure_partition(
         engine=_SMALL_ENGINE,
     )
     if not keep_rows:
-        return Partition(aggregates, stats, extra)
-    return Partition(aggregates, stats, extra, rows=rows, label_rows=label_rows)
+        return Partition(aggregates, stats, extra, bucket=bucket)
+    return Partition(aggregates, stats, extra, rows=rows, label_rows=label_rows, bucket=bucket)
 
 
 def merge_partitions(parts: Sequence[Partition]) -> Partition:
-    """Concatenate the partitions' frames in the order one pass would give them."""
+    """Concatenate the partitions' frames in the order one pass would give them.
+
+    Raises
+    ------
+    ClusterError
+        A bucket is missing or measured twice, or a query was measured in two
+        partitions (they must hold whole queries: all their run rows and labels).
+    """
+    if not parts:
+        raise ClusterError("No partition was measured.")
     if len(parts) == 1:
         return parts[0]
+    _check_whole_queries(parts)
     extra = {
         name: pl.concat([part.extra[name] for part in parts], how="vertical")
         for name in parts[0].extra
@@ -646,6 +670,41 @@ def merge_partitions(parts: Sequence[Partition]) -> Partition:
         rows=pl.concat(rows).sort(*GROUP, "pos", maintain_order=True) if rows else None,
         label_rows=pl.concat(label_rows) if label_rows else None,
     )
+
+
+def _check_whole_queries(parts: Sequence[Partition]) -> None:
+    buckets = [part.bucket for part in parts if part.bucket is not None]
+    if buckets:
+        count = buckets[0][1]
+        measured = sorted(bucket for bucket, _ in buckets)
+        if len(buckets) != len(parts) or measured != list(range(count)):
+            missing = sorted(set(range(count)) - set(measured))
+            twice = sorted({b for b in measured if measured.count(b) > 1})
+            msg = (
+                f"The partitions do not cover the {count} buckets once each "
+                f"(missing: {missing or 'none'}; measured twice: {twice or 'none'})."
+            )
+            raise ClusterError(msg)
+        return
+    label_queries = pl.concat([part.stats.select("query_id") for part in parts])
+    run_queries = pl.concat([part.aggregates.select(*GROUP) for part in parts])
+    repeated = (
+        pl.concat(
+            [
+                label_queries.filter(pl.col("query_id").is_duplicated()),
+                run_queries.filter(pl.struct(GROUP).is_duplicated()).select("query_id"),
+            ]
+        )["query_id"]
+        .unique()
+        .sort()
+    )
+    if repeated.len():
+        msg = (
+            f"Queries {repeated.head(3).to_list()} were measured in more than one partition: "
+            "each partition must hold whole queries (all their run rows and labels), e.g. "
+            "partitioned by rankset.evaluation.bucket_of(query_id)."
+        )
+        raise ClusterError(msg)
 
 
 def _keep_bucket(frame: pl.LazyFrame, bucket: tuple[int, int] | None) -> pl.LazyFrame:
@@ -794,6 +853,38 @@ def collect_frames(
 
 
 # --- parameters and inputs -------------------------------------------------------------
+
+
+#: What :func:`evaluate` takes besides runs, labels, metrics and the summary options.
+EVALUATE_OPTIONS: dict[str, Any] = {
+    "k": None,
+    "relevance_level": 1,
+    "missing": "skip",
+    "cutoffs": None,
+    "order": "auto",
+    "duplicates": "error",
+    "names": None,
+    "default_k": DEFAULT_K,
+    "scale": "rag5",
+    "pool": None,
+    "pool_depth": None,
+    "answers": None,
+    "engine": "auto",
+    "buckets": None,
+    "client": None,
+}
+
+
+def evaluate_options(
+    options: Mapping[str, Any], caller: str, *, excluded: Sequence[str] = ()
+) -> dict[str, Any]:
+    """Return ``options`` completed with :func:`evaluate`'s defaults; reject unknown ones."""
+    allowed = set(EVALUATE_OPTIONS) - set(excluded)
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        msg = f"{caller}() got unexpected option(s) {', '.join(map(repr, unknown))}."
+        raise ParameterError(msg)
+    return {**{k: v for k, v in EVALUATE_OPTIONS.items() if k in allowed}, **options}
 
 
 def _check_parameters(k: int | None, relevance_level: float, missing: str, default_k: int) -> None:

@@ -1,0 +1,113 @@
+"""The engine-agnostic kernel (rankset.cluster without Dask): plan, measure, finish.
+
+What a Ray or Spark job does, done here in one process: partitions measured one by one
+(by bucket, or from tables co-partitioned by hand) and finished, must equal
+:func:`rankset.evaluate` exactly; partitions that do not hold whole queries, or miss a
+bucket, are refused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import rankset
+from rankset.cluster import finish, measure_bucket, measure_tables, plan_evaluation
+from rankset.evaluation import bucket_of
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "data" / "sample"
+QRELS = SAMPLE / "qrels.txt"
+RUNS = [SAMPLE / "bm25.trec", SAMPLE / "rerank.trec"]
+METRICS = ["ndcg@10", "ap", "rr", "recall@100", "bpref", "ra_nwg@5", "proc@10", "harm@5"]
+OPTIONS = {"scale": "trec_dl", "missing": "zero", "pool": SAMPLE / "bm25.trec"}
+
+
+def _expected() -> rankset.EvaluationResult:
+    return rankset.evaluate(RUNS, QRELS, METRICS, **OPTIONS)
+
+
+def test_buckets_measured_one_by_one_equal_evaluate() -> None:
+    plan = plan_evaluation(RUNS, QRELS, METRICS, buckets=6, **OPTIONS)
+    parts = [measure_bucket(plan, bucket) for bucket in reversed(range(6))]
+    result = finish(plan, parts)
+    expected = _expected()
+    assert result.per_query.height == expected.per_query.height > 0
+    assert result.per_query.equals(expected.per_query)
+    assert result.summary.equals(expected.summary)
+    assert result.query_counts.equals(expected.query_counts)
+
+
+def _split(frame: pl.DataFrame, buckets: int) -> dict[int, pl.DataFrame]:
+    keyed = frame.with_columns(_b=bucket_of(pl.col("query_id"), buckets))
+    return {b: keyed.filter(pl.col("_b") == b).drop("_b") for b in range(buckets)}
+
+
+def test_tables_co_partitioned_by_hand_equal_evaluate() -> None:
+    """As Spark's cogroup would hand them over: Arrow tables of whole queries."""
+    runs = pl.concat(
+        [rankset.read_run(path).collect().with_columns(system=pl.lit(path.stem)) for path in RUNS]
+    )
+    labels = rankset.read_labels(QRELS).collect()
+    pool = rankset.read_run(SAMPLE / "bm25.trec").collect()
+    plan = plan_evaluation(RUNS, QRELS, METRICS, **OPTIONS)
+    run_parts, label_parts, pool_parts = _split(runs, 4), _split(labels, 4), _split(pool, 4)
+    parts = [
+        measure_tables(
+            plan,
+            run_parts[b].to_arrow(),
+            label_parts[b].to_arrow(),
+            pool=pool_parts[b].to_arrow(),
+        )
+        for b in range(4)
+    ]
+    result = finish(plan, parts)
+    expected = _expected()
+    assert result.per_query.equals(expected.per_query)
+    assert result.summary.equals(expected.summary)
+
+
+def test_a_missing_or_repeated_bucket_is_refused() -> None:
+    plan = plan_evaluation(RUNS, QRELS, ["ap"], buckets=3)
+    parts = [measure_bucket(plan, bucket) for bucket in range(3)]
+    with pytest.raises(rankset.ClusterError, match=r"missing: \[1\]"):
+        finish(plan, [parts[0], parts[2]])
+    with pytest.raises(rankset.ClusterError, match=r"measured twice: \[2\]"):
+        finish(plan, [*parts, parts[2]])
+    with pytest.raises(rankset.ClusterError, match="No partition"):
+        finish(plan, [])
+
+
+def test_a_query_split_between_tables_is_refused() -> None:
+    runs = rankset.read_run(RUNS[0]).collect()
+    labels = rankset.read_labels(QRELS).collect()
+    plan = plan_evaluation(RUNS[0], QRELS, ["ap"])
+    cut = runs.filter(pl.col("query_id") == runs["query_id"][0]).height // 2
+    halves = [runs.head(cut), runs.tail(runs.height - cut)]  # the first query cut in two
+    parts = []
+    for half in halves:
+        queries = half["query_id"].unique().implode()
+        parts.append(measure_tables(plan, half, labels.filter(pl.col("query_id").is_in(queries))))
+    with pytest.raises(rankset.ClusterError, match="more than one partition"):
+        finish(plan, parts)
+
+
+def test_kernel_parameter_errors() -> None:
+    plan = plan_evaluation(RUNS[0], QRELS, ["ap", "proc@5"], pool=RUNS[0], scale="trec_dl")
+    run = rankset.read_run(RUNS[0]).collect()
+    labels = rankset.read_labels(QRELS).collect()
+    with pytest.raises(rankset.ParameterError, match="'system' column"):
+        measure_tables(plan, run.drop("system"), labels, pool=run)
+    with pytest.raises(rankset.ParameterError, match="has a pool"):
+        measure_tables(plan, run, labels)
+    with pytest.raises(rankset.ParameterError, match="buckets=N"):
+        measure_bucket(plan, 0)
+    bucketed = plan_evaluation(RUNS[0], QRELS, ["ap"], buckets=2)
+    with pytest.raises(rankset.ParameterError, match=r"0\.\.1"):
+        measure_bucket(bucketed, 2)
+    with pytest.raises(rankset.ParameterError, match="another engine"):
+        plan_evaluation(RUNS[0], QRELS, ["ap"], engine="dask")
+    with pytest.raises(rankset.ParameterError, match="unexpected option"):
+        plan_evaluation(RUNS[0], QRELS, ["ap"], confidence=0.9)
