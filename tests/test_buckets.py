@@ -92,6 +92,24 @@ def test_a_partitioned_dataset_evaluates_like_its_sources(tmp_path: Path) -> Non
     assert_frame_equal(from_dataset.per_query, _evaluate(RUNS).per_query, check_exact=True)
 
 
+def test_the_manifest_profile_matches_the_written_run(tmp_path: Path) -> None:
+    """Evaluating a dataset names its systems from the manifest, without a pass."""
+    tied = rankset.read_run(RUNS[0]).collect().with_columns(system=pl.lit("tied"))
+    out = rankset.partition([*RUNS, tied], QRELS, tmp_path / "ds", buckets=3)
+    manifest = json.loads((out / "rankset-partition.json").read_text())
+    written = pl.scan_parquet(out / "run").collect()
+    assert manifest["profile"] == {
+        "tags": sorted(written["system"].unique().to_list())[:2],
+        "n_scores": written["score"].is_not_null().sum(),
+        "n_rows": written.height,
+    }
+    # A dataset written before profiles were stored is profiled when evaluated.
+    del manifest["profile"]
+    (out / "rankset-partition.json").write_text(json.dumps(manifest))
+    old = rankset.evaluate(out, metrics=METRICS, scale="trec_dl", confidence=None)
+    assert_frame_equal(old.per_query, _evaluate([*RUNS, tied]).per_query, check_exact=True)
+
+
 def test_a_dataset_bucket_holds_only_its_queries(tmp_path: Path) -> None:
     out = rankset.partition(RUNS, QRELS, tmp_path / "ds", buckets=3)
     for name in ("run", "labels"):

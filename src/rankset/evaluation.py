@@ -908,6 +908,8 @@ class _RunPart:
     source: str
     has_scores: bool
     dataset_buckets: int | None  # set for a rankset.partition dataset (bucket column)
+    profile: dict[str, Any] | None = None  # tags (up to two), n_scores, n_rows
+    name: str | None = None  # the system name of every row; None: from the system column
 
     def in_bucket(self, bucket: int, buckets: int) -> pl.LazyFrame:
         """Keep the queries of ``bucket``: by the dataset's folders, else by hash."""
@@ -1007,12 +1009,19 @@ def _assign_system_names(
             raise SchemaError(msg)
     # One pass over every run answers both questions asked before planning: its tag(s),
     # and whether its scores exist.
-    profiles = [
-        frame.row(0, named=True)
-        for frame in collect_frames(
-            [run_profile(item.parsed.run) for item in inputs if item.parsed.run is not None],
+    # A partitioned dataset's manifest holds its profile already: no pass over it here.
+    unknown = [item for item in inputs if item.parsed.profile is None]
+    measured = iter(
+        collect_frames(
+            [run_profile(item.parsed.run) for item in unknown if item.parsed.run is not None],
             engine,
         )
+    )
+    profiles = [
+        item.parsed.profile
+        if item.parsed.profile is not None
+        else next(measured).row(0, named=True)
+        for item in inputs
     ]
     candidates: list[tuple[str | None, str | None]] = []  # (tag-or-explicit, stem)
     for item, profile in zip(inputs, profiles, strict=True):
@@ -1052,13 +1061,17 @@ def _assign_system_names(
         assert run is not None  # checked above
         if name is None and "system" in run.collect_schema().names():
             frame = run.with_columns(pl.col("system").cast(pl.String).fill_null(fallback))
+            literal = None
         else:
-            frame = run.with_columns(system=pl.lit(name or fallback, dtype=pl.String))
+            literal = name or fallback
+            frame = run.with_columns(system=pl.lit(literal, dtype=pl.String))
         # order="rank" never looks at scores, so partly missing ones are no error there.
         has_scores = order != "rank" and scores_present(
             profile["n_scores"], profile["n_rows"], item.parsed.source
         )
-        parts.append(_RunPart(frame, item.parsed.source, has_scores, item.parsed.buckets))
+        parts.append(
+            _RunPart(frame, item.parsed.source, has_scores, item.parsed.buckets, profile, literal)
+        )
 
     return _Runs(inputs=parts, order=order, duplicates=duplicates)
 

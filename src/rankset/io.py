@@ -178,6 +178,7 @@ class ParsedInput:
     cutoffs: pl.LazyFrame | None = None
     answers: pl.LazyFrame | None = None
     buckets: int | None = None  # a partitioned dataset's bucket count (rankset.partition)
+    profile: dict[str, Any] | None = None  # a dataset's run profile, from its manifest
 
 
 # --------------------------------------------------------------------------------------
@@ -525,8 +526,10 @@ def _read_path(
     _check_format_for(format, set(_FILE_FORMATS), "a file")
     if path.is_dir():
         if (path / MANIFEST).is_file():
-            run, labels, buckets = read_partitioned(path, name)
-            return ParsedInput(name, None, "parquet", run=run, labels=labels, buckets=buckets)
+            run, labels, buckets, profile = read_partitioned(path, name)
+            return ParsedInput(
+                name, None, "parquet", run=run, labels=labels, buckets=buckets, profile=profile
+            )
         if format in (None, "parquet") and next(path.rglob("*.parquet"), None) is not None:
             # A folder of Parquet files (Spark, Dask, Hive-partitioned output): one table.
             return _parse_parquet_files(path, name, path.name, mapping, kind)

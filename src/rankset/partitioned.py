@@ -112,6 +112,7 @@ def partition(
             "version": _VERSION,
             "buckets": buckets,
             "runs": named.sources,
+            "profile": _dataset_profile(named.inputs),
             "labels": label_input.source,
             "polars_version": pl.__version__,
         }
@@ -125,8 +126,30 @@ def partition(
     return target
 
 
-def read_partitioned(folder: Path, name: str) -> tuple[pl.LazyFrame, pl.LazyFrame, int]:
-    """Scan a dataset written by :func:`partition`: ``(run, labels, buckets)``.
+def _dataset_profile(parts: Sequence[Any]) -> dict[str, Any]:
+    """Profile of the written run (as :func:`rankset.schema.run_profile` gives it).
+
+    Every row of the dataset has its system name, so the tags are the two first names
+    of all inputs; stored so that evaluating the dataset needs no pass to find them.
+    """
+    tags: set[str] = set()
+    for part in parts:
+        if part.name is not None:
+            tags.add(part.name)
+        else:  # a multi-system frame: its names come from its column
+            names = part.frame.select(pl.col("system").unique().sort().head(2)).collect()
+            tags.update(names["system"].drop_nulls().to_list())
+    return {
+        "tags": sorted(tags)[:2],
+        "n_scores": sum(part.profile["n_scores"] for part in parts),
+        "n_rows": sum(part.profile["n_rows"] for part in parts),
+    }
+
+
+def read_partitioned(
+    folder: Path, name: str
+) -> tuple[pl.LazyFrame, pl.LazyFrame, int, dict[str, Any] | None]:
+    """Scan a dataset written by :func:`partition`: ``(run, labels, buckets, profile)``.
 
     Both keep their ``bucket`` column (from the folder names), which the evaluation
     filters on, so each bucket's pass opens only that bucket's files.
@@ -149,4 +172,11 @@ def read_partitioned(folder: Path, name: str) -> tuple[pl.LazyFrame, pl.LazyFram
     hive = {"hive_partitioning": True, "hive_schema": {"bucket": pl.Int64}}
     run = pl.scan_parquet(folder / "run", **hive)  # type: ignore[arg-type]
     labels = pl.scan_parquet(folder / "labels", **hive)  # type: ignore[arg-type]
-    return run, labels, buckets
+    profile = manifest.get("profile")
+    if not (
+        isinstance(profile, dict)
+        and isinstance(profile.get("tags"), list)
+        and all(isinstance(profile.get(key), int) for key in ("n_scores", "n_rows"))
+    ):
+        profile = None  # written before profiles were stored: measured when evaluated
+    return run, labels, buckets, profile
