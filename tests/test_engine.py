@@ -26,7 +26,7 @@ from polars.testing import assert_frame_equal
 
 import rankset
 from rankset import io as rio
-from rankset.evaluation import _prepare
+from rankset.evaluation import _labels_in_bucket, _pass_frames, _prepare
 from rankset.registry import parse_metrics
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,7 +101,17 @@ def test_the_pass_over_the_runs_has_no_in_memory_fallback(
     metrics: list[str], options: dict[str, object]
 ) -> None:
     prepared = _prepared(metrics, **options)
-    heavy = {"hits": prepared.hits, "run_counts": prepared.run_counts}
+    hits, run_counts = _pass_frames(prepared.runs, prepared.labels)
+    bucket = (1, 4)  # the pass over one bucket (buckets=N, engine="dask")
+    bucket_hits, bucket_counts = _pass_frames(
+        prepared.runs, _labels_in_bucket(prepared, bucket), bucket
+    )
+    heavy = {
+        "hits": hits,
+        "run_counts": run_counts,
+        "bucket_hits": bucket_hits,
+        "bucket_counts": bucket_counts,
+    }
     if prepared.pools is not None:
         heavy["pool"] = prepared.pools.counts
     for name, frame in heavy.items():
@@ -112,9 +122,8 @@ def test_the_pass_over_the_runs_has_no_in_memory_fallback(
 
 def test_the_runs_are_numbered_without_a_global_sort() -> None:
     prepared = _prepared(CLASSIC)
-    labels = [
-        node.split('label="', 1)[1].split("\\n", 1)[0] for node in _physical_nodes(prepared.hits)
-    ]
+    hits, _ = _pass_frames(prepared.runs, prepared.labels)
+    labels = [node.split('label="', 1)[1].split("\\n", 1)[0] for node in _physical_nodes(hits)]
     assert not any(label.startswith("sort") for label in labels), labels
     assert any(label.startswith("window") for label in labels), labels
 

@@ -412,8 +412,6 @@ class _Prepared:
     runs: _Runs
     labels: pl.LazyFrame
     label_source: str
-    hits: pl.LazyFrame  # the run rows that have a label: system, query_id, doc_id, pos, grade
-    run_counts: pl.LazyFrame  # per (system, query_id): documents retrieved (and distinct)
     cutoffs: pl.LazyFrame | None
     pools: _Pools | None
     answers: pl.LazyFrame | None
@@ -502,7 +500,6 @@ def _prepare(
 
         client = resolve_client(client)
         buckets = buckets or default_buckets(client)
-    hits, run_counts = _pass_frames(run_frame, label_frame)
     answer_frame = _read_answers(answers, inputs, label_input) if plan.containment_modes else None
     return _Prepared(
         metrics=metrics,
@@ -511,8 +508,6 @@ def _prepare(
         runs=run_frame,
         labels=label_frame,
         label_source=label_source,
-        hits=hits,
-        run_counts=run_counts,
         cutoffs=cutoff_frame,
         pools=_pool_tier_counts(plan, pool, label_frame, order=order, depth=pool_depth),
         answers=answer_frame,
