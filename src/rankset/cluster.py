@@ -57,8 +57,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUCKETS_PER_THREAD",
+    "cluster_for",
     "connect",
-    "default_buckets",
     "finish",
     "measure_bucket",
     "measure_on_cluster",
@@ -149,14 +149,17 @@ def check_workers(client: Any) -> int:
     return int(sum(threads.values()))
 
 
-def default_buckets(client: Any) -> int:
-    """Return the bucket count used when none is given: four per worker thread.
+def cluster_for(client: Any, buckets: int | None) -> tuple[Any, int]:
+    """Resolve the client, check its workers once, and settle the bucket count.
 
-    More buckets than threads balance the load (queries differ in length) and bound
-    each task's memory; with runs much larger than the workers' memory, pass a larger
-    ``buckets=`` (a task holds about ``1/buckets`` of the runs' rows).
+    Without ``buckets`` (nor a dataset's count): four per worker thread. More buckets
+    than threads balance the load (queries differ in length) and bound each task's
+    memory; with runs much larger than the workers' memory, pass a larger ``buckets=``
+    (a task holds about ``1/buckets`` of the runs' rows).
     """
-    return BUCKETS_PER_THREAD * check_workers(client)
+    client = resolve_client(client)
+    threads = check_workers(client)
+    return client, buckets or BUCKETS_PER_THREAD * threads
 
 
 def _measure_bucket(bucket: int, prepared: _Prepared, buckets: int, keep_rows: bool) -> Partition:
@@ -259,6 +262,7 @@ def measure_tables(
         _pool_tier_counts,
         _RunPart,
         _Runs,
+        answer_rows,
         measure_partition,
     )
     from rankset.schema import normalize_labels
@@ -300,9 +304,7 @@ def measure_tables(
         if answers is None:
             msg = "measure_tables(): the plan has containment metrics: pass answers."
             raise ParameterError(msg)
-        answer_frame = rio.read_answers(answers).select(
-            pl.col("query_id").cast(pl.String), pl.col("answer").cast(pl.String)
-        )
+        answer_frame = answer_rows(rio.read_answers(answers))
         answer_positions = _answer_positions(plan.plan, tables, answer_frame)
     part_plan = dataclasses.replace(
         plan,
@@ -343,8 +345,7 @@ def finish(
 
 def measure_on_cluster(prepared: _Prepared, *, keep_rows: bool = False) -> list[Partition]:
     """Run the kernel once per bucket on the cluster; return the partitions in order."""
-    client = resolve_client(prepared.client)
-    check_workers(client)
+    client = prepared.client  # resolved and checked when the plan was made (cluster_for)
     buckets = prepared.settings["buckets"]
     # The plan travels once to every worker; the client itself stays here.
     [plan] = client.scatter([dataclasses.replace(prepared, client=None)], broadcast=True)

@@ -496,10 +496,9 @@ def _prepare(
     else:
         buckets = run_frame.dataset_buckets()  # a partitioned dataset brings its own
     if resolved_engine == "dask":
-        from rankset.cluster import default_buckets, resolve_client
+        from rankset.cluster import cluster_for
 
-        client = resolve_client(client)
-        buckets = buckets or default_buckets(client)
+        client, buckets = cluster_for(client, buckets)
     answer_frame = _read_answers(answers, inputs, label_input) if plan.containment_modes else None
     return _Prepared(
         metrics=metrics,
@@ -910,7 +909,7 @@ class _RunPart:
         """Keep the queries of ``bucket``: by the dataset's folders, else by hash."""
         if self.dataset_buckets == buckets:
             return self.frame.filter(pl.col("bucket") == bucket)
-        return self.frame.filter(bucket_of(pl.col("query_id"), buckets) == bucket)
+        return _keep_bucket(self.frame, (bucket, buckets))
 
 
 @dataclass(frozen=True)
@@ -1326,7 +1325,12 @@ def _read_answers(answers: Any, inputs: list[_RunInput], label_input: ParsedInpu
         frame = pl.concat(found).unique()
     else:
         frame = rio.read_answers(answers)
-    return frame.select(pl.col("query_id").cast(pl.String), pl.col("answer").cast(pl.String))
+    return answer_rows(frame)
+
+
+def answer_rows(answers: pl.LazyFrame) -> pl.LazyFrame:
+    """Return ``query_id, answer`` as text: the answers as every measure reads them."""
+    return answers.select(pl.col("query_id").cast(pl.String), pl.col("answer").cast(pl.String))
 
 
 _WHITESPACE = r"\s+"
