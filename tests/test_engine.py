@@ -26,8 +26,9 @@ from polars.testing import assert_frame_equal
 
 import rankset
 from rankset import io as rio
-from rankset.evaluation import _labels_in_bucket, _pass_frames, _prepare
+from rankset.evaluation import _labels_in_bucket, _prepare
 from rankset.registry import parse_metrics
+from rankset.run_pass import ordered_pass_frames, ranked_pass_frames
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample"
@@ -101,19 +102,22 @@ def test_the_pass_over_the_runs_has_no_in_memory_fallback(
     metrics: list[str], options: dict[str, object]
 ) -> None:
     prepared = _prepared(metrics, **options)
-    hits, run_counts = _pass_frames(prepared.runs, prepared.labels)
+    runs = prepared.runs
     bucket = (1, 4)  # the pass over one bucket (buckets=N, engine="dask")
-    bucket_hits, bucket_counts = _pass_frames(
-        prepared.runs, _labels_in_bucket(prepared, bucket), bucket
-    )
-    heavy = {
-        "hits": hits,
-        "run_counts": run_counts,
-        "bucket_hits": bucket_hits,
-        "bucket_counts": bucket_counts,
-    }
+    bucket_labels = _labels_in_bucket(prepared, bucket)
+    heavy: dict[str, pl.LazyFrame] = {}
+    for index, part in enumerate(runs.inputs):
+        plans = {"ranked": ranked_pass_frames}
+        if runs.duplicates == "error":
+            plans["ordered"] = ordered_pass_frames
+        for plan_name, plan in plans.items():
+            for i, frame in enumerate(plan(runs, part, prepared.labels)):
+                heavy[f"{plan_name} run {index} frame {i}"] = frame
+            for i, frame in enumerate(plan(runs, part, bucket_labels, bucket)):
+                heavy[f"{plan_name} run {index} bucket frame {i}"] = frame
     if prepared.pools is not None:
         heavy["pool"] = prepared.pools.counts
+    assert len(heavy) >= 12  # every frame of each plan, whole and in one bucket
     for name, frame in heavy.items():
         nodes = _physical_nodes(frame)
         assert len(nodes) > 3, name  # a real plan was read
@@ -122,10 +126,13 @@ def test_the_pass_over_the_runs_has_no_in_memory_fallback(
 
 def test_the_runs_are_numbered_without_a_global_sort() -> None:
     prepared = _prepared(CLASSIC)
-    hits, _ = _pass_frames(prepared.runs, prepared.labels)
-    labels = [node.split('label="', 1)[1].split("\\n", 1)[0] for node in _physical_nodes(hits)]
-    assert not any(label.startswith("sort") for label in labels), labels
-    assert any(label.startswith("window") for label in labels), labels
+    runs = prepared.runs
+    for plan in (ranked_pass_frames, ordered_pass_frames):
+        hits = plan(runs, runs.inputs[0], prepared.labels)[0]
+        labels = [node.split('label="', 1)[1].split("\\n", 1)[0] for node in _physical_nodes(hits)]
+        assert not any(label.startswith("sort") for label in labels), (plan, labels)
+        if plan is ranked_pass_frames:  # a rank over each ranking
+            assert any(label.startswith("window") for label in labels), labels
 
 
 def _values(engine: str, metrics: list[str] = CLASSIC) -> pl.DataFrame:

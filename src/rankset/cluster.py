@@ -260,11 +260,10 @@ def measure_tables(
     from rankset.evaluation import (
         _answer_positions,
         _pool_tier_counts,
-        _RunPart,
-        _Runs,
         answer_rows,
         measure_partition,
     )
+    from rankset.run_pass import RunPart, Runs
     from rankset.schema import normalize_labels
 
     run = rio.read_run(runs)
@@ -284,8 +283,8 @@ def measure_tables(
         )
         raise ParameterError(msg)
     has_scores = order != "rank" and (scored[0] if order == "auto" else True)
-    tables = _Runs(
-        inputs=[_RunPart(run, "<runs table>", has_scores, None)],
+    tables = Runs(
+        inputs=[RunPart(run, "<runs table>", has_scores, None)],
         order=order,
         duplicates=plan.runs.duplicates,
     )

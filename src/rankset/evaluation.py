@@ -44,19 +44,29 @@ from rankset import io as rio
 from rankset._resample import summarise_means
 from rankset._validation import check_choice, check_float, check_fraction, check_int
 from rankset.errors import ClusterError, ParameterError, RanksetWarning, SchemaError
-from rankset.plan import GROUP, NUM_RET, QUERY_K, PlanBuilder
+from rankset.plan import GROUP, QUERY_K, PlanBuilder
 from rankset.registry import PER_QUERY, Metric, parse_metrics
+from rankset.run_pass import (
+    BUCKET_SEED,
+    RunPart,
+    Runs,
+    TextScanRejected,
+    bucket_of,
+    collect_frames,
+    keep_bucket,
+    looks_in_order,
+    measure_pass,
+)
 from rankset.scales import TIERS, GradeScale, check_grades_in_scale, resolve_scale
 from rankset.schema import (
     DuplicatePolicy,
     OrderPolicy,
+    cast_run,
     check_cutoffs,
-    duplicate_docs,
     duplicate_labels,
     normalize_cutoffs,
     normalize_labels,
     normalize_run,
-    raise_on_duplicate_docs,
     raise_on_duplicate_labels,
     run_profile,
     scores_present,
@@ -94,7 +104,6 @@ PassEngine = Literal["streaming", "in-memory", "gpu"]
 # DL19 runs in 11 of 12 repetitions).
 _SMALL_ENGINE: Literal["in-memory"] = "in-memory"
 _IN_LABELS = "_in_labels"
-_DISTINCT_DOCS = "_distinct_docs"
 
 
 @dataclass(frozen=True)
@@ -354,7 +363,7 @@ def evaluate(
     └────────┴─────────┴──────────┴─────────┴─────────┴───────────┴──────┘
     """
     _check_resampling(confidence, n_resamples, seed)
-    prepared = _prepare(
+    prepared, collected = prepare_and_collect(
         runs,
         labels,
         parse_metrics(metrics),
@@ -374,9 +383,30 @@ def evaluate(
         buckets=buckets,
         client=client,
     )
-    return _result(
-        prepared, _collect(prepared), confidence=confidence, n_resamples=n_resamples, seed=seed
-    )
+    return _result(prepared, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+
+def prepare_and_collect(
+    runs: Any, labels: Any, metrics: list[Metric], *, keep_rows: bool = False, **settings: Any
+) -> tuple[_Prepared, _Collected]:
+    """Plan an evaluation and measure it: :func:`_prepare`, then :func:`_collect`.
+
+    Plain-layout TREC run files are scanned lazily, so parsing them is part of the pass
+    over the runs (no table of every line is held). The pass verifies the layout; when
+    a file does not keep to it, everything is planned again with each file read whole
+    by :func:`rankset.io.read`, whose general parser copes with the rest or names the
+    offending line.
+    """
+    engine = resolve_engine(settings.get("engine", "auto"))
+    scan_text = settings.get("buckets") is None and engine in ("streaming", "in-memory")
+    if scan_text:
+        try:
+            prepared = _prepare(runs, labels, metrics, scan_text=True, **settings)
+            return prepared, _collect(prepared, keep_rows=keep_rows)
+        except TextScanRejected:
+            pass
+    prepared = _prepare(runs, labels, metrics, **settings)
+    return prepared, _collect(prepared, keep_rows=keep_rows)
 
 
 def _result(
@@ -409,7 +439,7 @@ class _Prepared:
     metrics: list[Metric]
     values: dict[str, pl.Expr]
     plan: PlanBuilder
-    runs: _Runs
+    runs: Runs
     labels: pl.LazyFrame
     label_source: str
     cutoffs: pl.LazyFrame | None
@@ -456,6 +486,7 @@ def _prepare(
     engine: Engine = "auto",
     buckets: int | None = None,
     client: Any = None,
+    scan_text: bool = False,
 ) -> _Prepared:
     _check_parameters(k, relevance_level, missing, default_k)
     resolved_engine = resolve_engine(engine)
@@ -467,7 +498,7 @@ def _prepare(
         # The match numbered each ranking; that numbering is the order to evaluate.
         text_match, runs, labels, order = runs.report, runs.run, runs.labels, "rank"
 
-    inputs = _read_runs(runs, names)
+    inputs = _read_runs(runs, names, scan_text=scan_text)
     run_frame = _assign_system_names(
         inputs, order=order, duplicates=duplicates, engine=resolved_engine
     )
@@ -593,7 +624,6 @@ def measure_partition(
     if engine == "dask":  # on a worker: the pass runs on its streaming engine
         engine = "streaming"
     labels = _labels_in_bucket(prepared, bucket)
-    hits, run_counts = _pass_frames(runs, labels, bucket)
     optional = {
         "cutoffs": prepared.cutoffs,
         "grades": labels.select(pl.col("grade").unique()) if plan.uses_tiers else None,
@@ -606,17 +636,15 @@ def measure_partition(
         ),
     }
     wanted = {
-        name: frame if name == "grades" else _keep_bucket(frame, bucket)
+        name: frame if name == "grades" else keep_bucket(frame, bucket)
         for name, frame in optional.items()
         if frame is not None
     }
-    hits_frame, counts_frame, label_frame, label_dups, *rest = collect_frames(
-        [hits, run_counts, labels, duplicate_labels(labels), *wanted.values()], engine
+    hits_frame, counts_frame, (label_frame, label_dups, *rest) = measure_pass(
+        runs, labels, bucket, engine, [labels, duplicate_labels(labels), *wanted.values()]
     )
     extra = dict(zip(wanted, rest, strict=True))
     raise_on_duplicate_labels(label_dups, prepared.label_source)
-    if _DISTINCT_DOCS in counts_frame.columns:
-        _check_duplicate_docs(runs, counts_frame)
     if "cutoffs" in extra:
         check_cutoffs(extra["cutoffs"])
     if "grades" in extra:
@@ -701,20 +729,13 @@ def _check_whole_queries(parts: Sequence[Partition]) -> None:
         raise ClusterError(msg)
 
 
-def _keep_bucket(frame: pl.LazyFrame, bucket: tuple[int, int] | None) -> pl.LazyFrame:
-    """Keep the rows of the queries in ``bucket`` (a filter pushed down to the scans)."""
-    if bucket is None:
-        return frame
-    return frame.filter(bucket_of(pl.col("query_id"), bucket[1]) == bucket[0])
-
-
 def _labels_in_bucket(prepared: _Prepared, bucket: tuple[int, int] | None) -> pl.LazyFrame:
     """Return the labels of the queries in ``bucket``: the dataset's folder, else by hash."""
     dataset = prepared.dataset_labels
     if bucket is not None and dataset is not None and dataset[1] == bucket[1]:
         frame = dataset[0].filter(pl.col("bucket") == bucket[0])
         return normalize_labels(frame, source=prepared.label_source)
-    return _keep_bucket(prepared.labels, bucket)
+    return keep_bucket(prepared.labels, bucket)
 
 
 def _finish(prepared: _Prepared, merged: Partition) -> _Collected:
@@ -753,56 +774,6 @@ def _finish(prepared: _Prepared, merged: Partition) -> _Collected:
     )
 
 
-def _pass_frames(
-    runs: _Runs, labels: pl.LazyFrame, bucket: tuple[int, int] | None = None
-) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """Plan the pass over the runs: labelled rows with their positions, ranking counts.
-
-    ``bucket = (b, n)`` keeps the queries of bucket ``b`` of ``n``, filtered at the
-    sources before anything else, so each bucket's pass reads and holds only its own
-    queries; ``labels`` are those of the same bucket already.
-    """
-    ranked = runs.frame(bucket).select("system", "query_id", "doc_id", "pos")
-    counts = [pl.len().cast(pl.Float64).alias(NUM_RET)]
-    if runs.duplicates == "error":
-        counts.append(pl.col("doc_id").n_unique().cast(pl.Float64).alias(_DISTINCT_DOCS))
-    hits = ranked.join(labels, on=["query_id", "doc_id"], how="inner")
-    return hits, ranked.group_by(list(GROUP)).agg(counts)
-
-
-#: Seed of the hash that assigns queries to buckets (Polars' hash, stable for a version).
-BUCKET_SEED = 20_261_122
-
-
-def bucket_of(query_id: pl.Expr, buckets: int) -> pl.Expr:
-    """Return the bucket (0..buckets-1) of each query id: Polars' seeded hash of the text.
-
-    Every row of a query lands in the same bucket, in the runs and in the labels alike,
-    whatever the id's dtype (ids are hashed as strings).
-
-    Examples
-    --------
-    >>> ids = pl.Series(["q1", "q2", "q1"])
-    >>> buckets = pl.select(bucket_of(pl.lit(ids), 4)).to_series()
-    >>> buckets[0] == buckets[2] and 0 <= buckets[1] < 4
-    True
-    """
-    return (query_id.cast(pl.String).hash(seed=BUCKET_SEED) % buckets).cast(pl.Int64)
-
-
-def _check_duplicate_docs(runs: _Runs, run_counts: pl.DataFrame) -> None:
-    """Raise if a ranking repeats a document; the offenders are listed by a second pass.
-
-    The counts of the main pass tell whether any ranking has fewer distinct documents
-    than rows; only then is each run grouped by document to name the offenders.
-    """
-    clean = run_counts.select((pl.col(_DISTINCT_DOCS) == pl.col(NUM_RET)).all()).item()
-    if clean:
-        return
-    for frame, source in runs.parts:
-        raise_on_duplicate_docs(duplicate_docs(frame).collect(engine=_SMALL_ENGINE), source)
-
-
 def resolve_engine(engine: Engine) -> PassEngine | Literal["dask"]:
     """Return the engine the pass over the runs uses for ``engine=``.
 
@@ -828,22 +799,6 @@ def resolve_engine(engine: Engine) -> PassEngine | Literal["dask"]:
     if engine == "auto":
         return "streaming"
     return engine
-
-
-def collect_frames(
-    frames: Sequence[pl.LazyFrame], engine: PassEngine | Literal["dask"]
-) -> list[pl.DataFrame]:
-    """Collect ``frames`` together (sharing their scans) on a resolved engine.
-
-    ``"dask"`` collects here on the streaming engine: the steps before the per-bucket
-    kernel (naming the systems) run on the client.
-    """
-    if engine == "dask":
-        engine = "streaming"
-    if engine == "gpu":
-        gpu = pl.GPUEngine(raise_on_fail=False)
-        return [frame.collect(engine=gpu) for frame in frames]
-    return pl.collect_all(list(frames), engine=engine)
 
 
 # --- parameters and inputs -------------------------------------------------------------
@@ -897,68 +852,15 @@ def _check_resampling(confidence: float | None, n_resamples: int, seed: int) -> 
 
 
 @dataclass(frozen=True)
-class _RunPart:
-    frame: pl.LazyFrame  # named (system column), not yet normalised
-    source: str
-    has_scores: bool
-    dataset_buckets: int | None  # set for a rankset.partition dataset (bucket column)
-    profile: dict[str, Any] | None = None  # tags (up to two), n_scores, n_rows
-    name: str | None = None  # the system name of every row; None: from the system column
-
-    def in_bucket(self, bucket: int, buckets: int) -> pl.LazyFrame:
-        """Keep the queries of ``bucket``: by the dataset's folders, else by hash."""
-        if self.dataset_buckets == buckets:
-            return self.frame.filter(pl.col("bucket") == bucket)
-        return _keep_bucket(self.frame, (bucket, buckets))
-
-
-@dataclass(frozen=True)
-class _Runs:
-    inputs: list[_RunPart]
-    order: OrderPolicy
-    duplicates: DuplicatePolicy
-
-    @property
-    def sources(self) -> list[str]:
-        return [part.source for part in self.inputs]
-
-    def normalised(self, bucket: tuple[int, int] | None = None) -> list[tuple[pl.LazyFrame, str]]:
-        """Each run normalised (numbered); only the queries of ``(bucket, buckets)``."""
-        return [
-            (
-                normalize_run(
-                    part.frame if bucket is None else part.in_bucket(*bucket),
-                    source=part.source,
-                    order=self.order,
-                    duplicates=self.duplicates,
-                    has_scores=part.has_scores,
-                ),
-                part.source,
-            )
-            for part in self.inputs
-        ]
-
-    @property
-    def parts(self) -> list[tuple[pl.LazyFrame, str]]:
-        return self.normalised()
-
-    def frame(self, bucket: tuple[int, int] | None = None) -> pl.LazyFrame:
-        parts = [part for part, _ in self.normalised(bucket)]
-        return pl.concat(parts, how="diagonal_relaxed")
-
-    def dataset_buckets(self) -> int | None:
-        """Return the bucket count of the partitioned datasets among the runs, if any."""
-        counts = [part.dataset_buckets for part in self.inputs if part.dataset_buckets]
-        return max(counts) if counts else None
-
-
-@dataclass(frozen=True)
 class _RunInput:
     parsed: ParsedInput
     name: str | None
 
 
-def _read_runs(runs: Any, names: Sequence[str] | None) -> list[_RunInput]:
+def _read_runs(
+    runs: Any, names: Sequence[str] | None, *, scan_text: bool = False
+) -> list[_RunInput]:
+    """Read each run input; ``scan_text``: plain TREC files lazily (see ``TextScan``)."""
     items: list[tuple[str | None, Any]]
     if isinstance(runs, Mapping) and not _is_ranx_run(runs):
         items = [(str(name), source) for name, source in runs.items()]
@@ -977,7 +879,12 @@ def _read_runs(runs: Any, names: Sequence[str] | None) -> list[_RunInput]:
             )
             raise ParameterError(msg)
         items = [(str(name), source) for name, (_, source) in zip(names, items, strict=True)]
-    return [_RunInput(rio.read(source, kind="run"), name) for name, source in items]
+    return [_RunInput(_read_run(source, scan_text), name) for name, source in items]
+
+
+def _read_run(source: Any, scan_text: bool) -> ParsedInput:
+    scanned = rio.scan_trec_run(source) if scan_text else None
+    return scanned if scanned is not None else rio.read(source, kind="run")
 
 
 def _is_ranx_run(obj: Mapping[Any, Any]) -> bool:
@@ -995,7 +902,7 @@ def _assign_system_names(
     order: OrderPolicy,
     duplicates: DuplicatePolicy,
     engine: PassEngine | Literal["dask"],
-) -> _Runs:
+) -> Runs:
     """Apply the naming rule (explicit name > uniform tag > file stem) and normalise."""
     for item in inputs:
         if item.parsed.run is None:
@@ -1004,7 +911,9 @@ def _assign_system_names(
     # One pass over every run answers both questions asked before planning: its tag(s),
     # and whether its scores exist.
     # A partitioned dataset's manifest holds its profile already: no pass over it here.
-    unknown = [item for item in inputs if item.parsed.profile is None]
+    # Nor over a lazily scanned text file: its first line's tag is assumed to be every
+    # line's and each line has a score; the pass over the runs verifies both.
+    unknown = [item for item in inputs if _known_profile(item.parsed) is None]
     measured = iter(
         collect_frames(
             [run_profile(item.parsed.run) for item in unknown if item.parsed.run is not None],
@@ -1012,8 +921,8 @@ def _assign_system_names(
         )
     )
     profiles = [
-        item.parsed.profile
-        if item.parsed.profile is not None
+        known
+        if (known := _known_profile(item.parsed)) is not None
         else next(measured).row(0, named=True)
         for item in inputs
     ]
@@ -1048,7 +957,7 @@ def _assign_system_names(
         ["run"] if len(inputs) == 1 else [f"run{i + 1}" for i in range(len(inputs))]
     )
 
-    parts: list[_RunPart] = []
+    parts: list[RunPart] = []
     for item, name, profile in zip(inputs, chosen, profiles, strict=True):
         fallback = next(default_names)
         run = item.parsed.run
@@ -1060,14 +969,41 @@ def _assign_system_names(
             literal = name or fallback
             frame = run.with_columns(system=pl.lit(literal, dtype=pl.String))
         # order="rank" never looks at scores, so partly missing ones are no error there.
-        has_scores = order != "rank" and scores_present(
-            profile["n_scores"], profile["n_rows"], item.parsed.source
+        has_scores = order != "rank" and (
+            item.parsed.scan is not None
+            or scores_present(profile["n_scores"], profile["n_rows"], item.parsed.source)
         )
+        try:
+            in_order = duplicates == "error" and looks_in_order(
+                *cast_run(frame, source=item.parsed.source, order=order, has_scores=has_scores),
+                one_system=literal is not None,
+            )
+        except pl.exceptions.PolarsError as error:
+            if item.parsed.scan is None:
+                raise
+            raise TextScanRejected(item.parsed.source) from error  # e.g. a word for a score
         parts.append(
-            _RunPart(frame, item.parsed.source, has_scores, item.parsed.buckets, profile, literal)
+            RunPart(
+                frame,
+                item.parsed.source,
+                has_scores,
+                item.parsed.buckets,
+                profile,
+                literal,
+                in_order=in_order,
+                scan=item.parsed.scan,
+            )
         )
 
-    return _Runs(inputs=parts, order=order, duplicates=duplicates)
+    return Runs(inputs=parts, order=order, duplicates=duplicates)
+
+
+def _known_profile(parsed: ParsedInput) -> dict[str, Any] | None:
+    """Return the run profile known without reading the run (a dataset's, a scan's)."""
+    if parsed.scan is not None:
+        # Counts unknown until the pass; every line of the layout has a score.
+        return {"tags": [parsed.scan.tag], "n_scores": None, "n_rows": None}
+    return parsed.profile
 
 
 def _read_labels(labels: Any, inputs: list[_RunInput]) -> ParsedInput | None:
@@ -1182,7 +1118,6 @@ def _aggregate_run(
             maintain_order="left",
         )
         .with_columns(pl.col(_IN_LABELS).fill_null(False), *fills)
-        .drop(_DISTINCT_DOCS, strict=False)
     )
 
 
@@ -1344,7 +1279,7 @@ def _normalise_for_match(text: pl.Expr, mode: str) -> pl.Expr:
     return text
 
 
-def _answer_positions(plan: PlanBuilder, runs: _Runs, answers: pl.LazyFrame) -> pl.LazyFrame:
+def _answer_positions(plan: PlanBuilder, runs: Runs, answers: pl.LazyFrame) -> pl.LazyFrame:
     """Per (system, query): the first position whose text contains an answer, per mode."""
     run = runs.frame()
     if "text" not in run.collect_schema().names():

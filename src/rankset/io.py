@@ -179,6 +179,7 @@ class ParsedInput:
     answers: pl.LazyFrame | None = None
     buckets: int | None = None  # a partitioned dataset's bucket count (rankset.partition)
     profile: dict[str, Any] | None = None  # a dataset's run profile, from its manifest
+    scan: TextScan | None = None  # a lazily scanned TREC run (evaluation verifies it)
 
 
 # --------------------------------------------------------------------------------------
@@ -719,17 +720,11 @@ _PEEK_BYTES: Final = 4096
 _UTF8_BOM: Final = b"\xef\xbb\xbf"
 
 
-def _read_simple_trec_run(source: Path | bytes) -> pl.DataFrame | None:
-    """Read a TREC run in the plain layout with Polars' CSV reader, or return None.
+def _plain_layout_separator(source: Path | bytes) -> str | None:
+    """Return the separator of a plain-layout TREC run, judged from its first line.
 
-    The general parser splits lines and matches each with a regular expression, which
-    copes with any whitespace, comments and blank lines, and names the line of any
-    error. Most run files are six fields separated by single spaces; for those the CSV
-    reader (separator ``" "``, no quoting) gives the same table in about a third of the
-    time and half the memory. Anything it does not read cleanly (another field count,
-    tabs or repeated spaces, blank or comment lines, a bad number, invalid UTF-8) makes
-    this return None, and the general parser takes over, so errors and edge cases are
-    exactly the general parser's.
+    None when the first line is not six fields separated by one space (or one tab)
+    with no other blanks, or the source is gzip, Parquet or unreadable.
     """
     if isinstance(source, bytes):
         head = source[:_PEEK_BYTES]
@@ -748,37 +743,106 @@ def _read_simple_trec_run(source: Path | bytes) -> pl.DataFrame | None:
         blank in first for blank in others
     ):
         return None
+    return separator.decode()
+
+
+def _scan_plain_layout(source: Path | bytes, separator: str) -> pl.LazyFrame:
+    return pl.scan_csv(
+        source,
+        separator=separator,
+        has_header=False,
+        quote_char=None,
+        schema=_SIMPLE_RUN_SCHEMA,
+        raise_if_empty=True,
+    ).drop("q0")
+
+
+def plain_layout_ok(tag: str = "system") -> pl.Expr:
+    """Return an aggregate that is True when the CSV reader read a plain run cleanly.
+
+    Every field present and every id non-empty (an empty field, from repeated blanks or
+    a short line, reads as null), and no line starting with ``#`` (a comment for the
+    general parser). ``tag`` names the column holding the file's run tags.
+    """
+    ids = ("query_id", "doc_id", tag)
+    return ~pl.any_horizontal(
+        pl.any_horizontal(pl.col(*ids, "rank", "score").is_null()).any(),
+        pl.any_horizontal(pl.col(ids).str.len_bytes() == 0).any(),
+        pl.col("query_id").str.starts_with("#").any(),
+    )
+
+
+def _read_simple_trec_run(source: Path | bytes) -> pl.DataFrame | None:
+    """Read a TREC run in the plain layout with Polars' CSV reader, or return None.
+
+    The general parser splits lines and matches each with a regular expression, which
+    copes with any whitespace, comments and blank lines, and names the line of any
+    error. Most run files are six fields separated by single spaces; for those the CSV
+    reader (separator ``" "``, no quoting) gives the same table in about a third of the
+    time and half the memory. Anything it does not read cleanly (another field count,
+    tabs or repeated spaces, blank or comment lines, a bad number, invalid UTF-8) makes
+    this return None, and the general parser takes over, so errors and edge cases are
+    exactly the general parser's.
+    """
+    separator = _plain_layout_separator(source)
+    if separator is None:
+        return None
     try:
-        frame = (
-            pl.scan_csv(
-                source,
-                separator=separator.decode(),
-                has_header=False,
-                quote_char=None,
-                schema=_SIMPLE_RUN_SCHEMA,
-                raise_if_empty=True,
-            )
-            .drop("q0")
-            .collect()
-        )
+        frame = _scan_plain_layout(source, separator).collect()
     except (pl.exceptions.PolarsError, OSError):
         return None
-    ids = ("query_id", "doc_id", "system")
-    clean, tags = frame.select(
-        ~pl.any_horizontal(
-            pl.any_horizontal(pl.all().is_null()).any(),
-            pl.any_horizontal(pl.col(ids).str.len_bytes() == 0).any(),
-            # a line starting with '#' is a comment for the general parser
-            pl.col("query_id").str.starts_with("#").any(),
-        ),
-        pl.col("system").unique().head(2).implode(),
-    ).row(0)
+    clean, tags = frame.select(plain_layout_ok(), pl.col("system").unique().head(2).implode()).row(
+        0
+    )
     if not clean:
         return None
     if len(tags) == 1:
         # One tag (the usual case): a constant column instead of millions of copies.
         frame = frame.with_columns(pl.lit(tags[0], dtype=pl.String).alias("system"))
     return frame
+
+
+@dataclass(frozen=True)
+class TextScan:
+    """What evaluation assumes of a TREC run file it scans lazily, to verify in its pass.
+
+    The file's first line is in the plain layout (six fields, one separator); the scan
+    assumes every line is, and that every line has the first line's ``tag``. The pass
+    over the runs checks both (:func:`plain_layout_ok`, the ``_tag`` column); when
+    either fails, or the CSV reader raises, evaluation reads the file again with
+    :func:`read`, whose general parser names the offending line.
+    """
+
+    tag: str
+
+
+#: The column of a lazily scanned run that keeps each line's own tag, for the checks.
+SCANNED_TAG = "_tag"
+
+
+def scan_trec_run(source: Any) -> ParsedInput | None:
+    """Scan a plain-layout TREC run file lazily, or return None (then use :func:`read`).
+
+    Only for a path to an uncompressed text file whose first line is in the plain
+    layout; the result's ``scan`` holds what the evaluation must verify in its pass.
+    """
+    if not isinstance(source, str | os.PathLike):
+        return None
+    path = Path(source)
+    name = os.fspath(source)
+    if _format_from_extension(path) not in (None, "trec") or not path.is_file():
+        return None
+    separator = _plain_layout_separator(path)
+    if separator is None:
+        return None
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(_PEEK_BYTES).removeprefix(_UTF8_BOM).rstrip(b"\r\n")
+        tag = first.split(separator.encode())[-1].decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    run = _scan_plain_layout(path, separator).rename({"system": SCANNED_TAG})
+    return ParsedInput(name, _display_stem(path), "trec", run=run, scan=TextScan(tag))
 
 
 def _parse_trec(

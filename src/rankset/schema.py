@@ -31,6 +31,7 @@ from rankset.errors import ParameterError, SchemaError
 __all__ = [
     "DuplicatePolicy",
     "OrderPolicy",
+    "cast_run",
     "duplicate_docs",
     "duplicate_labels",
     "normalize_cutoffs",
@@ -109,6 +110,41 @@ def normalize_run(
     """
     check_choice("order", order, _ORDER_POLICIES)
     check_choice("duplicates", duplicates, _DUPLICATE_POLICIES)
+    run, first = cast_run(run, source=source, order=order, has_scores=has_scores)
+    if duplicates == "keep_best":
+        run = run.sort(
+            ["system", "query_id", first, "doc_id"], descending=[False, False, True, True]
+        )
+        # Sorted, the first copy of a document is its best-placed one.
+        run = run.unique(subset=["system", "query_id", "doc_id"], keep="first", maintain_order=True)
+        return run.with_columns(pos=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(RUN_KEY))
+    # A rank within each ranking needs no global sort, and the streaming engine runs it
+    # natively; equal (score, doc id) pairs only occur with duplicates, an error here.
+    position = pl.struct(first.alias("key"), "doc_id").rank("ordinal", descending=True)
+    return run.with_columns(pos=position.over(RUN_KEY).cast(pl.Int64))
+
+
+def cast_run(
+    run: pl.LazyFrame,
+    *,
+    source: str = "run",
+    order: OrderPolicy = "auto",
+    has_scores: bool | None = None,
+) -> tuple[pl.LazyFrame, pl.Expr]:
+    """Cast a parsed run's columns to the canonical dtypes; return it and its ordering key.
+
+    The key orders a ranking best first when sorted descending: the score, or the
+    negated rank when the run is ordered by rank. Ties are broken by ``doc_id``
+    descending (byte order), which the key leaves to the caller.
+
+    Examples
+    --------
+    >>> run = pl.LazyFrame({"system": "s", "query_id": "q", "doc_id": ["a"], "rank": [3]})
+    >>> cast, key = cast_run(run)
+    >>> cast.select(key).collect().item()
+    -3
+    """
+    check_choice("order", order, _ORDER_POLICIES)
     present = _require(run, ["system", "query_id", "doc_id"], source, "run")
     if "score" not in present and "rank" not in present:
         msg = f"{source}: the run has neither a 'score' nor a 'rank' column to order it by."
@@ -124,21 +160,9 @@ def normalize_run(
     if "rank" in present:
         casts.append(pl.col("rank").cast(pl.Int64))
     run = run.with_columns(casts)
-
     by_score = _orders_by_score(run, present, order, has_scores, source)
     # Best first: the highest score (or the lowest rank), ties to the larger doc id.
-    first = pl.col("score") if by_score else -pl.col("rank")
-    if duplicates == "keep_best":
-        run = run.sort(
-            ["system", "query_id", first, "doc_id"], descending=[False, False, True, True]
-        )
-        # Sorted, the first copy of a document is its best-placed one.
-        run = run.unique(subset=["system", "query_id", "doc_id"], keep="first", maintain_order=True)
-        return run.with_columns(pos=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(RUN_KEY))
-    # A rank within each ranking needs no global sort, and the streaming engine runs it
-    # natively; equal (score, doc id) pairs only occur with duplicates, an error here.
-    position = pl.struct(first.alias("key"), "doc_id").rank("ordinal", descending=True)
-    return run.with_columns(pos=position.over(RUN_KEY).cast(pl.Int64))
+    return run, pl.col("score") if by_score else -pl.col("rank")
 
 
 def _orders_by_score(

@@ -1,0 +1,409 @@
+"""The pass over the runs: each labelled document's position, each ranking's length.
+
+This is the only step that reads every row of every run; what comes after it works on
+the labelled rows (about 2% of a 1,000-deep run) and one row per ranking. Two plans
+give the same frames:
+
+* **in order**: most run files already list each ranking as one block, best first in
+  trec_eval's order (score descending, ties by document id descending in byte order).
+  Such a run is numbered from its row index: ``pos = row - first row of the ranking +
+  1``, with no rank, sort or group-by over the rows. The pass checks the order on the
+  way (each row against the one before it, in the same streaming pass) and keeps the
+  first row of each block; when a run turns out not to be in order, or a ranking is
+  split over several blocks, that run is measured again by the second plan.
+* **ranked**: any order; each ranking is numbered by a rank over ``(system, query_id)``
+  of (key, doc id), which the streaming engine runs natively.
+
+Whether to try the first plan is decided from a run's first rows
+(:func:`looks_in_order`), so an unordered file is not read twice.
+
+Duplicate documents within a ranking are an error (trec_eval refuses them). Both plans
+collect a 64-bit hash of each row's ``(system, query_id, doc_id)`` in the same pass; when
+two are equal, a second pass over that run names the duplicates (or finds a hash
+collision and goes on).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import polars as pl
+
+from rankset.errors import SchemaError
+from rankset.io import SCANNED_TAG, TextScan
+from rankset.plan import GROUP, NUM_RET
+from rankset.schema import (
+    DuplicatePolicy,
+    OrderPolicy,
+    cast_run,
+    duplicate_docs,
+    normalize_run,
+    raise_on_duplicate_docs,
+)
+
+__all__ = [
+    "BUCKET_SEED",
+    "RunPart",
+    "Runs",
+    "TextScanRejected",
+    "bucket_of",
+    "collect_frames",
+    "keep_bucket",
+    "looks_in_order",
+    "measure_pass",
+    "ordered_pass_frames",
+    "ranked_pass_frames",
+]
+
+#: Seed of the hash that assigns queries to buckets (Polars' hash, stable for a version).
+BUCKET_SEED = 20_261_122
+
+_ROW = "_row"
+_FIRST = "_first_row"
+_KEY = "_key"
+_IN_ORDER = "_in_order"
+_LAYOUT_KEPT = "_layout_kept"
+# What a scanned file's checks read besides the ids: every field must have been read.
+_SCAN_COLUMNS = ("query_id", "doc_id", "rank", "score", SCANNED_TAG)
+_N_ROWS = "_n_rows"
+_HASH = "_hash"
+# Seeds of the row hash that counts distinct (system, query, document) triples.
+_HASH_SEEDS = (71, 1_013, 20_011)
+#: Rows of a run looked at to decide whether it is worth trying the ordered plan.
+PEEK_ROWS = 1_000
+_SMALL_ENGINE: Literal["in-memory"] = "in-memory"
+
+
+def bucket_of(query_id: pl.Expr, buckets: int) -> pl.Expr:
+    """Return the bucket (0..buckets-1) of each query id: Polars' seeded hash of the text.
+
+    Every row of a query lands in the same bucket, in the runs and in the labels alike,
+    whatever the id's dtype (ids are hashed as strings).
+
+    Examples
+    --------
+    >>> ids = pl.Series(["q1", "q2", "q1"])
+    >>> buckets = pl.select(bucket_of(pl.lit(ids), 4)).to_series()
+    >>> buckets[0] == buckets[2] and 0 <= buckets[1] < 4
+    True
+    """
+    return (query_id.cast(pl.String).hash(seed=BUCKET_SEED) % buckets).cast(pl.Int64)
+
+
+def keep_bucket(frame: pl.LazyFrame, bucket: tuple[int, int] | None) -> pl.LazyFrame:
+    """Keep the rows of the queries in ``bucket`` (a filter pushed down to the scans)."""
+    if bucket is None:
+        return frame
+    return frame.filter(bucket_of(pl.col("query_id"), bucket[1]) == bucket[0])
+
+
+def collect_frames(
+    frames: Sequence[pl.LazyFrame], engine: Literal["streaming", "in-memory", "gpu", "dask"]
+) -> list[pl.DataFrame]:
+    """Collect ``frames`` together (sharing their scans) on a resolved engine.
+
+    ``"dask"`` collects here on the streaming engine: the steps before the per-bucket
+    kernel (naming the systems) run on the client.
+    """
+    if engine == "gpu":
+        gpu = pl.GPUEngine(raise_on_fail=False)
+        return [frame.collect(engine=gpu) for frame in frames]
+    return pl.collect_all(list(frames), engine="streaming" if engine == "dask" else engine)
+
+
+class TextScanRejected(Exception):
+    """A lazily scanned TREC file broke the scan's assumptions: read it whole instead."""
+
+
+@dataclass(frozen=True)
+class RunPart:
+    """One run input, named (it has its ``system`` column) but not yet numbered."""
+
+    frame: pl.LazyFrame
+    source: str
+    has_scores: bool
+    dataset_buckets: int | None  # set for a rankset.partition dataset (bucket column)
+    profile: dict[str, Any] | None = None  # tags (up to two), n_scores, n_rows
+    name: str | None = None  # the system name of every row; None: from the system column
+    in_order: bool = False  # its first rows are in trec_eval's order: try the ordered plan
+    scan: TextScan | None = None  # a TREC file scanned lazily, on assumptions to verify
+
+    def in_bucket(self, bucket: int, buckets: int) -> pl.LazyFrame:
+        """Keep the queries of ``bucket``: by the dataset's folders, else by hash."""
+        if self.dataset_buckets == buckets:
+            return self.frame.filter(pl.col("bucket") == bucket)
+        return keep_bucket(self.frame, (bucket, buckets))
+
+    def rows(self, bucket: tuple[int, int] | None) -> pl.LazyFrame:
+        """Return the part's rows, only the queries of ``(bucket, buckets)`` when given."""
+        return self.frame if bucket is None else self.in_bucket(*bucket)
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Every run input of an evaluation, with the ordering and duplicate policies."""
+
+    inputs: list[RunPart]
+    order: OrderPolicy
+    duplicates: DuplicatePolicy
+
+    @property
+    def sources(self) -> list[str]:
+        """The display name of each run input."""
+        return [part.source for part in self.inputs]
+
+    def numbered(self, part: RunPart, bucket: tuple[int, int] | None = None) -> pl.LazyFrame:
+        """One run normalised (numbered by rank); only the queries of ``bucket``."""
+        return normalize_run(
+            part.rows(bucket),
+            source=part.source,
+            order=self.order,
+            duplicates=self.duplicates,
+            has_scores=part.has_scores,
+        )
+
+    def frame(self, bucket: tuple[int, int] | None = None) -> pl.LazyFrame:
+        """Every run normalised and stacked: ``system, query_id, doc_id, pos, ...``."""
+        parts = [self.numbered(part, bucket) for part in self.inputs]
+        return pl.concat(parts, how="diagonal_relaxed")
+
+    def dataset_buckets(self) -> int | None:
+        """Return the bucket count of the partitioned datasets among the runs, if any."""
+        counts = [part.dataset_buckets for part in self.inputs if part.dataset_buckets]
+        return max(counts) if counts else None
+
+    def cast(self, part: RunPart, bucket: tuple[int, int] | None) -> tuple[pl.LazyFrame, pl.Expr]:
+        """One run cast to the canonical dtypes, with its ordering key (best is largest)."""
+        return cast_run(
+            part.rows(bucket), source=part.source, order=self.order, has_scores=part.has_scores
+        )
+
+
+# --- the two plans -----------------------------------------------------------------------
+
+
+def _same_ranking_as_previous_row(one_system: bool) -> pl.Expr:
+    same = pl.col("query_id") == pl.col("query_id").shift(1)
+    if not one_system:
+        same = same & (pl.col("system") == pl.col("system").shift(1))
+    return same.fill_null(False)
+
+
+def _row_hash(one_system: bool) -> pl.Expr:
+    hashed = pl.col("query_id").hash(_HASH_SEEDS[0]) ^ pl.col("doc_id").hash(_HASH_SEEDS[1])
+    if not one_system:
+        hashed = hashed ^ pl.col("system").hash(_HASH_SEEDS[2])
+    return hashed
+
+
+def _in_order(one_system: bool) -> pl.Expr:
+    """Say whether every row follows the previous one of its ranking in trec_eval's order.
+
+    Over rows ``system, query_id, doc_id`` and the ordering key; a missing key is never
+    in order (the ranked plan then decides what it means).
+    """
+    same = _same_ranking_as_previous_row(one_system)
+    previous_key = pl.col(_KEY).shift(1)
+    follows = (pl.col(_KEY) < previous_key) | (
+        (pl.col(_KEY) == previous_key) & (pl.col("doc_id") < pl.col("doc_id").shift(1))
+    )
+    # NaN needs no care: Polars compares it as the largest float, as the rank does.
+    return (~same | follows).fill_null(False).all() & pl.col(_KEY).is_not_null().all()
+
+
+def _checks(part: RunPart) -> list[pl.Expr]:
+    checks = [pl.len().alias(_N_ROWS)]
+    if part.scan is not None:
+        # The scan's assumptions: every field read (an empty one reads as null: repeated
+        # blanks, a short or blank line) and one tag. Lines starting with '#' are
+        # looked for in the rankings' query ids after the pass.
+        read = [pl.col(column).null_count() == 0 for column in _SCAN_COLUMNS]
+        one_tag = (pl.col(SCANNED_TAG) == part.scan.tag).all()
+        checks.append(pl.all_horizontal(*read, one_tag).alias(_LAYOUT_KEPT))
+    return checks
+
+
+def _scan_columns(part: RunPart) -> list[str]:
+    """Return the columns a scanned file's checks need besides the numbered ones."""
+    return [SCANNED_TAG, "rank", "score"] if part.scan is not None else []
+
+
+def ranked_pass_frames(
+    runs: Runs, part: RunPart, labels: pl.LazyFrame, bucket: tuple[int, int] | None = None
+) -> list[pl.LazyFrame]:
+    """Plan one run's pass in any order: labelled rows with positions, counts, checks.
+
+    ``bucket = (b, n)`` keeps the queries of bucket ``b`` of ``n``, filtered at the
+    sources before anything else, so each bucket's pass reads and holds only its own
+    queries; ``labels`` are those of the same bucket already.
+    """
+    numbered = runs.numbered(part, bucket).select(
+        "system", "query_id", "doc_id", "pos", *_scan_columns(part)
+    )
+    frames = [
+        numbered.select(*GROUP, "doc_id", "pos").join(labels, on=["query_id", "doc_id"]),
+        numbered.group_by(list(GROUP)).agg(pl.len().cast(pl.Float64).alias(NUM_RET)),
+        numbered.select(_checks(part)),
+    ]
+    if runs.duplicates == "error":
+        frames.append(numbered.select(_row_hash(part.name is not None).alias(_HASH)))
+    return frames
+
+
+def ordered_pass_frames(
+    runs: Runs, part: RunPart, labels: pl.LazyFrame, bucket: tuple[int, int] | None = None
+) -> list[pl.LazyFrame]:
+    """Plan one run's pass for rows already in order: labelled rows, block starts, checks.
+
+    The row index is taken after the bucket filter, so a ranking must be one block of
+    the filtered rows; the checks say whether every row follows the one before it in
+    trec_eval's order, and :func:`_resolve_ordered` whether each ranking started once.
+    """
+    cast, key = runs.cast(part, bucket)
+    one_system = part.name is not None
+    rows = cast.select(
+        "system", "query_id", "doc_id", key.cast(pl.Float64).alias(_KEY), *_scan_columns(part)
+    ).with_row_index(_ROW)
+    starts = rows.filter(~_same_ranking_as_previous_row(one_system))
+    return [
+        rows.select(_ROW, *GROUP, "doc_id").join(labels, on=["query_id", "doc_id"]),
+        starts.select(*GROUP, _ROW),
+        rows.select(_in_order(one_system).alias(_IN_ORDER), *_checks(part)),
+        rows.select(_row_hash(one_system).alias(_HASH)),
+    ]
+
+
+@dataclass(frozen=True)
+class _Measured:
+    hits: pl.DataFrame  # system, query_id, doc_id, pos, grade...
+    counts: pl.DataFrame  # system, query_id, NUM_RET
+    checks: pl.DataFrame  # one row: _N_ROWS, and _LAYOUT_KEPT for a scanned file
+    hashes: pl.DataFrame | None  # one row hash per run row (duplicates="error")
+
+    @property
+    def maybe_duplicates(self) -> bool:
+        # Counted here, in memory: a distinct count or a sort in the streaming pass
+        # costs about twice as much.
+        if self.hashes is None:
+            return False
+        return self.hashes[_HASH].n_unique() < self.hashes.height
+
+
+def _layout_kept(frames: Sequence[pl.DataFrame]) -> bool:
+    """For a scanned file: every line was read in the plain layout, none a comment.
+
+    ``frames`` are either plan's: the second holds every ranking's query id (the block
+    starts, or the counts), so a line starting with '#' shows there.
+    """
+    _, rankings, checks, *_ = frames
+    comment = rankings.select(pl.col("query_id").str.starts_with("#").any()).item()
+    return bool(checks[_LAYOUT_KEPT].item()) and not comment
+
+
+def _resolve_ranked(frames: Sequence[pl.DataFrame]) -> _Measured:
+    hits, counts, checks, *hashes = frames
+    return _Measured(hits, counts, checks, hashes[0] if hashes else None)
+
+
+def _resolve_ordered(frames: Sequence[pl.DataFrame]) -> _Measured | None:
+    """Give the labelled rows their positions from the block starts (None: not in order)."""
+    hits, starts, checks, hashes = frames
+    split = starts.select(pl.struct(GROUP).is_duplicated().any()).item()
+    if split or not checks[_IN_ORDER].item():
+        return None
+    n_rows = checks[_N_ROWS].item()
+    starts = starts.select(
+        *GROUP,
+        pl.col(_ROW).cast(pl.Int64).alias(_FIRST),
+        (pl.col(_ROW).cast(pl.Int64).shift(-1, fill_value=n_rows) - pl.col(_ROW).cast(pl.Int64))
+        .cast(pl.Float64)
+        .alias(NUM_RET),
+    )
+    numbered = hits.join(starts.select(*GROUP, _FIRST), on=list(GROUP), how="left").select(
+        *GROUP,
+        "doc_id",
+        (pl.col(_ROW).cast(pl.Int64) - pl.col(_FIRST) + 1).alias("pos"),
+        pl.exclude(*GROUP, "doc_id", _ROW, _FIRST),
+    )
+    return _Measured(numbered, starts.select(*GROUP, NUM_RET), checks, hashes)
+
+
+def looks_in_order(frame: pl.LazyFrame, key: pl.Expr, *, one_system: bool) -> bool:
+    """Whether a run's first :data:`PEEK_ROWS` rows come in trec_eval's order."""
+    head = frame.head(PEEK_ROWS).select(
+        "system", "query_id", "doc_id", key.cast(pl.Float64).alias(_KEY)
+    )
+    return bool(head.select(_in_order(one_system)).collect(engine=_SMALL_ENGINE).item())
+
+
+def measure_pass(
+    runs: Runs,
+    labels: pl.LazyFrame,
+    bucket: tuple[int, int] | None,
+    engine: Literal["streaming", "in-memory", "gpu", "dask"],
+    others: Sequence[pl.LazyFrame] = (),
+) -> tuple[pl.DataFrame, pl.DataFrame, list[pl.DataFrame]]:
+    """Run the pass over every run, collected together with ``others``.
+
+    Returns the labelled rows with their positions (``system, query_id, doc_id, pos``
+    and the label columns), one row per ranking with :data:`NUM_RET`, and ``others``
+    collected. Runs that looked in order but were not are measured again, ranked.
+
+    Raises
+    ------
+    SchemaError
+        A ranking repeats a document (``duplicates="error"``), or two run inputs hold a
+        ranking of the same system and query.
+    """
+    ordered = [runs.duplicates == "error" and part.in_order for part in runs.inputs]
+    planned = [
+        (ordered_pass_frames if tried else ranked_pass_frames)(runs, part, labels, bucket)
+        for part, tried in zip(runs.inputs, ordered, strict=True)
+    ]
+    try:
+        collected = iter(collect_frames([f for fs in planned for f in fs] + [*others], engine))
+    except pl.exceptions.PolarsError as error:
+        if any(part.scan is not None for part in runs.inputs):
+            # e.g. a word for a score in a scanned file: its general parser names the line
+            raise TextScanRejected(str(error)) from error
+        raise
+    measured: list[_Measured | None] = []
+    for part, frames, tried in zip(runs.inputs, planned, ordered, strict=True):
+        got = [next(collected) for _ in frames]
+        if part.scan is not None and not _layout_kept(got):
+            raise TextScanRejected(part.source)
+        measured.append(_resolve_ordered(got) if tried else _resolve_ranked(got))
+    rest = list(collected)
+
+    again = [i for i, result in enumerate(measured) if result is None]
+    if again:
+        replanned = [ranked_pass_frames(runs, runs.inputs[i], labels, bucket) for i in again]
+        recollected = iter(collect_frames([f for frames in replanned for f in frames], engine))
+        for i, frames in zip(again, replanned, strict=True):
+            measured[i] = _resolve_ranked([next(recollected) for _ in frames])
+
+    results = [result for result in measured if result is not None]
+    for part, result in zip(runs.inputs, results, strict=True):
+        if result.maybe_duplicates:
+            rows, _ = runs.cast(part, bucket)
+            offenders = duplicate_docs(rows).collect(engine=_SMALL_ENGINE)
+            raise_on_duplicate_docs(offenders, part.source)
+    counts = pl.concat([result.counts for result in results])
+    if len(results) > 1:
+        _refuse_shared_rankings(counts, runs)
+    hits = pl.concat([result.hits for result in results])
+    return hits, counts, rest
+
+
+def _refuse_shared_rankings(counts: pl.DataFrame, runs: Runs) -> None:
+    shared = counts.filter(pl.struct(GROUP).is_duplicated()).select(GROUP).unique().sort(GROUP)
+    if shared.height:
+        system, query = shared.row(0)
+        msg = (
+            f"System {system!r} has a ranking for query {query!r} in more than one run input "
+            f"({', '.join(runs.sources)}); give each input its own system name (names=..., "
+            "CLI --name) or stack the rows into one input."
+        )
+        raise SchemaError(msg)

@@ -1,0 +1,423 @@
+"""The pass over the runs: the ordered and ranked plans, and lazily scanned TREC files.
+
+What is checked here:
+
+* both plans give every labelled row the position of a plain-Python reference
+  (trec_eval's order: score descending, ties by document id descending) and every
+  ranking its length, on random runs with ties, several systems in one frame, and
+  the rows in trec_eval's order, shuffled, or in order except for one row;
+* the ordered plan is the one taken for a run in order, and a run that only starts in
+  order, a ranking split over two blocks, a NaN score or ties in ascending document
+  order are measured again by the ranked plan, with the reference's positions;
+* duplicates are found by either plan (adjacent or far apart), a hash collision
+  without a duplicate changes nothing, and a ranking shared by two inputs is refused;
+* a plain TREC file is scanned lazily (its parse is part of the pass) and gives the
+  values of the file read whole; a file that breaks the scan's assumptions after its
+  first line is read again whole, with the same values or the general parser's error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import random
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+import rankset
+from rankset import evaluation as ev
+from rankset import io as rio
+from rankset import run_pass
+from rankset.errors import SchemaError
+from rankset.registry import parse_metrics
+from rankset.run_pass import Runs, measure_pass
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "data" / "sample"
+METRICS = ["ndcg@10", "ap", "rr", "recall@100", "P@5", "bpref", "num_ret"]
+
+Row = tuple[str, str, str, float]  # system, query, doc, score
+
+
+# --- an independent reference --------------------------------------------------------
+
+
+def reference_positions(rows: list[Row]) -> dict[tuple[str, str, str], int]:
+    """Position of each (system, query, doc): trec_eval's order, computed in plain Python."""
+    rankings: dict[tuple[str, str], list[tuple[float, str]]] = {}
+    for system, query, doc, score in rows:
+        rankings.setdefault((system, query), []).append((score, doc))
+    positions = {}
+    for (system, query), docs in rankings.items():
+        # score descending, then doc id descending in byte order
+        ordered = sorted(docs, key=lambda pair: (pair[0], pair[1].encode()), reverse=True)
+        for position, (_, doc) in enumerate(ordered, start=1):
+            positions[(system, query, doc)] = position
+    return positions
+
+
+def reference_lengths(rows: list[Row]) -> dict[tuple[str, str], int]:
+    lengths: dict[tuple[str, str], int] = {}
+    for system, query, _, _ in rows:
+        lengths[(system, query)] = lengths.get((system, query), 0) + 1
+    return lengths
+
+
+def in_trec_eval_order(rows: list[Row]) -> list[Row]:
+    return sorted(rows, key=lambda r: (r[0], r[1], -r[3], _Descending(r[2].encode())))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Descending:
+    value: bytes
+
+    def __lt__(self, other: _Descending) -> bool:
+        return self.value > other.value
+
+
+# --- helpers -------------------------------------------------------------------------
+
+
+def _runs(source: Any, **options: Any) -> Runs:
+    inputs = ev._read_runs(source, None, scan_text=options.pop("scan_text", False))
+    return ev._assign_system_names(
+        inputs,
+        order=options.get("order", "auto"),
+        duplicates=options.get("duplicates", "error"),
+        engine="streaming",
+    )
+
+
+def _frame(rows: list[Row]) -> pl.DataFrame:
+    return pl.DataFrame(
+        rows, schema=["system", "query_id", "doc_id", "score"], orient="row"
+    ).with_columns(pl.col("score").cast(pl.Float64))
+
+
+def _labels(labelled: list[tuple[str, str, int]]) -> pl.LazyFrame:
+    schema = {"query_id": pl.String, "doc_id": pl.String, "grade": pl.Int64}
+    frame = pl.DataFrame(labelled, schema=schema, orient="row")
+    return frame.with_columns(pl.col("grade").cast(pl.Float64)).lazy()
+
+
+def _measured(runs: Runs, labels: pl.LazyFrame) -> tuple[dict[Any, int], dict[Any, int]]:
+    hits, counts, _ = measure_pass(runs, labels, None, "streaming")
+    positions = {(s, q, d): p for s, q, d, p in hits.select(*ev.GROUP, "doc_id", "pos").rows()}
+    lengths = {(s, q): int(n) for s, q, n in counts.rows()}
+    return positions, lengths
+
+
+@pytest.fixture
+def plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record which plan measured each run part."""
+    taken: list[str] = []
+    ordered, ranked = run_pass.ordered_pass_frames, run_pass.ranked_pass_frames
+
+    def spy_ordered(*args: Any, **kwargs: Any) -> Any:
+        taken.append("ordered")
+        return ordered(*args, **kwargs)
+
+    def spy_ranked(*args: Any, **kwargs: Any) -> Any:
+        taken.append("ranked")
+        return ranked(*args, **kwargs)
+
+    monkeypatch.setattr(run_pass, "ordered_pass_frames", spy_ordered)
+    monkeypatch.setattr(run_pass, "ranked_pass_frames", spy_ranked)
+    return taken
+
+
+# --- both plans against the reference -------------------------------------------------
+
+_rows = st.lists(
+    st.tuples(
+        st.sampled_from(["sysA", "sysB"]),
+        st.sampled_from(["q1", "q2", "q10", "Q3"]),
+        st.sampled_from(["d1", "d2", "d10", "D9", "é", "d3", "x"]),
+        st.sampled_from([0.0, 0.5, 1.0, 1.5, -2.0]),  # few values: many ties
+    ),
+    min_size=1,
+    max_size=60,
+    unique_by=lambda row: row[:3],
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    rows=_rows,
+    seed=st.integers(0, 10_000),
+    arrangement=st.sampled_from(["ordered", "shuffled", "one-swap"]),
+)
+def test_both_plans_match_the_reference(rows: list[Row], seed: int, arrangement: str) -> None:
+    rng = random.Random(seed)
+    arranged = in_trec_eval_order(rows)
+    if arrangement == "shuffled":
+        rng.shuffle(arranged)
+    elif arrangement == "one-swap" and len(arranged) > 2:
+        i = rng.randrange(len(arranged) - 1)
+        arranged[i], arranged[i + 1] = arranged[i + 1], arranged[i]
+    labelled = sorted({(q, d) for _, q, d, _ in rows})
+    labels = _labels([(q, d, rng.randrange(4)) for q, d in labelled if rng.random() < 0.6])
+    judged = set(labels.collect().select("query_id", "doc_id").rows())
+    expected_hits = {
+        key: pos for key, pos in reference_positions(rows).items() if key[1:] in judged
+    }
+    runs = _runs(_frame(arranged))
+    for in_order in (True, False):  # the guess forced both ways: the ordered plan checks
+        forced = dataclasses.replace(
+            runs, inputs=[dataclasses.replace(p, in_order=in_order) for p in runs.inputs]
+        )
+        positions, lengths = _measured(forced, labels)
+        assert positions == expected_hits
+        assert lengths == reference_lengths(rows)
+
+
+def test_a_run_in_order_takes_the_ordered_plan(plans: list[str]) -> None:
+    runs = _runs(SAMPLE / "rerank.trec")
+    assert [part.in_order for part in runs.inputs] == [True]
+    labels = rio.read_labels(SAMPLE / "qrels.txt")
+    measure_pass(runs, ev.normalize_labels(labels), None, "streaming")
+    assert plans == ["ordered"]
+
+
+def test_a_run_out_of_order_from_its_first_rows_is_ranked_at_once(plans: list[str]) -> None:
+    runs = _runs(SAMPLE / "bm25.trec")  # ties listed in ascending document order
+    assert [part.in_order for part in runs.inputs] == [False]
+    labels = ev.normalize_labels(rio.read_labels(SAMPLE / "qrels.txt"))
+    measure_pass(runs, labels, None, "streaming")
+    assert plans == ["ranked"]
+
+
+def _late_disorder_rows() -> list[Row]:
+    rows = [("s", f"q{q:04d}", f"d{d:03d}", float(100 - d)) for q in range(30) for d in range(50)]
+    # 1,500 rows in order, then the last ranking's two best documents swapped
+    rows[-50], rows[-49] = rows[-49], rows[-50]
+    return rows
+
+
+def test_a_run_that_only_starts_in_order_is_measured_again_ranked(plans: list[str]) -> None:
+    rows = _late_disorder_rows()
+    runs = _runs(_frame(rows))
+    assert runs.inputs[0].in_order  # the first 1,000 rows are in order
+    labels = _labels([(q, d, 1) for _, q, d, _ in rows[::7]])
+    positions, lengths = _measured(runs, labels)
+    assert plans == ["ordered", "ranked"]
+    assert positions == {k: v for k, v in reference_positions(rows).items() if k in positions}
+    assert len(positions) == len(rows[::7])
+    assert lengths == reference_lengths(rows)
+
+
+def test_a_ranking_split_over_two_blocks_is_measured_again_ranked(plans: list[str]) -> None:
+    rows = [
+        ("s", "q1", "a", 3.0),
+        ("s", "q1", "b", 2.0),
+        ("s", "q2", "x", 1.0),
+        ("s", "q1", "c", 1.0),  # q1 again: each block in order, the ranking split
+    ]
+    runs = _runs(_frame(rows))
+    labels = _labels([("q1", "c", 1), ("q2", "x", 1)])
+    positions, lengths = _measured(runs, labels)
+    assert plans == ["ordered", "ranked"]
+    assert positions == {("s", "q1", "c"): 3, ("s", "q2", "x"): 1}
+    assert lengths == {("s", "q1"): 3, ("s", "q2"): 1}
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected_plans"),
+    [
+        # NaN sorts as the largest float in both plans' comparisons
+        ([("s", "q", "b", float("nan")), ("s", "q", "a", 2.0)], ["ordered"]),
+        ([("s", "q", "a", 2.0), ("s", "q", "b", float("nan"))], ["ordered", "ranked"]),
+        ([("s", "q", "a", 1.0), ("s", "q", "b", 1.0)], ["ordered", "ranked"]),  # ascending tie
+    ],
+    ids=["nan-first", "nan-later", "ascending-tie"],
+)
+def test_either_plan_numbers_what_the_other_does(
+    rows: list[Row], expected_plans: list[str], plans: list[str]
+) -> None:
+    runs = _runs(_frame(rows))
+    forced = dataclasses.replace(runs, inputs=[dataclasses.replace(runs.inputs[0], in_order=True)])
+    labels = _labels([("q", doc, 1) for _, _, doc, _ in rows])
+    hits, counts, _ = measure_pass(forced, labels, None, "streaming")
+    assert plans == expected_plans
+    ranked = dataclasses.replace(runs, inputs=[dataclasses.replace(runs.inputs[0], in_order=False)])
+    again, _, _ = measure_pass(ranked, labels, None, "streaming")
+    assert_frame_equal(hits.sort("doc_id"), again.sort("doc_id"))
+    assert hits.sort("pos")["doc_id"].to_list() == ["b", "a"]  # NaN, or the larger id, first
+    assert counts["_num_ret"].to_list() == [2.0]
+
+
+def test_buckets_number_ordered_runs_like_one_pass() -> None:
+    rows = _late_disorder_rows()
+    rows[-50], rows[-49] = rows[-49], rows[-50]  # back in order
+    frame = _frame(rows)
+    labels = pl.DataFrame(
+        [(q, d, (i % 4)) for i, (_, q, d, _) in enumerate(rows[::5])],
+        schema=["query_id", "doc_id", "grade"],
+        orient="row",
+    )
+    whole = rankset.evaluate(frame, labels, METRICS, confidence=None).per_query
+    for buckets in (2, 7):
+        by_bucket = rankset.evaluate(frame, labels, METRICS, confidence=None, buckets=buckets)
+        assert_frame_equal(by_bucket.per_query, whole, check_exact=True)
+
+
+# --- duplicates and shared rankings --------------------------------------------------
+
+
+@pytest.mark.parametrize("in_order", [True, False])
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [("s", "q", "a", 3.0), ("s", "q", "b", 2.0), ("s", "q", "a", 1.0)],  # far apart
+        [("s", "q", "b", 2.0), ("s", "q", "a", 1.0), ("s", "q", "a", 1.0)],  # neighbours
+    ],
+    ids=["far-apart", "neighbours"],
+)
+def test_duplicates_are_found_by_either_plan(rows: list[Row], in_order: bool) -> None:
+    runs = _runs(_frame(rows))
+    forced = dataclasses.replace(
+        runs, inputs=[dataclasses.replace(runs.inputs[0], in_order=in_order)]
+    )
+    with pytest.raises(SchemaError, match=r"duplicate documents.*doc 'a' \(2 times\)"):
+        measure_pass(forced, _labels([("q", "a", 1)]), None, "streaming")
+
+
+def test_a_hash_collision_without_a_duplicate_changes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    expected = rankset.evaluate(SAMPLE / "rerank.trec", SAMPLE / "qrels.txt", METRICS).per_query
+    monkeypatch.setattr(run_pass, "_row_hash", lambda one_system: pl.lit(7, dtype=pl.UInt64))
+    collided = rankset.evaluate(SAMPLE / "rerank.trec", SAMPLE / "qrels.txt", METRICS)
+    assert_frame_equal(collided.per_query, expected, check_exact=True)
+
+
+def test_a_ranking_in_two_inputs_is_refused() -> None:
+    first = _frame([("s", "q1", "a", 1.0), ("t", "q1", "a", 1.0)])
+    second = _frame([("s", "q1", "b", 1.0), ("u", "q2", "b", 1.0)])
+    with pytest.raises(SchemaError, match=r"System 's' has a ranking for query 'q1' in more"):
+        rankset.evaluate([first, second], _labels([("q1", "a", 1)]).collect(), ["ap"])
+
+
+# --- lazily scanned TREC files ---------------------------------------------------------
+
+
+def _evaluate_both_ways(path: Path, labels: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+    metrics = parse_metrics(METRICS)
+    options = ev.evaluate_options({}, "evaluate")
+    _, scanned = ev.prepare_and_collect(path, labels, metrics, **options)
+    read_whole = ev._prepare(path, labels, metrics, **options)
+    return scanned.scored, ev._collect(read_whole).scored
+
+
+def test_a_plain_file_is_scanned_lazily_and_gives_the_whole_read_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rejected: list[str] = []
+    original = ev._prepare
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        prepared = original(*args, **kwargs)
+        if kwargs.get("scan_text"):
+            assert all(part.scan is not None for part in prepared.runs.inputs)
+        else:
+            rejected.append("read whole")
+        return prepared
+
+    monkeypatch.setattr(ev, "_prepare", spy)
+    for run in ("bm25.trec", "rerank.trec"):  # the ranked and the ordered plan
+        _, scanned = ev.prepare_and_collect(
+            SAMPLE / run,
+            SAMPLE / "qrels.txt",
+            parse_metrics(METRICS),
+            **ev.evaluate_options({}, "evaluate"),
+        )
+        assert rejected == []
+        read_whole = original(
+            SAMPLE / run,
+            SAMPLE / "qrels.txt",
+            parse_metrics(METRICS),
+            **ev.evaluate_options({}, "evaluate"),
+        )
+        assert_frame_equal(scanned.scored, ev._collect(read_whole).scored, check_exact=True)
+
+
+def _plain_lines(n_queries: int = 12, depth: int = 100) -> list[str]:
+    return [
+        f"q{q} Q0 d{d:04d} {d + 1} {depth - d}.5 tagA"
+        for q in range(n_queries)
+        for d in range(depth)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "rejected"),
+    [
+        (lambda lines: lines, False),
+        (lambda lines: [*lines[:900], "# Q0 x 1 1.0 comment", *lines[900:]], True),
+        (lambda lines: [*lines[:900], "", *lines[900:]], True),
+        (lambda lines: [*lines[:900], lines[900].replace(" Q0 ", " Q0  "), *lines[901:]], True),
+        (lambda lines: [*lines[:900], lines[900].replace("tagA", "tagB"), *lines[901:]], True),
+        # trec_eval ignores fields after the tag; so do the CSV reader and the parser
+        (lambda lines: [*lines[:900], lines[900] + " extra", *lines[901:]], False),
+        (lambda lines: [*lines[:900], "\t".join(lines[900].split()), *lines[901:]], True),
+    ],
+    ids=["plain", "comment", "blank-line", "two-spaces", "second-tag", "seventh-field", "tabs"],
+)
+def test_a_file_that_breaks_the_scan_later_is_read_whole(
+    change: Any, rejected: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    lines = change(_plain_lines())
+    path = tmp_path / "late.trec"
+    path.write_text("\n".join(lines) + "\n")
+    labels = tmp_path / "qrels.txt"
+    labels.write_text(
+        "".join(f"q{q} 0 d{d:04d} {d % 3}\n" for q in range(12) for d in range(0, 100, 9))
+    )
+    attempts: list[bool] = []
+    original = ev._prepare
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        attempts.append(bool(kwargs.get("scan_text")))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(ev, "_prepare", spy)
+    scanned, read_whole = _evaluate_both_ways(path, labels)
+    # the scan, the whole read when the scan was rejected, then the helper's whole read
+    assert attempts == ([True, False, False] if rejected else [True, False])
+    assert_frame_equal(scanned, read_whole, check_exact=True)
+
+
+def test_a_second_tag_later_names_the_system_after_the_file(tmp_path: Path) -> None:
+    lines = _plain_lines()
+    lines[1100] = lines[1100].replace("tagA", "tagB")
+    path = tmp_path / "mixed.trec"
+    path.write_text("\n".join(lines) + "\n")
+    result = rankset.evaluate(path, _labels([("q0", "d0001", 1)]).collect(), ["ap"])
+    assert result.systems == ["mixed"]  # as when read whole: two tags, the file's stem
+
+
+def test_a_bad_number_after_the_first_lines_names_its_line(tmp_path: Path) -> None:
+    lines = _plain_lines()
+    lines[1100] = lines[1100].replace(".5 tagA", ".5x tagA")
+    path = tmp_path / "bad.trec"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(rankset.InputFormatError, match=r"bad\.trec, line 1101"):
+        rankset.evaluate(path, _labels([("q0", "d0001", 1)]).collect(), ["ap"])
+
+
+def test_text_files_are_scanned_only_where_a_scan_pays(tmp_path: Path) -> None:
+    path = SAMPLE / "bm25.trec"
+    assert rio.scan_trec_run(path) is not None
+    assert rio.scan_trec_run(str(path)) is not None
+    assert rio.scan_trec_run(SAMPLE / "qrels.txt") is None  # four fields
+    gz = tmp_path / "run.trec.gz"
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+    assert rio.scan_trec_run(gz) is None
+    assert rio.scan_trec_run(pl.DataFrame()) is None
+    assert rio.scan_trec_run(tmp_path) is None
