@@ -32,10 +32,9 @@ from rankset._resample import summarise_means
 from rankset.errors import ParameterError
 from rankset.evaluation import (
     _check_resampling,
-    _collect,
     _Collected,
-    _prepare,
     evaluate_options,
+    prepare_and_collect,
 )
 from rankset.io import write_parquet
 from rankset.plan import GROUP, NUM_RET, QUERY_K
@@ -126,10 +125,11 @@ def curves(
     if "cutoffs" in options or "k" in options:
         msg = "curves() takes its cutoffs from ks=; 'cutoffs' and 'k' do not apply."
         raise ParameterError(msg)
-    prepared = _prepare(
+    prepared, collected = prepare_and_collect(
         runs,
         labels,
         [*metrics, _NUM_RET],
+        keep_rows=True,
         k=None,
         cutoffs=None,
         default_k=max(cutoffs),
@@ -137,7 +137,6 @@ def curves(
     )
     plan = prepared.plan
     k_max = max(cutoffs)
-    collected = _collect(prepared, keep_rows=True)
     # Running sums (or minima) at each labelled position, per ranking; and over each
     # query's ideal ordering of its labels.
     cumulative = collected.rows.filter(pl.col("pos") <= k_max).select(

@@ -746,13 +746,18 @@ def _plain_layout_separator(source: Path | bytes) -> str | None:
     return separator.decode()
 
 
-def _scan_plain_layout(source: Path | bytes, separator: str) -> pl.LazyFrame:
+def _scan_plain_layout(
+    source: Path | bytes, separator: str, tag_dtype: pl.DataType | None = None
+) -> pl.LazyFrame:
+    schema: dict[str, pl.DataType | type[pl.DataType]] = dict(_SIMPLE_RUN_SCHEMA)
+    if tag_dtype is not None:
+        schema["system"] = tag_dtype
     return pl.scan_csv(
         source,
         separator=separator,
         has_header=False,
         quote_char=None,
-        schema=_SIMPLE_RUN_SCHEMA,
+        schema=schema,
         raise_if_empty=True,
     ).drop("q0")
 
@@ -841,7 +846,9 @@ def scan_trec_run(source: Any) -> ParsedInput | None:
         tag = first.split(separator.encode())[-1].decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    run = _scan_plain_layout(path, separator).rename({"system": SCANNED_TAG})
+    # The tags are only compared with the first: as a categorical they cost a code per
+    # line instead of a string (about a fifth of the scan's time).
+    run = _scan_plain_layout(path, separator, pl.Categorical()).rename({"system": SCANNED_TAG})
     return ParsedInput(name, _display_stem(path), "trec", run=run, scan=TextScan(tag))
 
 
