@@ -75,7 +75,8 @@ def test_per_query_parquet_has_contract_columns_and_config(
     frame = pl.read_parquet(out)
     assert {"system", "query_id", "metric", "value"} <= set(frame.columns)
     assert frame.sort("query_id")["value"].to_list() == [0.25, 0.0]  # (1/2)/2 relevant; none
-    config = json.loads(pq.read_schema(out).metadata[b"rankset"])
+    config = json.loads(pl.read_parquet_metadata(out)["rankset"])
+    assert json.loads(pq.read_metadata(out).metadata[b"rankset"]) == config  # any reader
     assert config["metrics"] == ["ap"]
     assert config["relevance_level"] == 1
     assert not list(tmp_path.glob("*.tmp*"))
