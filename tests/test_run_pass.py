@@ -307,12 +307,13 @@ def test_a_ranking_in_two_inputs_is_refused() -> None:
 # --- lazily scanned TREC files ---------------------------------------------------------
 
 
-def _evaluate_both_ways(path: Path, labels: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _evaluate_both_ways(path: Path, labels: Path) -> tuple[Any, pl.DataFrame, pl.DataFrame]:
+    """Return the plan evaluate settled on, its values, and the values of a whole read."""
     metrics = parse_metrics(METRICS)
     options = ev.evaluate_options({}, "evaluate")
-    _, scanned = ev.prepare_and_collect(path, labels, metrics, **options)
+    prepared, scanned = ev.prepare_and_collect(path, labels, metrics, **options)
     read_whole = ev._prepare(path, labels, metrics, **options)
-    return scanned.scored, ev._collect(read_whole).scored
+    return prepared, scanned.scored, ev._collect(read_whole).scored
 
 
 def test_a_plain_file_is_scanned_lazily_and_gives_the_whole_read_values(
@@ -347,7 +348,8 @@ def test_a_plain_file_is_scanned_lazily_and_gives_the_whole_read_values(
         assert_frame_equal(scanned.scored, ev._collect(read_whole).scored, check_exact=True)
 
 
-def _plain_lines(n_queries: int = 12, depth: int = 100) -> list[str]:
+def _plain_lines(n_queries: int = 60, depth: int = 100) -> list[str]:
+    # 6,000 lines, about 160 kB: more than the 128 kB whose lines are parsed up front
     return [
         f"q{q} Q0 d{d:04d} {d + 1} {depth - d}.5 tagA"
         for q in range(n_queries)
@@ -355,59 +357,74 @@ def _plain_lines(n_queries: int = 12, depth: int = 100) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize(
-    ("change", "rejected"),
-    [
-        (lambda lines: lines, False),
-        (lambda lines: [*lines[:900], "# Q0 x 1 1.0 comment", *lines[900:]], True),
-        (lambda lines: [*lines[:900], "", *lines[900:]], True),
-        (lambda lines: [*lines[:900], lines[900].replace(" Q0 ", " Q0  "), *lines[901:]], True),
-        (lambda lines: [*lines[:900], lines[900].replace("tagA", "tagB"), *lines[901:]], True),
-        # trec_eval ignores fields after the tag; so do the CSV reader and the parser
-        (lambda lines: [*lines[:900], lines[900] + " extra", *lines[901:]], False),
-        (lambda lines: [*lines[:900], "\t".join(lines[900].split()), *lines[901:]], True),
+_CHANGES = {
+    "plain": lambda lines, at: lines,
+    "comment": lambda lines, at: [*lines[:at], "# Q0 x 1 1.0 comment", *lines[at:]],
+    "blank-line": lambda lines, at: [*lines[:at], "", *lines[at:]],
+    "two-spaces": lambda lines, at: [
+        *lines[:at],
+        lines[at].replace(" Q0 ", " Q0  "),
+        *lines[at + 1 :],
     ],
-    ids=["plain", "comment", "blank-line", "two-spaces", "second-tag", "seventh-field", "tabs"],
-)
-def test_a_file_that_breaks_the_scan_later_is_read_whole(
-    change: Any, rejected: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    "second-tag": lambda lines, at: [
+        *lines[:at],
+        lines[at].replace("tagA", "tagB"),
+        *lines[at + 1 :],
+    ],
+    # trec_eval ignores fields after the tag; so do the CSV reader and the parser
+    "seventh-field": lambda lines, at: [*lines[:at], lines[at] + " extra", *lines[at + 1 :]],
+    "tabs": lambda lines, at: [*lines[:at], "\t".join(lines[at].split()), *lines[at + 1 :]],
+}
+
+
+@pytest.mark.parametrize("at", [900, 5_500], ids=["in-the-first-lines", "after-them"])
+@pytest.mark.parametrize("change", sorted(_CHANGES))
+def test_a_file_that_breaks_the_scan_is_read_whole(
+    change: str, at: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    lines = change(_plain_lines())
+    lines = _CHANGES[change](_plain_lines(), at)
     path = tmp_path / "late.trec"
     path.write_text("\n".join(lines) + "\n")
     labels = tmp_path / "qrels.txt"
     labels.write_text(
-        "".join(f"q{q} 0 d{d:04d} {d % 3}\n" for q in range(12) for d in range(0, 100, 9))
+        "".join(f"q{q} 0 d{d:04d} {d % 3}\n" for q in range(60) for d in range(0, 100, 9))
     )
-    attempts: list[bool] = []
-    original = ev._prepare
+    rejections: list[str] = []
+    measure = run_pass.measure_pass
 
     def spy(*args: Any, **kwargs: Any) -> Any:
-        attempts.append(bool(kwargs.get("scan_text")))
-        return original(*args, **kwargs)
+        try:
+            return measure(*args, **kwargs)
+        except run_pass.TextScanRejected as rejection:
+            rejections.append(str(rejection))
+            raise
 
-    monkeypatch.setattr(ev, "_prepare", spy)
-    scanned, read_whole = _evaluate_both_ways(path, labels)
-    # the scan, the whole read when the scan was rejected, then the helper's whole read
-    assert attempts == ([True, False, False] if rejected else [True, False])
+    monkeypatch.setattr(ev, "measure_pass", spy)
+    prepared, scanned, read_whole = _evaluate_both_ways(path, labels)
+    kept_to_the_layout = change in ("plain", "seventh-field")
+    assert (prepared.runs.inputs[0].scan is not None) == kept_to_the_layout
+    if at > 5_000:  # past the lines parsed up front: the pass itself found it
+        assert len(rejections) == (0 if kept_to_the_layout else 1)
     assert_frame_equal(scanned, read_whole, check_exact=True)
 
 
-def test_a_second_tag_later_names_the_system_after_the_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("line", [1_100, 5_500])
+def test_a_second_tag_names_the_system_after_the_file(line: int, tmp_path: Path) -> None:
     lines = _plain_lines()
-    lines[1100] = lines[1100].replace("tagA", "tagB")
+    lines[line] = lines[line].replace("tagA", "tagB")
     path = tmp_path / "mixed.trec"
     path.write_text("\n".join(lines) + "\n")
     result = rankset.evaluate(path, _labels([("q0", "d0001", 1)]).collect(), ["ap"])
     assert result.systems == ["mixed"]  # as when read whole: two tags, the file's stem
 
 
-def test_a_bad_number_after_the_first_lines_names_its_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("line", [1_100, 5_500])
+def test_a_bad_number_names_its_line(line: int, tmp_path: Path) -> None:
     lines = _plain_lines()
-    lines[1100] = lines[1100].replace(".5 tagA", ".5x tagA")
+    lines[line] = lines[line].replace(".5 tagA", ".5x tagA")
     path = tmp_path / "bad.trec"
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(rankset.InputFormatError, match=r"bad\.trec, line 1101"):
+    with pytest.raises(rankset.InputFormatError, match=rf"bad\.trec, line {line + 1}\b"):
         rankset.evaluate(path, _labels([("q0", "d0001", 1)]).collect(), ["ap"])
 
 

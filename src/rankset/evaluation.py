@@ -973,15 +973,14 @@ def _assign_system_names(
             item.parsed.scan is not None
             or scores_present(profile["n_scores"], profile["n_rows"], item.parsed.source)
         )
-        try:
-            in_order = duplicates == "error" and looks_in_order(
-                *cast_run(frame, source=item.parsed.source, order=order, has_scores=has_scores),
-                one_system=literal is not None,
-            )
-        except pl.exceptions.PolarsError as error:
-            if item.parsed.scan is None:
-                raise
-            raise TextScanRejected(item.parsed.source) from error  # e.g. a word for a score
+        # A scanned file's first lines were parsed already; other inputs show their head.
+        first_rows = frame
+        if item.parsed.scan is not None:
+            first_rows = item.parsed.scan.head.lazy().with_columns(system=pl.lit(literal))
+        in_order = duplicates == "error" and looks_in_order(
+            *cast_run(first_rows, source=item.parsed.source, order=order, has_scores=has_scores),
+            one_system=literal is not None,
+        )
         parts.append(
             RunPart(
                 frame,

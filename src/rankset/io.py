@@ -717,6 +717,7 @@ _SIMPLE_RUN_SCHEMA: Final = {
     "system": pl.String,
 }
 _PEEK_BYTES: Final = 4096
+_HEAD_BYTES: Final = 1 << 17  # enough for the first thousand lines of most runs
 _UTF8_BOM: Final = b"\xef\xbb\xbf"
 
 
@@ -819,6 +820,7 @@ class TextScan:
     """
 
     tag: str
+    head: pl.DataFrame  # the file's first lines, parsed: to judge its order cheaply
 
 
 #: The column of a lazily scanned run that keeps each line's own tag, for the checks.
@@ -842,14 +844,18 @@ def scan_trec_run(source: Any) -> ParsedInput | None:
         return None
     try:
         with path.open("rb") as handle:
-            first = handle.readline(_PEEK_BYTES).removeprefix(_UTF8_BOM).rstrip(b"\r\n")
+            start = handle.read(_HEAD_BYTES)
+        lines = start[: start.rfind(b"\n") + 1] or start
+        first = lines.removeprefix(_UTF8_BOM).split(b"\n", 1)[0].rstrip(b"\r")
         tag = first.split(separator.encode())[-1].decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+        head = _scan_plain_layout(lines, separator).collect(engine="in-memory")
+    except (OSError, UnicodeDecodeError, pl.exceptions.PolarsError):
+        return None  # e.g. a word for a score in the first lines: the general parser says so
     # The tags are only compared with the first: as a categorical they cost a code per
     # line instead of a string (about a fifth of the scan's time).
     run = _scan_plain_layout(path, separator, pl.Categorical()).rename({"system": SCANNED_TAG})
-    return ParsedInput(name, _display_stem(path), "trec", run=run, scan=TextScan(tag))
+    scan = TextScan(tag, head.rename({"system": SCANNED_TAG}))
+    return ParsedInput(name, _display_stem(path), "trec", run=run, scan=scan)
 
 
 def _parse_trec(
