@@ -321,3 +321,82 @@ def test_a_path_and_its_bytes_read_the_same(tmp_path: Path) -> None:
     expected = _general(text.encode())
     for source in (path, gz, str(path)):
         assert_frame_equal(rankset.read_run(source).collect(), expected, check_exact=True)
+
+
+# --- the plain-layout qrels reader -----------------------------------------------------
+
+
+def _general_labels(data: bytes) -> pl.DataFrame:
+    parsed = rio._parse_trec_lines(data, "<test>", None, "labels")
+    assert parsed.labels is not None
+    return parsed.labels.collect()
+
+
+def _qrels_files(folder: Path) -> list[Path]:
+    files = []
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file() or path.suffix in {".md", ".tsv", ".json", ".jsonl", ".py"}:
+            continue
+        first = _file_bytes(path).split(b"\n", 1)[0].split()
+        if len(first) == 4:
+            files.append(path)
+    return files
+
+
+def test_the_fast_qrels_reader_equals_the_general_parser_on_the_bundled_qrels() -> None:
+    taken = 0
+    for path in _qrels_files(SAMPLE) + _qrels_files(TREC_EVAL):
+        data = _file_bytes(path)
+        fast = rio._read_simple_trec_labels(data)
+        if fast is not None:
+            taken += 1
+            assert_frame_equal(fast, _general_labels(data), check_exact=True)
+    assert taken >= 2  # the sample's qrels and trec_eval's qrels.test
+
+
+def test_the_fast_qrels_reader_equals_the_general_parser_on_real_qrels(
+    shared_data: Path,
+) -> None:
+    taken = 0
+    for path in _qrels_files(shared_data):
+        data = _file_bytes(path)
+        fast = rio._read_simple_trec_labels(data)
+        if fast is not None:
+            taken += 1
+            assert_frame_equal(fast, _general_labels(data), check_exact=True)
+    assert taken >= 5  # the TREC DL qrels
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 0 d1 1\n1 0 d2 0 extra\n",  # a fifth field later: trec_eval refuses it
+        "1 0 d1 1\n1 0 d2 0.5\n",  # a decimal grade: the general parser reads it
+        "1 0 d1 1\n\n1 0 d2 0\n",  # blank line
+        "1 0 d1 1\n# 0 d9 9\n",  # comment with four fields
+        "1 0 d1 1\n1  0 d2 0\n",  # two spaces
+        "1 0 d1 1\n1\t0 d2 0\n",  # a tab among spaces
+        "1 0 d1 1\n1 0 d2 high\n",  # a word for a grade
+    ],
+    ids=["fifth-field", "decimal", "blank-line", "comment", "two-spaces", "mixed", "word"],
+)
+def test_other_qrels_layouts_go_to_the_general_parser(text: str) -> None:
+    data = text.encode()
+    assert rio._read_simple_trec_labels(data) is None
+    try:
+        expected: pl.DataFrame | Exception = _general_labels(data)
+    except rankset.InputFormatError as error:
+        expected = error
+    if isinstance(expected, Exception):
+        with pytest.raises(rankset.InputFormatError, match=r"line 2"):
+            rankset.read_labels(io.BytesIO(data)).collect()
+    else:
+        assert_frame_equal(rankset.read_labels(io.BytesIO(data)).collect(), expected)
+
+
+def test_plain_qrels_take_the_fast_reader_through_read(tmp_path: Path) -> None:
+    path = tmp_path / "qrels.txt"
+    path.write_text("q1 0 b 2\nq1 0 a 0\nq2 0 c -1\n")
+    assert rio._read_simple_trec_labels(path.read_bytes()) is not None
+    read = rankset.read_labels(path).collect()
+    assert read.rows() == [("q1", "b", 2.0), ("q1", "a", 0.0), ("q2", "c", -1.0)]
