@@ -418,6 +418,19 @@ def test_a_second_tag_names_the_system_after_the_file(line: int, tmp_path: Path)
     assert result.systems == ["mixed"]  # as when read whole: two tags, the file's stem
 
 
+def test_a_second_tag_on_a_dropped_copy_still_names_the_system_after_the_file(
+    tmp_path: Path,
+) -> None:
+    lines = _plain_lines()
+    lines.append("q0 Q0 d0000 9999 -5.0 tagB")  # a worse copy, dropped by keep_best
+    path = tmp_path / "copies.trec"
+    path.write_text("\n".join(lines) + "\n")
+    labels = _labels([("q0", "d0000", 1)]).collect()
+    result = rankset.evaluate(path, labels, ["ap"], duplicates="keep_best")
+    assert result.systems == ["copies"]  # two tags in the file, as when read whole
+    assert result.per_query["value"].to_list() == [1.0]
+
+
 @pytest.mark.parametrize("line", [1_100, 5_500])
 def test_a_bad_number_names_its_line(line: int, tmp_path: Path) -> None:
     lines = _plain_lines()

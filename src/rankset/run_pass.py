@@ -242,10 +242,12 @@ def ranked_pass_frames(
     numbered = runs.numbered(part, bucket).select(
         "system", "query_id", "doc_id", "pos", *_scan_columns(part)
     )
+    # keep_best drops copies while numbering: a scanned file's lines are checked before.
+    every_row = numbered if runs.duplicates == "error" else part.rows(bucket)
     frames = [
         numbered.select(*GROUP, "doc_id", "pos").join(labels, on=["query_id", "doc_id"]),
         numbered.group_by(list(GROUP)).agg(pl.len().cast(pl.Float64).alias(NUM_RET)),
-        numbered.select(_checks(part)),
+        every_row.select(_checks(part)),
     ]
     if runs.duplicates == "error":
         frames.append(numbered.select(_row_hash(part.name is not None).alias(_HASH)))
