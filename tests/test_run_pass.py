@@ -292,7 +292,8 @@ def test_a_hash_collision_without_a_duplicate_changes_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     expected = rankset.evaluate(SAMPLE / "rerank.trec", SAMPLE / "qrels.txt", METRICS).per_query
-    monkeypatch.setattr(run_pass, "_row_hash", lambda one_system: pl.lit(7, dtype=pl.UInt64))
+    every_row_seven = (pl.col("doc_id").str.len_bytes() * 0 + 7).cast(pl.UInt64)
+    monkeypatch.setattr(run_pass, "_row_hash", lambda one_system: every_row_seven)
     collided = rankset.evaluate(SAMPLE / "rerank.trec", SAMPLE / "qrels.txt", METRICS)
     assert_frame_equal(collided.per_query, expected, check_exact=True)
 

@@ -69,6 +69,7 @@ _LAYOUT_KEPT = "_layout_kept"
 _SCAN_COLUMNS = ("query_id", "doc_id", "rank", "score", SCANNED_TAG)
 _N_ROWS = "_n_rows"
 _HASH = "_hash"
+_BLOCK = "_block"
 # Seeds of the row hash that counts distinct (system, query, document) triples.
 _HASH_SEEDS = (71, 1_013, 20_011)
 #: Rows of a run looked at to decide whether it is worth trying the ordered plan.
@@ -268,12 +269,14 @@ def ordered_pass_frames(
     rows = cast.select(
         "system", "query_id", "doc_id", key.cast(pl.Float64).alias(_KEY), *_scan_columns(part)
     ).with_row_index(_ROW)
-    starts = rows.filter(~_same_ranking_as_previous_row(one_system))
+    starts = ~_same_ranking_as_previous_row(one_system)
     return [
         rows.select(_ROW, *GROUP, "doc_id").join(labels, on=["query_id", "doc_id"]),
-        starts.select(*GROUP, _ROW),
+        rows.filter(starts).select(*GROUP, _ROW),
         rows.select(_in_order(one_system).alias(_IN_ORDER), *_checks(part)),
-        rows.select(_row_hash(one_system).alias(_HASH)),
+        rows.select(
+            starts.cum_sum().cast(pl.UInt32).alias(_BLOCK), _row_hash(one_system).alias(_HASH)
+        ),
     ]
 
 
@@ -286,11 +289,23 @@ class _Measured:
 
     @property
     def maybe_duplicates(self) -> bool:
-        # Counted here, in memory: a distinct count or a sort in the streaming pass
-        # costs about twice as much.
+        """Whether two rows of one ranking have the same hash (counted in memory).
+
+        The ordered plan numbers its rows' blocks (one per ranking) in the pass, and the
+        distinct hashes are counted per block: small sets that stay in cache, about
+        three times faster than one set of every row. A distinct count or a sort inside
+        the streaming pass costs more than either.
+        """
         if self.hashes is None:
             return False
-        return self.hashes[_HASH].n_unique() < self.hashes.height
+        if _BLOCK not in self.hashes.columns:
+            return self.hashes[_HASH].n_unique() < self.hashes.height
+        distinct = (
+            self.hashes.with_columns(pl.col(_BLOCK).set_sorted())
+            .group_by(_BLOCK)
+            .agg(pl.col(_HASH).n_unique())
+        )
+        return bool(distinct[_HASH].sum() < self.hashes.height)
 
 
 def _layout_kept(frames: Sequence[pl.DataFrame]) -> bool:
