@@ -377,8 +377,20 @@ def test_the_fast_qrels_reader_equals_the_general_parser_on_real_qrels(
         "1 0 d1 1\n1  0 d2 0\n",  # two spaces
         "1 0 d1 1\n1\t0 d2 0\n",  # a tab among spaces
         "1 0 d1 1\n1 0 d2 high\n",  # a word for a grade
+        "1 0 d1 1\n1 0 d2\x0c 0\n",  # a form feed: a blank for the general parser
+        "1 0 d1 1\n1 0 d\x0b2 0\n",  # a vertical tab inside a field
     ],
-    ids=["fifth-field", "decimal", "blank-line", "comment", "two-spaces", "mixed", "word"],
+    ids=[
+        "fifth-field",
+        "decimal",
+        "blank-line",
+        "comment",
+        "two-spaces",
+        "mixed",
+        "word",
+        "form-feed",
+        "vertical-tab",
+    ],
 )
 def test_other_qrels_layouts_go_to_the_general_parser(text: str) -> None:
     data = text.encode()
@@ -394,9 +406,20 @@ def test_other_qrels_layouts_go_to_the_general_parser(text: str) -> None:
         assert_frame_equal(rankset.read_labels(io.BytesIO(data)).collect(), expected)
 
 
-def test_plain_qrels_take_the_fast_reader_through_read(tmp_path: Path) -> None:
+def test_plain_qrels_take_the_fast_reader_through_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "qrels.txt"
     path.write_text("q1 0 b 2\nq1 0 a 0\nq2 0 c -1\n")
-    assert rio._read_simple_trec_labels(path.read_bytes()) is not None
+    monkeypatch.setattr(rio, "_parse_trec_lines", None)  # the general parser must not run
     read = rankset.read_labels(path).collect()
     assert read.rows() == [("q1", "b", 2.0), ("q1", "a", 0.0), ("q2", "c", -1.0)]
+
+
+def test_the_gpu_fallback_warns_once(recwarn: pytest.WarningsRecorder) -> None:
+    if importlib.util.find_spec("cudf_polars") is not None:
+        pytest.skip("cudf-polars is installed: no fallback to warn about")
+    _values("gpu")
+    fallbacks = [w for w in recwarn if "cudf-polars" in str(w.message)]
+    assert len(fallbacks) == 1
+    assert fallbacks[0].filename == __file__  # it points at the caller

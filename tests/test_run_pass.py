@@ -6,14 +6,17 @@ What is checked here:
   (trec_eval's order: score descending, ties by document id descending) and every
   ranking its length, on random runs with ties, several systems in one frame, and
   the rows in trec_eval's order, shuffled, or in order except for one row;
-* the ordered plan is the one taken for a run in order, and a run that only starts in
-  order, a ranking split over two blocks, a NaN score or ties in ascending document
-  order are measured again by the ranked plan, with the reference's positions;
+* the ordered plan is the one taken for a run in order (also bucket by bucket), and a
+  run that only starts in order, a ranking split over two blocks, a NaN after a number
+  or ties in ascending document order are measured again by the ranked plan, with the
+  reference's positions; ranks beyond 2**53 keep their integer order;
 * duplicates are found by either plan (adjacent or far apart), a hash collision
   without a duplicate changes nothing, and a ranking shared by two inputs is refused;
 * a plain TREC file is scanned lazily (its parse is part of the pass) and gives the
-  values of the file read whole; a file that breaks the scan's assumptions after its
-  first line is read again whole, with the same values or the general parser's error.
+  values of the file read whole (CRLF and BOM files too); a file that breaks the
+  scan's assumptions, in its first 128 kB or after them, is read whole, with the same
+  values, names and errors as a whole read; text files beside a partitioned dataset
+  are read whole from the start.
 """
 
 from __future__ import annotations
@@ -252,7 +255,7 @@ def test_either_plan_numbers_what_the_other_does(
     assert counts["_num_ret"].to_list() == [2.0]
 
 
-def test_buckets_number_ordered_runs_like_one_pass() -> None:
+def test_buckets_number_ordered_runs_like_one_pass(plans: list[str]) -> None:
     rows = _late_disorder_rows()
     rows[-50], rows[-49] = rows[-49], rows[-50]  # back in order
     frame = _frame(rows)
@@ -263,8 +266,24 @@ def test_buckets_number_ordered_runs_like_one_pass() -> None:
     )
     whole = rankset.evaluate(frame, labels, METRICS, confidence=None).per_query
     for buckets in (2, 7):
+        plans.clear()
         by_bucket = rankset.evaluate(frame, labels, METRICS, confidence=None, buckets=buckets)
         assert_frame_equal(by_bucket.per_query, whole, check_exact=True)
+        assert plans == ["ordered"] * buckets
+
+
+def test_ranks_beyond_float_precision_keep_their_integer_order(plans: list[str]) -> None:
+    big = 2**53  # as floats, big and big + 1 are equal: the tie would go to "b"
+    run = pl.DataFrame(
+        {"system": "s", "query_id": "q", "doc_id": ["b", "a"], "rank": [big + 1, big]}
+    )
+    runs = _runs(run, order="rank")
+    assert not runs.inputs[0].in_order  # rank big comes first
+    forced = dataclasses.replace(runs, inputs=[dataclasses.replace(runs.inputs[0], in_order=True)])
+    labels = _labels([("q", "a", 1), ("q", "b", 1)])
+    positions, _ = _measured(forced, labels)
+    assert plans == ["ordered", "ranked"]  # the pass's own check refuses the order too
+    assert positions == {("s", "q", "a"): 1, ("s", "q", "b"): 2}
 
 
 # --- duplicates and shared rankings --------------------------------------------------
@@ -407,6 +426,65 @@ def test_a_file_that_breaks_the_scan_is_read_whole(
     if at > 5_000:  # past the lines parsed up front: the pass itself found it
         assert len(rejections) == (0 if kept_to_the_layout else 1)
     assert_frame_equal(scanned, read_whole, check_exact=True)
+
+
+@pytest.mark.parametrize(("newline", "bom"), [("\r\n", ""), ("\n", "\ufeff"), ("\r\n", "\ufeff")])
+def test_crlf_and_bom_files_are_scanned_like_plain_ones(
+    newline: str, bom: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "windows.trec"
+    path.write_bytes((bom + newline.join(_plain_lines()) + newline).encode())
+    labels = tmp_path / "qrels.txt"
+    labels.write_text("".join(f"q{q} 0 d{d:04d} {d % 3}\n" for q in range(60) for d in range(7)))
+    prepared, scanned, read_whole = _evaluate_both_ways(path, labels)
+    assert prepared.runs.inputs[0].scan is not None
+    assert_frame_equal(scanned, read_whole, check_exact=True)
+
+
+@pytest.mark.parametrize("line", [900, 5_500])
+def test_a_line_without_its_q0_field_is_an_error_naming_it(line: int, tmp_path: Path) -> None:
+    lines = _plain_lines()
+    lines[line] = lines[line].replace(" Q0 ", "  ")  # five fields, one of them empty
+    path = tmp_path / "short.trec"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(rankset.InputFormatError, match=rf"short\.trec, line {line + 1}\b"):
+        rankset.evaluate(path, _labels([("q0", "d0001", 1)]).collect(), ["ap"])
+
+
+def test_a_later_second_tag_does_not_make_two_files_share_a_name(tmp_path: Path) -> None:
+    for folder, later_tag in (("a", "y"), ("b", "x")):
+        (tmp_path / folder).mkdir()
+        lines = [line.replace("tagA", "x") for line in _plain_lines(n_queries=80)]
+        lines[7_500] = lines[7_500].replace(" x", f" {later_tag}")  # past the first 128 kB
+        (tmp_path / folder / "run.trec").write_text("\n".join(lines) + "\n")
+    labels = _labels([("q0", "d0001", 1)]).collect()
+    runs = [tmp_path / "a" / "run.trec", tmp_path / "b" / "run.trec"]
+    result = rankset.evaluate(runs, labels, ["ap"])
+    # a/run.trec has two tags (named after its file), b/run.trec one: as when read whole
+    assert sorted(result.systems) == ["run", "x"]
+
+
+def test_text_files_beside_a_partitioned_dataset_are_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = tmp_path / "dataset"
+    rankset.partition(SAMPLE / "bm25.trec", SAMPLE / "qrels.txt", dataset, buckets=3)
+    scanned: list[str] = []
+    measure = run_pass.measure_pass
+
+    def spy(runs: Runs, *args: Any, **kwargs: Any) -> Any:
+        scanned.extend(part.source for part in runs.inputs if part.scan is not None)
+        return measure(runs, *args, **kwargs)
+
+    monkeypatch.setattr(ev, "measure_pass", spy)
+    result = rankset.evaluate({"bm25": dataset, "rerank": SAMPLE / "rerank.trec"}, None, ["ap"])
+    assert scanned == []
+    whole = rankset.evaluate(
+        {"bm25": SAMPLE / "bm25.trec", "rerank": SAMPLE / "rerank.trec"},
+        SAMPLE / "qrels.txt",
+        ["ap"],
+    )
+    assert_frame_equal(result.per_query, whole.per_query, check_exact=True)
 
 
 @pytest.mark.parametrize("line", [1_100, 5_500])

@@ -43,11 +43,18 @@ import polars as pl
 from rankset import io as rio
 from rankset._resample import summarise_means
 from rankset._validation import check_choice, check_float, check_fraction, check_int
-from rankset.errors import ClusterError, ParameterError, RanksetWarning, SchemaError
+from rankset.errors import (
+    ClusterError,
+    ParameterError,
+    RanksetError,
+    RanksetWarning,
+    SchemaError,
+)
 from rankset.plan import GROUP, QUERY_K, PlanBuilder
 from rankset.registry import PER_QUERY, Metric, parse_metrics
 from rankset.run_pass import (
     BUCKET_SEED,
+    SMALL_ENGINE,
     RunPart,
     Runs,
     TextScanRejected,
@@ -98,11 +105,6 @@ _MISSING_POLICIES = ("skip", "zero")
 ENGINES = ("auto", "streaming", "in-memory", "gpu", "dask")
 Engine = Literal["auto", "streaming", "in-memory", "gpu", "dask"]
 PassEngine = Literal["streaming", "in-memory", "gpu"]
-# The small phase always runs here: the in-memory engine sums each group's rows in row
-# order, so with sorted rows every value is bit-identical from run to run; the streaming
-# engine merges per-thread partial sums in a varying order (1-ulp differences seen on
-# DL19 runs in 11 of 12 repetitions).
-_SMALL_ENGINE: Literal["in-memory"] = "in-memory"
 _IN_LABELS = "_in_labels"
 
 
@@ -395,16 +397,23 @@ def prepare_and_collect(
     over the runs (no table of every line is held). The pass verifies the layout; when
     a file does not keep to it, everything is planned again with each file read whole
     by :func:`rankset.io.read`, whose general parser copes with the rest or names the
-    offending line.
+    offending line. Files are read whole from the start with buckets (each bucket
+    would parse them again) and on the GPU or Dask engines.
     """
-    engine = resolve_engine(settings.get("engine", "auto"))
-    scan_text = settings.get("buckets") is None and engine in ("streaming", "in-memory")
-    if scan_text:
+    engine = resolve_engine(settings.get("engine", "auto"))  # warns once, if at all
+    settings = {**settings, "engine": engine}
+    if settings.get("buckets") is None and engine in ("streaming", "in-memory"):
         try:
             prepared = _prepare(runs, labels, metrics, scan_text=True, **settings)
-            return prepared, _collect(prepared, keep_rows=keep_rows)
-        except TextScanRejected:
+        except RanksetError:
+            # Planning relied on a scanned file's first tag (e.g. two runs named alike):
+            # plan again from whole reads, which give the error if there is one.
             pass
+        else:
+            try:
+                return prepared, _collect(prepared, keep_rows=keep_rows)
+            except TextScanRejected:
+                pass
     prepared = _prepare(runs, labels, metrics, **settings)
     return prepared, _collect(prepared, keep_rows=keep_rows)
 
@@ -658,7 +667,7 @@ def measure_partition(
     rows = _run_rows(plan, hits_frame.lazy(), query_stats)
     aggregates, stats = pl.collect_all(
         [_aggregate_run(plan, rows, counts_frame.lazy(), query_stats), query_stats],
-        engine=_SMALL_ENGINE,
+        engine=SMALL_ENGINE,
     )
     if not keep_rows:
         return Partition(aggregates, stats, extra, bucket=bucket)
@@ -879,7 +888,14 @@ def _read_runs(
             )
             raise ParameterError(msg)
         items = [(str(name), source) for name, (_, source) in zip(names, items, strict=True)]
-    return [_RunInput(_read_run(source, scan_text), name) for name, source in items]
+    parsed = [_read_run(source, scan_text) for _, source in items]
+    if any(item.buckets is not None for item in parsed):
+        # A partitioned dataset brings its buckets, and each would parse a scan again.
+        parsed = [
+            rio.read(source, kind="run") if item.scan is not None else item
+            for item, (_, source) in zip(parsed, items, strict=True)
+        ]
+    return [_RunInput(item, name) for item, (name, _) in zip(parsed, items, strict=True)]
 
 
 def _read_run(source: Any, scan_text: bool) -> ParsedInput:

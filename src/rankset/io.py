@@ -747,11 +747,17 @@ def _plain_layout_separator(source: Path | bytes, fields: int = 6) -> str | None
 
 
 def _scan_plain_layout(
-    source: Path | bytes, separator: str, tag_dtype: pl.DataType | None = None
+    source: Path | bytes, separator: str, *, categorical: Sequence[str] = ("q0",)
 ) -> pl.LazyFrame:
+    """Scan a plain-layout run with Polars' CSV reader (every column, ``q0`` included).
+
+    Fields after the tag are dropped, as trec_eval ignores them. Columns in
+    ``categorical`` (``q0``, only checked for presence; a scan's tags, only compared
+    with the first) are read as categoricals: a code per line instead of a string.
+    """
     schema: dict[str, pl.DataType | type[pl.DataType]] = dict(_SIMPLE_RUN_SCHEMA)
-    if tag_dtype is not None:
-        schema["system"] = tag_dtype
+    for column in categorical:
+        schema[column] = pl.Categorical()
     return pl.scan_csv(
         source,
         separator=separator,
@@ -759,22 +765,36 @@ def _scan_plain_layout(
         quote_char=None,
         schema=schema,
         raise_if_empty=True,
-    ).drop("q0")
-
-
-def plain_layout_ok(tag: str = "system") -> pl.Expr:
-    """Return an aggregate that is True when the CSV reader read a plain run cleanly.
-
-    Every field present and every id non-empty (an empty field, from repeated blanks or
-    a short line, reads as null), and no line starting with ``#`` (a comment for the
-    general parser). ``tag`` names the column holding the file's run tags.
-    """
-    ids = ("query_id", "doc_id", tag)
-    return ~pl.any_horizontal(
-        pl.any_horizontal(pl.col(*ids, "rank", "score").is_null()).any(),
-        pl.any_horizontal(pl.col(ids).str.len_bytes() == 0).any(),
-        pl.col("query_id").str.starts_with("#").any(),
+        truncate_ragged_lines=True,
     )
+
+
+def every_field_read(columns: Sequence[str]) -> pl.Expr:
+    """Return an aggregate that is True when no value of ``columns`` is missing.
+
+    Polars' CSV reader reads an empty field as null: repeated blanks, a short line or a
+    blank line leave one, where the general parser sees another field count.
+    """
+    return pl.sum_horizontal(pl.col(*columns).null_count()) == 0
+
+
+def no_comment_line(query_id: pl.Expr) -> pl.Expr:
+    """Return an aggregate that is True when no query id starts with ``#``.
+
+    A data line starting with ``#`` is a comment for the general parser.
+    """
+    return ~query_id.str.starts_with("#").any()
+
+
+def _other_blanks(data: bytes) -> bool:
+    """Whether ``data`` has a vertical tab, a form feed or a carriage return inside a line.
+
+    The general parser splits fields on any blank; the CSV reader only on its separator.
+    """
+    return b"\x0b" in data or b"\x0c" in data or data.count(b"\r") != data.count(b"\r\n")
+
+
+_RUN_FIELDS: Final = ("query_id", "q0", "doc_id", "rank", "score", "system")
 
 
 def _read_simple_trec_run(source: Path | bytes) -> pl.DataFrame | None:
@@ -790,17 +810,19 @@ def _read_simple_trec_run(source: Path | bytes) -> pl.DataFrame | None:
     exactly the general parser's.
     """
     separator = _plain_layout_separator(source)
-    if separator is None:
+    if separator is None or (isinstance(source, bytes) and _other_blanks(source)):
         return None
     try:
         frame = _scan_plain_layout(source, separator).collect()
     except (pl.exceptions.PolarsError, OSError):
         return None
-    clean, tags = frame.select(plain_layout_ok(), pl.col("system").unique().head(2).implode()).row(
-        0
-    )
+    clean, tags = frame.select(
+        (every_field_read(_RUN_FIELDS) & no_comment_line(pl.col("query_id"))).alias("clean"),
+        pl.col("system").unique().head(2).implode(),
+    ).row(0)
     if not clean:
         return None
+    frame = frame.drop("q0")
     if len(tags) == 1:
         # One tag (the usual case): a constant column instead of millions of copies.
         frame = frame.with_columns(pl.lit(tags[0], dtype=pl.String).alias("system"))
@@ -825,7 +847,7 @@ def _read_simple_trec_labels(data: bytes) -> pl.DataFrame | None:
     time; any line it does not read cleanly leaves the file to the general parser.
     """
     separator = _plain_layout_separator(data, fields=4)
-    if separator is None:
+    if separator is None or _other_blanks(data):
         return None
     try:
         frame = pl.read_csv(
@@ -838,9 +860,10 @@ def _read_simple_trec_labels(data: bytes) -> pl.DataFrame | None:
         )
     except pl.exceptions.PolarsError:
         return None
-    # An empty field reads as null (repeated blanks, a short or blank line).
-    read = frame.null_count().sum_horizontal().item() == 0
-    if not read or frame["query_id"].str.starts_with("#").any():
+    clean = frame.select(
+        every_field_read(list(_SIMPLE_QRELS_SCHEMA)) & no_comment_line(pl.col("query_id"))
+    ).item()
+    if not clean:
         return None
     return frame.select("query_id", "doc_id", pl.col("grade").cast(pl.Float64))
 
@@ -849,19 +872,26 @@ def _read_simple_trec_labels(data: bytes) -> pl.DataFrame | None:
 class TextScan:
     """What evaluation assumes of a TREC run file it scans lazily, to verify in its pass.
 
-    The file's first line is in the plain layout (six fields, one separator); the scan
-    assumes every line is, and that every line has the first line's ``tag``. The pass
-    over the runs checks both (:func:`plain_layout_ok`, the ``_tag`` column); when
-    either fails, or the CSV reader raises, evaluation reads the file again with
-    :func:`read`, whose general parser names the offending line.
+    The file's first 128 kB are in the plain layout (six fields, one separator, one
+    tag); the scan assumes every line is, with the first line's ``tag``. The pass over
+    the runs checks that every field of every line was read
+    (:func:`every_field_read` over :data:`SCANNED_FIELDS`), that every line has that
+    tag, and that no query id starts with ``#``; when a check fails, or the CSV reader
+    raises, evaluation reads the file again with :func:`read`, whose general parser
+    names the offending line. Not checked past the first 128 kB: a vertical tab, form
+    feed or lone carriage return inside a field (the general parser splits fields
+    there; checking every line costs a sixth of the pass).
     """
 
     tag: str
     head: pl.DataFrame  # the file's first lines, parsed: to judge its order cheaply
 
 
-#: The column of a lazily scanned run that keeps each line's own tag, for the checks.
+#: The columns of a lazily scanned run that keep each line's own Q0 field and tag.
+SCANNED_Q0 = "_q0"
 SCANNED_TAG = "_tag"
+#: The fields of a scanned run that the pass checks were all read.
+SCANNED_FIELDS = ("query_id", SCANNED_Q0, "doc_id", "rank", "score", SCANNED_TAG)
 
 
 def scan_trec_run(source: Any) -> ParsedInput | None:
@@ -888,10 +918,16 @@ def scan_trec_run(source: Any) -> ParsedInput | None:
         head = _scan_plain_layout(lines, separator).collect(engine="in-memory")
     except (OSError, UnicodeDecodeError, pl.exceptions.PolarsError):
         return None  # e.g. a word for a score in the first lines: the general parser says so
-    # The tags are only compared with the first: as a categorical they cost a code per
-    # line instead of a string (about a fifth of the scan's time).
-    run = _scan_plain_layout(path, separator, pl.Categorical()).rename({"system": SCANNED_TAG})
-    scan = TextScan(tag, head.rename({"system": SCANNED_TAG}))
+    kept = head.select(
+        every_field_read(_RUN_FIELDS)
+        & no_comment_line(pl.col("query_id"))
+        & (pl.col("system") == tag).all()
+    ).item()
+    if not kept or _other_blanks(lines):
+        return None  # read whole at once rather than after a pass
+    renamed = {"q0": SCANNED_Q0, "system": SCANNED_TAG}
+    run = _scan_plain_layout(path, separator, categorical=("q0", "system")).rename(renamed)
+    scan = TextScan(tag, head.rename(renamed))
     return ParsedInput(name, _display_stem(path), "trec", run=run, scan=scan)
 
 

@@ -1,8 +1,9 @@
 """The pass over the runs: each labelled document's position, each ranking's length.
 
-This is the only step that reads every row of every run; what comes after it works on
-the labelled rows (about 2% of a 1,000-deep run) and one row per ranking. Two plans
-give the same frames:
+This is the step that reads every row of every run (besides a profile of runs whose
+tags and scores are not known beforehand); what comes after it works on the labelled
+rows (about 2% of a 1,000-deep run) and one row per ranking. Two plans give the same
+frames:
 
 * **in order**: most run files already list each ranking as one block, best first in
   trec_eval's order (score descending, ties by document id descending in byte order).
@@ -18,21 +19,22 @@ Whether to try the first plan is decided from a run's first rows
 (:func:`looks_in_order`), so an unordered file is not read twice.
 
 Duplicate documents within a ranking are an error (trec_eval refuses them). Both plans
-collect a 64-bit hash of each row's ``(system, query_id, doc_id)`` in the same pass; when
-two are equal, a second pass over that run names the duplicates (or finds a hash
-collision and goes on).
+collect a 64-bit hash of each row's ``(query_id, doc_id)`` (and ``system`` when a run
+holds several), 8 bytes per row, 12 with the ordered plan's block number; when two
+hashes of one ranking are equal, a second pass over that run names the duplicates (or
+finds a hash collision and goes on).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import polars as pl
 
 from rankset.errors import SchemaError
-from rankset.io import SCANNED_TAG, TextScan
+from rankset.io import SCANNED_FIELDS, SCANNED_TAG, TextScan, every_field_read, no_comment_line
 from rankset.plan import GROUP, NUM_RET
 from rankset.schema import (
     DuplicatePolicy,
@@ -45,6 +47,7 @@ from rankset.schema import (
 
 __all__ = [
     "BUCKET_SEED",
+    "SMALL_ENGINE",
     "RunPart",
     "Runs",
     "TextScanRejected",
@@ -65,8 +68,6 @@ _FIRST = "_first_row"
 _KEY = "_key"
 _IN_ORDER = "_in_order"
 _LAYOUT_KEPT = "_layout_kept"
-# What a scanned file's checks read besides the ids: every field must have been read.
-_SCAN_COLUMNS = ("query_id", "doc_id", "rank", "score", SCANNED_TAG)
 _N_ROWS = "_n_rows"
 _HASH = "_hash"
 _BLOCK = "_block"
@@ -74,7 +75,11 @@ _BLOCK = "_block"
 _HASH_SEEDS = (71, 1_013, 20_011)
 #: Rows of a run looked at to decide whether it is worth trying the ordered plan.
 PEEK_ROWS = 1_000
-_SMALL_ENGINE: Literal["in-memory"] = "in-memory"
+# The small steps always run here: the in-memory engine sums each group's rows in row
+# order, so with sorted rows every value is bit-identical from run to run; the streaming
+# engine merges per-thread partial sums in a varying order (1-ulp differences seen on
+# DL19 runs in 11 of 12 repetitions).
+SMALL_ENGINE: Literal["in-memory"] = "in-memory"
 
 
 def bucket_of(query_id: pl.Expr, buckets: int) -> pl.Expr:
@@ -217,18 +222,18 @@ def _in_order(one_system: bool) -> pl.Expr:
 def _checks(part: RunPart) -> list[pl.Expr]:
     checks = [pl.len().alias(_N_ROWS)]
     if part.scan is not None:
-        # The scan's assumptions: every field read (an empty one reads as null: repeated
-        # blanks, a short or blank line) and one tag. Lines starting with '#' are
-        # looked for in the rankings' query ids after the pass.
-        read = [pl.col(column).null_count() == 0 for column in _SCAN_COLUMNS]
+        # The scan's assumptions: every field of every line read, and one tag. Lines
+        # starting with '#' are looked for in the rankings' query ids after the pass.
         one_tag = (pl.col(SCANNED_TAG) == part.scan.tag).all()
-        checks.append(pl.all_horizontal(*read, one_tag).alias(_LAYOUT_KEPT))
+        checks.append((every_field_read(SCANNED_FIELDS) & one_tag).alias(_LAYOUT_KEPT))
     return checks
 
 
 def _scan_columns(part: RunPart) -> list[str]:
     """Return the columns a scanned file's checks need besides the numbered ones."""
-    return [SCANNED_TAG, "rank", "score"] if part.scan is not None else []
+    if part.scan is None:
+        return []
+    return [column for column in SCANNED_FIELDS if column not in ("query_id", "doc_id")]
 
 
 def ranked_pass_frames(
@@ -267,7 +272,7 @@ def ordered_pass_frames(
     cast, key = runs.cast(part, bucket)
     one_system = part.name is not None
     rows = cast.select(
-        "system", "query_id", "doc_id", key.cast(pl.Float64).alias(_KEY), *_scan_columns(part)
+        "system", "query_id", "doc_id", key.alias(_KEY), *_scan_columns(part)
     ).with_row_index(_ROW)
     starts = ~_same_ranking_as_previous_row(one_system)
     return [
@@ -315,8 +320,10 @@ def _layout_kept(frames: Sequence[pl.DataFrame]) -> bool:
     starts, or the counts), so a line starting with '#' shows there.
     """
     _, rankings, checks, *_ = frames
-    comment = rankings.select(pl.col("query_id").str.starts_with("#").any()).item()
-    return bool(checks[_LAYOUT_KEPT].item()) and not comment
+    return (
+        bool(checks[_LAYOUT_KEPT].item())
+        and rankings.select(no_comment_line(pl.col("query_id"))).item()
+    )
 
 
 def _resolve_ranked(frames: Sequence[pl.DataFrame]) -> _Measured:
@@ -349,10 +356,8 @@ def _resolve_ordered(frames: Sequence[pl.DataFrame]) -> _Measured | None:
 
 def looks_in_order(frame: pl.LazyFrame, key: pl.Expr, *, one_system: bool) -> bool:
     """Whether a run's first :data:`PEEK_ROWS` rows come in trec_eval's order."""
-    head = frame.head(PEEK_ROWS).select(
-        "system", "query_id", "doc_id", key.cast(pl.Float64).alias(_KEY)
-    )
-    return bool(head.select(_in_order(one_system)).collect(engine=_SMALL_ENGINE).item())
+    head = frame.head(PEEK_ROWS).select("system", "query_id", "doc_id", key.alias(_KEY))
+    return bool(head.select(_in_order(one_system)).collect(engine=SMALL_ENGINE).item())
 
 
 def measure_pass(
@@ -384,13 +389,14 @@ def measure_pass(
     except pl.exceptions.PolarsError as error:
         if any(part.scan is not None for part in runs.inputs):
             # e.g. a word for a score in a scanned file: its general parser names the line
-            raise TextScanRejected(str(error)) from error
+            scanned = ", ".join(part.source for part in runs.inputs if part.scan is not None)
+            raise TextScanRejected(f"{scanned}: {error}") from error
         raise
     measured: list[_Measured | None] = []
     for part, frames, tried in zip(runs.inputs, planned, ordered, strict=True):
         got = [next(collected) for _ in frames]
         if part.scan is not None and not _layout_kept(got):
-            raise TextScanRejected(part.source)
+            raise TextScanRejected(f"{part.source}: a line left the plain layout")
         measured.append(_resolve_ordered(got) if tried else _resolve_ranked(got))
     rest = list(collected)
 
@@ -401,11 +407,11 @@ def measure_pass(
         for i, frames in zip(again, replanned, strict=True):
             measured[i] = _resolve_ranked([next(recollected) for _ in frames])
 
-    results = [result for result in measured if result is not None]
+    results = cast(list[_Measured], measured)  # every None was measured again above
     for part, result in zip(runs.inputs, results, strict=True):
         if result.maybe_duplicates:
             rows, _ = runs.cast(part, bucket)
-            offenders = duplicate_docs(rows).collect(engine=_SMALL_ENGINE)
+            offenders = duplicate_docs(rows).collect(engine=SMALL_ENGINE)
             raise_on_duplicate_docs(offenders, part.source)
     counts = pl.concat([result.counts for result in results])
     if len(results) > 1:
