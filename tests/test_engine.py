@@ -18,6 +18,7 @@ import gzip
 import importlib.util
 import io
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -203,18 +204,31 @@ def _fast(data: bytes) -> pl.DataFrame | None:
     return rio._read_simple_trec_run(data)
 
 
-def _run_files(folder: Path) -> list[Path]:
+def _trec_files(folder: Path, fields: int) -> list[Path]:
+    """The files below ``folder`` whose first line has ``fields`` fields (6: runs; 4: qrels)."""
     files = []
     for path in sorted(folder.rglob("*")):
         if not path.is_file() or path.suffix in {".md", ".tsv", ".json", ".jsonl", ".py"}:
             continue
-        data = path.read_bytes()
-        if data.startswith(b"\x1f\x8b"):
-            data = gzip.decompress(data)
-        first = data.split(b"\n", 1)[0].split()
-        if len(first) == 6:
+        if len(_file_bytes(path).split(b"\n", 1)[0].split()) == fields:
             files.append(path)
     return files
+
+
+def _agreeing(
+    files: list[Path],
+    fast: Callable[[bytes], pl.DataFrame | None],
+    general: Callable[[bytes], pl.DataFrame],
+) -> int:
+    """Assert the fast reader gives the general parser's frame; count the files it took."""
+    taken = 0
+    for path in files:
+        data = _file_bytes(path)
+        frame = fast(data)
+        if frame is not None:
+            taken += 1
+            assert_frame_equal(frame, general(data), check_exact=True)
+    return taken
 
 
 def _file_bytes(path: Path) -> bytes:
@@ -223,27 +237,13 @@ def _file_bytes(path: Path) -> bytes:
 
 
 def test_the_fast_reader_equals_the_general_parser_on_the_bundled_runs() -> None:
-    files = _run_files(SAMPLE) + _run_files(TREC_EVAL)
-    fast_count = 0
-    for path in files:
-        data = _file_bytes(path)
-        fast = _fast(data)
-        if fast is not None:
-            fast_count += 1
-            assert_frame_equal(fast, _general(data), check_exact=True)
-    assert fast_count >= 2  # the sample runs take the fast path
+    files = _trec_files(SAMPLE, 6) + _trec_files(TREC_EVAL, 6)
+    assert _agreeing(files, _fast, _general) >= 2  # the sample runs take the fast path
 
 
 def test_the_fast_reader_equals_the_general_parser_on_real_runs(shared_data: Path) -> None:
-    files = _run_files(shared_data)
-    fast_count = 0
-    for path in files:
-        data = _file_bytes(path)
-        fast = _fast(data)
-        if fast is not None:
-            fast_count += 1
-            assert_frame_equal(fast, _general(data), check_exact=True)
-    assert fast_count >= 50  # NIST's tab-separated runs and rank_llm's take it
+    # NIST's tab-separated runs and rank_llm's take it
+    assert _agreeing(_trec_files(shared_data, 6), _fast, _general) >= 50
 
 
 @pytest.mark.parametrize(
@@ -332,39 +332,17 @@ def _general_labels(data: bytes) -> pl.DataFrame:
     return parsed.labels.collect()
 
 
-def _qrels_files(folder: Path) -> list[Path]:
-    files = []
-    for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path.suffix in {".md", ".tsv", ".json", ".jsonl", ".py"}:
-            continue
-        first = _file_bytes(path).split(b"\n", 1)[0].split()
-        if len(first) == 4:
-            files.append(path)
-    return files
-
-
 def test_the_fast_qrels_reader_equals_the_general_parser_on_the_bundled_qrels() -> None:
-    taken = 0
-    for path in _qrels_files(SAMPLE) + _qrels_files(TREC_EVAL):
-        data = _file_bytes(path)
-        fast = rio._read_simple_trec_labels(data)
-        if fast is not None:
-            taken += 1
-            assert_frame_equal(fast, _general_labels(data), check_exact=True)
-    assert taken >= 2  # the sample's qrels and trec_eval's qrels.test
+    files = _trec_files(SAMPLE, 4) + _trec_files(TREC_EVAL, 4)
+    # the sample's qrels and trec_eval's qrels.test
+    assert _agreeing(files, rio._read_simple_trec_labels, _general_labels) >= 2
 
 
 def test_the_fast_qrels_reader_equals_the_general_parser_on_real_qrels(
     shared_data: Path,
 ) -> None:
-    taken = 0
-    for path in _qrels_files(shared_data):
-        data = _file_bytes(path)
-        fast = rio._read_simple_trec_labels(data)
-        if fast is not None:
-            taken += 1
-            assert_frame_equal(fast, _general_labels(data), check_exact=True)
-    assert taken >= 5  # the TREC DL qrels
+    files = _trec_files(shared_data, 4)
+    assert _agreeing(files, rio._read_simple_trec_labels, _general_labels) >= 5  # TREC DL
 
 
 @pytest.mark.parametrize(

@@ -377,6 +377,15 @@ def _plain_lines(n_queries: int = 60, depth: int = 100) -> list[str]:
     ]
 
 
+def _plain_file(path: Path, line: int | None = None, old: str = "", new: str = "") -> Path:
+    """Write :func:`_plain_lines` to ``path``, with ``old`` replaced by ``new`` on ``line``."""
+    lines = _plain_lines()
+    if line is not None:
+        lines[line] = lines[line].replace(old, new)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 _CHANGES = {
     "plain": lambda lines, at: lines,
     "comment": lambda lines, at: [*lines[:at], "# Q0 x 1 1.0 comment", *lines[at:]],
@@ -442,21 +451,15 @@ def test_crlf_and_bom_files_are_scanned_like_plain_ones(
 
 
 def test_a_line_without_its_q0_field_is_an_error_naming_it(tmp_path: Path) -> None:
-    lines = _plain_lines()
-    lines[900] = lines[900].replace(" Q0 ", "  ")  # five fields, one of them empty
-    path = tmp_path / "short.trec"
-    path.write_text("\n".join(lines) + "\n")
+    path = _plain_file(tmp_path / "short.trec", 900, " Q0 ", "  ")  # five fields, one of them empty
     with pytest.raises(rankset.InputFormatError, match=r"short\.trec, line 901\b"):
         rankset.evaluate(path, _labels([("q0", "d0001", 1)]).collect(), ["ap"])
 
 
 def test_past_the_first_128_kb_an_empty_q0_field_is_read_in_place(tmp_path: Path) -> None:
     # The documented leniency of the scan (TextScan): the other fields are in place.
-    lines = _plain_lines()
-    path, intact = tmp_path / "short.trec", tmp_path / "intact.trec"
-    intact.write_text("\n".join(lines) + "\n")
-    lines[5_500] = lines[5_500].replace(" Q0 ", "  ")
-    path.write_text("\n".join(lines) + "\n")
+    intact = _plain_file(tmp_path / "intact.trec")
+    path = _plain_file(tmp_path / "short.trec", 5_500, " Q0 ", "  ")
     labels = _labels([("q55", "d0000", 1), ("q55", "d0001", 2)]).collect()
     read = rankset.evaluate(path, labels, METRICS, confidence=None)
     expected = rankset.evaluate(intact, labels, METRICS, confidence=None)
@@ -501,10 +504,7 @@ def test_text_files_beside_a_partitioned_dataset_are_read_whole(
 
 @pytest.mark.parametrize("line", [1_100, 5_500])
 def test_a_second_tag_names_the_system_after_the_file(line: int, tmp_path: Path) -> None:
-    lines = _plain_lines()
-    lines[line] = lines[line].replace("tagA", "tagB")
-    path = tmp_path / "mixed.trec"
-    path.write_text("\n".join(lines) + "\n")
+    path = _plain_file(tmp_path / "mixed.trec", line, "tagA", "tagB")
     result = rankset.evaluate(path, _labels([("q0", "d0001", 1)]).collect(), ["ap"])
     assert result.systems == ["mixed"]  # as when read whole: two tags, the file's stem
 
@@ -524,10 +524,7 @@ def test_a_second_tag_on_a_dropped_copy_still_names_the_system_after_the_file(
 
 @pytest.mark.parametrize("line", [1_100, 5_500])
 def test_a_bad_number_names_its_line(line: int, tmp_path: Path) -> None:
-    lines = _plain_lines()
-    lines[line] = lines[line].replace(".5 tagA", ".5x tagA")
-    path = tmp_path / "bad.trec"
-    path.write_text("\n".join(lines) + "\n")
+    path = _plain_file(tmp_path / "bad.trec", line, ".5 tagA", ".5x tagA")
     with pytest.raises(rankset.InputFormatError, match=rf"bad\.trec, line {line + 1}\b"):
         rankset.evaluate(path, _labels([("q0", "d0001", 1)]).collect(), ["ap"])
 

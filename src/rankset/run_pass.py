@@ -204,6 +204,11 @@ def _row_hash(one_system: bool) -> pl.Expr:
     return hashed
 
 
+def _keyed(frame: pl.LazyFrame, key: pl.Expr, *others: str) -> pl.LazyFrame:
+    """Select what the order check reads: ids and the ordering key (and ``others``)."""
+    return frame.select("system", "query_id", "doc_id", key.alias(_KEY), *others)
+
+
 def _in_order(one_system: bool) -> pl.Expr:
     """Say whether every row follows the previous one of its ranking in trec_eval's order.
 
@@ -271,9 +276,7 @@ def ordered_pass_frames(
     """
     cast, key = runs.cast(part, bucket)
     one_system = part.name is not None
-    rows = cast.select(
-        "system", "query_id", "doc_id", key.alias(_KEY), *_scan_columns(part)
-    ).with_row_index(_ROW)
+    rows = _keyed(cast, key, *_scan_columns(part)).with_row_index(_ROW)
     starts = ~_same_ranking_as_previous_row(one_system)
     return [
         rows.select(_ROW, *GROUP, "doc_id").join(labels, on=["query_id", "doc_id"]),
@@ -337,18 +340,14 @@ def _resolve_ordered(frames: Sequence[pl.DataFrame]) -> _Measured | None:
     split = starts.select(pl.struct(GROUP).is_duplicated().any()).item()
     if split or not checks[_IN_ORDER].item():
         return None
-    n_rows = checks[_N_ROWS].item()
-    starts = starts.select(
-        *GROUP,
-        pl.col(_ROW).cast(pl.Int64).alias(_FIRST),
-        (pl.col(_ROW).cast(pl.Int64).shift(-1, fill_value=n_rows) - pl.col(_ROW).cast(pl.Int64))
-        .cast(pl.Float64)
-        .alias(NUM_RET),
+    first = pl.col(_FIRST)
+    starts = starts.select(*GROUP, pl.col(_ROW).cast(pl.Int64).alias(_FIRST)).with_columns(
+        (first.shift(-1, fill_value=checks[_N_ROWS].item()) - first).cast(pl.Float64).alias(NUM_RET)
     )
     numbered = hits.join(starts.select(*GROUP, _FIRST), on=list(GROUP), how="left").select(
         *GROUP,
         "doc_id",
-        (pl.col(_ROW).cast(pl.Int64) - pl.col(_FIRST) + 1).alias("pos"),
+        (pl.col(_ROW).cast(pl.Int64) - first + 1).alias("pos"),
         pl.exclude(*GROUP, "doc_id", _ROW, _FIRST),
     )
     return _Measured(numbered, starts.select(*GROUP, NUM_RET), checks, hashes)
@@ -356,7 +355,7 @@ def _resolve_ordered(frames: Sequence[pl.DataFrame]) -> _Measured | None:
 
 def looks_in_order(frame: pl.LazyFrame, key: pl.Expr, *, one_system: bool) -> bool:
     """Whether a run's first :data:`PEEK_ROWS` rows come in trec_eval's order."""
-    head = frame.head(PEEK_ROWS).select("system", "query_id", "doc_id", key.alias(_KEY))
+    head = _keyed(frame.head(PEEK_ROWS), key)
     return bool(head.select(_in_order(one_system)).collect(engine=SMALL_ENGINE).item())
 
 
