@@ -1,17 +1,26 @@
-"""Parameter checks shared by every public function: one place, one message format.
+"""Parameter checks and message builders shared by every module: one place, one format.
 
 Messages follow scikit-learn's: "The 'k' parameter must be an int >= 1. Got 0 instead."
+A missing column and an unknown name each have one builder here.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rankset.errors import ParameterError
 
-__all__ = ["check_choice", "check_float", "check_fraction", "check_int"]
+__all__ = [
+    "check_choice",
+    "check_float",
+    "check_fraction",
+    "check_int",
+    "did_you_mean",
+    "missing_columns_message",
+]
 
 
 def _is_number(value: object) -> bool:
@@ -60,3 +69,35 @@ def check_float(name: str, value: object, *, minimum: float | None = None) -> fl
         msg = f"The '{name}' parameter must be a float{bound}. Got {value!r} instead."
         raise ParameterError(msg)
     return float(value)  # type: ignore[arg-type]
+
+
+def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3) -> str:
+    """Return ``" Did you mean 'x'?"`` for the closest of ``choices``, or ``""``.
+
+    Examples
+    --------
+    >>> did_you_mean("ndgc", ["ndcg", "ap"])
+    " Did you mean 'ndcg'?"
+    >>> did_you_mean("zzz", ["ndcg"])
+    ''
+    """
+    close = difflib.get_close_matches(name, list(choices), n=n, cutoff=0.6)
+    return f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+
+
+def missing_columns_message(
+    where: str, missing: Sequence[str], expected: Sequence[str], found: Iterable[str]
+) -> str:
+    """Build the one message for a frame that lacks columns: who, what is missing, what is.
+
+    Examples
+    --------
+    >>> missing_columns_message("run.parquet: the run", ["doc_id"], ["query_id", "doc_id"],
+    ...                         ["query_id"])
+    "run.parquet: the run has no column 'doc_id'; expected query_id, doc_id (found: query_id)."
+    """
+    found_names = ", ".join(found) or "none"
+    return (
+        f"{where} has no column {', '.join(map(repr, missing))}; "
+        f"expected {', '.join(expected)} (found: {found_names})."
+    )

@@ -1,0 +1,54 @@
+"""Number and script formatting shared by the CLI, the charts and the HTML report.
+
+Four decimals as trec_eval prints them, a fixed spelling for NA, and the escape that keeps
+JSON or JavaScript inside a ``<script>`` element from ending it.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["DECIMALS", "format_p", "format_value", "script_safe"]
+
+#: Decimals shown for metric values, as trec_eval prints them.
+DECIMALS = 4
+
+
+def format_value(value: float | None, *, signed: bool = False, na: str = "NA") -> str:
+    """Format a metric value with four decimals (``printf("%.4f")``); NA for null or NaN.
+
+    Examples
+    --------
+    >>> format_value(0.12345), format_value(0.5, signed=True), format_value(None)
+    ('0.1235', '+0.5000', 'NA')
+    """
+    if value is None or not math.isfinite(value):
+        return na
+    return format(value, f"{'+' if signed else ''}.{DECIMALS}f")
+
+
+def format_p(value: float | None, *, na: str = "NA") -> str:
+    """Format a p-value: four decimals, or scientific notation below 1e-4.
+
+    Examples
+    --------
+    >>> format_p(0.03125), format_p(2e-6), format_p(float("nan"))
+    ('0.0312', '2.0e-06', 'NA')
+    """
+    if value is None or math.isnan(value):
+        return na
+    return format_value(value) if value >= 10.0**-DECIMALS else f"{value:.1e}"
+
+
+def script_safe(script: str) -> str:
+    r"""Escape text for the inside of a ``<script>`` element.
+
+    Only ``</script`` ends the element and ``<!--`` can open a comment state there;
+    ``<\/`` and ``<\!`` mean the same characters to JSON and JavaScript.
+
+    Examples
+    --------
+    >>> script_safe('{"q": "</script><!--"}')
+    '{"q": "<\\/script><\\!--"}'
+    """
+    return script.replace("</script", "<\\/script").replace("<!--", "<\\!--")
