@@ -1,0 +1,270 @@
+"""Writing charts: Vega-Lite JSON, and self-contained HTML, PNG and SVG through vl-convert.
+
+JSON needs nothing beyond Altair. The other formats need vl-convert (the ``render``
+extra), imported only when one is asked for, so building charts never needs it. HTML
+inlines the Vega, Vega-Lite and vega-embed JavaScript: a page loads nothing from the
+network, and every string written into a ``<script>`` element is escaped so that data (a
+query id, a system name) cannot end it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import html
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Final
+
+import altair as alt
+
+from rankset._dependencies import import_optional
+from rankset._typing import ChartFormat, choices_of
+from rankset._validation import check_choice
+from rankset.errors import ParameterError
+from rankset.io import atomic_path
+
+__all__ = ["embed_fragment", "inline_html", "javascript_bundle", "save_chart"]
+
+_EXTENSIONS: Final[dict[str, ChartFormat]] = {
+    ".html": "html",
+    ".htm": "html",
+    ".png": "png",
+    ".svg": "svg",
+    ".json": "json",
+}
+_ELEMENT_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*$")
+# Characters that could end a <script> element or open an HTML comment inside one, and the
+# two line terminators that older JavaScript engines reject inside string literals. JSON
+# reads the \u escapes as the same characters.
+_SCRIPT_ESCAPES: Final = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+_EMBED_OPTIONS: Final = {
+    "mode": "vega-lite",
+    "renderer": "svg",
+    # Only local actions: the editor link would send the spec to vega.github.io.
+    "actions": {"export": True, "source": True, "compiled": False, "editor": False},
+    # Vega's interpreter instead of Function(): pages then work under a Content-Security-
+    # Policy without 'unsafe-eval' (the report sets one).
+    "ast": True,
+}
+
+
+def save_chart(
+    chart: alt.TopLevelMixin,
+    path: str | os.PathLike[str],
+    *,
+    format: ChartFormat | None = None,
+    scale: float = 2.0,
+) -> Path:
+    """Write a chart as self-contained HTML, PNG, SVG or Vega-Lite JSON, atomically.
+
+    Parameters
+    ----------
+    chart
+        Any Altair chart.
+    path
+        Destination file.
+    format
+        ``"html"``, ``"png"``, ``"svg"`` or ``"json"``; default: from the extension
+        (``.html``/``.htm``, ``.png``, ``.svg``, ``.json``).
+    scale
+        Pixel density of a PNG (2.0 = twice the chart's size in CSS pixels).
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+
+    Raises
+    ------
+    ParameterError
+        On an unknown format or extension, or ``scale <= 0``.
+    MissingDependencyError
+        For HTML, PNG or SVG without vl-convert (``pip install "rankset[render]"``).
+
+    Examples
+    --------
+    >>> import tempfile, altair as alt
+    >>> chart = alt.Chart(alt.Data(values=[{"a": 1}])).mark_point().encode(x="a:Q")
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     out = save_chart(chart, Path(folder) / "chart.json")
+    ...     json.loads(out.read_text())["mark"]
+    {'type': 'point'}
+    """
+    target = Path(path)
+    fmt = _chart_format(target, format)
+    if not (isinstance(scale, int | float) and not isinstance(scale, bool) and scale > 0):
+        msg = f"The 'scale' parameter of save_chart must be a number > 0. Got {scale!r} instead."
+        raise ParameterError(msg)
+    spec = chart.to_dict()
+    payload: str | bytes
+    if fmt == "json":
+        payload = json.dumps(spec, indent=2, allow_nan=False)
+    else:
+        vlc = _vl_convert(f"Saving a chart as {fmt}")
+        if fmt == "html":
+            payload = _page(spec, javascript_bundle())
+        elif fmt == "svg":
+            payload = vlc.vegalite_to_svg(spec, vl_version=_vl_version())
+        else:
+            payload = vlc.vegalite_to_png(spec, vl_version=_vl_version(), scale=float(scale))
+    with atomic_path(target) as temp:
+        if isinstance(payload, bytes):
+            temp.write_bytes(payload)
+        else:
+            temp.write_text(payload, encoding="utf-8")
+    return target
+
+
+@functools.cache
+def javascript_bundle() -> str:
+    """Return the Vega, Vega-Lite and vega-embed JavaScript as one script (cached).
+
+    The bundle (about 0.9 MB, from vl-convert, for Altair's Vega-Lite version) defines
+    ``window.vegaEmbed``; put it once in a page inside ``<script>...</script>``, then one
+    :func:`embed_fragment` per chart.
+
+    Raises
+    ------
+    MissingDependencyError
+        Without vl-convert (``pip install "rankset[render]"``).
+    """
+    vlc = _vl_convert("The charts' JavaScript bundle")
+    bundle: str = vlc.javascript_bundle(vl_version=_vl_version())
+    # Inside a <script> element only "</script" ends it; "<\/script" means the same in
+    # JavaScript strings and regular expressions.
+    return re.sub(r"</(script)", r"<\\/\1", bundle, flags=re.IGNORECASE)
+
+
+def embed_fragment(chart: alt.TopLevelMixin | Mapping[str, Any], element_id: str) -> str:
+    r"""Return a ``<div>`` and a ``<script>`` that draw ``chart`` into it with vegaEmbed.
+
+    The page must load :func:`javascript_bundle` before the fragment. The spec is written
+    as JSON with ``<``, ``>`` and ``&`` escaped (``\u003c``...), so no string in the data
+    (a query id, a system name) can close the script element.
+
+    Parameters
+    ----------
+    chart
+        An Altair chart or a Vega-Lite spec (dict).
+    element_id
+        The div's id: a letter, then letters, digits, ``-`` or ``_``; unique in the page.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import altair as alt
+    >>> data = alt.Data(values=[{"q": "</script>"}])
+    >>> chart = alt.Chart(data).mark_point().encode(x="q:N")
+    >>> fragment = embed_fragment(chart, "chart-1")
+    >>> fragment.splitlines()[0]
+    '<div id="chart-1" class="rankset-chart"></div>'
+    >>> fragment.count("</script>")
+    1
+    """
+    if not (isinstance(element_id, str) and _ELEMENT_ID.match(element_id)):
+        msg = (
+            "The 'element_id' parameter of embed_fragment must start with a letter and hold "
+            f"only letters, digits, '-' and '_'. Got {element_id!r} instead."
+        )
+        raise ParameterError(msg)
+    spec = chart.to_dict() if isinstance(chart, alt.TopLevelMixin) else dict(chart)
+    return (
+        f'<div id="{element_id}" class="rankset-chart"></div>\n'
+        '<script type="text/javascript">\n'
+        f'vegaEmbed(document.getElementById("{element_id}"), {_script_json(spec)}, '
+        f"{_script_json(_EMBED_OPTIONS)}).catch(console.error);\n"
+        "</script>"
+    )
+
+
+def inline_html(chart: alt.TopLevelMixin, *, element_id: str | None = None) -> str:
+    """Return a self-contained HTML fragment: the JavaScript bundle and one embedded chart.
+
+    For one chart in a page. For several, include :func:`javascript_bundle` once and one
+    :func:`embed_fragment` per chart, each with its own id.
+
+    Parameters
+    ----------
+    chart
+        Any Altair chart.
+    element_id
+        The div's id; default ``rankset-chart-`` and a hash of the spec.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    MissingDependencyError
+        Without vl-convert (``pip install "rankset[render]"``).
+    """
+    spec = chart.to_dict()
+    if element_id is None:
+        digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
+        element_id = f"rankset-chart-{digest}"
+    return f'<script type="text/javascript">\n{javascript_bundle()}\n</script>\n' + embed_fragment(
+        spec, element_id
+    )
+
+
+def _chart_format(path: Path, format: ChartFormat | None) -> ChartFormat:
+    if format is not None:
+        check_choice("format", format, choices_of(ChartFormat))
+        return format
+    suffix = path.suffix.lower()
+    if suffix not in _EXTENSIONS:
+        msg = (
+            f"Cannot tell the chart format from {path.name!r}: use one of the extensions "
+            f"{', '.join(_EXTENSIONS)} or pass format=."
+        )
+        raise ParameterError(msg)
+    return _EXTENSIONS[suffix]
+
+
+def _vl_convert(purpose: str) -> ModuleType:
+    return import_optional("vl_convert", extra="render", purpose=purpose)
+
+
+@functools.cache
+def _vl_version() -> str | None:
+    """Altair's Vega-Lite version as vl-convert names it (e.g. ``"6.4"``), if it has it."""
+    major_minor = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+    known: list[str] = _vl_convert("Rendering a chart").get_vegalite_versions()
+    return major_minor if major_minor in known else None
+
+
+def _script_json(value: Any) -> str:
+    text = json.dumps(value, allow_nan=False, separators=(",", ":"))
+    for char, escaped in _SCRIPT_ESCAPES.items():
+        text = text.replace(char, escaped)
+    return text
+
+
+def _page(spec: Mapping[str, Any], bundle: str) -> str:
+    title = spec.get("title")
+    if isinstance(title, Mapping):
+        title = title.get("text")
+    heading = html.escape(title if isinstance(title, str) else "rankset chart")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{heading}</title>\n"
+        f'<script type="text/javascript">\n{bundle}\n</script>\n'
+        "</head>\n<body>\n"
+        f"{embed_fragment(spec, 'rankset-chart')}\n"
+        "</body>\n</html>\n"
+    )

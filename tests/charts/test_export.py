@@ -1,0 +1,107 @@
+"""Export: JSON, self-contained HTML, PNG and SVG, and escaping inside <script>."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import altair as alt
+import polars as pl
+import pytest
+
+import rankset
+from rankset import charts
+from rankset.errors import MissingDependencyError, ParameterError
+
+HAS_VL_CONVERT = importlib.util.find_spec("vl_convert") is not None
+needs_vl_convert = pytest.mark.skipif(
+    not HAS_VL_CONVERT, reason="vl-convert-python is not installed (rankset[render])"
+)
+EVIL = "</script><script>alert(1)</script>"
+
+
+def small_chart(query_id: str = "q1") -> alt.TopLevelMixin:
+    per_query = pl.DataFrame(
+        {
+            "system": ["a", "b"],
+            "query_id": [query_id, query_id],
+            "metric": "ap",
+            "value": [0.2, 0.4],
+        }
+    )
+    return charts.distribution_chart(per_query, "ap")
+
+
+def test_embed_fragment_escapes_script_breakout() -> None:
+    fragment = charts.embed_fragment(small_chart(EVIL), "chart-1")
+    assert EVIL not in fragment
+    assert fragment.count("<script") == 1
+    assert fragment.count("</script>") == 1
+    assert "\\u003c/script\\u003e\\u003cscript\\u003ealert(1)" in fragment
+    match = re.search(r"vegaEmbed\(document\.getElementById\(\"chart-1\"\), (.*?), \{", fragment)
+    assert match is not None
+    assert json.loads(match.group(1))["data"]["values"][0]["query_id"] == EVIL
+
+
+def test_embed_fragment_rejects_bad_element_id() -> None:
+    with pytest.raises(ParameterError, match="element_id"):
+        charts.embed_fragment(small_chart(), 'x" onload="alert(1)')
+
+
+def test_save_chart_json(tmp_path: Path) -> None:
+    out = charts.save_chart(small_chart(), tmp_path / "chart.json")
+    assert json.loads(out.read_text())["title"]["text"] == "ap per query"
+
+
+def test_save_chart_rejects_unknown_format(tmp_path: Path) -> None:
+    with pytest.raises(ParameterError, match="extensions"):
+        charts.save_chart(small_chart(), tmp_path / "chart.gif")
+    with pytest.raises(ParameterError, match="'format' parameter"):
+        charts.save_chart(small_chart(), tmp_path / "chart.x", format="gif")  # type: ignore[arg-type]
+
+
+def test_missing_vl_convert_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "vl_convert", None)
+    with pytest.raises(MissingDependencyError, match=r'pip install "rankset\[render\]"'):
+        charts.save_chart(small_chart(), tmp_path / "chart.png")
+    assert not (tmp_path / "chart.png").exists()
+
+
+@needs_vl_convert
+def test_save_chart_html_is_self_contained(tmp_path: Path) -> None:
+    out = charts.save_chart(small_chart(EVIL), tmp_path / "chart.html")
+    text = out.read_text(encoding="utf-8")
+    assert not re.search(r"<script[^>]*\bsrc=", text)
+    assert "https://cdn" not in text
+    assert "vegaEmbed" in text
+    assert "window.vegaEmbed" in text  # the library itself, not only a call to it
+    assert EVIL not in text
+
+
+@needs_vl_convert
+def test_several_charts_share_one_bundle() -> None:
+    bundle = charts.javascript_bundle()
+    assert "</script" not in bundle.lower()
+    page = "".join(
+        [f"<script>{bundle}</script>"]
+        + [charts.embed_fragment(small_chart(), f"c{i}") for i in range(3)]
+    )
+    assert page.count("window.vegaEmbed") == 1
+    assert all(f'<div id="c{i}"' in page for i in range(3))
+    assert "window.vegaEmbed" in charts.inline_html(small_chart())
+
+
+@needs_vl_convert
+def test_save_chart_svg_and_png(tmp_path: Path, curves: rankset.Curves) -> None:
+    chart = charts.curves_chart(curves)
+    svg = charts.save_chart(chart, tmp_path / "curves.svg").read_text(encoding="utf-8")
+    assert svg.lstrip().startswith("<svg")
+    png = charts.save_chart(chart, tmp_path / "curves.png", scale=1.0).read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    forced = charts.save_chart(chart, tmp_path / "curves.out", format="svg")
+    assert forced.read_text(encoding="utf-8").lstrip().startswith("<svg")
