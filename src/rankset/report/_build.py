@@ -1,0 +1,279 @@
+"""What the report computes and in which order: :func:`report` and :func:`build_report`.
+
+:func:`report` evaluates, compares, draws curves and diagnoses; :func:`build_report` picks the
+sections that have their input and hands them to :mod:`rankset.report._sections`, which is
+loaded on the first page built: it draws with Altair (:mod:`rankset.charts`), and
+``import rankset.report`` stays free of Altair until then.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import polars as pl
+
+from rankset._validation import check_int
+from rankset.errors import GradeScaleError
+from rankset.evaluation import EvaluationResult, evaluate
+from rankset.io import atomic_path
+from rankset.report._measures import canonical_names, curve_measures, needs_scale
+
+if TYPE_CHECKING:
+    from rankset.cutoff_curves import Curves
+    from rankset.diagnosis import Diagnosis
+
+__all__ = ["DEFAULT_REPORT_METRICS", "build_report", "report"]
+
+#: Metrics :func:`report` computes when none are named.
+DEFAULT_REPORT_METRICS = ("ndcg@10", "ap", "recall@100", "ra_nwg@10", "proc@10", "pct_proc@10")
+
+# The comparison: the paired randomization test (needs no scipy), significance level.
+_TEST: Final = "randomization"
+_ALPHA: Final = 0.05
+# Options of rankset.evaluate that rankset.curves also takes.
+_CURVE_OPTIONS = (
+    "relevance_level",
+    "missing",
+    "order",
+    "duplicates",
+    "names",
+    "scale",
+    "pool",
+    "answers",
+)
+
+
+def build_report(
+    result: EvaluationResult,
+    *,
+    baseline: str | None = None,
+    comparison: pl.DataFrame | None = None,
+    curves: Curves | None = None,
+    diagnosis: Diagnosis | None = None,
+    title: str = "rankset report",
+    worst: int = 10,
+    query_text: Mapping[str, str] | None = None,
+    notes: Sequence[str] = (),
+) -> str:
+    """Render results as one self-contained HTML document.
+
+    Sections without their input are left out (with a line saying so): the comparison needs
+    ``comparison``, the curves ``curves``, the diagnostic matrix ``diagnosis``. Nothing is
+    computed here but formatting and the choice of the worst queries.
+
+    Parameters
+    ----------
+    result
+        The evaluation: header, summary table and worst queries.
+    baseline
+        The baseline of ``comparison``: named in its caption and used for the per-query
+        difference chart of the first metric (left out when ``None``).
+    comparison
+        A frame from :func:`rankset.compare`; the rows of the randomization test are shown
+        (those of the first test in the frame when it has no randomization row).
+    curves
+        Metric-vs-k curves from :func:`rankset.curves`.
+    diagnosis
+        The retrieval-versus-reranking matrix from :func:`rankset.diagnose`.
+    title
+        The page title (escaped).
+    worst
+        How many of each system's worst queries to list (0 leaves the section out).
+    query_text
+        ``{query_id: text}`` shown next to the worst queries.
+    notes
+        Lines shown under the header (escaped), e.g. what :func:`report` left out.
+
+    Returns
+    -------
+    str
+        The HTML document.
+
+    Raises
+    ------
+    ParameterError
+        If ``worst`` is not an int >= 0.
+
+    Examples
+    --------
+    >>> import rankset
+    >>> res = rankset.evaluate({"<q>": {"d1": 1.0}}, {"<q>": {"d1": 1}}, ["rr"])
+    >>> page = build_report(res, title="A & B")
+    >>> "<title>A &amp; B</title>" in page, "<td>&lt;q&gt;</td>" in page
+    (True, True)
+    """
+    worst = check_int("worst", worst, 0)
+    # Loads Altair (rankset.charts), so only once a page is built.
+    from rankset.report import _sections
+
+    sections = [("summary", "Summary", _sections.summary_section(result))]
+    if comparison is not None and comparison.height:
+        sections.append(
+            (
+                "comparison",
+                "Comparison",
+                _sections.comparison_section(
+                    result, comparison, baseline, test=_TEST, alpha=_ALPHA
+                ),
+            )
+        )
+    if curves is not None and curves.summary.height:
+        sections.append(("curves", "Metric vs k", _sections.curves_section(curves)))
+    if diagnosis is not None and diagnosis.per_query.height:
+        sections.append(("diagnosis", "Diagnostic matrix", _sections.diagnosis_section(diagnosis)))
+    if worst and result.metrics:
+        sections.append(
+            ("worst", "Worst queries", _sections.worst_section(result, worst, query_text))
+        )
+    missing = [
+        name
+        for name, given in (
+            ("comparison (one system, or no baseline)", comparison is not None),
+            ("metric-vs-k curves", curves is not None),
+            ("diagnostic matrix", diagnosis is not None),
+        )
+        if not given
+    ]
+    return _sections.document(result, sections, title=title, notes=notes, missing=missing)
+
+
+def report(
+    runs: Any,
+    labels: Any = None,
+    *,
+    metrics: str | Sequence[str] = DEFAULT_REPORT_METRICS,
+    baseline: str | None = None,
+    k: int = 10,
+    k_max: int = 20,
+    out: str | os.PathLike[str] = "report.html",
+    title: str = "rankset report",
+    worst: int = 10,
+    query_text: Mapping[str, str] | None = None,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    **evaluate_options: Any,
+) -> Path:
+    """Evaluate, compare, draw curves and diagnose runs, and write the HTML report.
+
+    The runs are read more than once (evaluation, curves), so pass paths or in-memory
+    frames, not open file objects.
+
+    Parameters
+    ----------
+    runs, labels
+        As for :func:`rankset.evaluate`.
+    metrics
+        Metrics of the summary, the comparison and the worst queries (the first one).
+    baseline
+        System the others are compared with; by default, with two systems or more, the
+        first system in alphabetical order. With one system there is no comparison.
+    k
+        Cutoff of the diagnostic matrix (``ra_nwg@k``, ``proc@k``, ``pct_proc@k``).
+    k_max
+        The curves go from k = 1 to ``k_max``, for every measure of ``metrics`` that takes
+        a cutoff.
+    out
+        The file to write (atomically: a temporary file beside it, then a rename).
+    title, worst, query_text
+        As for :func:`build_report`.
+    n_resamples, seed
+        Bootstrap resamples of the confidence intervals and random sign assignments of the
+        randomization test; one seed for all.
+    **evaluate_options
+        Passed to :func:`rankset.evaluate` (``scale=``, ``pool=``, ``missing=``...). When
+        ``scale`` is not given and the labels do not fit the default ``rag5`` scale, the
+        metrics that need a scale and the diagnostic matrix are left out, with a note.
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+
+    Raises
+    ------
+    ParameterError
+        If ``worst`` is not an int >= 0 (checked before anything is computed).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> runs = {"a": {"q1": {"d1": 1.0, "d2": 0.5}}, "b": {"q1": {"d2": 1.0, "d1": 0.5}}}
+    >>> labels = {"q1": {"d1": 5, "d2": 3}}
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = report(runs, labels, out=Path(folder) / "r.html", n_resamples=100)
+    ...     print(path.name, "Worst queries" in path.read_text(encoding="utf-8"))
+    r.html True
+    """
+    check_int("worst", worst, 0)  # before seconds of work, not after
+    names = canonical_names(metrics)
+    notes: list[str] = []
+    options = {"n_resamples": n_resamples, "seed": seed, **evaluate_options}
+    try:
+        result = evaluate(runs, labels, names, **options)
+    except GradeScaleError as error:
+        scaled = [name for name in names if needs_scale(name)]
+        if "scale" in evaluate_options or not scaled:
+            raise
+        names = [name for name in names if name not in scaled]
+        notes.append(f"Left out {', '.join(scaled)} and the diagnostic matrix: {error}")
+        if not names:
+            raise
+        result = evaluate(runs, labels, names, **options)
+    rag_ok = not notes
+
+    comparison = None
+    systems = result.systems
+    if baseline is not None or len(systems) >= 2:
+        from rankset.comparison import compare
+
+        baseline = systems[0] if baseline is None else baseline
+        comparison = compare(
+            result, baseline, tests=[_TEST], n_resamples=n_resamples, seed=seed, alpha=_ALPHA
+        )
+
+    from rankset.cutoff_curves import curves as compute_curves
+
+    measures = curve_measures(names)
+    curve_options = {key: value for key, value in evaluate_options.items() if key in _CURVE_OPTIONS}
+    curves = (
+        compute_curves(
+            runs, labels, measures, ks=k_max, n_resamples=n_resamples, seed=seed, **curve_options
+        )
+        if measures
+        else None
+    )
+
+    diagnosis = None
+    if rag_ok:
+        from rankset.diagnosis import diagnose
+
+        needed = {f"ra_nwg@{k}", f"proc@{k}", f"pct_proc@{k}"}
+        if needed <= set(names):
+            diagnosis = diagnose(result, k=k)
+        else:
+            diagnosis = diagnose(
+                runs,
+                labels,
+                k=k,
+                **{key: value for key, value in evaluate_options.items() if key != "k"},
+                confidence=None,
+            )
+
+    page = build_report(
+        result,
+        baseline=baseline,
+        comparison=comparison,
+        curves=curves,
+        diagnosis=diagnosis,
+        title=title,
+        worst=worst,
+        query_text=query_text,
+        notes=notes,
+    )
+    target = Path(out)
+    with atomic_path(target) as temp:
+        temp.write_text(page, encoding="utf-8")
+    return target

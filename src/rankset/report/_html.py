@@ -1,0 +1,313 @@
+"""Markup of the report: escaping, table cells, numbers and the page that holds the sections.
+
+Nothing here knows what a section says. Tables are rendered in Polars, one string per row
+(``concat_str`` of escaped cells), so a table of many queries costs one pass over its frame.
+Numbers get their digits from :func:`rankset._format.format_value`, as everywhere else in
+rankset; the page shows NA as a dash and the minus sign as U+2212.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any, Final
+
+import polars as pl
+
+from rankset._format import DECIMALS, format_value, script_safe
+from rankset._version import __version__
+
+__all__ = [
+    "CSP",
+    "NA",
+    "config_value",
+    "esc",
+    "esc_code",
+    "esc_expr",
+    "fmt",
+    "fmt_p",
+    "number_text",
+    "p_text",
+    "page",
+    "table",
+]
+
+#: The page's Content-Security-Policy: inline scripts and styles, ``data:`` images, nothing
+#: else (no network request of any kind, no ``eval``).
+CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
+
+NA: Final = "–"  # shown for NA (null or NaN)
+_MINUS: Final = "−"  # U+2212: as wide as the digits, unlike the hyphen
+_P_FLOOR: Final = 10.0**-DECIMALS  # smaller p-values show as "<0.0001"
+
+# Vega compiles expressions with the Function constructor, which the CSP forbids (no
+# 'unsafe-eval'); with ``ast: true`` vega-embed uses the bundled expression interpreter instead.
+# Forced here so every chart of the page draws under the CSP, whatever options it passes.
+_AST_SHIM = """(function () {
+  var embed = window.vegaEmbed;
+  if (typeof embed !== "function") { return; }
+  var wrapped = function (el, spec, options) {
+    return embed(el, spec, Object.assign({}, options || {}, { ast: true }));
+  };
+  Object.assign(wrapped, embed);
+  window.vegaEmbed = wrapped;
+})();"""
+
+_CSS = """
+:root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0;
+  --zebra: #f6f8fa; --best: #dafbe1; --accent: #0969da; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto,
+  "Helvetica Neue", Arial, sans-serif; color: var(--fg); background: #fff; }
+main { max-width: 1280px; margin: 0 auto; padding: 24px 32px 64px; }
+header { border-bottom: 2px solid var(--line); margin-bottom: 8px; padding-bottom: 8px; }
+h1 { font-size: 1.8em; margin: 0 0 4px; }
+h2 { font-size: 1.35em; margin: 36px 0 8px; padding-bottom: 4px;
+  border-bottom: 1px solid var(--line); }
+h3 { font-size: 1.08em; margin: 20px 0 6px; }
+p, li { max-width: 80ch; }
+.meta { color: var(--muted); margin: 0 0 12px; }
+.note { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px;
+  padding: 8px 12px; max-width: 80ch; }
+.explain { color: var(--muted); font-size: 0.92em; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 0.93em; }
+caption { text-align: left; color: var(--muted); padding: 0 0 4px; caption-side: top; }
+th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
+thead th { background: #eef1f4; text-align: left; border-bottom: 2px solid var(--line);
+  white-space: nowrap; }
+tbody tr:nth-child(even) { background: var(--zebra); }
+tbody th { text-align: left; font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.text { max-width: 60ch; overflow-wrap: anywhere; }
+td.best { background: var(--best); font-weight: 600; }
+td.sig { color: #1a7f37; font-weight: 700; text-align: center; }
+.ci { display: block; color: var(--muted); font-size: 0.85em; font-weight: 400; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 0.9em; overflow-wrap: anywhere; }
+dl.config { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px;
+  font-size: 0.9em; }
+dl.config dt { color: var(--muted); }
+dl.config dd { margin: 0; }
+details { margin: 8px 0; }
+summary { cursor: pointer; color: var(--accent); }
+.charts { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
+.vega-chart { min-height: 40px; max-width: 100%; overflow-x: auto; }
+.worst { display: flex; flex-wrap: wrap; gap: 8px 40px; align-items: flex-start; }
+nav { font-size: 0.92em; margin: 8px 0 0; }
+nav a { color: var(--accent); margin-right: 14px; text-decoration: none; }
+"""
+
+#: Cell kinds whose header is left-aligned text; every other kind is a right-aligned number.
+_TEXT_KINDS = frozenset({"key", "text", "longtext"})
+
+
+# --- escaping --------------------------------------------------------------------------------
+
+
+def esc(text: object) -> str:
+    """Escape any value for HTML text or a quoted attribute (``html.escape``, quotes too)."""
+    return html.escape(str(text), quote=True)
+
+
+def esc_code(text: str) -> str:
+    """Escape ``text`` and set it in ``<code>``."""
+    return f"<code>{esc(text)}</code>"
+
+
+def esc_expr(expr: pl.Expr) -> pl.Expr:
+    """Vectorised :func:`html.escape` (quote=True) of a string column.
+
+    Examples
+    --------
+    >>> pl.select(esc_expr(pl.lit("<a href='x'>&</a>"))).item()
+    '&lt;a href=&#x27;x&#x27;&gt;&amp;&lt;/a&gt;'
+    """
+    out = expr.cast(pl.String)
+    for raw, entity in (
+        ("&", "&amp;"),
+        ("<", "&lt;"),
+        (">", "&gt;"),
+        ('"', "&quot;"),
+        ("'", "&#x27;"),
+    ):
+        out = out.str.replace_all(raw, entity, literal=True)
+    return out
+
+
+def config_value(value: object) -> str:
+    """Show a configuration value: strings as they are, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+# --- numbers ---------------------------------------------------------------------------------
+
+
+def number_text(value: float | None, *, signed: bool = False) -> str:
+    """Show one number: four decimals as trec_eval prints them, NA as a dash, minus U+2212.
+
+    Examples
+    --------
+    >>> number_text(0.12345), number_text(-0.5, signed=True), number_text(float("nan"))
+    ('0.1235', '−0.5000', '–')
+    """
+    # Fixed-point text holds at most one hyphen, the sign.
+    return format_value(value, signed=signed, na=NA).replace("-", _MINUS)
+
+
+def p_text(value: float | None) -> str:
+    """Show one p-value: as :func:`number_text`, or ``<0.0001`` below what four decimals show.
+
+    Examples
+    --------
+    >>> p_text(0.03125), p_text(2e-6), p_text(None)
+    ('0.0312', '&lt;0.0001', '–')
+    """
+    if value is not None and value < _P_FLOOR:
+        return f"&lt;{format_value(_P_FLOOR)}"
+    return number_text(value)
+
+
+def fmt(expr: pl.Expr, *, signed: bool = False) -> pl.Expr:
+    """Format a float column with :func:`number_text`, value by value.
+
+    Polars rounds the binary value times 10^4, which differs from correct decimal rounding
+    near halves (0.12345 is 0.1234 there, 0.1235 in trec_eval), so the digits come from
+    Python's formatting, applied to the column at once; only displayed cells (systems ×
+    metrics, or the worst queries) are formatted.
+    """
+    return _texts(expr, partial(number_text, signed=signed))
+
+
+def fmt_p(expr: pl.Expr) -> pl.Expr:
+    """Format a p-value column with :func:`p_text`, value by value."""
+    return _texts(expr, p_text)
+
+
+def _texts(expr: pl.Expr, text: Callable[[float | None], str]) -> pl.Expr:
+    return expr.cast(pl.Float64).map_batches(partial(_map_texts, text=text), return_dtype=pl.String)
+
+
+def _map_texts(values: pl.Series, text: Callable[[float | None], str]) -> pl.Series:
+    return pl.Series(values.name, [text(value) for value in values.to_list()], dtype=pl.String)
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+
+def _cell(column: Any, kind: str) -> pl.Expr:
+    if kind == "key":
+        return pl.concat_str(pl.lit('<th scope="row">'), esc_expr(pl.col(column)), pl.lit("</th>"))
+    if kind in {"text", "longtext"}:
+        cls = "text" if kind == "longtext" else ""
+        inner = esc_expr(pl.col(column)).fill_null(NA)
+        return pl.concat_str(
+            pl.lit(f'<td class="{cls}">' if cls else "<td>"), inner, pl.lit("</td>")
+        )
+    if kind == "int":
+        inner = pl.col(column).cast(pl.String).fill_null(NA)
+    elif kind == "num":
+        inner = fmt(pl.col(column))
+    elif kind == "signed":
+        inner = fmt(pl.col(column), signed=True)
+    elif kind == "p":
+        inner = fmt_p(pl.col(column))
+    elif kind == "ci":
+        low, high = column
+        inner = pl.concat_str(
+            pl.lit("["),
+            fmt(pl.col(low), signed=True),
+            pl.lit(", "),
+            fmt(pl.col(high), signed=True),
+            pl.lit("]"),
+        )
+    elif kind == "wtl":
+        inner = pl.concat_str(
+            [pl.col(c).cast(pl.String).fill_null(NA) for c in column], separator=" / "
+        )
+    elif kind == "mark":
+        return pl.concat_str(
+            pl.lit('<td class="sig">'),
+            pl.when(pl.col(column)).then(pl.lit("✓")).otherwise(pl.lit("")),
+            pl.lit("</td>"),
+        )
+    else:  # pragma: no cover - internal misuse
+        msg = f"unknown cell kind {kind!r}"
+        raise ValueError(msg)
+    return pl.concat_str(pl.lit('<td class="num">'), inner, pl.lit("</td>"))
+
+
+def table(
+    frame: pl.DataFrame,
+    columns: Sequence[tuple[Any, str, str]],
+    *,
+    caption: str | None = None,
+    caption_is_html: bool = False,
+) -> str:
+    """Render ``frame`` as an HTML table: ``(column(s), header, kind)`` per column, in Polars.
+
+    Kinds: ``key`` (a row header), ``text``, ``longtext`` (wraps), ``int``, ``num``,
+    ``signed``, ``p``, ``ci`` (two columns: low, high), ``wtl`` (three columns: wins, ties,
+    losses) and ``mark`` (a check mark where true).
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"system": ["<a>"], "mean": [0.5]})
+    >>> print(table(frame, [("system", "system", "key"), ("mean", "mean", "num")]))
+    <table>
+    <thead><tr><th scope="col">system</th><th scope="col" class="num">mean</th></tr></thead>
+    <tbody><tr><th scope="row">&lt;a&gt;</th><td class="num">0.5000</td></tr></tbody>
+    </table>
+    """
+    numeric = ' class="num"'
+    head = "".join(
+        f'<th scope="col"{"" if kind in _TEXT_KINDS else numeric}>{esc(label)}</th>'
+        for _, label, kind in columns
+    )
+    if frame.height:
+        rows = frame.select(
+            pl.concat_str(
+                pl.lit("<tr>"), *(_cell(col, kind) for col, _, kind in columns), pl.lit("</tr>")
+            )
+        ).to_series()
+        body = "".join(rows.to_list())
+    else:
+        body = f'<tr><td colspan="{len(columns)}">no rows</td></tr>'
+    cap = ""
+    if caption is not None:
+        cap = f"<caption>{caption if caption_is_html else esc(caption)}</caption>\n"
+    return f"<table>\n{cap}<thead><tr>{head}</tr></thead>\n<tbody>{body}</tbody>\n</table>"
+
+
+# --- the page --------------------------------------------------------------------------------
+
+
+def page(*, title: str, header: str, body: str, bundle: str) -> str:
+    """Return the document: metadata, style, the chart script ``bundle``, then the content.
+
+    ``title`` is escaped here; ``header`` and ``body`` are markup already. The bundle is
+    made safe for its ``<script>`` element.
+    """
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="rankset {esc(__version__)}">
+<title>{esc(title)}</title>
+<style>{_CSS}</style>
+<script>{script_safe(bundle)}</script>
+<script>{_AST_SHIM}</script>
+</head>
+<body>
+<main>
+{header}
+{body}
+</main>
+</body>
+</html>
+"""

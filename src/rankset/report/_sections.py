@@ -1,0 +1,296 @@
+"""The report's sections (header, summary, comparison, curves, diagnosis, worst queries).
+
+Each function turns results that were already computed into the HTML of one section; the
+charts come from :mod:`rankset.charts`, which escapes their specs. :func:`document` puts the
+sections, a navigation bar and the header into the page. Every user string is escaped here
+or in :mod:`rankset.report._html`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from rankset import charts
+from rankset._version import __version__
+from rankset.report._html import NA, config_value, esc, esc_code, esc_expr, fmt, page, table
+from rankset.report._measures import greater_is_better
+
+if TYPE_CHECKING:
+    import altair as alt
+
+    from rankset.cutoff_curves import Curves
+    from rankset.diagnosis import Diagnosis
+    from rankset.evaluation import EvaluationResult
+
+__all__ = [
+    "comparison_section",
+    "curves_section",
+    "diagnosis_section",
+    "document",
+    "summary_section",
+    "worst_section",
+]
+
+_QUERY_COUNT_LABELS = {
+    "n_scored": "queries scored",
+    "n_run_queries_without_labels": "run queries without labels (dropped)",
+    "n_label_queries_without_run": "labelled queries without a ranking",
+    "missing_policy": "missing-query policy",
+}
+
+
+def document(
+    result: EvaluationResult,
+    sections: Sequence[tuple[str, str, str]],
+    *,
+    title: str,
+    notes: Sequence[str],
+    missing: Sequence[str],
+) -> str:
+    """Return the page: the header, then one ``(id, heading, html)`` section after another."""
+    nav = "".join(f'<a href="#{key}">{esc(name)}</a>' for key, name, _ in sections)
+    body = "\n".join(
+        f'<section id="{key}">\n<h2>{esc(name)}</h2>\n{content}\n</section>'
+        for key, name, content in sections
+    )
+    return page(
+        title=title,
+        header=_header(result, title, notes, missing, nav),
+        body=body,
+        bundle=charts.javascript_bundle(),
+    )
+
+
+def _header(
+    result: EvaluationResult,
+    title: str,
+    notes: Sequence[str],
+    missing: Sequence[str],
+    nav: str,
+) -> str:
+    config = result.config
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    systems = ", ".join(esc_code(s) for s in result.systems)
+    metrics = ", ".join(esc_code(m) for m in result.metrics)
+    note_html = "".join(f'<p class="note">{esc(note)}</p>' for note in notes)
+    counts = result.query_counts
+    count_columns = [c for c in counts.columns if c != "system"]
+    count_table = table(
+        counts,
+        [("system", "system", "key")]
+        + [
+            (c, _QUERY_COUNT_LABELS.get(c, c), "int" if c.startswith("n_") else "text")
+            for c in count_columns
+        ],
+        caption="Queries per system: scored, and dropped each way.",
+    )
+    config_rows = "".join(
+        f"<dt>{esc(key)}</dt><dd>{esc_code(config_value(value))}</dd>"
+        for key, value in config.items()
+    )
+    left_out = (
+        f'<p class="explain">Not in this report: {esc("; ".join(missing))}.</p>' if missing else ""
+    )
+    return f"""<header>
+<h1>{esc(title)}</h1>
+<p class="meta">Generated {generated} by rankset {esc(__version__)} ·
+{len(result.systems)} system(s): {systems} · metrics: {metrics}</p>
+{note_html}
+<nav><a href="#queries">Queries</a>{nav}</nav>
+</header>
+<section id="queries">
+<h2>Queries</h2>
+{count_table}
+{left_out}
+<details><summary>Configuration</summary>
+<dl class="config">{config_rows}</dl>
+</details>
+</section>"""
+
+
+def summary_section(result: EvaluationResult) -> str:
+    """Show means with confidence intervals (best per metric highlighted), then a distribution."""
+    metrics = result.metrics
+    summary = result.summary
+    direction = {m: greater_is_better(m) for m in metrics}
+    best = summary.group_by("metric").agg(
+        pl.col("mean").max().alias("_max"), pl.col("mean").min().alias("_min")
+    )
+    is_best = (
+        pl.when(pl.col("metric").replace_strict(direction, default=True, return_dtype=pl.Boolean))
+        .then(pl.col("mean") == pl.col("_max"))
+        .otherwise(pl.col("mean") == pl.col("_min"))
+        .fill_null(False)
+    )
+    cells = summary.join(best, on="metric", how="left").select(
+        "system",
+        "metric",
+        pl.concat_str(
+            pl.lit('<td class="num'),
+            pl.when(is_best).then(pl.lit(" best")).otherwise(pl.lit("")),
+            pl.lit('" title="n = '),
+            pl.col("n_queries").cast(pl.String),
+            pl.lit(", NA = "),
+            pl.col("n_na").cast(pl.String),
+            pl.lit('">'),
+            fmt(pl.col("mean")),
+            pl.lit('<span class="ci">['),
+            fmt(pl.col("ci_low")),
+            pl.lit(", "),
+            fmt(pl.col("ci_high")),
+            pl.lit("]</span></td>"),
+        ).alias("cell"),
+    )
+    wide = cells.pivot(on="metric", index="system", values="cell", on_columns=metrics).sort(
+        "system"
+    )
+    rows = wide.select(
+        pl.concat_str(
+            pl.lit('<tr><th scope="row">'),
+            esc_expr(pl.col("system")),
+            pl.lit("</th>"),
+            *(pl.col(m).fill_null(f'<td class="num">{NA}</td>') for m in metrics),
+            pl.lit("</tr>"),
+        )
+    ).to_series()
+    head = "".join(f'<th class="num" scope="col">{esc(m)}</th>' for m in metrics)
+    summary_table = (
+        "<table>\n<caption>Mean over queries (NA values left out), 95% bootstrap confidence "
+        "interval below; the best system per metric is highlighted. Hover a cell for the "
+        "number of queries and of NA values.</caption>\n"
+        f'<thead><tr><th scope="col">system</th>{head}</tr></thead>\n'
+        f"<tbody>{''.join(rows.to_list())}</tbody>\n</table>"
+    )
+    first = metrics[0] if metrics else None
+    chart = (
+        f"<h3>Per-query distribution of {esc(first)}</h3>\n"
+        + _chart(charts.distribution_chart(result, first), "chart-distribution")
+        if first is not None
+        else ""
+    )
+    return summary_table + "\n" + chart
+
+
+def comparison_section(
+    result: EvaluationResult,
+    comparison: pl.DataFrame,
+    baseline: str | None,
+    *,
+    test: str,
+    alpha: float,
+) -> str:
+    """Show the rows of ``test`` (else the frame's first test) against the baseline, charted.
+
+    ``alpha`` is the level the caption names for the check marks of ``reject``.
+    """
+    tests = comparison["test"].unique(maintain_order=True).to_list()
+    test = test if test in tests else tests[0]
+    rows = comparison.filter(pl.col("test") == test)
+    comparison_table = table(
+        rows,
+        [
+            ("system", "system", "key"),
+            ("metric", "metric", "text"),
+            ("n_queries", "queries", "int"),
+            ("mean", "mean", "num"),
+            ("baseline_mean", "baseline", "num"),
+            ("delta", "Δ", "signed"),
+            (("ci_low", "ci_high"), "95% CI of Δ", "ci"),
+            ("p", "p", "p"),
+            ("p_adj", "p (adjusted)", "p"),
+            ("reject", "significant", "mark"),
+            (("wins", "ties", "losses"), "W / T / L", "wtl"),
+        ],
+        caption=(
+            f"Each system against the baseline{' ' + esc_code(baseline) if baseline else ''}, "
+            f"paired {esc(test)} test; p adjusted over every row (Holm); ✓ marks "
+            f"p (adjusted) &lt; {alpha:g}. W / T / L: queries where the system wins, ties, "
+            "loses."
+        ),
+        caption_is_html=True,
+    )
+    charts_html = [_chart(charts.comparison_chart(comparison, test=test), "chart-comparison")]
+    if baseline is not None and result.metrics and baseline in result.systems:
+        charts_html.append(
+            _chart(charts.difference_chart(result, result.metrics[0], baseline), "chart-difference")
+        )
+    return f'{comparison_table}\n<div class="charts">{"".join(charts_html)}</div>'
+
+
+def curves_section(curves: Curves) -> str:
+    """Show the metric-vs-k chart and the range of k it covers."""
+    ks = curves.summary["k"].unique().sort().to_list()
+    low, high = ks[0], ks[-1]
+    return (
+        f'<p class="explain">Mean over queries at every cutoff k = {low}..{high}.</p>\n'
+        + _chart(charts.curves_chart(curves), "chart-curves")
+    )
+
+
+def diagnosis_section(diagnosis: Diagnosis) -> str:
+    """Count queries per quadrant of the retrieval-versus-reranking matrix, with two charts."""
+    k = diagnosis.per_query["k"].drop_nulls().unique().sort().to_list()
+    wide = diagnosis.wide()
+    quadrants = [c for c in wide.columns if c != "system"]
+    quadrant_table = table(
+        wide,
+        [("system", "system", "key"), *((q, q, "int") for q in quadrants)],
+        caption=(
+            f"Queries per quadrant at K = {', '.join(map(str, k))}: PROC@K (the pool's "
+            f"ceiling) at or above {diagnosis.thresholds['proc']:g} and %PROC@K (the share of "
+            f"it the top K realised) at or above {diagnosis.thresholds['pct_proc']:g} is "
+            "healthy; a low ceiling is a retrieval miss, a low share a reranking miss. "
+            "Unclassified: no useful labelled evidence."
+        ),
+    )
+    heatmap = _chart(charts.diagnostic_heatmap(diagnosis), "chart-diagnostic-heatmap")
+    scatter = _chart(charts.diagnostic_scatter(diagnosis), "chart-diagnostic-scatter")
+    return f'{quadrant_table}\n<div class="charts">{heatmap}{scatter}</div>'
+
+
+def worst_section(
+    result: EvaluationResult, worst: int, query_text: Mapping[str, str] | None
+) -> str:
+    """List, per system, the ``worst`` queries by the first metric (NA left out, ties by id)."""
+    metric = result.metrics[0]
+    lower_is_better = not greater_is_better(metric)
+    values = (
+        result.per_query.filter(pl.col("metric") == metric, pl.col("value").is_not_null())
+        .select("system", "query_id", "value")
+        .sort(["system", "value", "query_id"], descending=[False, lower_is_better, False])
+        .group_by("system", maintain_order=True)
+        .head(worst)
+        .with_columns(rank=pl.int_range(1, pl.len() + 1).over("system"))
+    )
+    columns: list[tuple[Any, str, str]] = [
+        ("rank", "#", "int"),
+        ("query_id", "query", "text"),
+        ("value", metric, "num"),
+    ]
+    if query_text is not None:
+        texts = pl.DataFrame(
+            {"query_id": list(query_text.keys()), "query_text": list(query_text.values())},
+            schema={"query_id": pl.String, "query_text": pl.String},
+        )
+        values = values.join(texts, on="query_id", how="left", maintain_order="left")
+        columns.append(("query_text", "query text", "longtext"))
+    direction = "highest" if lower_is_better else "lowest"
+    parts = [
+        f'<p class="explain">Per system, the {worst} queries with the {direction} '
+        f"{esc_code(metric)} (NA values left out).</p>",
+        '<div class="worst">',
+    ]
+    for (system,), frame in values.partition_by(
+        "system", as_dict=True, maintain_order=True
+    ).items():
+        parts.append(f"<div><h3>{esc_code(str(system))}</h3>\n" + table(frame, columns) + "</div>")
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def _chart(chart: alt.TopLevelMixin, element_id: str) -> str:
+    return charts.embed_fragment(chart, element_id)

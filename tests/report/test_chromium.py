@@ -1,0 +1,57 @@
+"""The pages in headless Chromium: every chart draws, no request leaves, no payload runs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from _report_cases import chart_ids, without_scripts
+
+from _browser import chromium, descendants, load  # tests/ is on sys.path (tests/conftest.py)
+
+needs_chromium = pytest.mark.skipif(
+    chromium() is None,
+    reason="chromium is not on PATH (Debian: apt-get install -y chromium)",
+)
+
+
+@needs_chromium
+def test_browser_detects_page_requests(tmp_path: Path) -> None:
+    # The detector must see a request a page makes, or the next tests prove nothing.
+    canary = tmp_path / "canary.html"
+    canary.write_text(
+        '<!DOCTYPE html><title>c</title><img src="http://127.0.0.1:9/x.png">'
+        '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">',
+        encoding="utf-8",
+    )
+    loaded = load(canary)
+    assert loaded.page_requests == ["http://127.0.0.1:9/x.png"]
+
+
+@needs_chromium
+def test_sample_report_renders_in_chromium(sample_report: Path) -> None:
+    page = sample_report.read_text(encoding="utf-8")
+    ids = chart_ids(page)
+    assert len(ids) >= 6
+    loaded = load(sample_report)
+    drawn = descendants(loaded.dom, ids)
+    assert set(drawn) == ids
+    for element_id, tags in drawn.items():
+        assert "svg" in tags or "canvas" in tags, f"{element_id} did not draw"
+    assert not re.search(r"\sdata-error=", without_scripts(loaded.dom))
+    assert [u for u in loaded.page_requests if not u.startswith(("file:", "data:"))] == []
+
+
+@needs_chromium
+def test_escaped_payload_does_not_run_in_chromium(hostile_report: Path) -> None:
+    page = hostile_report.read_text(encoding="utf-8")
+    loaded = load(hostile_report)
+    title = re.search(r"<title>(.*?)</title>", loaded.dom, re.S)
+    assert title is not None
+    assert title.group(1) == "Hostile"
+    assert not re.search(r"<img\b", without_scripts(loaded.dom))
+    drawn = descendants(loaded.dom, chart_ids(page))
+    assert drawn
+    assert all("svg" in tags or "canvas" in tags for tags in drawn.values())
+    assert [u for u in loaded.page_requests if not u.startswith(("file:", "data:"))] == []

@@ -1,0 +1,105 @@
+"""The page: its sections and numbers, the sections left out, self-containment, the file."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _report_cases import METRICS, QRELS, RUNS, fmt, without_scripts
+
+import rankset
+from rankset.report import CSP, build_report, report
+
+
+def test_sample_report_sections_and_means(
+    sample_report: Path, sample_result: rankset.EvaluationResult
+) -> None:
+    page = sample_report.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<title>Sample report</title>" in page
+    for heading in (
+        "Queries",
+        "Summary",
+        "Comparison",
+        "Metric vs k",
+        "Diagnostic matrix",
+        "Worst queries",
+    ):
+        assert f"<h2>{heading}</h2>" in page, heading
+    for metric in METRICS:
+        assert f'<th class="num" scope="col">{metric}</th>' in page
+    summary = sample_result.summary
+    assert summary.height == 2 * len(METRICS)
+    for system, metric, mean, low, high in summary.select(
+        "system", "metric", "mean", "ci_low", "ci_high"
+    ).iter_rows():
+        cell = f'{fmt(mean)}<span class="ci">[{fmt(low)}, {fmt(high)}]</span></td>'
+        assert cell in page, (system, metric)
+    # The best system per column is highlighted: rerank is at least as good everywhere.
+    best = re.findall(r'<td class="num best"[^>]*>([0-9.]+)<', page)
+    assert len(best) >= len(METRICS)
+    # The comparison table marks significant rows and gives W / T / L.
+    assert "✓" in page
+    assert "30 / 8 / 2" in page  # rerank vs bm25 on ndcg@10 in the sample
+
+
+def test_sample_report_written_atomically(sample_report: Path) -> None:
+    leftovers = [p.name for p in sample_report.parent.iterdir() if p != sample_report]
+    assert leftovers == []
+
+
+def test_sample_report_is_self_contained(sample_report: Path) -> None:
+    page = sample_report.read_text(encoding="utf-8")
+    references = re.findall(r"""\b(?:src|href)\s*=\s*["']?([^"'\s>]+)""", page)
+    assert not [r for r in references if re.match(r"(?i)\s*(https?:)?//", r)]
+    assert "<link" not in page
+    markup = without_scripts(page)
+    assert "@import" not in markup
+    assert "url(" not in markup
+    assert f'<meta http-equiv="Content-Security-Policy" content="{CSP}">' in page
+    assert len(re.findall(r"<script\b", page)) >= 2  # the bundle, then the charts
+
+
+def test_build_report_without_optional_sections() -> None:
+    res = rankset.evaluate({"q1": {"d1": 1.0}}, {"q1": {"d1": 1}}, ["rr"], n_resamples=50)
+    page = build_report(res, title="Small")
+    assert "<h2>Summary</h2>" in page
+    assert "<h2>Worst queries</h2>" in page
+    assert "<h2>Comparison</h2>" not in page
+    assert "<h2>Diagnostic matrix</h2>" not in page
+    assert "Not in this report" in page
+
+
+def test_report_drops_rag_metrics_when_labels_do_not_fit_the_scale(tmp_path: Path) -> None:
+    out = report(RUNS, QRELS, out=tmp_path / "r.html", n_resamples=50)  # no scale=
+    page = out.read_text(encoding="utf-8")
+    assert "Left out ra_nwg@10, proc@10, pct_proc@10" in page
+    assert "<h2>Diagnostic matrix</h2>" not in page
+    assert "<h2>Summary</h2>" in page
+    with pytest.raises(rankset.SchemaError):
+        report(RUNS, QRELS, out=tmp_path / "s.html", scale="rag5", n_resamples=50)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
+
+
+@pytest.mark.parametrize("worst", [-1, 2.5, True])
+def test_worst_is_checked_before_anything_is_computed(tmp_path: Path, worst: Any) -> None:
+    # A run that cannot be read: the check must come first, and no file is written.
+    with pytest.raises(rankset.ParameterError, match=r"The 'worst' parameter must be an int >= 0"):
+        report(tmp_path / "no-such-run.trec", QRELS, out=tmp_path / "r.html", worst=worst)
+    res = rankset.evaluate({"q1": {"d1": 1.0}}, {"q1": {"d1": 1}}, ["rr"], n_resamples=50)
+    with pytest.raises(rankset.ParameterError, match="'worst'"):
+        build_report(res, worst=worst)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_import_does_not_load_altair() -> None:
+    # The sections draw with Altair; they load when the first page is built.
+    code = "import sys, rankset.report; print('altair' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.strip()
+    assert out == "False"
