@@ -27,14 +27,13 @@ from typing import Any
 import polars as pl
 
 from rankset._validation import check_int
-from rankset.errors import InputFormatError, ParameterError
+from rankset.errors import ParameterError
+from rankset.io._partitioned import MANIFEST, read_partitioned
+from rankset.io._partitioned import MANIFEST_FORMAT as _FORMAT
+from rankset.io._partitioned import MANIFEST_VERSION as _VERSION
 
 __all__ = ["MANIFEST", "partition", "read_partitioned"]
 
-#: The file that marks a directory as a rankset partitioned dataset.
-MANIFEST = "rankset-partition.json"
-_FORMAT = "rankset-partition"
-_VERSION = 1
 _RUN_COLUMNS = ("system", "query_id", "doc_id", "score", "rank", "text")
 
 
@@ -145,38 +144,3 @@ def _dataset_profile(parts: Sequence[Any]) -> dict[str, Any]:
         "n_rows": sum(part.profile["n_rows"] for part in parts),
     }
 
-
-def read_partitioned(
-    folder: Path, name: str
-) -> tuple[pl.LazyFrame, pl.LazyFrame, int, dict[str, Any] | None]:
-    """Scan a dataset written by :func:`partition`: ``(run, labels, buckets, profile)``.
-
-    Both keep their ``bucket`` column (from the folder names), which the evaluation
-    filters on, so each bucket's pass opens only that bucket's files.
-    """
-    try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        msg = f"{name}: cannot read the dataset description {MANIFEST} ({exc})"
-        raise InputFormatError(msg) from None
-    if manifest.get("format") != _FORMAT or manifest.get("version") != _VERSION:
-        msg = (
-            f"{name}: {MANIFEST} describes format {manifest.get('format')!r} version "
-            f"{manifest.get('version')!r}; expected {_FORMAT!r} version {_VERSION}."
-        )
-        raise InputFormatError(msg)
-    buckets = manifest.get("buckets")
-    if not isinstance(buckets, int) or buckets < 1:
-        msg = f"{name}: {MANIFEST} gives no valid bucket count (got {buckets!r})."
-        raise InputFormatError(msg)
-    hive = {"hive_partitioning": True, "hive_schema": {"bucket": pl.Int64}}
-    run = pl.scan_parquet(folder / "run", **hive)  # type: ignore[arg-type]
-    labels = pl.scan_parquet(folder / "labels", **hive)  # type: ignore[arg-type]
-    profile = manifest.get("profile")
-    if not (
-        isinstance(profile, dict)
-        and isinstance(profile.get("tags"), list)
-        and all(isinstance(profile.get(key), int) for key in ("n_scores", "n_rows"))
-    ):
-        profile = None  # written before profiles were stored: measured when evaluated
-    return run, labels, buckets, profile

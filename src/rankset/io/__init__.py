@@ -1,0 +1,78 @@
+r"""Read runs, labels, cutoffs and answers from files and objects; write runs and labels.
+
+This package only parses: it turns each supported input into Polars frames with the
+canonical column names and dtypes. Ordering, duplicate checks and the choice of scored
+queries live in :mod:`rankset.schema`.
+
+As in Polars, ``scan_*`` returns a LazyFrame: :func:`scan_run`, :func:`scan_labels`.
+:func:`read` returns every table a source holds (samples carry a run, labels, cutoffs
+and answers at once).
+
+Supported inputs
+----------------
+- TREC text: runs ``qid Q0 docid rank score tag`` and qrels ``qid iter docid grade``
+  (the default for any file name without a recognised extension). As in trec_eval,
+  fields after a run's tag are ignored, lines whose first non-blank character is ``#``
+  are comments, and blank lines are skipped.
+- ``samples``: RAG evaluation samples in JSON or JSONL, with ``expected_output``,
+  ``actual_output``, ``metadata.k`` and ``expected_answer``.
+- ``rag-gs``: a golden set of graded passages, JSONL with ``qid``, ``doc_id`` and
+  ``grade_1_5``.
+- ``dataset-json``: ``{"queries": [{"query_id", "relevant_documents", "relevance_scores"}]}``.
+- ``records-jsonl``: JSONL records with run or label columns.
+- Parquet, CSV and TSV tables, a glob or folder of Parquet files, a dataset written by
+  :func:`rankset.partition`, and in-memory Polars, pandas and pyarrow frames.
+- ``ranx``: mappings ``{query_id: {doc_id: number}}``.
+
+Gzip compression is detected from the content, whatever the file is called.
+
+Examples
+--------
+>>> import io
+>>> from rankset.io import scan_labels
+>>> scan_labels(io.StringIO("301 0 CR93E-1282 1\n")).collect().rows()
+[('301', 'CR93E-1282', 1.0)]
+"""
+
+from __future__ import annotations
+
+# The names imported "as" themselves and left out of __all__ are not public: the
+# evaluation layer uses them until it imports them from rankset.io._trec and
+# rankset.io._parsed (scan_trec_run in rankset.evaluation._inputs; TextScan,
+# SCANNED_FIELDS, SCANNED_TAG, every_field_read and no_comment_line, the checks of a
+# lazy scan, in rankset.evaluation._pass). Then they go.
+from rankset._typing import InputFormat, Kind, Source, WriteFormat
+from rankset.io import _trec
+from rankset.io._answers import read_answers
+from rankset.io._parsed import ParsedInput
+from rankset.io._parsed import TextScan as TextScan
+from rankset.io._readers import read, read_labels, read_run, scan_labels, scan_run
+from rankset.io._trec import SCANNED_FIELDS as SCANNED_FIELDS
+from rankset.io._trec import SCANNED_TAG as SCANNED_TAG
+from rankset.io._trec import every_field_read as every_field_read
+from rankset.io._trec import no_comment_line as no_comment_line
+from rankset.io._trec import scan_trec_run as scan_trec_run
+from rankset.io._writers import atomic_path, write_labels, write_parquet, write_run
+
+__all__ = [
+    "InputFormat",
+    "Kind",
+    "ParsedInput",
+    "Source",
+    "WriteFormat",
+    "atomic_path",
+    "read",
+    "read_answers",
+    "read_labels",
+    "read_run",
+    "scan_labels",
+    "scan_run",
+    "write_labels",
+    "write_parquet",
+    "write_run",
+]
+
+# Not public: the names tests/evaluation/test_engine.py calls the TREC readers by.
+_parse_trec_lines = _trec.parse_trec_lines
+_read_simple_trec_run = _trec.read_plain_trec_run
+_read_simple_trec_labels = _trec.read_plain_trec_labels

@@ -1,0 +1,388 @@
+"""The public readers, and the dispatch of a source to the reader of its format.
+
+:func:`read` parses any source into a :class:`ParsedInput`; :func:`scan_run` and
+:func:`scan_labels` return one table of it as a LazyFrame. ``read_run`` and
+``read_labels`` are their deprecated names.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from rankset._typing import InputFormat, Kind, Source, choices_of
+from rankset._validation import check_choice
+from rankset.errors import InputFormatError, ParameterError
+from rankset.io._json import parse_json
+from rankset.io._parsed import (
+    ParsedInput,
+    check_column_mapping,
+    check_format_for,
+    check_no_mapping,
+    no_table_message,
+)
+from rankset.io._partitioned import MANIFEST, read_partitioned
+from rankset.io._ranx import parse_ranx
+from rankset.io._sources import (
+    GLOB_CHARS,
+    GZIP_MAGIC,
+    decode_text,
+    display_stem,
+    format_from_extension,
+    read_bytes,
+    sniff_content,
+    starts_with,
+    stream_bytes,
+)
+from rankset.io._tables import (
+    foreign_to_lazy,
+    is_foreign_frame,
+    parse_parquet_files,
+    parse_parquet_path,
+    parse_table,
+    read_delimited,
+    read_frame,
+    read_glob,
+    read_parquet_bytes,
+)
+from rankset.io._trec import parse_trec, read_plain_trec_run
+
+__all__ = ["read", "read_labels", "read_run", "scan_labels", "scan_run"]
+
+_INPUT_FORMATS: Final = frozenset(choices_of(InputFormat))
+_KINDS: Final = frozenset(choices_of(Kind))
+_FILE_FORMATS: Final = _INPUT_FORMATS - {"frame"}
+
+
+def read(
+    source: Source,
+    *,
+    format: InputFormat | None = None,
+    columns: Mapping[str, str] | None = None,
+    kind: Kind = "auto",
+) -> ParsedInput:
+    r"""Parse a run, labels, cutoffs and answers from a file, stream or in-memory object.
+
+    Parameters
+    ----------
+    source
+        A path (``str`` or path-like; ``.gz`` is decompressed transparently), a glob
+        pattern or a folder of Parquet files read as one table (``runs/bm25/*.parquet``;
+        named after the folder), a binary or text file object, a Polars
+        DataFrame/LazyFrame, a pandas DataFrame, a pyarrow Table, or a ranx-style
+        mapping ``{query_id: {doc_id: number}}``.
+    format
+        The input format; inferred when None: from the file extension (``.parquet``,
+        ``.pq``, ``.csv``, ``.tsv``, ``.json``, ``.jsonl``, ``.ndjson``), else from the
+        content (Parquet magic bytes, JSON when the first non-blank character is ``{`` or
+        ``[``, else TREC text). JSON sources are told apart by their first object.
+    columns
+        For tables and JSON records: source column name -> canonical name (``query_id``,
+        ``doc_id``, ``rank``, ``score``, ``grade``, ``system``, ``text``). Applied before
+        the built-in aliases (``qid``, ``docno``, ``rel``, ``tag``, ...).
+    kind
+        ``"run"`` or ``"labels"`` forces what a single-table source holds; ``"auto"``
+        decides from the content (TREC field count, a grade column). Sources with several
+        tables (samples) are parsed whole regardless.
+
+    Returns
+    -------
+    ParsedInput
+        The parsed tables as lazy frames; absent tables are None.
+
+    Raises
+    ------
+    InputFormatError
+        The source cannot be parsed; the message names the source, the line where one
+        applies, and what was expected.
+    ParameterError
+        ``format``, ``kind`` or ``columns`` is invalid, or does not fit the source.
+
+    Examples
+    --------
+    >>> import io
+    >>> parsed = read(io.StringIO("301 0 CR93E-1282 1\n301 0 FR940202-2-00150 0\n"))
+    >>> parsed.format, parsed.run is None, parsed.labels.collect().height
+    ('trec', True, 2)
+    """
+    check_choice("format", format, _INPUT_FORMATS, allow_none=True)
+    check_choice("kind", kind, _KINDS)
+    mapping = check_column_mapping(columns)
+    if isinstance(source, pl.DataFrame | pl.LazyFrame):
+        return read_frame(source.lazy(), f"<polars.{type(source).__name__}>", format, mapping, kind)
+    if is_foreign_frame(source):
+        name = f"<{type(source).__module__.split('.')[0]}.{type(source).__name__}>"
+        return read_frame(foreign_to_lazy(source, name), name, format, mapping, kind)
+    if isinstance(source, Mapping):
+        check_format_for(format, {"ranx"}, "a mapping")
+        check_no_mapping(mapping, "ranx")
+        return parse_ranx(source, "<dict>", None, kind)
+    if isinstance(source, str | os.PathLike):
+        return _read_path(Path(source), os.fspath(source), format, mapping, kind)
+    if hasattr(source, "read"):
+        return _read_stream(source, format, mapping, kind)
+    msg = (
+        f"cannot read a {type(source).__name__}: expected a path, a file object, a Polars, "
+        "pandas or pyarrow frame, or a mapping {query_id: {doc_id: number}}"
+    )
+    raise ParameterError(msg)
+
+
+def scan_run(
+    source: Source,
+    *,
+    format: InputFormat | None = None,
+    columns: Mapping[str, str] | None = None,
+) -> pl.LazyFrame:
+    r"""Scan a run, ranked documents per query, as a LazyFrame.
+
+    The source is parsed now, so a malformed file raises here, not at ``.collect()``;
+    Parquet files and frames stay lazy until collected.
+
+    Parameters
+    ----------
+    source
+        Anything :func:`read` accepts.
+    format
+        The input format; inferred when None (see :func:`read`).
+    columns
+        Source column name -> canonical name, for tables and JSON records.
+
+    Returns
+    -------
+    polars.LazyFrame
+        ``query_id`` str, ``doc_id`` str, ``rank`` i64, ``score`` f64, ``system`` str,
+        and ``text`` str when the source has passage text. Rows keep the source order.
+
+    Raises
+    ------
+    InputFormatError
+        The source cannot be parsed, or carries no run (e.g. a qrels file).
+    ParameterError
+        ``format`` or ``columns`` is invalid, or does not fit the source.
+
+    Examples
+    --------
+    >>> import io
+    >>> text = "301 Q0 FR940202-2-00150 1 2.13 bm25\n301 Q0 FR940203-1-00036 2 1.91 bm25\n"
+    >>> scan_run(io.StringIO(text)).collect()
+    shape: (2, 5)
+    ┌──────────┬──────────────────┬──────┬───────┬────────┐
+    │ query_id ┆ doc_id           ┆ rank ┆ score ┆ system │
+    │ ---      ┆ ---              ┆ ---  ┆ ---   ┆ ---    │
+    │ str      ┆ str              ┆ i64  ┆ f64   ┆ str    │
+    ╞══════════╪══════════════════╪══════╪═══════╪════════╡
+    │ 301      ┆ FR940202-2-00150 ┆ 1    ┆ 2.13  ┆ bm25   │
+    │ 301      ┆ FR940203-1-00036 ┆ 2    ┆ 1.91  ┆ bm25   │
+    └──────────┴──────────────────┴──────┴───────┴────────┘
+
+    A ranx-style mapping holds scores only:
+
+    >>> scan_run({"q1": {"d1": 0.5}}).collect()["score"].to_list()
+    [0.5]
+    """
+    parsed = read(source, format=format, columns=columns, kind="run")
+    if parsed.run is None:
+        raise InputFormatError(no_table_message(parsed, "run"))
+    return parsed.run
+
+
+def scan_labels(
+    source: Source,
+    *,
+    format: InputFormat | None = None,
+    columns: Mapping[str, str] | None = None,
+) -> pl.LazyFrame:
+    r"""Scan labels (qrels), graded judgments per query, as a LazyFrame.
+
+    The source is parsed now, so a malformed file raises here, not at ``.collect()``.
+
+    Parameters
+    ----------
+    source
+        Anything :func:`read` accepts.
+    format
+        The input format; inferred when None (see :func:`read`).
+    columns
+        Source column name -> canonical name, for tables and JSON records.
+
+    Returns
+    -------
+    polars.LazyFrame
+        ``query_id`` str, ``doc_id`` str, ``grade`` f64, in source order.
+
+    Raises
+    ------
+    InputFormatError
+        The source cannot be parsed, or carries no labels (e.g. a TREC run file).
+    ParameterError
+        ``format`` or ``columns`` is invalid, or does not fit the source.
+
+    Examples
+    --------
+    >>> import io
+    >>> scan_labels(io.StringIO("301 0 CR93E-1282 1\n")).collect()["grade"].to_list()
+    [1.0]
+    """
+    parsed = read(source, format=format, columns=columns, kind="labels")
+    if parsed.labels is None:
+        raise InputFormatError(no_table_message(parsed, "labels"))
+    return parsed.labels
+
+
+def read_run(
+    source: Source,
+    *,
+    format: InputFormat | None = None,
+    columns: Mapping[str, str] | None = None,
+) -> pl.LazyFrame:
+    r"""Read a run as a LazyFrame: deprecated, use :func:`scan_run`.
+
+    Polars' ``read_*`` functions return DataFrames and its ``scan_*`` functions
+    LazyFrames; this one returns a LazyFrame and will return a DataFrame in the next
+    release. Until then it is :func:`scan_run` with a :class:`DeprecationWarning`.
+
+    Parameters
+    ----------
+    source, format, columns
+        As for :func:`scan_run`.
+
+    Returns
+    -------
+    polars.LazyFrame
+        What :func:`scan_run` returns.
+
+    Examples
+    --------
+    >>> import io, warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     run = read_run(io.StringIO("301 Q0 d1 1 2.13 bm25\n"))
+    >>> type(run).__name__, caught[0].category.__name__
+    ('LazyFrame', 'DeprecationWarning')
+    """
+    warnings.warn(_deprecation("read_run", "scan_run"), DeprecationWarning, stacklevel=2)
+    return scan_run(source, format=format, columns=columns)
+
+
+def read_labels(
+    source: Source,
+    *,
+    format: InputFormat | None = None,
+    columns: Mapping[str, str] | None = None,
+) -> pl.LazyFrame:
+    r"""Read labels as a LazyFrame: deprecated, use :func:`scan_labels`.
+
+    Polars' ``read_*`` functions return DataFrames and its ``scan_*`` functions
+    LazyFrames; this one returns a LazyFrame and will return a DataFrame in the next
+    release. Until then it is :func:`scan_labels` with a :class:`DeprecationWarning`.
+
+    Parameters
+    ----------
+    source, format, columns
+        As for :func:`scan_labels`.
+
+    Returns
+    -------
+    polars.LazyFrame
+        What :func:`scan_labels` returns.
+
+    Examples
+    --------
+    >>> import io, warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     labels = read_labels(io.StringIO("301 0 CR93E-1282 1\n"))
+    >>> type(labels).__name__, caught[0].category.__name__
+    ('LazyFrame', 'DeprecationWarning')
+    """
+    warnings.warn(_deprecation("read_labels", "scan_labels"), DeprecationWarning, stacklevel=2)
+    return scan_labels(source, format=format, columns=columns)
+
+
+def _deprecation(old: str, new: str) -> str:
+    return (
+        f"rankset {old}() returns a LazyFrame; in the next release it will return a "
+        f"DataFrame, as Polars' read_* functions do. Use {new}() for a LazyFrame, or "
+        f"{new}(...).collect() for a DataFrame."
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Dispatch: files, folders, globs and streams
+# --------------------------------------------------------------------------------------
+
+
+def _read_path(
+    path: Path, name: str, format: str | None, mapping: dict[str, str], kind: Kind
+) -> ParsedInput:
+    check_format_for(format, set(_FILE_FORMATS), "a file")
+    if path.is_dir():
+        if (path / MANIFEST).is_file():
+            run, labels, buckets, profile = read_partitioned(path, name)
+            return ParsedInput(
+                name, None, "parquet", run=run, labels=labels, buckets=buckets, profile=profile
+            )
+        if format in (None, "parquet") and next(path.rglob("*.parquet"), None) is not None:
+            # A folder of Parquet files (Spark, Dask, Hive-partitioned output): one table.
+            return parse_parquet_files(path, name, path.name, mapping, kind)
+        msg = (
+            f"{name}: is a directory, expected a file, a folder of .parquet files, or a "
+            f"dataset written by rankset.partition (which has a {MANIFEST})"
+        )
+        raise InputFormatError(msg)
+    if not path.exists() and GLOB_CHARS.search(name):
+        return read_glob(name, format, mapping, kind)
+    stem = display_stem(path)
+    resolved = format or format_from_extension(path)
+    if resolved == "parquet" and not starts_with(path, name, GZIP_MAGIC):
+        return parse_parquet_path(path, name, stem, mapping, kind)
+    tried_plain = False
+    if resolved in (None, "trec") and kind != "labels" and not mapping:
+        # Most run files are plain one-space TREC text: read them straight from disk.
+        plain = read_plain_trec_run(path)
+        if plain is not None:
+            return ParsedInput(name, stem, "trec", run=plain.lazy())
+        tried_plain = not starts_with(path, name, GZIP_MAGIC)
+    data = read_bytes(path, name)
+    return _parse_bytes(data, name, stem, resolved, mapping, kind, try_plain=not tried_plain)
+
+
+def _read_stream(
+    stream: Any, format: str | None, mapping: dict[str, str], kind: Kind
+) -> ParsedInput:
+    check_format_for(format, set(_FILE_FORMATS), "a file object")
+    name = "<stream>"
+    return _parse_bytes(stream_bytes(stream, name), name, None, format, mapping, kind)
+
+
+def _parse_bytes(
+    data: bytes,
+    name: str,
+    stem: str | None,
+    format: str | None,
+    mapping: dict[str, str],
+    kind: Kind,
+    *,
+    try_plain: bool = True,
+) -> ParsedInput:
+    resolved = format or sniff_content(data)
+    if resolved == "trec":
+        check_no_mapping(mapping, "trec")
+        return parse_trec(data, name, stem, kind, try_plain=try_plain)
+    if resolved == "parquet":
+        frame = read_parquet_bytes(data, name)
+        return parse_table(frame.lazy(), name, stem, "parquet", mapping, kind)
+    if resolved == "csv":
+        frame = read_delimited(data, name, ",")
+        return parse_table(frame.lazy(), name, stem, "csv", mapping, kind)
+    if resolved == "tsv":
+        frame = read_delimited(data, name, "\t")
+        return parse_table(frame.lazy(), name, stem, "tsv", mapping, kind)
+    json_format = None if resolved == "json" else resolved
+    return parse_json(decode_text(data, name), name, stem, json_format, mapping, kind)

@@ -1,0 +1,185 @@
+"""Where input bytes come from: files and streams, gzip, format sniffing, decoding.
+
+Gzip is recognised by its magic bytes, whatever the file is called; the format comes
+from the extension when there is one, else from the content.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from rankset.errors import InputFormatError
+
+__all__ = [
+    "GLOB_CHARS",
+    "GZIP_MAGIC",
+    "PARQUET_MAGIC",
+    "UTF8_BOM",
+    "decode_text",
+    "display_stem",
+    "format_from_extension",
+    "gunzip_if_needed",
+    "read_bytes",
+    "sniff_content",
+    "split_lines",
+    "starts_with",
+    "stream_bytes",
+]
+
+GZIP_MAGIC: Final = b"\x1f\x8b"
+PARQUET_MAGIC: Final = b"PAR1"
+UTF8_BOM: Final = b"\xef\xbb\xbf"
+#: Characters that make a path that does not exist a glob pattern.
+GLOB_CHARS: Final = re.compile(r"[*?\[]")
+
+_EXTENSION_FORMATS: Final[Mapping[str, str]] = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".ndjson": "json",
+}
+# Extensions that name a format and so are not part of a run's display stem.
+_FORMAT_EXTENSIONS: Final = frozenset(
+    {*_EXTENSION_FORMATS, ".trec", ".run", ".txt", ".qrels", ".res"}
+)
+
+
+def display_stem(path: Path) -> str:
+    """Return the file name without ``.gz`` and without an extension naming a format.
+
+    Examples
+    --------
+    >>> display_stem(Path("runs/bm25.dl19.trec.gz"))
+    'bm25.dl19'
+    """
+    name = path.name
+    if name.lower().endswith(".gz"):
+        name = name[:-3]
+    suffix = Path(name).suffix
+    if suffix.lower() in _FORMAT_EXTENSIONS:
+        name = name[: -len(suffix)]
+    return name
+
+
+def format_from_extension(path: Path) -> str | None:
+    """Return the format a file's extension names (``"json"`` for any JSON), or None.
+
+    Examples
+    --------
+    >>> format_from_extension(Path("run.csv.gz")), format_from_extension(Path("run.trec"))
+    ('csv', None)
+    """
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return _EXTENSION_FORMATS.get(Path(name).suffix)
+
+
+def starts_with(path: Path, name: str, magic: bytes) -> bool:
+    """Whether the file at ``path`` starts with ``magic``; a missing file is an input error."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(magic)) == magic
+    except FileNotFoundError:
+        raise InputFormatError(f"file not found: {name}") from None
+
+
+def read_bytes(path: Path, name: str) -> bytes:
+    """Read a whole file, decompressed when it is gzip."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputFormatError(f"file not found: {name}") from None
+    return gunzip_if_needed(data, name)
+
+
+def stream_bytes(stream: Any, name: str) -> bytes:
+    """Read a whole binary or text stream as bytes, decompressed when it is gzip."""
+    content = stream.read()
+    data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
+    return gunzip_if_needed(data, name)
+
+
+def gunzip_if_needed(data: bytes, name: str) -> bytes:
+    r"""Decompress ``data`` when it starts with the gzip magic bytes.
+
+    Examples
+    --------
+    >>> gunzip_if_needed(gzip.compress(b"1 0 d 1\n"), "<stream>")
+    b'1 0 d 1\n'
+    """
+    if not data.startswith(GZIP_MAGIC):
+        return data
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as exc:
+        msg = f"{name}: starts like gzip but cannot be decompressed ({exc})"
+        raise InputFormatError(msg) from None
+
+
+def sniff_content(data: bytes) -> str:
+    r"""Guess the format of decompressed bytes: Parquet, JSON, else TREC text.
+
+    Examples
+    --------
+    >>> sniff_content(b'  {"q1": {"d1": 1}}'), sniff_content(b"1 0 d 1\n")
+    ('json', 'trec')
+    """
+    if data.startswith(PARQUET_MAGIC):
+        return "parquet"
+    head = data[:4096].lstrip(UTF8_BOM + b" \t\r\n\f\v")
+    return "json" if head[:1] in (b"{", b"[") else "trec"
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """Decode UTF-8 (a BOM is dropped); an invalid byte is an error naming its line."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        msg = f"{name}, line {line}: not valid UTF-8 ({exc.reason})"
+        raise InputFormatError(msg) from None
+
+
+def split_lines(data: bytes, name: str) -> pl.DataFrame:
+    r"""Split bytes into a ``lineno``/``line`` frame; blank lines keep their number as null.
+
+    Examples
+    --------
+    >>> split_lines(b"a\r\n\nb\n", "<stream>").rows()
+    [(1, 'a'), (2, None), (3, 'b')]
+    """
+    try:
+        # A NUL separator and no quoting turn the CSV reader into a fast, multithreaded
+        # line splitter that strips CRLF and a UTF-8 BOM and keeps empty lines as nulls.
+        return pl.read_csv(
+            data,
+            has_header=False,
+            separator="\x00",
+            quote_char=None,
+            schema={"line": pl.String},
+            row_index_name="lineno",
+            row_index_offset=1,
+            raise_if_empty=False,
+        )
+    except pl.exceptions.PolarsError:
+        # NUL bytes or invalid UTF-8: the slow path either copes or reports the line.
+        return _split_lines_slowly(data, name)
+
+
+def _split_lines_slowly(data: bytes, name: str) -> pl.DataFrame:
+    lines = decode_text(data, name).split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    series = pl.Series("line", [line.removesuffix("\r") or None for line in lines], pl.String)
+    return series.to_frame().with_row_index("lineno", offset=1)

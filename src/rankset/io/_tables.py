@@ -1,0 +1,292 @@
+"""Tables: Parquet, CSV and TSV files, and in-memory Polars, pandas and pyarrow frames.
+
+A table's columns are mapped to the canonical ones (the caller's ``columns`` first,
+then the built-in aliases), checked and cast; a value that cannot be cast is an error
+naming its row. Text tables are read as text throughout, so ids keep leading zeros.
+"""
+
+from __future__ import annotations
+
+import glob
+import io
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import polars as pl
+
+from rankset._typing import InputFormat, Kind
+from rankset.errors import InputFormatError
+from rankset.io._parsed import (
+    ALIASES,
+    LABELS_SCHEMA,
+    NUMERIC_TARGETS,
+    RUN_SCHEMA,
+    ParsedInput,
+    check_format_for,
+    number_word,
+)
+from rankset.io._sources import GLOB_CHARS, display_stem, format_from_extension
+
+__all__ = [
+    "first_uncastable",
+    "foreign_to_lazy",
+    "is_foreign_frame",
+    "parse_parquet_files",
+    "parse_parquet_path",
+    "parse_table",
+    "read_delimited",
+    "read_frame",
+    "read_glob",
+    "read_parquet_bytes",
+]
+
+
+def is_foreign_frame(source: object) -> bool:
+    """Whether ``source`` is a pandas DataFrame or a pyarrow Table or RecordBatch."""
+    # Checking the class's module keeps pandas and pyarrow unimported until the caller
+    # hands over one of their objects.
+    cls = type(source)
+    module = cls.__module__.split(".")[0]
+    return (module == "pandas" and cls.__name__ == "DataFrame") or (
+        module == "pyarrow" and cls.__name__ in ("Table", "RecordBatch")
+    )
+
+
+def foreign_to_lazy(source: Any, name: str) -> pl.LazyFrame:
+    """Convert a pandas or pyarrow table to a Polars LazyFrame."""
+    try:
+        if type(source).__module__.startswith("pandas"):
+            return pl.from_pandas(source).lazy()
+        frame = pl.from_arrow(source)
+    except (pl.exceptions.PolarsError, TypeError, ValueError) as exc:
+        msg = f"{name}: cannot convert to a Polars frame ({exc})"
+        raise InputFormatError(msg) from None
+    if not isinstance(frame, pl.DataFrame):  # pragma: no cover - tables give frames
+        msg = f"{name}: expected a table, got a single column"
+        raise InputFormatError(msg)
+    return frame.lazy()
+
+
+def read_frame(
+    frame: pl.LazyFrame, name: str, format: str | None, mapping: dict[str, str], kind: Kind
+) -> ParsedInput:
+    """Parse an in-memory frame as a run or labels table."""
+    check_format_for(format, {"frame"}, "an in-memory frame")
+    return parse_table(frame, name, None, "frame", mapping, kind)
+
+
+def parse_parquet_path(
+    path: Path, name: str, stem: str, mapping: dict[str, str], kind: Kind
+) -> ParsedInput:
+    """Scan one Parquet file as a run or labels table."""
+    try:
+        frame = pl.scan_parquet(path)
+        frame.collect_schema()
+    except pl.exceptions.PolarsError as exc:
+        msg = f"{name}: not a readable Parquet file ({exc})"
+        raise InputFormatError(msg) from None
+    return parse_table(frame, name, stem, "parquet", mapping, kind)
+
+
+def read_glob(pattern: str, format: str | None, mapping: dict[str, str], kind: Kind) -> ParsedInput:
+    """Read the Parquet files a glob pattern matches (``runs/bm25/part-*.parquet``) as one."""
+    matches = sorted(Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file())
+    if not matches:
+        raise InputFormatError(f"{pattern}: no file matches this pattern")
+    others = [p for p in matches if (format or format_from_extension(p)) != "parquet"]
+    if others:
+        msg = (
+            f"{pattern}: a pattern reads Parquet files only; it matches {others[0]} "
+            "(name each text file on its own)"
+        )
+        raise InputFormatError(msg)
+    pattern_path = Path(pattern)
+    named_by_folder = not GLOB_CHARS.search(pattern_path.parent.name) and pattern_path.parent.name
+    stem = pattern_path.parent.name if named_by_folder else display_stem(matches[0])
+    return parse_parquet_files(matches, pattern, stem, mapping, kind)
+
+
+def parse_parquet_files(
+    files: Path | list[Path], name: str, stem: str, mapping: dict[str, str], kind: Kind
+) -> ParsedInput:
+    """Scan Parquet files (a list, or a folder read recursively) as one table."""
+    try:
+        frame = pl.scan_parquet(files)
+        frame.collect_schema()
+    except pl.exceptions.PolarsError as exc:
+        msg = f"{name}: not readable as Parquet files ({exc})"
+        raise InputFormatError(msg) from None
+    return parse_table(frame, name, stem, "parquet", mapping, kind)
+
+
+def read_parquet_bytes(data: bytes, name: str) -> pl.DataFrame:
+    """Read Parquet from bytes (a stream, or a gzip-compressed file)."""
+    try:
+        return pl.read_parquet(io.BytesIO(data))
+    except pl.exceptions.PolarsError as exc:
+        msg = f"{name}: not a readable Parquet file ({exc})"
+        raise InputFormatError(msg) from None
+
+
+def read_delimited(data: bytes, name: str, separator: str) -> pl.DataFrame:
+    """Read CSV or TSV with a header row, every column as text."""
+    # Every column is read as text so ids keep leading zeros and stay strings; numbers
+    # are cast later with messages that name the bad row.
+    try:
+        return pl.read_csv(data, separator=separator, infer_schema=False)
+    except pl.exceptions.NoDataError:
+        msg = f"{name}: the file is empty; expected a header row naming the columns"
+        raise InputFormatError(msg) from None
+    except pl.exceptions.PolarsError as exc:
+        msg = f"{name}: cannot parse as {'CSV' if separator == ',' else 'TSV'} ({exc})"
+        raise InputFormatError(msg) from None
+
+
+def parse_table(
+    frame: pl.LazyFrame,
+    name: str,
+    stem: str | None,
+    format: InputFormat,
+    mapping: dict[str, str],
+    kind: Kind,
+    row_label: Callable[[int], str] | None = None,
+) -> ParsedInput:
+    """Map, check and cast a table's columns: a run, or labels when it has a grade.
+
+    ``row_label`` names a row (0-based) in messages; by default ``"<name>, row N"``.
+    """
+    schema = frame.collect_schema()
+    chosen = _resolve_columns(list(schema.names()), mapping, name)
+    table_kind = kind if kind != "auto" else ("labels" if "grade" in chosen else "run")
+    _require_columns(chosen, table_kind, name, list(schema.names()))
+    # Columns of the other table kind are neither validated nor kept.
+    wanted = LABELS_SCHEMA if table_kind == "labels" else {**RUN_SCHEMA, "text": pl.String}
+    chosen = {canonical: source for canonical, source in chosen.items() if canonical in wanted}
+    describe = row_label or (lambda row: f"{name}, row {row + 1}")
+    selected = frame.select(pl.col(source).alias(canonical) for canonical, source in chosen.items())
+    typed = _cast_table(selected, schema, chosen, name, describe)
+    if table_kind == "labels":
+        return ParsedInput(name, stem, format, labels=typed.select(*LABELS_SCHEMA))
+    run_columns = [
+        pl.col(c) if c in chosen else pl.lit(None, dtype=dtype).alias(c)
+        for c, dtype in RUN_SCHEMA.items()
+    ]
+    if "text" in chosen:
+        run_columns.append(pl.col("text"))
+    return ParsedInput(name, stem, format, run=typed.select(run_columns))
+
+
+def _resolve_columns(names: Sequence[str], mapping: Mapping[str, str], name: str) -> dict[str, str]:
+    """Map each canonical column to the source column that provides it."""
+    for source_name in mapping:
+        if source_name not in names:
+            msg = (
+                f"{name}: column {source_name!r} named in 'columns' is not in the source; "
+                f"found columns {list(names)}"
+            )
+            raise InputFormatError(msg)
+    chosen = {canonical: source for source, canonical in mapping.items()}
+    used = set(mapping)
+    by_lower = {n.lower(): n for n in reversed(names)}
+    for canonical, aliases in ALIASES.items():
+        if canonical in chosen:
+            continue
+        for alias in aliases:
+            source = by_lower.get(alias)
+            if source is not None and source not in used:
+                chosen[canonical] = source
+                used.add(source)
+                break
+    return chosen
+
+
+def _require_columns(
+    chosen: Mapping[str, str], kind: Literal["run", "labels"], name: str, found: list[str]
+) -> None:
+    missing = [f"'{c}'" for c in ("query_id", "doc_id") if c not in chosen]
+    if kind == "labels" and "grade" not in chosen:
+        missing.append("'grade'")
+    if kind == "run" and "rank" not in chosen and "score" not in chosen:
+        missing.append("'rank' or 'score'")
+    if missing:
+        what = "labels" if kind == "labels" else "a run"
+        msg = f"{name}: missing column {', '.join(missing)} for {what}; found columns {found}"
+        raise InputFormatError(msg)
+
+
+def _cast_table(
+    frame: pl.LazyFrame,
+    schema: pl.Schema,
+    chosen: Mapping[str, str],
+    name: str,
+    describe: Callable[[int], str],
+) -> pl.LazyFrame:
+    casts = []
+    for canonical, source in chosen.items():
+        dtype = schema[source]
+        target = NUMERIC_TARGETS.get(canonical, pl.String())
+        _check_castable(frame, canonical, source, dtype, target, name, describe)
+        casts.append(pl.col(canonical).cast(target, strict=False))
+    return frame.with_columns(casts)
+
+
+def _check_castable(
+    frame: pl.LazyFrame,
+    canonical: str,
+    source: str,
+    dtype: pl.DataType,
+    target: pl.DataType,
+    name: str,
+    describe: Callable[[int], str],
+) -> None:
+    label = f"column {source!r}" if source == canonical else f"column {source!r} ({canonical})"
+    if target == pl.String:
+        textual = dtype in (pl.String, pl.Null) or isinstance(dtype, pl.Categorical | pl.Enum)
+        if not (textual or dtype.is_integer()):
+            msg = f"{name}: {label} has dtype {dtype}; expected strings or integers"
+            raise InputFormatError(msg)
+        return
+    if dtype.is_integer() or dtype == pl.Null or (dtype.is_float() and target.is_float()):
+        return
+    if dtype == pl.Boolean and canonical == "grade":
+        return
+    if not (dtype.is_float() or dtype == pl.String or isinstance(dtype, pl.Categorical)):
+        msg = f"{name}: {label} has dtype {dtype}; expected {number_word(target)}s"
+        raise InputFormatError(msg)
+    # Only text (and float ranks) can fail to cast, so only then is the column read now.
+    first = first_uncastable(frame, canonical, dtype, target)
+    if first is not None:
+        row, value = first
+        msg = f"{describe(row)}: {label} value {value!r} is not {number_word(target)}"
+        raise InputFormatError(msg)
+
+
+def first_uncastable(
+    frame: pl.LazyFrame, column: str, dtype: pl.DataType, target: pl.DataType
+) -> tuple[int, str] | None:
+    """Return the row and value of the first entry of ``column`` not castable to ``target``.
+
+    Examples
+    --------
+    >>> frame = pl.LazyFrame({"k": ["1", "two"]})
+    >>> first_uncastable(frame, "k", pl.String(), pl.Int64())
+    (1, 'two')
+    """
+    raw = pl.col(column)
+    if dtype.is_float():
+        outside = ~raw.is_finite() | (raw != raw.round()) | (raw.abs() >= 2.0**63)
+        bad = raw.is_not_null() & outside
+    else:
+        raw = raw.cast(pl.String)
+        bad = raw.is_not_null() & raw.cast(target, strict=False).is_null()
+    found = (
+        frame.select(raw.cast(pl.String).alias("value"), bad.alias("bad"))
+        .with_row_index("row")
+        .filter(pl.col("bad"))
+        .head(1)
+        .collect()
+    )
+    if found.height == 0:
+        return None
+    return int(found.item(0, "row")), str(found.item(0, "value"))

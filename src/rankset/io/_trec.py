@@ -1,0 +1,423 @@
+"""TREC text: runs ``qid Q0 docid rank score tag`` and qrels ``qid iter docid grade``.
+
+Three readers give the same table. The general parser splits lines and matches each
+with a regular expression: it copes with any whitespace, comments and blank lines, and
+names the line of any error. Most files are in the plain layout (fields separated by
+one space or one tab, nothing else); Polars' CSV reader reads those faster and in less
+memory, and whatever it does not read cleanly goes to the general parser, so errors and
+edge cases are always the general parser's. :func:`scan_trec_run` scans a plain-layout
+run file lazily, leaving the evaluation's pass to verify what it assumed.
+
+As in trec_eval, fields after a run's tag are ignored, lines whose first non-blank
+character is ``#`` are comments, and blank lines are skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import polars as pl
+
+from rankset._typing import Kind
+from rankset.errors import InputFormatError
+from rankset.io._parsed import NUMERIC_TARGETS, ParsedInput, TextScan, number_word, show_line
+from rankset.io._sources import (
+    GZIP_MAGIC,
+    PARQUET_MAGIC,
+    UTF8_BOM,
+    display_stem,
+    format_from_extension,
+    split_lines,
+)
+
+__all__ = [
+    "SCANNED_FIELDS",
+    "SCANNED_TAG",
+    "every_field_read",
+    "no_comment_line",
+    "parse_trec",
+    "parse_trec_lines",
+    "read_plain_trec_labels",
+    "read_plain_trec_run",
+    "scan_trec_run",
+]
+
+_BLANK: Final = r"[ \t\f\v\r]"
+_FIELD: Final = r"[^ \t\f\v\r]+"
+# A data line has a first non-blank character and it is not '#'; '#' later in a line
+# (doc ids like `msmarco_v2.1_doc_50_2286987788#13_3087841662`) is data.
+_DATA_LINE: Final = r"^[ \t\f\v\r]*[^ \t\f\v\r#]"
+_SPLIT_FIELDS: Final = re.compile(_BLANK + "+")
+_TREC_COLUMNS: Final = frozenset({"query_id", "doc_id", "rank", "score", "system", "grade"})
+
+
+@dataclass(frozen=True)
+class _TrecLayout:
+    kind: Literal["run", "labels"]
+    fields: tuple[str, ...]
+    description: str
+    # trec_eval ignores anything after a run's tag (its own results.trunc test file
+    # relies on it) but rejects a fifth qrels field; the layouts follow it.
+    ignores_trailing_fields: bool
+
+    @property
+    def kept(self) -> tuple[str, ...]:
+        """The fields that become columns; the Q0/iteration field is checked, not kept."""
+        return tuple(field for field in self.fields if field in _TREC_COLUMNS)
+
+    @property
+    def pattern(self) -> str:
+        groups = (_BLANK + "+").join(
+            f"(?P<{field}>{_FIELD})" if field in _TREC_COLUMNS else _FIELD for field in self.fields
+        )
+        tail = f"(?:{_BLANK}.*)?" if self.ignores_trailing_fields else f"{_BLANK}*"
+        return f"^{_BLANK}*{groups}{tail}$"
+
+    def accepts_field_count(self, count: int) -> bool:
+        wanted = len(self.fields)
+        return count >= wanted if self.ignores_trailing_fields else count == wanted
+
+
+_TREC_RUN: Final = _TrecLayout(
+    "run",
+    ("query_id", "q0", "doc_id", "rank", "score", "system"),
+    "qid Q0 docid rank score tag",
+    ignores_trailing_fields=True,
+)
+_TREC_QRELS: Final = _TrecLayout(
+    "labels",
+    ("query_id", "iteration", "doc_id", "grade"),
+    "qid iter docid grade",
+    ignores_trailing_fields=False,
+)
+_TREC_LAYOUTS: Final = {"run": _TREC_RUN, "labels": _TREC_QRELS}
+
+
+# --------------------------------------------------------------------------------------
+# The plain layout, read by Polars' CSV reader
+# --------------------------------------------------------------------------------------
+
+# The common layout of run files: six fields separated by one space or one tab, no more.
+_PLAIN_RUN_SCHEMA: Final = {
+    "query_id": pl.String,
+    "q0": pl.String,
+    "doc_id": pl.String,
+    "rank": pl.Int64,
+    "score": pl.Float64,
+    "system": pl.String,
+}
+_RUN_FIELDS: Final = tuple(_PLAIN_RUN_SCHEMA)
+# Qrels in the plain layout. Integer grades only (anything else goes to the general
+# parser, which reads decimals too); a line with a fifth field makes the CSV reader raise.
+_PLAIN_QRELS_SCHEMA: Final = {
+    "query_id": pl.String,
+    "iteration": pl.String,
+    "doc_id": pl.String,
+    "grade": pl.Int64,
+}
+_PEEK_BYTES: Final = 4096
+_HEAD_BYTES: Final = 1 << 17  # enough for the first thousand lines of most runs
+
+#: The column of a lazily scanned run that keeps each line's own tag, for the checks.
+SCANNED_TAG: Final = "_tag"
+#: The fields of a scanned run that the pass checks were all read (see TextScan).
+SCANNED_FIELDS: Final = ("query_id", "doc_id", "rank", "score", SCANNED_TAG)
+
+
+def _plain_layout_separator(source: Path | bytes, fields: int = 6) -> str | None:
+    """Return the separator of a plain-layout TREC file, judged from its first line.
+
+    None when the first line is not ``fields`` fields (six for a run, four for qrels)
+    separated by one space (or one tab) with no other blanks, or the source is gzip,
+    Parquet or unreadable.
+    """
+    if isinstance(source, bytes):
+        head = source[:_PEEK_BYTES]
+    else:
+        try:
+            with source.open("rb") as handle:
+                head = handle.read(_PEEK_BYTES)
+        except OSError:
+            return None
+    if head.startswith(GZIP_MAGIC) or head.startswith(PARQUET_MAGIC):
+        return None
+    first = head.removeprefix(UTF8_BOM).split(b"\n", 1)[0].removesuffix(b"\r")
+    separator = b"\t" if b"\t" in first else b" "
+    others = [blank for blank in b" \t\f\v\r" if blank != separator[0]]
+    if len(first.split(separator)) != fields or any(blank in first for blank in others):
+        return None
+    return separator.decode()
+
+
+def _scan_plain_layout(
+    source: Path | bytes, separator: str, *, categorical: Sequence[str] = ("q0",)
+) -> pl.LazyFrame:
+    """Scan a plain-layout run with Polars' CSV reader (every column, ``q0`` included).
+
+    Fields after the tag are dropped, as trec_eval ignores them. Columns in
+    ``categorical`` (``q0``, only checked for presence; a scan's tags, only compared
+    with the first) are read as categoricals, a code per line instead of a string.
+    """
+    schema: dict[str, pl.DataType | type[pl.DataType]] = dict(_PLAIN_RUN_SCHEMA)
+    for column in categorical:
+        schema[column] = pl.Categorical()
+    return pl.scan_csv(
+        source,
+        separator=separator,
+        has_header=False,
+        quote_char=None,
+        schema=schema,
+        raise_if_empty=True,
+        truncate_ragged_lines=True,
+    )
+
+
+def every_field_read(columns: Sequence[str]) -> pl.Expr:
+    """Return an aggregate that is True when no value of ``columns`` is missing.
+
+    Polars' CSV reader reads an empty field as null: repeated blanks, a short line or a
+    blank line leave one, where the general parser sees another field count.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"a": ["x", None], "b": ["y", "z"]})
+    >>> frame.select(every_field_read(["a", "b"])).item()
+    False
+    """
+    return pl.sum_horizontal(pl.col(*columns).null_count()) == 0
+
+
+def no_comment_line(query_id: pl.Expr) -> pl.Expr:
+    """Return an aggregate that is True when no query id starts with ``#``.
+
+    A data line starting with ``#`` is a comment for the general parser.
+
+    Examples
+    --------
+    >>> pl.DataFrame({"q": ["301", "#302"]}).select(no_comment_line(pl.col("q"))).item()
+    False
+    """
+    return ~query_id.str.starts_with("#").any()
+
+
+def _other_blanks(data: bytes) -> bool:
+    """Whether ``data`` has a vertical tab, a form feed or a carriage return inside a line.
+
+    The general parser splits fields on any blank; the CSV reader only on its separator.
+    """
+    return b"\x0b" in data or b"\x0c" in data or data.count(b"\r") != data.count(b"\r\n")
+
+
+def read_plain_trec_run(source: Path | bytes) -> pl.DataFrame | None:
+    """Read a TREC run in the plain layout with Polars' CSV reader, or return None.
+
+    Most run files are six fields separated by single spaces; for those the CSV reader
+    (separator ``" "``, no quoting) gives the general parser's table faster and in less
+    memory. Anything it does not read cleanly (another field count, tabs or repeated
+    spaces, blank or comment lines, a bad number, invalid UTF-8) makes this return
+    None, and the general parser takes over, so errors and edge cases are exactly the
+    general parser's.
+    """
+    separator = _plain_layout_separator(source)
+    if separator is None or (isinstance(source, bytes) and _other_blanks(source)):
+        return None
+    try:
+        frame = _scan_plain_layout(source, separator).collect()
+    except (pl.exceptions.PolarsError, OSError):
+        return None
+    clean, tags = frame.select(
+        (every_field_read(_RUN_FIELDS) & no_comment_line(pl.col("query_id"))).alias("clean"),
+        pl.col("system").unique().head(2).implode(),
+    ).row(0)
+    if not clean:
+        return None
+    frame = frame.drop("q0")
+    if len(tags) == 1:
+        # One tag (the usual case): a constant column instead of millions of copies.
+        frame = frame.with_columns(pl.lit(tags[0], dtype=pl.String).alias("system"))
+    return frame
+
+
+def read_plain_trec_labels(data: bytes) -> pl.DataFrame | None:
+    """Read qrels in the plain layout with Polars' CSV reader, or return None.
+
+    The labels' counterpart of :func:`read_plain_trec_run`: the general parser's table
+    (``query_id, doc_id, grade`` as Float64) when every line reads cleanly; any other
+    file is left to the general parser.
+    """
+    separator = _plain_layout_separator(data, fields=4)
+    if separator is None or _other_blanks(data):
+        return None
+    try:
+        frame = pl.read_csv(
+            data,
+            separator=separator,
+            has_header=False,
+            quote_char=None,
+            schema=_PLAIN_QRELS_SCHEMA,
+            raise_if_empty=True,
+        )
+    except pl.exceptions.PolarsError:
+        return None
+    clean = frame.select(
+        every_field_read(list(_PLAIN_QRELS_SCHEMA)) & no_comment_line(pl.col("query_id"))
+    ).item()
+    if not clean:
+        return None
+    return frame.select("query_id", "doc_id", pl.col("grade").cast(pl.Float64))
+
+
+def scan_trec_run(source: Any) -> ParsedInput | None:
+    """Scan a plain-layout TREC run file lazily, or return None (then use ``read``).
+
+    Only for a path to an uncompressed text file whose first line is in the plain
+    layout; the result's ``scan`` holds what the evaluation must verify in its pass.
+    """
+    if not isinstance(source, str | os.PathLike):
+        return None
+    path = Path(source)
+    name = os.fspath(source)
+    if format_from_extension(path) not in (None, "trec") or not path.is_file():
+        return None
+    separator = _plain_layout_separator(path)
+    if separator is None:
+        return None
+    try:
+        with path.open("rb") as handle:
+            start = handle.read(_HEAD_BYTES)
+        lines = start[: start.rfind(b"\n") + 1] or start
+        first = lines.removeprefix(UTF8_BOM).split(b"\n", 1)[0].rstrip(b"\r")
+        tag = first.split(separator.encode())[-1].decode("utf-8")
+        head = _scan_plain_layout(lines, separator).collect(engine="in-memory")
+    except (OSError, UnicodeDecodeError, pl.exceptions.PolarsError):
+        return None  # e.g. a word for a score in the first lines: the general parser says so
+    kept = head.select(
+        every_field_read(_RUN_FIELDS)
+        & no_comment_line(pl.col("query_id"))
+        & (pl.col("system") == tag).all()
+    ).item()
+    if not kept or _other_blanks(lines):
+        return None  # read whole at once rather than after a pass
+    run = (
+        _scan_plain_layout(path, separator, categorical=("system",))
+        .drop("q0")
+        .rename({"system": SCANNED_TAG})
+    )
+    scan = TextScan(tag, head.drop("q0").rename({"system": SCANNED_TAG}))
+    return ParsedInput(name, display_stem(path), "trec", run=run, scan=scan)
+
+
+# --------------------------------------------------------------------------------------
+# The general parser
+# --------------------------------------------------------------------------------------
+
+
+def parse_trec(
+    data: bytes, name: str, stem: str | None, kind: Kind, *, try_plain: bool = True
+) -> ParsedInput:
+    """Parse TREC text: the plain-layout readers first, else the general parser.
+
+    ``try_plain=False`` when the caller already tried the plain run reader on the file.
+    """
+    if kind != "labels" and try_plain:
+        plain = read_plain_trec_run(data)
+        if plain is not None:
+            return ParsedInput(name, stem, "trec", run=plain.lazy())
+    if kind != "run":
+        labels = read_plain_trec_labels(data)
+        if labels is not None:
+            return ParsedInput(name, stem, "trec", labels=labels.lazy())
+    return parse_trec_lines(data, name, stem, kind)
+
+
+def parse_trec_lines(data: bytes, name: str, stem: str | None, kind: Kind) -> ParsedInput:
+    """Parse TREC text line by line: any blanks, comments, blank lines; errors name lines."""
+    lines = split_lines(data, name)
+    data_lines = lines.filter(pl.col("line").str.contains(_DATA_LINE))
+    if data_lines.height == 0:
+        msg = f"{name}: the file has no data lines; expected {_expected_trec(kind)}"
+        raise InputFormatError(msg)
+    layout = _choose_trec_layout(data_lines, name, kind)
+    table = _extract_trec_fields(data_lines, layout, name)
+    if layout.kind == "run":
+        return ParsedInput(name, stem, "trec", run=table.lazy())
+    return ParsedInput(name, stem, "trec", labels=table.lazy())
+
+
+def _expected_trec(kind: Kind) -> str:
+    if kind == "auto":
+        return (
+            f"TREC run lines ({_TREC_RUN.description}) or qrels lines ({_TREC_QRELS.description})"
+        )
+    layout = _TREC_LAYOUTS[kind]
+    what = "run" if kind == "run" else "qrels"
+    return f"TREC {what} lines ({layout.description})"
+
+
+def _split_fields(line: str) -> list[str]:
+    stripped = line.strip(" \t\f\v\r")
+    return _SPLIT_FIELDS.split(stripped) if stripped else []
+
+
+def _choose_trec_layout(data_lines: pl.DataFrame, name: str, kind: Kind) -> _TrecLayout:
+    if kind != "auto":
+        return _TREC_LAYOUTS[kind]
+    lineno, line = data_lines.row(0)
+    count = len(_split_fields(line))
+    for layout in (_TREC_RUN, _TREC_QRELS):
+        if layout.accepts_field_count(count):
+            return layout
+    msg = (
+        f"{name}, line {lineno}: expected 6 whitespace-separated fields "
+        f"({_TREC_RUN.description}) for a run or 4 ({_TREC_QRELS.description}) for qrels, "
+        f"found {count}: {show_line(line)}"
+    )
+    raise InputFormatError(msg)
+
+
+def _extract_trec_fields(data_lines: pl.DataFrame, layout: _TrecLayout, name: str) -> pl.DataFrame:
+    columns = [
+        pl.col(field).cast(NUMERIC_TARGETS[field], strict=False)
+        if field in NUMERIC_TARGETS
+        else pl.col(field)
+        for field in layout.kept
+    ]
+    parsed = (
+        data_lines.lazy()
+        .select(pl.col("line").str.extract_groups(layout.pattern).alias("fields"))
+        .unnest("fields")
+        .select(columns)
+        # The streaming engine spreads the regex work over all cores.
+        .collect(engine="streaming")
+    )
+    # Every field of a data line is non-empty text, so a null can only mean a line the
+    # pattern rejected (wrong field count: all groups null) or a failed number cast.
+    if sum(parsed.null_count().row(0)) > 0:
+        row = parsed.with_row_index("row").filter(pl.any_horizontal(pl.all().is_null()))
+        lineno, line = data_lines.row(int(row.item(0, "row")))
+        raise InputFormatError(_describe_bad_trec_line(name, lineno, line, layout))
+    return parsed
+
+
+def _describe_bad_trec_line(name: str, lineno: int, line: str, layout: _TrecLayout) -> str:
+    where = f"{name}, line {lineno}"
+    fields = _split_fields(line)
+    if not layout.accepts_field_count(len(fields)):
+        return (
+            f"{where}: expected {len(layout.fields)} whitespace-separated fields "
+            f"({layout.description}), found {len(fields)}: {show_line(line)}"
+        )
+    for field, value in zip(layout.fields, fields, strict=False):
+        target = NUMERIC_TARGETS.get(field)
+        if target is not None and _cast_one(value, target) is None:
+            return f"{where}: {field} {value!r} is not {number_word(target)}"
+    return f"{where}: cannot parse {show_line(line)} as {layout.description}"
+
+
+def _cast_one(value: str, target: pl.DataType) -> object:
+    return pl.Series([value], dtype=pl.String).cast(target, strict=False).item()
