@@ -30,7 +30,7 @@ from rankset.errors import (
 )
 from rankset.evaluation import EvaluationResult, evaluate
 from rankset.io import read, read_answers, read_labels, read_run, write_labels, write_run
-from rankset.partitioned import partition
+from rankset.evaluation import partition
 from rankset.registry import Metric, available_measures, parse_metric, parse_metrics
 from rankset.scales import GradeScale
 from rankset.textmatch import TextMatch, match_text

@@ -31,10 +31,10 @@ import polars as pl
 from rankset._resample import summarise_means
 from rankset.errors import ParameterError
 from rankset.evaluation import (
-    _check_resampling,
-    _Collected,
-    evaluate_options,
-    prepare_and_collect,
+    Collected,
+    EvaluateOptions,
+    check_resampling,
+    plan_and_measure,
 )
 from rankset.io import write_parquet
 from rankset.plan import GROUP, NUM_RET, QUERY_K
@@ -119,23 +119,17 @@ def curves(
     -------
     Curves
     """
-    _check_resampling(confidence, n_resamples, seed)
+    check_resampling(confidence, n_resamples, seed)
     cutoffs = _check_ks(ks)
     metrics = _curve_metrics(measures)
     if "cutoffs" in options or "k" in options:
         msg = "curves() takes its cutoffs from ks=; 'cutoffs' and 'k' do not apply."
         raise ParameterError(msg)
-    prepared, collected = prepare_and_collect(
-        runs,
-        labels,
-        [*metrics, _NUM_RET],
-        keep_rows=True,
-        k=None,
-        cutoffs=None,
-        default_k=max(cutoffs),
-        **evaluate_options(options, "curves", excluded=("k", "cutoffs", "default_k")),
-    )
-    plan = prepared.plan
+    settled = EvaluateOptions.from_kwargs(
+        options, "curves", excluded=("k", "cutoffs", "default_k")
+    ).replace(default_k=max(cutoffs))
+    plan, collected = plan_and_measure(runs, labels, [*metrics, _NUM_RET], settled, keep_rows=True)
+    features = plan.features
     k_max = max(cutoffs)
     # Running sums (or minima) at each labelled position, per ranking; and over each
     # query's ideal ordering of its labels.
@@ -144,25 +138,25 @@ def curves(
         "pos",
         *(
             _accumulate(contribution, reducer, GROUP, "pos").alias(name)
-            for name, (contribution, reducer) in plan.cumulative.items()
+            for name, (contribution, reducer) in features.cumulative.items()
         ),
     )
     frames = [cumulative]
-    if plan.label_cumulative:
+    if features.label_cumulative:
         frames.append(
             collected.label_rows.filter(pl.col("_ipos") <= k_max).select(
                 "query_id",
                 "_ipos",
                 *(
                     _accumulate(contribution, "sum", ("query_id",), "_ipos").alias(name)
-                    for name, contribution in plan.label_cumulative.items()
+                    for name, contribution in features.label_cumulative.items()
                 ),
             )
         )
     names = ["cumulative", "label_cumulative"][: len(frames)]
     collected.extra.update(zip(names, pl.collect_all(frames, engine="in-memory"), strict=True))
-    frame = _at_every_k(collected, cutoffs, plan.cumulative, list(plan.label_cumulative))
-    per_query = _tidy_curves(frame, metrics, prepared.values)
+    frame = _at_every_k(collected, cutoffs, features.cumulative, list(features.label_cumulative))
+    per_query = _tidy_curves(frame, metrics, plan.values)
     summary = summarise_means(
         per_query,
         ["metric", "measure", "k"],
@@ -202,7 +196,7 @@ def _accumulate(
 
 
 def _at_every_k(
-    collected: _Collected,
+    collected: Collected,
     cutoffs: list[int],
     cumulative: dict[str, tuple[pl.Expr, str]],
     label_cumulative: list[str],

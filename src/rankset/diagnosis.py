@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import polars as pl
 
+from rankset._typing import Change, Quadrant
 from rankset._validation import check_float, check_fraction, check_int
 from rankset.errors import ParameterError, SchemaError
-from rankset.evaluation import EvaluationResult, evaluate
+from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
 from rankset.registry import parse_metric
 
 __all__ = [
@@ -37,11 +38,9 @@ __all__ = [
     "regressions",
 ]
 
-Quadrant = Literal["healthy", "retrieval miss", "reranking miss", "both"]
 #: The quadrants, in display order.
 QUADRANTS: tuple[Quadrant, ...] = ("healthy", "retrieval miss", "reranking miss", "both")
 
-Change = Literal["coverage regression", "ordering regression", "mixed", "unchanged", "improved"]
 #: The classes of :func:`regressions`, worst first.
 CHANGES: tuple[Change, ...] = (
     "coverage regression",
@@ -198,7 +197,8 @@ def diagnose(
         result = source
         _require_metrics(result, list(names.values()), "diagnose()")
     else:
-        result = evaluate(source, labels, list(names.values()), **evaluate_options)
+        options = EvaluateOptions.from_kwargs(evaluate_options, "diagnose")
+        result = evaluate_with(source, labels, list(names.values()), options, confidence=None)
 
     per_query = (
         _wide(result.per_query, names, index=["system", "query_id"])

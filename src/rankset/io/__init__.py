@@ -36,22 +36,12 @@ Examples
 
 from __future__ import annotations
 
-# The names imported "as" themselves and left out of __all__ are not public: the
-# evaluation layer uses them until it imports them from rankset.io._trec and
-# rankset.io._parsed (scan_trec_run in rankset.evaluation._inputs; TextScan,
-# SCANNED_FIELDS, SCANNED_TAG, every_field_read and no_comment_line, the checks of a
-# lazy scan, in rankset.evaluation._pass). Then they go.
 from rankset._typing import InputFormat, Kind, Source, WriteFormat
-from rankset.io import _trec
 from rankset.io._answers import read_answers
-from rankset.io._parsed import ParsedInput
-from rankset.io._parsed import TextScan as TextScan
+from rankset.io._parsed import ParsedInput, TextScan
+from rankset.io._partitioned import write_partitioned
 from rankset.io._readers import read, read_labels, read_run, scan_labels, scan_run
-from rankset.io._trec import SCANNED_FIELDS as SCANNED_FIELDS
-from rankset.io._trec import SCANNED_TAG as SCANNED_TAG
-from rankset.io._trec import every_field_read as every_field_read
-from rankset.io._trec import no_comment_line as no_comment_line
-from rankset.io._trec import scan_trec_run as scan_trec_run
+from rankset.io._trec import scan_trec_run
 from rankset.io._writers import atomic_path, write_labels, write_parquet, write_run
 
 __all__ = [
@@ -59,6 +49,7 @@ __all__ = [
     "Kind",
     "ParsedInput",
     "Source",
+    "TextScan",
     "WriteFormat",
     "atomic_path",
     "read",
@@ -67,12 +58,9 @@ __all__ = [
     "read_run",
     "scan_labels",
     "scan_run",
+    "scan_trec_run",
     "write_labels",
     "write_parquet",
+    "write_partitioned",
     "write_run",
 ]
-
-# Not public: the names tests/evaluation/test_engine.py calls the TREC readers by.
-_parse_trec_lines = _trec.parse_trec_lines
-_read_simple_trec_run = _trec.read_plain_trec_run
-_read_simple_trec_labels = _trec.read_plain_trec_labels

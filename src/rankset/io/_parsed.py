@@ -8,9 +8,9 @@ column names and dtypes below. The format modules (``_trec``, ``_tables``, ``_js
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import polars as pl
 
@@ -74,6 +74,34 @@ NUMERIC_TARGETS: Final[Mapping[str, pl.DataType]] = {
 MAX_SHOWN_LINE: Final = 200
 
 
+def every_field_read(columns: Sequence[str]) -> pl.Expr:
+    """Return an aggregate that is True when no value of ``columns`` is missing.
+
+    Polars' CSV reader reads an empty field as null: repeated blanks, a short line or a
+    blank line leave one, where the general parser sees another field count.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"a": ["x", None], "b": ["y", "z"]})
+    >>> frame.select(every_field_read(["a", "b"])).item()
+    False
+    """
+    return pl.sum_horizontal(pl.col(*columns).null_count()) == 0
+
+
+def no_comment_line(query_id: pl.Expr) -> pl.Expr:
+    """Return an aggregate that is True when no query id starts with ``#``.
+
+    A data line starting with ``#`` is a comment for the general parser.
+
+    Examples
+    --------
+    >>> pl.DataFrame({"q": ["301", "#302"]}).select(no_comment_line(pl.col("q"))).item()
+    False
+    """
+    return ~query_id.str.starts_with("#").any()
+
+
 @dataclass(frozen=True)
 class TextScan:
     """What evaluation assumes of a TREC run file it scans lazily, to verify in its pass.
@@ -94,6 +122,31 @@ class TextScan:
 
     tag: str
     head: pl.DataFrame  # the file's first lines, parsed: to judge its order cheaply
+
+    #: The column that keeps each scanned line's own tag, for the checks.
+    TAG_COLUMN: ClassVar[str] = "_tag"
+    #: The fields the checks need besides the query and document ids.
+    CHECKED_FIELDS: ClassVar[tuple[str, ...]] = ("rank", "score", "_tag")
+
+    def layout_kept(self) -> pl.Expr:
+        """Return an aggregate: True when every line kept the plain layout and the tag.
+
+        Examples
+        --------
+        >>> scan = TextScan("bm25", pl.DataFrame())
+        >>> rows = pl.DataFrame({"query_id": ["1"], "doc_id": ["d"], "rank": [1],
+        ...                      "score": [1.0], "_tag": ["bm25"]})
+        >>> rows.select(scan.layout_kept()).item()
+        True
+        """
+        fields = ("query_id", "doc_id", *self.CHECKED_FIELDS)
+        one_tag = (pl.col(self.TAG_COLUMN) == self.tag).all()
+        return every_field_read(fields) & one_tag
+
+    @staticmethod
+    def no_comment_line(query_id: pl.Expr) -> pl.Expr:
+        """Return an aggregate that is True when no query id starts with ``#``."""
+        return no_comment_line(query_id)
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,4 +1,4 @@
-"""The reader of bucket-partitioned Parquet datasets written by :func:`rankset.partition`.
+"""Bucket-partitioned Parquet datasets: their files, their writer and their reader.
 
 A dataset is a folder with a manifest and Hive-partitioned Parquet files::
 
@@ -6,21 +6,31 @@ A dataset is a folder with a manifest and Hive-partitioned Parquet files::
     DIR/run/bucket=B/part-0.parquet     system, query_id, doc_id, score and/or rank [, text]
     DIR/labels/bucket=B/part-0.parquet  query_id, doc_id, grade
 
-The writer lives with the evaluation layer, which it needs; the manifest's name,
-format and version are defined here so that writer and reader share them.
+:func:`rankset.partition` decides what goes in (system names, labels, each query's
+bucket) and hands the frames to :func:`write_partitioned`; the file layout, the manifest
+and the atomic rename live here, beside the reader.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any, Final
 
 import polars as pl
 
-from rankset.errors import InputFormatError
+from rankset.errors import InputFormatError, ParameterError
 
-__all__ = ["MANIFEST", "MANIFEST_FORMAT", "MANIFEST_VERSION", "read_partitioned"]
+__all__ = [
+    "MANIFEST",
+    "MANIFEST_FORMAT",
+    "MANIFEST_VERSION",
+    "read_partitioned",
+    "write_partitioned",
+]
 
 #: The file that marks a directory as a rankset partitioned dataset.
 MANIFEST: Final = "rankset-partition.json"
@@ -78,3 +88,59 @@ def read_partitioned(
     ):
         profile = None
     return run, labels, buckets, profile
+
+
+def write_partitioned(
+    out: str | os.PathLike[str],
+    run: pl.LazyFrame,
+    labels: pl.LazyFrame,
+    bucket: pl.Expr,
+    *,
+    buckets: int,
+    description: dict[str, Any],
+) -> Path:
+    """Write ``run`` and ``labels`` as a bucket-partitioned dataset at ``out``, atomically.
+
+    ``bucket`` gives each row's bucket in ``0..buckets - 1`` (from its query id, so a
+    query's rows share one); ``description`` goes into the manifest beside the format,
+    the version and the bucket count. The dataset is built in a folder beside ``out``
+    and renamed into place, so a failure leaves nothing behind.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "ds"
+    >>> run = pl.LazyFrame({"system": ["s"], "query_id": ["q1"], "doc_id": ["a"],
+    ...                     "score": [1.0]})
+    >>> labels = pl.LazyFrame({"query_id": ["q1"], "doc_id": ["a"], "grade": [1.0]})
+    >>> write_partitioned(out, run, labels, pl.lit(0), buckets=1, description={}).name
+    'ds'
+    >>> sorted(p.name for p in out.iterdir())
+    ['labels', 'rankset-partition.json', 'run']
+    """
+    target = Path(out)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        msg = f"{target}: already exists and is not an empty directory; choose a new one."
+        raise ParameterError(msg)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        for number in range(buckets):
+            for name, frame in (("run", run), ("labels", labels)):
+                folder = staging / name / f"bucket={number}"
+                folder.mkdir(parents=True)
+                frame.filter(bucket == number).sink_parquet(folder / "part-0.parquet")
+        manifest = {
+            "format": MANIFEST_FORMAT,
+            "version": MANIFEST_VERSION,
+            "buckets": buckets,
+            **description,
+        }
+        (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        if target.exists():
+            target.rmdir()
+        staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target

@@ -25,7 +25,15 @@ import polars as pl
 
 from rankset._typing import Kind
 from rankset.errors import InputFormatError
-from rankset.io._parsed import NUMERIC_TARGETS, ParsedInput, TextScan, number_word, show_line
+from rankset.io._parsed import (
+    NUMERIC_TARGETS,
+    ParsedInput,
+    TextScan,
+    every_field_read,
+    no_comment_line,
+    number_word,
+    show_line,
+)
 from rankset.io._sources import (
     GZIP_MAGIC,
     PARQUET_MAGIC,
@@ -124,9 +132,9 @@ _PEEK_BYTES: Final = 4096
 _HEAD_BYTES: Final = 1 << 17  # enough for the first thousand lines of most runs
 
 #: The column of a lazily scanned run that keeps each line's own tag, for the checks.
-SCANNED_TAG: Final = "_tag"
+SCANNED_TAG: Final = TextScan.TAG_COLUMN
 #: The fields of a scanned run that the pass checks were all read (see TextScan).
-SCANNED_FIELDS: Final = ("query_id", "doc_id", "rank", "score", SCANNED_TAG)
+SCANNED_FIELDS: Final = ("query_id", "doc_id", *TextScan.CHECKED_FIELDS)
 
 
 def _plain_layout_separator(source: Path | bytes, fields: int = 6) -> str | None:
@@ -175,34 +183,6 @@ def _scan_plain_layout(
         raise_if_empty=True,
         truncate_ragged_lines=True,
     )
-
-
-def every_field_read(columns: Sequence[str]) -> pl.Expr:
-    """Return an aggregate that is True when no value of ``columns`` is missing.
-
-    Polars' CSV reader reads an empty field as null: repeated blanks, a short line or a
-    blank line leave one, where the general parser sees another field count.
-
-    Examples
-    --------
-    >>> frame = pl.DataFrame({"a": ["x", None], "b": ["y", "z"]})
-    >>> frame.select(every_field_read(["a", "b"])).item()
-    False
-    """
-    return pl.sum_horizontal(pl.col(*columns).null_count()) == 0
-
-
-def no_comment_line(query_id: pl.Expr) -> pl.Expr:
-    """Return an aggregate that is True when no query id starts with ``#``.
-
-    A data line starting with ``#`` is a comment for the general parser.
-
-    Examples
-    --------
-    >>> pl.DataFrame({"q": ["301", "#302"]}).select(no_comment_line(pl.col("q"))).item()
-    False
-    """
-    return ~query_id.str.starts_with("#").any()
 
 
 def _other_blanks(data: bytes) -> bool:
@@ -273,10 +253,21 @@ def read_plain_trec_labels(data: bytes) -> pl.DataFrame | None:
 
 
 def scan_trec_run(source: Any) -> ParsedInput | None:
-    """Scan a plain-layout TREC run file lazily, or return None (then use ``read``).
+    r"""Scan a plain-layout TREC run file lazily, or return None (then use ``read``).
 
     Only for a path to an uncompressed text file whose first line is in the plain
     layout; the result's ``scan`` holds what the evaluation must verify in its pass.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
+    >>> _ = path.write_text("q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.5 bm25\n")
+    >>> parsed = scan_trec_run(path)
+    >>> parsed.scan.tag, parsed.run.collect().height
+    ('bm25', 2)
+    >>> scan_trec_run({"q1": {"d1": 1.0}}) is None
+    True
     """
     if not isinstance(source, str | os.PathLike):
         return None

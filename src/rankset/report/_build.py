@@ -17,7 +17,7 @@ import polars as pl
 
 from rankset._validation import check_int
 from rankset.errors import GradeScaleError
-from rankset.evaluation import EvaluationResult, evaluate
+from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
 from rankset.io import atomic_path
 from rankset.report._measures import canonical_names, curve_measures, needs_scale
 
@@ -33,17 +33,6 @@ DEFAULT_REPORT_METRICS = ("ndcg@10", "ap", "recall@100", "ra_nwg@10", "proc@10",
 # The comparison: the paired randomization test (needs no scipy), significance level.
 _TEST: Final = "randomization"
 _ALPHA: Final = 0.05
-# Options of rankset.evaluate that rankset.curves also takes.
-_CURVE_OPTIONS = (
-    "relevance_level",
-    "missing",
-    "order",
-    "duplicates",
-    "names",
-    "scale",
-    "pool",
-    "answers",
-)
 
 
 def build_report(
@@ -210,9 +199,10 @@ def report(
     check_int("worst", worst, 0)  # before seconds of work, not after
     names = canonical_names(metrics)
     notes: list[str] = []
-    options = {"n_resamples": n_resamples, "seed": seed, **evaluate_options}
+    options = EvaluateOptions.from_kwargs(evaluate_options, "report")
+    summary = {"n_resamples": n_resamples, "seed": seed}
     try:
-        result = evaluate(runs, labels, names, **options)
+        result = evaluate_with(runs, labels, names, options, **summary)
     except GradeScaleError as error:
         scaled = [name for name in names if needs_scale(name)]
         if "scale" in evaluate_options or not scaled:
@@ -221,7 +211,7 @@ def report(
         notes.append(f"Left out {', '.join(scaled)} and the diagnostic matrix: {error}")
         if not names:
             raise
-        result = evaluate(runs, labels, names, **options)
+        result = evaluate_with(runs, labels, names, options, **summary)
     rag_ok = not notes
 
     comparison = None
@@ -237,11 +227,9 @@ def report(
     from rankset.cutoff_curves import curves as compute_curves
 
     measures = curve_measures(names)
-    curve_options = {key: value for key, value in evaluate_options.items() if key in _CURVE_OPTIONS}
+    curve_options = options.as_kwargs(excluded=("k", "cutoffs", "default_k"))
     curves = (
-        compute_curves(
-            runs, labels, measures, ks=k_max, n_resamples=n_resamples, seed=seed, **curve_options
-        )
+        compute_curves(runs, labels, measures, ks=k_max, **summary, **curve_options)
         if measures
         else None
     )
@@ -254,13 +242,7 @@ def report(
         if needed <= set(names):
             diagnosis = diagnose(result, k=k)
         else:
-            diagnosis = diagnose(
-                runs,
-                labels,
-                k=k,
-                **{key: value for key, value in evaluate_options.items() if key != "k"},
-                confidence=None,
-            )
+            diagnosis = diagnose(runs, labels, k=k, **options.as_kwargs(excluded=("k",)))
 
     page = build_report(
         result,

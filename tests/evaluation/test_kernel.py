@@ -17,7 +17,7 @@ import rankset
 from rankset.cluster import finish, measure_bucket, measure_tables, plan_evaluation
 from rankset.evaluation import bucket_of
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
 QRELS = SAMPLE / "qrels.txt"
 RUNS = [SAMPLE / "bm25.trec", SAMPLE / "rerank.trec"]
@@ -48,10 +48,13 @@ def _split(frame: pl.DataFrame, buckets: int) -> dict[int, pl.DataFrame]:
 def test_tables_co_partitioned_by_hand_equal_evaluate() -> None:
     """As Spark's cogroup would hand them over: Arrow tables of whole queries."""
     runs = pl.concat(
-        [rankset.read_run(path).collect().with_columns(system=pl.lit(path.stem)) for path in RUNS]
+        [
+            rankset.io.scan_run(path).collect().with_columns(system=pl.lit(path.stem))
+            for path in RUNS
+        ]
     )
-    labels = rankset.read_labels(QRELS).collect()
-    pool = rankset.read_run(SAMPLE / "bm25.trec").collect()
+    labels = rankset.io.scan_labels(QRELS).collect()
+    pool = rankset.io.scan_run(SAMPLE / "bm25.trec").collect()
     plan = plan_evaluation(RUNS, QRELS, METRICS, **OPTIONS)
     run_parts, label_parts, pool_parts = _split(runs, 4), _split(labels, 4), _split(pool, 4)
     parts = [
@@ -81,8 +84,8 @@ def test_a_missing_or_repeated_bucket_is_refused() -> None:
 
 
 def test_a_query_split_between_tables_is_refused() -> None:
-    runs = rankset.read_run(RUNS[0]).collect()
-    labels = rankset.read_labels(QRELS).collect()
+    runs = rankset.io.scan_run(RUNS[0]).collect()
+    labels = rankset.io.scan_labels(QRELS).collect()
     plan = plan_evaluation(RUNS[0], QRELS, ["ap"])
     cut = runs.filter(pl.col("query_id") == runs["query_id"][0]).height // 2
     halves = [runs.head(cut), runs.tail(runs.height - cut)]  # the first query cut in two
@@ -96,8 +99,8 @@ def test_a_query_split_between_tables_is_refused() -> None:
 
 def test_kernel_parameter_errors() -> None:
     plan = plan_evaluation(RUNS[0], QRELS, ["ap", "proc@5"], pool=RUNS[0], scale="trec_dl")
-    run = rankset.read_run(RUNS[0]).collect()
-    labels = rankset.read_labels(QRELS).collect()
+    run = rankset.io.scan_run(RUNS[0]).collect()
+    labels = rankset.io.scan_labels(QRELS).collect()
     with pytest.raises(rankset.ParameterError, match="'system' column"):
         measure_tables(plan, run.drop("system"), labels, pool=run)
     with pytest.raises(rankset.ParameterError, match="has a pool"):

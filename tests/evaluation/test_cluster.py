@@ -24,8 +24,9 @@ distributed = pytest.importorskip("distributed", reason="needs the rankset[dask]
 
 from rankset import cluster  # noqa: E402  (after the skip: needs distributed)
 from rankset.cli import main  # noqa: E402
+from rankset.evaluation import _dask as dask_executor  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
 QRELS = SAMPLE / "qrels.txt"
 METRICS = [
@@ -56,12 +57,12 @@ def parquet_runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     folder = tmp_path_factory.mktemp("runs")
     paths = []
     for name in ("bm25", "rerank"):
-        frame = rankset.read_run(SAMPLE / f"{name}.trec").collect()
+        frame = rankset.io.scan_run(SAMPLE / f"{name}.trec").collect()
         paths.append(folder / f"{name}.parquet")
         frame.write_parquet(paths[-1])
     # A third system: bm25 with scores rounded to one decimal (many ties), rows reversed.
     tied = (
-        rankset.read_run(SAMPLE / "bm25.trec")
+        rankset.io.scan_run(SAMPLE / "bm25.trec")
         .collect()
         .with_columns(pl.col("score").round(1), system=pl.lit("tied"))
         .reverse()
@@ -123,10 +124,10 @@ def test_cluster_reads_a_partitioned_dataset(
 
 def test_cluster_with_in_memory_inputs_and_a_pool_per_system(client: Any) -> None:
     runs = {
-        "bm25": rankset.read_run(SAMPLE / "bm25.trec").collect(),
+        "bm25": rankset.io.scan_run(SAMPLE / "bm25.trec").collect(),
         "rerank": SAMPLE / "rerank.trec",  # a text file: parsed here, sent to the workers
     }
-    labels = rankset.read_labels(QRELS).collect()
+    labels = rankset.io.scan_labels(QRELS).collect()
     pools = {"rerank": SAMPLE / "bm25.trec"}
     single, on_cluster = _both(runs, labels, client, pool=pools, pool_depth=50, buckets=3)
     _assert_same(single, on_cluster)
@@ -152,7 +153,7 @@ def test_errors_on_the_workers_reach_the_caller(client: Any, tmp_path: Path) -> 
 
 
 def test_check_workers_refuses_other_versions() -> None:
-    here = cluster._environment()
+    here = dask_executor._environment()
     other = {**here, "polars": "0.0.1"}
     fake = SimpleNamespace(
         nthreads=lambda: {"tcp://w1": 1, "tcp://w2": 1},
@@ -225,7 +226,7 @@ def test_parquet_globs_and_folders(parquet_runs: list[Path], tmp_path: Path) -> 
     assert by_glob.per_query.equals(expected)
     assert by_folder.per_query.equals(expected)
     with pytest.raises(rankset.InputFormatError, match="no file matches"):
-        rankset.read_run(str(tmp_path / "none" / "*.parquet"))
+        rankset.io.scan_run(str(tmp_path / "none" / "*.parquet"))
     (folder / "notes.trec").write_text("q 0 d 1 1 x\n", encoding="utf-8")
     with pytest.raises(rankset.InputFormatError, match="Parquet files only"):
-        rankset.read_run(str(folder / "*"))
+        rankset.io.scan_run(str(folder / "*"))

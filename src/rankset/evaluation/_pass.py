@@ -34,7 +34,7 @@ from typing import Any, Literal, cast
 import polars as pl
 
 from rankset.errors import SchemaError
-from rankset.io import SCANNED_FIELDS, SCANNED_TAG, TextScan, every_field_read, no_comment_line
+from rankset.io import TextScan
 from rankset.plan import GROUP, NUM_RET
 from rankset.schema import (
     DuplicatePolicy,
@@ -229,8 +229,7 @@ def _checks(part: RunPart) -> list[pl.Expr]:
     if part.scan is not None:
         # The scan's assumptions: every field of every line read, and one tag. Lines
         # starting with '#' are looked for in the rankings' query ids after the pass.
-        one_tag = (pl.col(SCANNED_TAG) == part.scan.tag).all()
-        checks.append((every_field_read(SCANNED_FIELDS) & one_tag).alias(_LAYOUT_KEPT))
+        checks.append(part.scan.layout_kept().alias(_LAYOUT_KEPT))
     return checks
 
 
@@ -238,7 +237,7 @@ def _scan_columns(part: RunPart) -> list[str]:
     """Return the columns a scanned file's checks need besides the numbered ones."""
     if part.scan is None:
         return []
-    return [column for column in SCANNED_FIELDS if column not in ("query_id", "doc_id")]
+    return list(part.scan.CHECKED_FIELDS)
 
 
 def ranked_pass_frames(
@@ -325,7 +324,7 @@ def _layout_kept(frames: Sequence[pl.DataFrame]) -> bool:
     _, rankings, checks, *_ = frames
     return (
         bool(checks[_LAYOUT_KEPT].item())
-        and rankings.select(no_comment_line(pl.col("query_id"))).item()
+        and rankings.select(TextScan.no_comment_line(pl.col("query_id"))).item()
     )
 
 

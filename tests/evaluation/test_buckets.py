@@ -17,7 +17,7 @@ from polars.testing import assert_frame_equal
 import rankset
 from rankset.evaluation import bucket_of
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
 RUNS = [SAMPLE / "bm25.trec", SAMPLE / "rerank.trec"]
 QRELS = SAMPLE / "qrels.txt"
@@ -94,7 +94,7 @@ def test_a_partitioned_dataset_evaluates_like_its_sources(tmp_path: Path) -> Non
 
 def test_the_manifest_profile_matches_the_written_run(tmp_path: Path) -> None:
     """Evaluating a dataset names its systems from the manifest, without a pass."""
-    tied = rankset.read_run(RUNS[0]).collect().with_columns(system=pl.lit("tied"))
+    tied = rankset.io.scan_run(RUNS[0]).collect().with_columns(system=pl.lit("tied"))
     out = rankset.partition([*RUNS, tied], QRELS, tmp_path / "ds", buckets=3)
     manifest = json.loads((out / "rankset-partition.json").read_text())
     written = pl.scan_parquet(out / "run").collect()
@@ -117,7 +117,7 @@ def test_a_dataset_bucket_holds_only_its_queries(tmp_path: Path) -> None:
             ids = pl.read_parquet(out / name / f"bucket={bucket}" / "part-0.parquet")["query_id"]
             assert (pl.select(bucket_of(pl.lit(ids), 3)).to_series() == bucket).all()
     total = pl.scan_parquet(out / "run").select(pl.len()).collect().item()
-    assert total == sum(rankset.read_run(path).collect().height for path in RUNS)
+    assert total == sum(rankset.io.scan_run(path).collect().height for path in RUNS)
 
 
 def test_a_dataset_with_another_bucket_count_falls_back_to_hashing(tmp_path: Path) -> None:
@@ -139,7 +139,7 @@ def test_a_broken_manifest_is_named(tmp_path: Path) -> None:
     out = rankset.partition(RUNS, QRELS, tmp_path / "ds", buckets=2)
     (out / "rankset-partition.json").write_text('{"format": "other", "version": 1}')
     with pytest.raises(rankset.InputFormatError, match=r"rankset-partition\.json.*'other'"):
-        rankset.read_run(out)
+        rankset.io.scan_run(out)
 
 
 def test_cli_partition_then_evaluate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,25 +1,17 @@
-"""Bucket-partitioned Parquet datasets for the larger-than-memory mode.
+"""Writing runs and labels as a bucket-partitioned Parquet dataset, once.
 
 :func:`rankset.evaluate` with ``buckets=N`` reads the runs N times, each time keeping
 the queries of one hash bucket. :func:`partition` does that split once and writes it to
-disk, so later evaluations read only each bucket's files::
-
-    DIR/rankset-partition.json        what was written (buckets, systems, sources)
-    DIR/run/bucket=B/part-0.parquet   system, query_id, doc_id, score and/or rank [, text]
-    DIR/labels/bucket=B/part-0.parquet  query_id, doc_id, grade
-
-Any reader of rankset takes ``DIR`` as a run source that carries its labels (like JSONL
-samples): ``rankset.evaluate(DIR)`` or ``rankset evaluate DIR``; the bucket count comes
-from the dataset. The files are Hive-partitioned Parquet, readable by any tool
-(``pl.scan_parquet(DIR / "run")``).
+disk (:func:`rankset.io.write_partitioned` owns the layout and the manifest), so later
+evaluations read only each bucket's files. Any reader of rankset takes the folder as a
+run source that carries its labels (``rankset.evaluate(DIR)``, ``rankset evaluate
+DIR``); the bucket count comes from the dataset. The files are Hive-partitioned
+Parquet, readable by any tool (``pl.scan_parquet(DIR / "run")``).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,11 +20,12 @@ import polars as pl
 
 from rankset._validation import check_int
 from rankset.errors import ParameterError
-from rankset.io._partitioned import MANIFEST, read_partitioned
-from rankset.io._partitioned import MANIFEST_FORMAT as _FORMAT
-from rankset.io._partitioned import MANIFEST_VERSION as _VERSION
+from rankset.evaluation._inputs import assign_system_names, read_labels, read_runs
+from rankset.evaluation._pass import bucket_of
+from rankset.io import write_partitioned
+from rankset.schema import normalize_labels
 
-__all__ = ["MANIFEST", "partition", "read_partitioned"]
+__all__ = ["partition"]
 
 _RUN_COLUMNS = ("system", "query_id", "doc_id", "score", "rank", "text")
 
@@ -73,17 +66,14 @@ def partition(
     >>> rankset.evaluate(folder, metrics=["rr"]).summary["mean"].item()
     0.75
     """
-    from rankset.evaluation import _assign_system_names, _read_labels, _read_runs, bucket_of
-    from rankset.schema import normalize_labels
-
     check_int("buckets", buckets, 1)
     target = Path(out)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         msg = f"{target}: already exists and is not an empty directory; choose a new one."
         raise ParameterError(msg)
-    inputs = _read_runs(runs, names)
-    named = _assign_system_names(inputs, order="auto", duplicates="error", engine="streaming")
-    label_input = _read_labels(labels, inputs)
+    inputs = read_runs(runs, names)
+    named = assign_system_names(inputs, order="auto", duplicates="error", engine="streaming")
+    label_input = read_labels(labels, inputs)
     if label_input is None or label_input.labels is None:
         msg = "No labels: pass labels= (CLI --qrels) or use runs that carry their own labels."
         raise ParameterError(msg)
@@ -96,33 +86,19 @@ def partition(
         how="diagonal_relaxed",
     )
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        for bucket in range(buckets):
-            for name, frame in (("run", run_frame), ("labels", label_frame)):
-                folder = staging / name / f"bucket={bucket}"
-                folder.mkdir(parents=True)
-                frame.filter(bucket_of(pl.col("query_id"), buckets) == bucket).sink_parquet(
-                    folder / "part-0.parquet"
-                )
-        manifest = {
-            "format": _FORMAT,
-            "version": _VERSION,
-            "buckets": buckets,
+    return write_partitioned(
+        target,
+        run_frame,
+        label_frame,
+        bucket_of(pl.col("query_id"), buckets),
+        buckets=buckets,
+        description={
             "runs": named.sources,
             "profile": _dataset_profile(named.inputs),
             "labels": label_input.source,
             "polars_version": pl.__version__,
-        }
-        (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        if target.exists():
-            target.rmdir()
-        staging.rename(target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return target
+        },
+    )
 
 
 def _dataset_profile(parts: Sequence[Any]) -> dict[str, Any]:
@@ -143,4 +119,3 @@ def _dataset_profile(parts: Sequence[Any]) -> dict[str, Any]:
         "n_scores": sum(part.profile["n_scores"] for part in parts),
         "n_rows": sum(part.profile["n_rows"] for part in parts),
     }
-

@@ -27,13 +27,16 @@ from polars.testing import assert_frame_equal
 
 import rankset
 from rankset import io as rio
-from rankset.evaluation import _labels_in_bucket, _prepare
+from rankset.evaluation import EvaluateOptions
+from rankset.evaluation._kernel import labels_in_bucket
+from rankset.evaluation._pass import ordered_pass_frames, ranked_pass_frames
+from rankset.evaluation._plan import plan_evaluation_inputs
+from rankset.io import _trec as trec_reader
 from rankset.registry import parse_metrics
-from rankset.run_pass import ordered_pass_frames, ranked_pass_frames
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
-TREC_EVAL = Path(__file__).resolve().parent / "data" / "trec_eval"
+TREC_EVAL = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
 
 CLASSIC = ["ndcg@10", "ap", "rr", "recall@100", "P@10", "bpref", "Rprec", "judged@10"]
 RAG = ["ra_nwg@5", "proc@10", "pct_proc@10", "n_recall_4plus@10", "harm(unjudged=1)@5"]
@@ -61,24 +64,11 @@ def _fallback_nodes(frame: pl.LazyFrame) -> list[str]:
 
 
 def _prepared(metrics: list[str], **options: object):  # type: ignore[no-untyped-def]
-    defaults: dict[str, object] = {
-        "k": None,
-        "relevance_level": 1,
-        "missing": "skip",
-        "cutoffs": None,
-        "order": "auto",
-        "duplicates": "error",
-        "names": None,
-        "default_k": 5,
-        "scale": SCALE,
-        "pool": None,
-        "answers": None,
-    }
-    return _prepare(
+    return plan_evaluation_inputs(
         [SAMPLE / "bm25.trec", SAMPLE / "rerank.trec"],
         SAMPLE / "qrels.txt",
         parse_metrics(metrics),
-        **{**defaults, **options},  # type: ignore[arg-type]
+        EvaluateOptions(scale=SCALE, **options),  # type: ignore[arg-type]
     )
 
 
@@ -105,7 +95,7 @@ def test_the_pass_over_the_runs_has_no_in_memory_fallback(
     prepared = _prepared(metrics, **options)
     runs = prepared.runs
     bucket = (1, 4)  # the pass over one bucket (buckets=N, engine="dask")
-    bucket_labels = _labels_in_bucket(prepared, bucket)
+    bucket_labels = labels_in_bucket(prepared, bucket)
     heavy: dict[str, pl.LazyFrame] = {}
     for index, part in enumerate(runs.inputs):
         plans = {"ranked": ranked_pass_frames}
@@ -195,13 +185,13 @@ def test_curves_take_the_engine_option() -> None:
 
 
 def _general(data: bytes) -> pl.DataFrame:
-    parsed = rio._parse_trec_lines(data, "<test>", None, "run")
+    parsed = trec_reader.parse_trec_lines(data, "<test>", None, "run")
     assert parsed.run is not None
     return parsed.run.collect()
 
 
 def _fast(data: bytes) -> pl.DataFrame | None:
-    return rio._read_simple_trec_run(data)
+    return trec_reader.read_plain_trec_run(data)
 
 
 def _trec_files(folder: Path, fields: int) -> list[Path]:
@@ -301,7 +291,7 @@ def test_plain_layouts_take_the_fast_path_and_agree(text: str) -> None:
 def test_other_layouts_go_to_the_general_parser(text: str) -> None:
     data = text.encode()
     assert _fast(data) is None
-    parsed = rio.read_run(io.BytesIO(data))  # still read, by the general parser
+    parsed = rio.scan_run(io.BytesIO(data))  # still read, by the general parser
     assert parsed.collect().height >= 1
 
 
@@ -309,7 +299,7 @@ def test_errors_in_an_almost_plain_file_still_name_the_line(tmp_path: Path) -> N
     path = tmp_path / "run.trec"
     path.write_text("1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 high tag\n")
     with pytest.raises(rankset.InputFormatError, match=r"run\.trec, line 2.*'high'"):
-        rankset.read_run(path)
+        rankset.io.scan_run(path)
 
 
 def test_a_path_and_its_bytes_read_the_same(tmp_path: Path) -> None:
@@ -320,14 +310,14 @@ def test_a_path_and_its_bytes_read_the_same(tmp_path: Path) -> None:
     gz.write_bytes(gzip.compress(text.encode()))
     expected = _general(text.encode())
     for source in (path, gz, str(path)):
-        assert_frame_equal(rankset.read_run(source).collect(), expected, check_exact=True)
+        assert_frame_equal(rankset.io.scan_run(source).collect(), expected, check_exact=True)
 
 
 # --- the plain-layout qrels reader -----------------------------------------------------
 
 
 def _general_labels(data: bytes) -> pl.DataFrame:
-    parsed = rio._parse_trec_lines(data, "<test>", None, "labels")
+    parsed = trec_reader.parse_trec_lines(data, "<test>", None, "labels")
     assert parsed.labels is not None
     return parsed.labels.collect()
 
@@ -335,14 +325,14 @@ def _general_labels(data: bytes) -> pl.DataFrame:
 def test_the_fast_qrels_reader_equals_the_general_parser_on_the_bundled_qrels() -> None:
     files = _trec_files(SAMPLE, 4) + _trec_files(TREC_EVAL, 4)
     # the sample's qrels and trec_eval's qrels.test
-    assert _agreeing(files, rio._read_simple_trec_labels, _general_labels) >= 2
+    assert _agreeing(files, trec_reader.read_plain_trec_labels, _general_labels) >= 2
 
 
 def test_the_fast_qrels_reader_equals_the_general_parser_on_real_qrels(
     shared_data: Path,
 ) -> None:
     files = _trec_files(shared_data, 4)
-    assert _agreeing(files, rio._read_simple_trec_labels, _general_labels) >= 5  # TREC DL
+    assert _agreeing(files, trec_reader.read_plain_trec_labels, _general_labels) >= 5  # TREC DL
 
 
 @pytest.mark.parametrize(
@@ -372,16 +362,16 @@ def test_the_fast_qrels_reader_equals_the_general_parser_on_real_qrels(
 )
 def test_other_qrels_layouts_go_to_the_general_parser(text: str) -> None:
     data = text.encode()
-    assert rio._read_simple_trec_labels(data) is None
+    assert trec_reader.read_plain_trec_labels(data) is None
     try:
         expected: pl.DataFrame | Exception = _general_labels(data)
     except rankset.InputFormatError as error:
         expected = error
     if isinstance(expected, Exception):
         with pytest.raises(rankset.InputFormatError, match=r"line 2"):
-            rankset.read_labels(io.BytesIO(data)).collect()
+            rankset.io.scan_labels(io.BytesIO(data)).collect()
     else:
-        assert_frame_equal(rankset.read_labels(io.BytesIO(data)).collect(), expected)
+        assert_frame_equal(rankset.io.scan_labels(io.BytesIO(data)).collect(), expected)
 
 
 def test_plain_qrels_take_the_fast_reader_through_read(
@@ -389,8 +379,8 @@ def test_plain_qrels_take_the_fast_reader_through_read(
 ) -> None:
     path = tmp_path / "qrels.txt"
     path.write_text("q1 0 b 2\nq1 0 a 0\nq2 0 c -1\n")
-    monkeypatch.setattr(rio, "_parse_trec_lines", None)  # the general parser must not run
-    read = rankset.read_labels(path).collect()
+    monkeypatch.setattr(trec_reader, "parse_trec_lines", None)  # the general parser must not run
+    read = rankset.io.scan_labels(path).collect()
     assert read.rows() == [("q1", "b", 2.0), ("q1", "a", 0.0), ("q2", "c", -1.0)]
 
 

@@ -34,14 +34,20 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import rankset
-from rankset import evaluation as ev
 from rankset import io as rio
-from rankset import run_pass
 from rankset.errors import SchemaError
+from rankset.evaluation import EvaluateOptions, plan_and_measure
+from rankset.evaluation import _evaluate as executors
+from rankset.evaluation import _kernel as kernel
+from rankset.evaluation import _pass as run_pass
+from rankset.evaluation._inputs import assign_system_names, read_runs
+from rankset.evaluation._pass import Runs, measure_pass
+from rankset.evaluation._plan import plan_evaluation_inputs
+from rankset.plan import GROUP
 from rankset.registry import parse_metrics
-from rankset.run_pass import Runs, measure_pass
+from rankset.schema import normalize_labels
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
 METRICS = ["ndcg@10", "ap", "rr", "recall@100", "P@5", "bpref", "num_ret"]
 
@@ -88,8 +94,8 @@ class _Descending:
 
 
 def _runs(source: Any, **options: Any) -> Runs:
-    inputs = ev._read_runs(source, None, scan_text=options.pop("scan_text", False))
-    return ev._assign_system_names(
+    inputs = read_runs(source, None, scan_text=options.pop("scan_text", False))
+    return assign_system_names(
         inputs,
         order=options.get("order", "auto"),
         duplicates=options.get("duplicates", "error"),
@@ -111,7 +117,7 @@ def _labels(labelled: list[tuple[str, str, int]]) -> pl.LazyFrame:
 
 def _measured(runs: Runs, labels: pl.LazyFrame) -> tuple[dict[Any, int], dict[Any, int]]:
     hits, counts, _ = measure_pass(runs, labels, None, "streaming")
-    positions = {(s, q, d): p for s, q, d, p in hits.select(*ev.GROUP, "doc_id", "pos").rows()}
+    positions = {(s, q, d): p for s, q, d, p in hits.select(*GROUP, "doc_id", "pos").rows()}
     lengths = {(s, q): int(n) for s, q, n in counts.rows()}
     return positions, lengths
 
@@ -183,15 +189,15 @@ def test_both_plans_match_the_reference(rows: list[Row], seed: int, arrangement:
 def test_a_run_in_order_takes_the_ordered_plan(plans: list[str]) -> None:
     runs = _runs(SAMPLE / "rerank.trec")
     assert [part.in_order for part in runs.inputs] == [True]
-    labels = rio.read_labels(SAMPLE / "qrels.txt")
-    measure_pass(runs, ev.normalize_labels(labels), None, "streaming")
+    labels = rio.scan_labels(SAMPLE / "qrels.txt")
+    measure_pass(runs, normalize_labels(labels), None, "streaming")
     assert plans == ["ordered"]
 
 
 def test_a_run_out_of_order_from_its_first_rows_is_ranked_at_once(plans: list[str]) -> None:
     runs = _runs(SAMPLE / "bm25.trec")  # ties listed in ascending document order
     assert [part.in_order for part in runs.inputs] == [False]
-    labels = ev.normalize_labels(rio.read_labels(SAMPLE / "qrels.txt"))
+    labels = normalize_labels(rio.scan_labels(SAMPLE / "qrels.txt"))
     measure_pass(runs, labels, None, "streaming")
     assert plans == ["ranked"]
 
@@ -330,17 +336,17 @@ def test_a_ranking_in_two_inputs_is_refused() -> None:
 def _evaluate_both_ways(path: Path, labels: Path) -> tuple[Any, pl.DataFrame, pl.DataFrame]:
     """Return the plan evaluate settled on, its values, and the values of a whole read."""
     metrics = parse_metrics(METRICS)
-    options = ev.evaluate_options({}, "evaluate")
-    prepared, scanned = ev.prepare_and_collect(path, labels, metrics, **options)
-    read_whole = ev._prepare(path, labels, metrics, **options)
-    return prepared, scanned.scored, ev._collect(read_whole).scored
+    options = EvaluateOptions()
+    prepared, scanned = plan_and_measure(path, labels, metrics, options)
+    read_whole = plan_evaluation_inputs(path, labels, metrics, options)
+    return prepared, scanned.scored, executors.measure(read_whole).scored
 
 
 def test_a_plain_file_is_scanned_lazily_and_gives_the_whole_read_values(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     rejected: list[str] = []
-    original = ev._prepare
+    original = executors.plan_evaluation_inputs
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         prepared = original(*args, **kwargs)
@@ -350,22 +356,16 @@ def test_a_plain_file_is_scanned_lazily_and_gives_the_whole_read_values(
             rejected.append("read whole")
         return prepared
 
-    monkeypatch.setattr(ev, "_prepare", spy)
+    monkeypatch.setattr(executors, "plan_evaluation_inputs", spy)
     for run in ("bm25.trec", "rerank.trec"):  # the ranked and the ordered plan
-        _, scanned = ev.prepare_and_collect(
-            SAMPLE / run,
-            SAMPLE / "qrels.txt",
-            parse_metrics(METRICS),
-            **ev.evaluate_options({}, "evaluate"),
+        _, scanned = plan_and_measure(
+            SAMPLE / run, SAMPLE / "qrels.txt", parse_metrics(METRICS), EvaluateOptions()
         )
         assert rejected == []
         read_whole = original(
-            SAMPLE / run,
-            SAMPLE / "qrels.txt",
-            parse_metrics(METRICS),
-            **ev.evaluate_options({}, "evaluate"),
+            SAMPLE / run, SAMPLE / "qrels.txt", parse_metrics(METRICS), EvaluateOptions()
         )
-        assert_frame_equal(scanned.scored, ev._collect(read_whole).scored, check_exact=True)
+        assert_frame_equal(scanned.scored, executors.measure(read_whole).scored, check_exact=True)
 
 
 def _plain_lines(n_queries: int = 60, depth: int = 100) -> list[str]:
@@ -428,7 +428,7 @@ def test_a_file_that_breaks_the_scan_is_read_whole(
             rejections.append(str(rejection))
             raise
 
-    monkeypatch.setattr(ev, "measure_pass", spy)
+    monkeypatch.setattr(kernel, "measure_pass", spy)
     prepared, scanned, read_whole = _evaluate_both_ways(path, labels)
     kept_to_the_layout = change in ("plain", "seventh-field")
     assert (prepared.runs.inputs[0].scan is not None) == kept_to_the_layout
@@ -491,7 +491,7 @@ def test_text_files_beside_a_partitioned_dataset_are_read_whole(
         scanned.extend(part.source for part in runs.inputs if part.scan is not None)
         return measure(runs, *args, **kwargs)
 
-    monkeypatch.setattr(ev, "measure_pass", spy)
+    monkeypatch.setattr(kernel, "measure_pass", spy)
     result = rankset.evaluate({"bm25": dataset, "rerank": SAMPLE / "rerank.trec"}, None, ["ap"])
     assert scanned == []
     whole = rankset.evaluate(

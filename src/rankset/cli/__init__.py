@@ -1,0 +1,53 @@
+"""The ``rankset`` command line: a thin layer over the library, one subcommand per verb.
+
+Machine outputs are stable contracts: ``evaluate --json`` prints the summary as a JSON list
+of objects with keys ``system, metric, mean, n_queries, n_na``; ``--per-query`` writes
+Parquet with at least ``system, query_id, metric, value``. Diagnostics (dropped queries)
+go to stderr so stdout stays machine-readable. Bad input exits with status 2 and a
+one-line message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from rankset._version import __version__
+from rankset.cli._commands import COMMANDS, EXIT_OK
+from rankset.cli._parser import build_parser
+from rankset.errors import ParameterError, RanksetError
+
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "main"]
+
+#: Exit status of bad input (and of a usage error).
+EXIT_BAD_INPUT = 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        print(__version__)
+        return EXIT_OK
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+
+    try:
+        if getattr(args, "dask", None) is None:
+            return COMMANDS[args.command](args)
+        if args.engine != "auto":
+            msg = (
+                "--dask runs the pass on the cluster's workers; it cannot be combined "
+                f"with --engine {args.engine}."
+            )
+            raise ParameterError(msg)
+        from rankset.cluster import connect
+
+        with connect(args.dask) as client:
+            args.client = client
+            return COMMANDS[args.command](args)
+    except (RanksetError, OSError) as error:
+        print(f"rankset: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT

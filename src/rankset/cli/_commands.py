@@ -1,0 +1,259 @@
+"""The subcommands: each reads its arguments, calls one library verb, prints the result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from typing import Any
+
+from rankset._format import format_p, format_value
+from rankset.cli._output import (
+    format_curves,
+    format_table,
+    number,
+    progress,
+    records,
+    render_table,
+    report_dropped,
+    summary_records,
+)
+from rankset.evaluation import EvaluateOptions
+
+__all__ = ["COMMANDS", "EXIT_OK"]
+
+EXIT_OK = 0
+
+
+def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Return the evaluation options the command line sets, checked by EvaluateOptions."""
+    options: dict[str, Any] = {
+        "relevance_level": number(args.relevance_level),
+        "missing": args.missing,
+        "order": args.order,
+        "duplicates": "keep_best" if args.keep_best_duplicate else "error",
+        "names": args.names,
+        "pool": args.pool,
+        "pool_depth": args.pool_depth,
+        "answers": args.answers,
+        "engine": args.engine,
+        "buckets": args.buckets,
+    }
+    if getattr(args, "client", None) is not None:
+        options.update(engine="dask", client=args.client)
+    if args.scale is not None:  # else the library default (rag5), or a report's fallback
+        options["scale"] = args.scale
+    EvaluateOptions(**options)  # the library's checks and messages, before any input is read
+    return options
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from rankset.evaluation import DEFAULT_METRICS, evaluate
+
+    with progress(args) as step:
+        step(f"evaluating {len(args.runs)} run(s)")
+        result = evaluate(
+            args.runs,
+            args.labels,
+            args.metrics or DEFAULT_METRICS,
+            k=args.k,
+            **_evaluation_options(args),
+        )
+    report_dropped(result.query_counts)
+    if args.per_query:
+        result.to_parquet(args.per_query)
+    if args.json:
+        print(json.dumps(summary_records(result), indent=2))
+    else:
+        print(format_table(result))
+    return EXIT_OK
+
+
+def _curves(args: argparse.Namespace) -> int:
+    from rankset.cutoff_curves import curves
+
+    with progress(args) as step:
+        step(f"curves at k = 1..{args.k_max}")
+        result = curves(
+            args.runs,
+            args.labels,
+            args.metrics or ("ndcg", "precision", "recall"),
+            ks=args.k_max,
+            **_evaluation_options(args),
+        )
+    if args.out:
+        result.to_parquet(args.out)
+    if args.per_query:
+        result.to_parquet(args.per_query, per_query=True)
+    if args.json:
+        print(json.dumps(records(result.summary), indent=2))
+    else:
+        print(format_curves(result.summary))
+    return EXIT_OK
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from rankset.comparison import compare
+    from rankset.evaluation import DEFAULT_METRICS, evaluate
+    from rankset.io import write_parquet
+
+    with progress(args) as step:
+        step(f"evaluating {len(args.runs)} run(s)")
+        result = evaluate(
+            args.runs,
+            args.labels,
+            args.metrics or DEFAULT_METRICS,
+            k=args.k,
+            confidence=None,
+            **_evaluation_options(args),
+        )
+        step(f"paired tests, {args.n_resamples} resamples")
+        table = compare(
+            result,
+            baseline=args.baseline,
+            tests=args.tests or ("randomization", "t", "wilcoxon"),
+            correction=None if args.correction == "none" else args.correction,
+            alpha=args.alpha,
+            seed=args.seed,
+            n_resamples=args.n_resamples,
+        )
+    report_dropped(result.query_counts)
+    if args.out:
+        config = {**result.config, "baseline": args.baseline, "correction": args.correction}
+        write_parquet(table, args.out, config=config)
+    if args.json:
+        print(json.dumps(records(table), indent=2))
+        return EXIT_OK
+    rows = [
+        [
+            row["system"],
+            row["metric"],
+            row["test"],
+            str(row["n_queries"]),
+            format_value(row["mean"]),
+            format_value(row["delta"], signed=True),
+            f"[{format_value(row['ci_low'], signed=True)}, "
+            f"{format_value(row['ci_high'], signed=True)}]",
+            format_p(row["p_adj"]) + (" *" if row["reject"] else "  "),
+            f"{row['wins']}/{row['ties']}/{row['losses']}",
+        ]
+        for row in table.iter_rows(named=True)
+    ]
+    header = ["system", "metric", "test", "queries", "mean", "delta", "95% CI", "p_adj", "W/T/L"]
+    print(f"Against {args.baseline}; * = significant at {args.alpha} after {args.correction}.")
+    print(render_table(header, rows))
+    return EXIT_OK
+
+
+def _report(args: argparse.Namespace) -> int:
+    from rankset.report import DEFAULT_REPORT_METRICS, report
+
+    options = _evaluation_options(args)
+    with progress(args) as step:
+        step("evaluating, comparing, curves, diagnosis")
+        path = report(
+            args.runs,
+            args.labels,
+            metrics=args.metrics or DEFAULT_REPORT_METRICS,
+            baseline=args.baseline,
+            k=args.k,
+            k_max=args.k_max,
+            out=args.out,
+            title=args.title,
+            **options,
+        )
+    print(path)
+    return EXIT_OK
+
+
+def _diagnose(args: argparse.Namespace) -> int:
+    from rankset.diagnosis import diagnose, regression_counts, regressions
+    from rankset.evaluation import evaluate
+    from rankset.io import write_parquet
+
+    k = args.k
+    metrics = [f"ra_nwg@{k}", f"proc@{k}", f"pct_proc@{k}"]
+    if args.baseline:
+        metrics += [f"recall@{k}", f"ndcg@{k}"]
+    with progress(args) as step:
+        step(f"evaluating {len(args.runs)} run(s)")
+        result = evaluate(
+            args.runs, args.labels, metrics, confidence=None, **_evaluation_options(args)
+        )
+    report_dropped(result.query_counts)
+    diagnosis = diagnose(
+        result,
+        k=k,
+        proc_threshold=args.proc_threshold,
+        pct_proc_threshold=args.pct_proc_threshold,
+    )
+    changes = {}
+    if args.baseline:
+        for system in result.systems:
+            if system != args.baseline:
+                frame = regressions(result, args.baseline, system, k=k)
+                changes[system] = regression_counts(frame)
+    if args.per_query:
+        write_parquet(diagnosis.per_query, args.per_query, config=result.config)
+    if args.json:
+        output = {
+            "k": k,
+            "thresholds": diagnosis.thresholds,
+            "counts": records(diagnosis.counts),
+            "queries": records(diagnosis.per_query),
+        }
+        if args.baseline:
+            output["baseline"] = args.baseline
+            output["regressions"] = {system: records(counts) for system, counts in changes.items()}
+        print(json.dumps(output, indent=2))
+        return EXIT_OK
+    wide = diagnosis.wide()
+    print(
+        f"Quadrants at k={k} (proc >= {args.proc_threshold}, pct_proc >= "
+        f"{args.pct_proc_threshold}), queries per system:"
+    )
+    print(render_table(wide.columns, [[str(v) for v in row] for row in wide.rows()]))
+    for system, counts in changes.items():
+        print(f"\n{system} vs {args.baseline} (recall@{k}, ndcg@{k}):")
+        rows = [
+            [
+                row["change"],
+                str(row["n_queries"]),
+                " ".join(row["query_ids"][:8]) + (" ..." if len(row["query_ids"]) > 8 else ""),
+            ]
+            for row in counts.iter_rows(named=True)
+        ]
+        print(render_table(["change", "queries", "query ids"], rows))
+    return EXIT_OK
+
+
+def _partition(args: argparse.Namespace) -> int:
+    from rankset.evaluation import partition
+
+    with progress(args) as step:
+        step(f"partitioning {len(args.runs)} run(s) into {args.buckets} buckets")
+        out = partition(args.runs, args.labels, args.out, buckets=args.buckets, names=args.names)
+    print(f"wrote {out} ({args.buckets} buckets); evaluate it with: rankset evaluate {out}")
+    return EXIT_OK
+
+
+def _measures(args: argparse.Namespace) -> int:
+    del args
+    from rankset.measures import available_measures
+
+    for name, spec in sorted(available_measures().items()):
+        cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[spec.cutoff]
+        print(f"{name + cutoff:<20} {spec.description}")
+    return EXIT_OK
+
+
+#: The subcommands, by name: each takes the parsed arguments, returns the exit status.
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "evaluate": _evaluate,
+    "compare": _compare,
+    "curves": _curves,
+    "diagnose": _diagnose,
+    "report": _report,
+    "measures": _measures,
+    "partition": _partition,
+}

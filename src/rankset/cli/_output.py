@@ -1,0 +1,129 @@
+"""What the command line prints: tables, JSON records, progress and dropped queries.
+
+stdout carries only results (a table or JSON); progress and the dropped-query notes go
+to stderr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from rankset._format import format_value
+
+if TYPE_CHECKING:
+    import argparse
+
+    import polars as pl
+
+    from rankset.evaluation import EvaluationResult
+
+__all__ = [
+    "format_curves",
+    "format_table",
+    "number",
+    "progress",
+    "records",
+    "render_table",
+    "report_dropped",
+    "summary_records",
+]
+
+# Cutoffs shown in the terminal table of `rankset curves` (all of them go to --json/--out).
+_SHOWN_KS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
+
+
+@contextlib.contextmanager
+def progress(args: argparse.Namespace) -> Iterator[Callable[[str], None]]:
+    """Yield ``step(text)`` that shows what is being done, on stderr.
+
+    Shown only when stderr is a terminal, ``--quiet`` is not given and ``rich`` is
+    installed (``pip install "rankset[progress]"``); otherwise every step is a no-op, so
+    stdout and redirected stderr stay clean.
+    """
+    if args.quiet or not sys.stderr.isatty():
+        yield lambda text: None
+        return
+    try:
+        from rich.console import Console
+    except ImportError:
+        yield lambda text: None
+        return
+    console = Console(stderr=True)
+    with console.status("starting") as status:
+        yield lambda text: status.update(text)
+
+
+def number(value: float) -> float:
+    return int(value) if float(value).is_integer() else value
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def records(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    return [{key: _clean(v) for key, v in row.items()} for row in frame.iter_rows(named=True)]
+
+
+def summary_records(result: EvaluationResult) -> list[dict[str, Any]]:
+    columns = ["system", "metric", "mean", "n_queries", "n_na"]
+    return records(result.summary.select(columns))
+
+
+def render_table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
+
+    def render(cells: list[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = (cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))
+        return "  ".join([first, *rest])
+
+    rule = "  ".join("-" * width for width in widths)
+    return "\n".join([render(header), rule, *(render(row) for row in rows)])
+
+
+def format_table(result: EvaluationResult) -> str:
+    metrics = result.metrics
+    means = {(r["system"], r["metric"]): r["mean"] for r in result.summary.iter_rows(named=True)}
+    counts = {r["system"]: r["n_scored"] for r in result.query_counts.iter_rows(named=True)}
+    rows = [
+        [
+            system,
+            str(counts[system]),
+            *(format_value(means.get((system, metric))) for metric in metrics),
+        ]
+        for system in sorted(counts)
+    ]
+    return render_table(["system", "queries", *metrics], rows)
+
+
+def format_curves(summary: pl.DataFrame) -> str:
+    ks = sorted(set(summary["k"].to_list()))
+    shown = [k for k in ks if k in _SHOWN_KS or k == ks[-1]]
+    means = {(r["system"], r["metric"], r["k"]): r["mean"] for r in summary.iter_rows(named=True)}
+    pairs = summary.select("system", "metric").unique(maintain_order=True).rows()
+    rows = [
+        [system, metric, *(format_value(means.get((system, metric, k))) for k in shown)]
+        for system, metric in pairs
+    ]
+    return render_table(["system", "metric", *(f"@{k}" for k in shown)], rows)
+
+
+def report_dropped(query_counts: pl.DataFrame) -> None:
+    for row in query_counts.iter_rows(named=True):
+        notes = []
+        if row["n_run_queries_without_labels"]:
+            notes.append(f"{row['n_run_queries_without_labels']} run queries have no labels")
+        if row["n_label_queries_without_run"]:
+            fate = "scored as empty" if row["missing_policy"] == "zero" else "skipped"
+            notes.append(
+                f"{row['n_label_queries_without_run']} labelled queries not in the run ({fate})"
+            )
+        if notes:
+            print(f"rankset: {row['system']}: {'; '.join(notes)}", file=sys.stderr)

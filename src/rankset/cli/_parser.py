@@ -1,0 +1,237 @@
+"""The command line's parser: one subcommand per library verb.
+
+Vocabularies come from :mod:`rankset._typing` and defaults from
+:class:`~rankset.evaluation.EvaluateOptions`, so the CLI spells neither again.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rankset._typing import Correction, Engine, MissingPolicy, OrderPolicy, Test, choices_of
+from rankset.evaluation import EvaluateOptions
+
+__all__ = ["build_parser"]
+
+# The library's defaults, which the options below show and keep.
+_DEFAULTS = EvaluateOptions()
+
+
+def _add_input_options(parser: argparse.ArgumentParser, *, runs_help: str) -> None:
+    parser.add_argument("runs", nargs="+", metavar="RUN", help=runs_help)
+    parser.add_argument(
+        "--qrels",
+        "--labels",
+        dest="labels",
+        metavar="LABELS",
+        help="labels file; optional when the runs carry labels (JSONL samples)",
+    )
+    parser.add_argument(
+        "--relevance-level",
+        "-l",
+        type=float,
+        default=_DEFAULTS.relevance_level,
+        metavar="N",
+        help="grade at or above which binary metrics count a document relevant "
+        f"(default {_DEFAULTS.relevance_level})",
+    )
+    parser.add_argument(
+        "--missing",
+        choices=choices_of(MissingPolicy),
+        default=_DEFAULTS.missing,
+        help="queries in the labels but not the run: skip (default) or score as empty",
+    )
+    parser.add_argument(
+        "--order",
+        choices=choices_of(OrderPolicy),
+        default=_DEFAULTS.order,
+        help="order rankings by score (ties: doc id descending) or by the rank column",
+    )
+    parser.add_argument(
+        "--keep-best-duplicate",
+        action="store_true",
+        help="keep the best-ranked copy of a duplicated document instead of failing",
+    )
+    parser.add_argument(
+        "--name",
+        dest="names",
+        action="append",
+        metavar="NAME",
+        help="system name for each run, in order (repeat once per run)",
+    )
+    parser.add_argument(
+        "--scale",
+        default=None,
+        metavar="NAME",
+        help="grade scale of the RAG metrics: rag5 (default, grades 1-5), trec_dl (0-3), "
+        "binary (0-1)",
+    )
+    parser.add_argument(
+        "--pool",
+        metavar="POOL",
+        help="candidate run used as the pool of proc@k for every system "
+        "(default: each system's own retrieved list)",
+    )
+    parser.add_argument(
+        "--pool-depth",
+        type=int,
+        metavar="N",
+        help="keep only the first N documents of each pool (e.g. the reranked depth)",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=[engine for engine in choices_of(Engine) if engine != "dask"],  # see --dask
+        default=_DEFAULTS.engine,
+        help="Polars engine for the pass over the runs (default auto = streaming; gpu needs "
+        "cudf-polars, else it warns and streams)",
+    )
+    parser.add_argument(
+        "--buckets",
+        type=int,
+        metavar="N",
+        help="larger-than-memory mode: read the runs in N passes, each over the queries of "
+        "one hash bucket (same values, about N times less memory)",
+    )
+    parser.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="evaluate on a Dask cluster, one task per bucket of queries: a scheduler "
+        "address (tcp://host:8786) or local:N for N local worker processes (needs "
+        "rankset[dask]; same values as one machine)",
+    )
+    parser.add_argument(
+        "--answers",
+        metavar="FILE",
+        help="acceptable answers for containment@k: 'query_id<TAB>answer' lines or JSONL",
+    )
+
+
+def _add_metric_option(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument(
+        "-m",
+        "--metric",
+        dest="metrics",
+        action="append",
+        metavar="METRIC",
+        help=f"metric name, repeatable (default: {default})",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rankset",
+        description="Evaluate retrieval runs: trec_eval-exact metrics on Polars.",
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress display on stderr")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    evaluate = commands.add_parser(
+        "evaluate",
+        help="score runs against labels",
+        description="Score one or more runs against labels (qrels) and print a summary.",
+    )
+    _add_input_options(evaluate, runs_help="run files (TREC, JSONL, Parquet, ...)")
+    _add_metric_option(evaluate, "ndcg@10 ap rr recall@100 precision@10")
+    evaluate.add_argument("--k", type=int, default=None, help="cutoff for @k metrics")
+    evaluate.add_argument(
+        "--per-query", metavar="OUT.parquet", help="write per-query values to Parquet"
+    )
+    evaluate.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    curves = commands.add_parser(
+        "curves",
+        help="metric-vs-k curves",
+        description="Mean (with bootstrap CI) of each measure at every cutoff 1..K.",
+    )
+    _add_input_options(curves, runs_help="run files")
+    _add_metric_option(curves, "ndcg precision recall")
+    curves.add_argument("--k-max", type=int, default=20, metavar="N", help="largest cutoff")
+    curves.add_argument("--out", metavar="FILE.parquet", help="write the curves to Parquet")
+    curves.add_argument(
+        "--per-query", metavar="OUT.parquet", help="write per-query values at every k"
+    )
+    curves.add_argument("--json", action="store_true", help="print the curves as JSON")
+
+    compare = commands.add_parser(
+        "compare",
+        help="paired significance tests against a baseline",
+        description="Compare every system with a baseline, query by query: mean delta with "
+        "a paired bootstrap CI, paired tests with multiple-testing correction, wins/ties/losses.",
+    )
+    _add_input_options(compare, runs_help="run files")
+    _add_metric_option(compare, "ndcg@10 ap rr recall@100 precision@10")
+    compare.add_argument("--k", type=int, default=None, help="cutoff for @k metrics")
+    compare.add_argument("--baseline", required=True, metavar="NAME", help="baseline system")
+    compare.add_argument(
+        "--test",
+        dest="tests",
+        action="append",
+        choices=choices_of(Test),
+        help="paired test, repeatable (default: all three; t and wilcoxon need scipy)",
+    )
+    compare.add_argument(
+        "--correction",
+        choices=(*choices_of(Correction), "none"),
+        default="holm",
+        help="multiple-testing correction over all rows of a test (default holm)",
+    )
+    compare.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    compare.add_argument("--n-resamples", type=int, default=10000, metavar="N")
+    compare.add_argument("--seed", type=int, default=0)
+    compare.add_argument("--out", metavar="FILE.parquet", help="write the comparison to Parquet")
+    compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
+
+    diagnose = commands.add_parser(
+        "diagnose",
+        help="retrieval vs reranking diagnosis",
+        description="Classify each query by PROC@K and %PROC@K (retrieval miss, reranking "
+        "miss, healthy, both) and, with --baseline, list ordering and coverage regressions.",
+    )
+    _add_input_options(diagnose, runs_help="run files")
+    diagnose.add_argument("-k", "--k", dest="k", type=int, default=10, help="cutoff (default 10)")
+    diagnose.add_argument(
+        "--proc-threshold", type=float, default=0.5, metavar="T", help="default 0.5"
+    )
+    diagnose.add_argument(
+        "--pct-proc-threshold", type=float, default=0.5, metavar="T", help="default 0.5"
+    )
+    diagnose.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="also compare recall@k and ndcg@k of every other system with this one",
+    )
+    diagnose.add_argument(
+        "--per-query", metavar="OUT.parquet", help="write the per-query quadrants to Parquet"
+    )
+    diagnose.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
+
+    report = commands.add_parser(
+        "report",
+        help="a self-contained HTML report",
+        description="Write one static HTML file: summary with CIs, comparison with "
+        "significance, metric-vs-k curves, the diagnostic matrix and the worst queries.",
+    )
+    _add_input_options(report, runs_help="run files")
+    _add_metric_option(report, "ndcg@10 ap recall@100 ra_nwg@10 proc@10 pct_proc@10")
+    report.add_argument("--baseline", metavar="NAME", help="baseline system of the comparison")
+    report.add_argument("-k", "--k", dest="k", type=int, default=10, help="diagnosis cutoff")
+    report.add_argument("--k-max", type=int, default=20, metavar="N", help="largest curve k")
+    report.add_argument("--title", default="rankset report")
+    report.add_argument("--out", required=True, metavar="REPORT.html", help="output file")
+
+    partition = commands.add_parser(
+        "partition",
+        help="write runs and labels as bucket-partitioned Parquet",
+        description="Split runs and labels by hashed query id into N buckets of Parquet "
+        "files, once; evaluating the folder then reads one bucket at a time "
+        "(larger-than-memory mode) without re-reading everything per bucket.",
+    )
+    partition.add_argument("runs", nargs="+", metavar="RUN", help="run files")
+    partition.add_argument("--qrels", "--labels", dest="labels", help="labels file")
+    partition.add_argument("--name", dest="names", action="append", metavar="NAME")
+    partition.add_argument("--buckets", type=int, default=16, metavar="N", help="(default 16)")
+    partition.add_argument("--out", required=True, metavar="DIR", help="new dataset folder")
+
+    commands.add_parser("measures", help="list the available measures")
+    return parser

@@ -1,0 +1,267 @@
+"""Evaluate runs against labels: plan, measure with the chosen executor, make tidy.
+
+The executor is chosen here and only here: the whole input as one set of queries, one
+bucket of queries at a time (``buckets=N``), or one task per bucket on a Dask cluster
+(``engine="dask"``). Each runs the same kernel (:mod:`rankset.evaluation._kernel`),
+which imports none of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from rankset._resample import summarise_means
+from rankset._typing import DuplicatePolicy, Engine, IntoLabels, IntoRun, MissingPolicy, OrderPolicy
+from rankset.errors import RanksetError
+from rankset.evaluation._kernel import (
+    Collected,
+    PartialResult,
+    finish,
+    measure_queries,
+    merge_partial_results,
+)
+from rankset.evaluation._options import (
+    DEFAULT_K,
+    DEFAULT_METRICS,
+    EvaluateOptions,
+    check_resampling,
+    resolve_engine,
+)
+from rankset.evaluation._pass import TextScanRejected
+from rankset.evaluation._plan import EvaluationPlan, plan_evaluation_inputs
+from rankset.evaluation._result import EvaluationResult, tidy
+from rankset.registry import Metric, parse_metrics
+from rankset.scales import GradeScale
+from rankset.textmatch import TextMatch
+
+__all__ = ["evaluate", "evaluate_with", "plan_and_measure", "result_of"]
+
+
+def evaluate(
+    runs: IntoRun | Mapping[str, IntoRun] | TextMatch,
+    labels: IntoLabels | None = None,
+    metrics: str | Metric | Iterable[str | Metric] = DEFAULT_METRICS,
+    *,
+    k: int | None = None,
+    relevance_level: float = 1,
+    missing: MissingPolicy = "skip",
+    cutoffs: Mapping[str, int] | pl.DataFrame | pl.LazyFrame | None = None,
+    order: OrderPolicy = "auto",
+    duplicates: DuplicatePolicy = "error",
+    names: Sequence[str] | None = None,
+    default_k: int = DEFAULT_K,
+    scale: str | Mapping[float, int] | GradeScale = "rag5",
+    pool: IntoRun | Mapping[str, IntoRun] | None = None,
+    pool_depth: int | None = None,
+    answers: IntoLabels | Mapping[str, Sequence[str]] | None = None,
+    engine: Engine = "auto",
+    buckets: int | None = None,
+    client: Any = None,
+    confidence: float | None = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> EvaluationResult:
+    """Score runs against labels with the named metrics.
+
+    Parameters
+    ----------
+    runs
+        One run or several: a path (TREC, JSON/JSONL, Parquet, CSV; ``.gz`` ok), an
+        in-memory Polars/pandas/pyarrow frame, a ranx-style ``{qid: {doc: score}}`` dict,
+        a list of those, or a ``{system_name: run}`` dict. Or the
+        :class:`~rankset.textmatch.TextMatch` of runs of text chunks matched to gold texts
+        (then ``labels`` is omitted: the gold items are the labels).
+    labels
+        Labels (qrels) in any of the same forms; may be omitted when the runs carry their
+        own labels (JSONL RAG samples with ``expected_output``).
+    metrics
+        Metric names in any accepted spelling (see :func:`rankset.parse_metric`).
+    k
+        Cutoff for ``@k`` metrics on queries without a per-query cutoff.
+    relevance_level
+        Grade at or above which binary metrics count a document as relevant.
+    missing
+        ``"skip"`` scores queries in both run and labels; ``"zero"`` scores every
+        labelled query, unanswered ones as empty rankings.
+    cutoffs
+        Per-query cutoffs for ``@k`` metrics: ``{query_id: k}`` or a frame
+        ``query_id, k``; by default taken from the samples' ``metadata.k``.
+    order
+        ``"auto"`` (scores when present, else ranks), ``"score"`` or ``"rank"``.
+    duplicates
+        ``"error"`` or ``"keep_best"`` for a document ranked twice in one query.
+    names
+        System names, one per run, overriding the naming rule.
+    default_k
+        Cutoff used when neither ``cutoffs`` nor ``k`` gives one.
+    scale
+        How grades map to the tiers 5..1 of the RAG set metrics: ``"rag5"`` (grades 1..5),
+        ``"trec_dl"`` (0-3), ``"binary"`` (0-1) or a ``{grade: tier}`` dict.
+    pool
+        Candidate pool for ``proc@k``: by default what each system retrieved (full
+        depth); a run (any form above) serves as the pool of every system, a
+        ``{system_name: run}`` dict matches pools to systems by name.
+    pool_depth
+        Keep only the first ``pool_depth`` documents of each pool (a system's own list or
+        the pool run), e.g. the depth a reranker actually reordered.
+    answers
+        Acceptable answer strings for ``containment@k``: ``{query_id: [answers]}``, a frame
+        ``query_id, answer`` or a file; by default the samples' ``expected_answer``.
+    engine
+        Polars engine of the pass over the runs: ``"auto"`` (= ``"streaming"``),
+        ``"streaming"``, ``"in-memory"`` or ``"gpu"`` (cudf-polars; without it a
+        :class:`~rankset.RanksetWarning` and the streaming engine). ``"dask"`` runs the
+        pass bucket by bucket on the workers of a Dask cluster (``client=``; needs
+        ``rankset[dask]``; see :mod:`rankset.cluster`). The values do not depend on it:
+        the final sums always run in a fixed order on the CPU.
+    buckets
+        Larger-than-memory mode: pass over the runs ``buckets`` times, each time over the
+        queries whose hashed id falls in one bucket (:func:`bucket_of`), so the pass
+        holds one bucket's rows at a time; the values are bit-identical to
+        a single pass. Parquet inputs (or a :func:`rankset.partition` dataset) are
+        scanned, so only each bucket's rows are held; text inputs are parsed whole first.
+        With ``engine="dask"`` the buckets are the cluster's tasks (by default the
+        dataset's count, else four per worker thread).
+    client
+        For ``engine="dask"``: a ``dask.distributed.Client``; by default the current one.
+    confidence, n_resamples, seed
+        Percentile bootstrap confidence interval of each mean in the summary (queries
+        resampled with replacement; seeded, deterministic); ``confidence=None`` skips it.
+
+    Returns
+    -------
+    EvaluationResult
+
+    Examples
+    --------
+    >>> import rankset
+    >>> run = {"q1": {"d1": 0.9, "d2": 0.8}, "q2": {"d3": 0.5}}
+    >>> labels = {"q1": {"d2": 1}, "q2": {"d3": 2}}
+    >>> rankset.evaluate(run, labels, ["rr", "ndcg@10"]).summary
+    shape: (2, 7)
+    ┌────────┬─────────┬──────────┬─────────┬─────────┬───────────┬──────┐
+    │ system ┆ metric  ┆ mean     ┆ ci_low  ┆ ci_high ┆ n_queries ┆ n_na │
+    │ ---    ┆ ---     ┆ ---      ┆ ---     ┆ ---     ┆ ---       ┆ ---  │
+    │ str    ┆ str     ┆ f64      ┆ f64     ┆ f64     ┆ u32       ┆ u32  │
+    ╞════════╪═════════╪══════════╪═════════╪═════════╪═══════════╪══════╡
+    │ run    ┆ rr      ┆ 0.75     ┆ 0.5     ┆ 1.0     ┆ 2         ┆ 0    │
+    │ run    ┆ ndcg@10 ┆ 0.815465 ┆ 0.63093 ┆ 1.0     ┆ 2         ┆ 0    │
+    └────────┴─────────┴──────────┴─────────┴─────────┴───────────┴──────┘
+    """
+    given = locals()
+    options = EvaluateOptions(**{name: given[name] for name in EvaluateOptions.option_names()})
+    # Not through evaluate_with: a warning's stack level counts the calls to the user's.
+    check_resampling(confidence, n_resamples, seed)
+    plan, collected = plan_and_measure(runs, labels, parse_metrics(metrics), options)
+    return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+
+def evaluate_with(
+    runs: Any,
+    labels: Any,
+    metrics: str | Metric | Iterable[str | Metric],
+    options: EvaluateOptions,
+    *,
+    confidence: float | None = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> EvaluationResult:
+    """Evaluate with an :class:`EvaluateOptions` (what the CLI, report and diagnose call)."""
+    check_resampling(confidence, n_resamples, seed)
+    plan, collected = plan_and_measure(runs, labels, parse_metrics(metrics), options)
+    return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+
+def plan_and_measure(
+    runs: Any,
+    labels: Any,
+    metrics: list[Metric],
+    options: EvaluateOptions,
+    *,
+    keep_rows: bool = False,
+) -> tuple[EvaluationPlan, Collected]:
+    """Plan an evaluation and measure it with the executor its options choose.
+
+    Plain-layout TREC run files are scanned lazily, so parsing them is part of the pass
+    over the runs (no table of every line is held). The pass verifies the layout; when
+    a file does not keep to it, everything is planned again with each file read whole
+    by :func:`rankset.io.read`, whose general parser copes with the rest or names the
+    offending line. Files are read whole from the start with buckets (each bucket
+    would parse them again) and on the GPU or Dask engines.
+    """
+    options = options.replace(engine=resolve_engine(options.engine))  # warns once, if at all
+    if options.buckets is None and options.engine in ("streaming", "in-memory"):
+        try:
+            plan = plan_evaluation_inputs(runs, labels, metrics, options, scan_text=True)
+        except RanksetError:
+            # Planning relied on a scanned file's first tag (e.g. two runs named alike):
+            # plan again from whole reads, which give the error if there is one.
+            pass
+        else:
+            try:
+                return plan, measure(plan, keep_rows=keep_rows)
+            except TextScanRejected:
+                pass
+    plan = plan_evaluation_inputs(runs, labels, metrics, options)
+    if plan.engine == "dask":
+        plan = on_cluster(plan)
+    return plan, measure(plan, keep_rows=keep_rows)
+
+
+def on_cluster(plan: EvaluationPlan) -> EvaluationPlan:
+    """Resolve the plan's Dask client, check its workers, and settle the bucket count."""
+    from rankset.evaluation._dask import cluster_for
+
+    client, buckets = cluster_for(plan.client, plan.buckets)
+    return dataclasses.replace(
+        plan, client=client, buckets=buckets, options=plan.options.replace(buckets=buckets)
+    )
+
+
+def measure(plan: EvaluationPlan, *, keep_rows: bool = False) -> Collected:
+    """Measure every set of queries with the plan's executor, merge, apply the policies.
+
+    Without buckets the whole input is one set. With ``buckets=N`` each bucket of
+    queries is measured in turn here, or on the workers of a Dask cluster with
+    ``engine="dask"``: the same kernel (:func:`measure_queries`) either way.
+    """
+    parts: list[PartialResult]
+    if plan.engine == "dask":
+        from rankset.evaluation._dask import measure_on_cluster
+
+        parts = measure_on_cluster(plan, keep_rows=keep_rows)
+    elif plan.buckets is None:
+        parts = [measure_queries(plan, None, keep_rows=keep_rows)]
+    else:
+        parts = [
+            measure_queries(plan, (bucket, plan.buckets), keep_rows=keep_rows)
+            for bucket in range(plan.buckets)
+        ]
+    return finish(plan, merge_partial_results(parts))
+
+
+def result_of(
+    plan: EvaluationPlan,
+    collected: Collected,
+    *,
+    confidence: float | None,
+    n_resamples: int,
+    seed: int,
+) -> EvaluationResult:
+    """Turn the finished frames into the tidy per-query result and its summary."""
+    frame = collected.scored.join(collected.stats, on="query_id", how="left")
+    per_query = tidy(frame, plan.metrics, plan.values)
+    summary = summarise_means(
+        per_query, ["metric"], confidence=confidence, n_resamples=n_resamples, seed=seed
+    )
+    return EvaluationResult(
+        per_query=per_query,
+        summary=summary,
+        query_counts=collected.query_counts,
+        config=collected.config,
+        text_match=plan.text_match,
+    )

@@ -1,0 +1,238 @@
+"""Reading an evaluation's inputs: runs and their system names, labels, cutoffs.
+
+The naming rule is stated here once: an explicit name wins, else the run's tag when it
+is uniform in the input, else the file stem; file stems when two runs share a tag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import polars as pl
+
+from rankset import io as rio
+from rankset._typing import DuplicatePolicy, OrderPolicy, PassEngine
+from rankset.errors import ParameterError, SchemaError
+from rankset.evaluation._pass import RunPart, Runs, collect_frames, looks_in_order
+from rankset.io import ParsedInput
+from rankset.schema import cast_run, normalize_cutoffs, run_profile, scores_present
+
+__all__ = [
+    "RunInput",
+    "assign_system_names",
+    "is_ranx_run",
+    "read_cutoffs",
+    "read_labels",
+    "read_runs",
+]
+
+
+@dataclass(frozen=True)
+class RunInput:
+    """One run input as read, and the name the caller gave it (if any)."""
+
+    parsed: ParsedInput
+    name: str | None
+
+
+def read_runs(runs: Any, names: Sequence[str] | None, *, scan_text: bool = False) -> list[RunInput]:
+    """Read each run input; ``scan_text``: plain TREC files lazily (see ``TextScan``)."""
+    items: list[tuple[str | None, Any]]
+    if isinstance(runs, Mapping) and not is_ranx_run(runs):
+        items = [(str(name), source) for name, source in runs.items()]
+    elif isinstance(runs, list | tuple):
+        items = [(None, source) for source in runs]
+    else:
+        items = [(None, runs)]
+    if not items:
+        msg = "No run was given: pass at least one run."
+        raise ParameterError(msg)
+    if names is not None:
+        if isinstance(names, str) or len(names) != len(items):
+            msg = (
+                f"The 'names' parameter must give one name per run ({len(items)} runs). "
+                f"Got {names!r} instead."
+            )
+            raise ParameterError(msg)
+        items = [(str(name), source) for name, (_, source) in zip(names, items, strict=True)]
+    parsed = [_read_run(source, scan_text) for _, source in items]
+    if any(item.buckets is not None for item in parsed):
+        # A partitioned dataset brings its buckets, and each would parse a scan again.
+        parsed = [
+            rio.read(source, kind="run") if item.scan is not None else item
+            for item, (_, source) in zip(parsed, items, strict=True)
+        ]
+    return [RunInput(item, name) for item, (name, _) in zip(parsed, items, strict=True)]
+
+
+def _read_run(source: Any, scan_text: bool) -> ParsedInput:
+    scanned = rio.scan_trec_run(source) if scan_text else None
+    return scanned if scanned is not None else rio.read(source, kind="run")
+
+
+def is_ranx_run(obj: Mapping[Any, Any]) -> bool:
+    """``{qid: {doc: number}}`` is one run; ``{name: run}`` names several."""
+    first = next(iter(obj.values()), None)
+    if not isinstance(first, Mapping):
+        return False
+    inner = next(iter(first.values()), None)
+    return inner is None or isinstance(inner, int | float)
+
+
+def assign_system_names(
+    inputs: list[RunInput],
+    *,
+    order: OrderPolicy,
+    duplicates: DuplicatePolicy,
+    engine: PassEngine | Literal["dask"],
+) -> Runs:
+    """Apply the naming rule (explicit name > uniform tag > file stem) and normalise."""
+    for item in inputs:
+        if item.parsed.run is None:
+            msg = f"{item.parsed.source}: no run found in this input."
+            raise SchemaError(msg)
+    # One pass over every run answers both questions asked before planning: its tag(s),
+    # and whether its scores exist.
+    # A partitioned dataset's manifest holds its profile already: no pass over it here.
+    # Nor over a lazily scanned text file: its first line's tag is assumed to be every
+    # line's and each line has a score; the pass over the runs verifies both.
+    unknown = [item for item in inputs if _known_profile(item.parsed) is None]
+    measured = iter(
+        collect_frames(
+            [run_profile(item.parsed.run) for item in unknown if item.parsed.run is not None],
+            engine,
+        )
+    )
+    profiles = [
+        known
+        if (known := _known_profile(item.parsed)) is not None
+        else next(measured).row(0, named=True)
+        for item in inputs
+    ]
+    candidates: list[tuple[str | None, str | None]] = []  # (tag-or-explicit, stem)
+    for item, profile in zip(inputs, profiles, strict=True):
+        if item.name is not None:
+            candidates.append((item.name, item.name))
+            continue
+        tags: list[str] = profile["tags"]
+        is_file = item.parsed.stem is not None
+        if len(tags) == 1:
+            candidates.append((tags[0], item.parsed.stem))
+        elif len(tags) > 1 and not is_file:
+            candidates.append((None, None))  # a multi-system frame keeps its column
+        else:
+            candidates.append((item.parsed.stem, item.parsed.stem))
+
+    chosen = [tag for tag, _ in candidates]
+    named = [c for c in chosen if c is not None]
+    if len(set(named)) != len(named):
+        # Two inputs would share a name (every rank_llm run is tagged "rank"): use stems.
+        chosen = [stem if tag is not None else None for tag, stem in candidates]
+        explicit = [c for c in chosen if c is not None]
+        if len(set(explicit)) != len(explicit):
+            msg = (
+                "Two runs would get the same system name "
+                f"({', '.join(sorted({c for c in explicit if explicit.count(c) > 1}))}); "
+                "give each a name (names=..., CLI --name)."
+            )
+            raise ParameterError(msg)
+    default_names = iter(
+        ["run"] if len(inputs) == 1 else [f"run{i + 1}" for i in range(len(inputs))]
+    )
+
+    parts: list[RunPart] = []
+    for item, name, profile in zip(inputs, chosen, profiles, strict=True):
+        fallback = next(default_names)
+        run = item.parsed.run
+        assert run is not None  # checked above
+        if name is None and "system" in run.collect_schema().names():
+            frame = run.with_columns(pl.col("system").cast(pl.String).fill_null(fallback))
+            literal = None
+        else:
+            literal = name or fallback
+            frame = run.with_columns(system=pl.lit(literal, dtype=pl.String))
+        # order="rank" never looks at scores, so partly missing ones are no error there.
+        has_scores = order != "rank" and (
+            item.parsed.scan is not None
+            or scores_present(profile["n_scores"], profile["n_rows"], item.parsed.source)
+        )
+        # A scanned file's first lines were parsed already; other inputs show their head.
+        first_rows = frame
+        if item.parsed.scan is not None:
+            first_rows = item.parsed.scan.head.lazy().with_columns(system=pl.lit(literal))
+        in_order = duplicates == "error" and looks_in_order(
+            *cast_run(first_rows, source=item.parsed.source, order=order, has_scores=has_scores),
+            one_system=literal is not None,
+        )
+        parts.append(
+            RunPart(
+                frame,
+                item.parsed.source,
+                has_scores,
+                item.parsed.buckets,
+                profile,
+                literal,
+                in_order=in_order,
+                scan=item.parsed.scan,
+            )
+        )
+
+    return Runs(inputs=parts, order=order, duplicates=duplicates)
+
+
+def _known_profile(parsed: ParsedInput) -> dict[str, Any] | None:
+    """Return the run profile known without reading the run (a dataset's, a scan's)."""
+    if parsed.scan is not None:
+        # Counts unknown until the pass; every line of the layout has a score.
+        return {"tags": [parsed.scan.tag], "n_scores": None, "n_rows": None}
+    return parsed.profile
+
+
+def read_labels(labels: Any, inputs: list[RunInput]) -> ParsedInput | None:
+    if labels is not None:
+        return rio.read(labels, kind="labels")
+    carried = [item.parsed for item in inputs if item.parsed.labels is not None]
+    if not carried:
+        return None
+    if len(carried) > 1:
+        # Several sample files: their labels must agree; take their union.
+        union = pl.concat([p.labels for p in carried if p.labels is not None]).unique()
+        return rio.ParsedInput(
+            source=" + ".join(p.source for p in carried),
+            stem=None,
+            format=carried[0].format,
+            run=None,
+            labels=union,
+            cutoffs=carried[0].cutoffs,
+            answers=carried[0].answers,
+        )
+    return carried[0]
+
+
+def read_cutoffs(
+    cutoffs: Any, inputs: list[RunInput], label_input: ParsedInput
+) -> pl.LazyFrame | None:
+    if cutoffs is None:
+        found = [i.parsed.cutoffs for i in inputs if i.parsed.cutoffs is not None]
+        if label_input.cutoffs is not None:
+            found.append(label_input.cutoffs)
+        if not found:
+            return None
+        return normalize_cutoffs(pl.concat(found).unique())
+    if isinstance(cutoffs, Mapping):
+        frame = pl.LazyFrame(
+            {"query_id": [str(q) for q in cutoffs], "k": list(cutoffs.values())},
+            schema={"query_id": pl.String, "k": pl.Int64},
+        )
+        return normalize_cutoffs(frame)
+    if isinstance(cutoffs, pl.DataFrame):
+        return normalize_cutoffs(cutoffs.lazy())
+    if isinstance(cutoffs, pl.LazyFrame):
+        return normalize_cutoffs(cutoffs)
+    msg = (
+        "The 'cutoffs' parameter must be a {query_id: k} dict or a frame with columns "
+        f"query_id, k. Got {type(cutoffs).__name__} instead."
+    )
+    raise ParameterError(msg)

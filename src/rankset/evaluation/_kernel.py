@@ -1,0 +1,306 @@
+"""The kernel: both phases of an evaluation over one partition of whole queries.
+
+Phase one is the pass over the runs (:mod:`rankset.evaluation._pass`) on the chosen
+Polars engine: each labelled document's position, each ranking's length, the one join
+to the labels. Phase two runs over the labelled rows and the labels only, on the
+in-memory engine and in a canonical row order, so every floating-point sum and every
+value is bit-identical whatever the engine, the bucket count or the input order:
+
+1. labels → per-query label statistics (number relevant, ideal DCG...);
+2. one group-by over ``(system, query_id)`` computing every metric's aggregations,
+   joined to the ranking lengths (a ranking whose documents carry no label takes the
+   aggregations' empty values).
+
+The kernel is engine-agnostic: the executors (:mod:`rankset.evaluation._executors`) call
+it once for everything, once per bucket, or on cluster workers, and
+:func:`merge_partial_results` concatenates what it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from rankset._version import __version__
+from rankset.errors import ClusterError
+from rankset.evaluation._pass import SMALL_ENGINE, keep_bucket, measure_pass
+from rankset.evaluation._plan import EvaluationPlan
+from rankset.evaluation._query_policy import IN_LABELS, apply_query_policy
+from rankset.plan import GROUP, QUERY_K
+from rankset.plan import PlanBuilder as Features
+from rankset.scales import check_grades_in_scale
+from rankset.schema import (
+    check_cutoffs,
+    duplicate_labels,
+    normalize_labels,
+    raise_on_duplicate_labels,
+)
+
+__all__ = ["Collected", "PartialResult", "finish", "measure_queries", "merge_partial_results"]
+
+
+@dataclass(frozen=True)
+class Collected:
+    """The finished frames of an evaluation, before they are made tidy."""
+
+    scored: pl.DataFrame  # one row per scored (system, query): the aggregations
+    stats: pl.DataFrame  # one row per labelled query: the label statistics
+    query_counts: pl.DataFrame
+    config: dict[str, Any]
+    extra: dict[str, pl.DataFrame]
+    # The small phase's inputs, in memory: labelled run rows with the plan's row columns
+    # (canonical order), and the labels with the plan's label row columns.
+    rows: pl.LazyFrame
+    label_rows: pl.LazyFrame
+
+
+@dataclass(frozen=True)
+class PartialResult:
+    """What the kernel returns for one set of whole queries (small frames).
+
+    ``aggregates`` has one row per (system, query) of the runs: the counts, the plan's
+    aggregations and whether the query is labelled; ``stats`` one row per labelled
+    query; ``extra`` the pool counts and answer positions when asked for. ``rows`` and
+    ``label_rows`` (the labelled run rows and the label rows, with the plan's row
+    columns) are kept for metric-vs-k curves only.
+    """
+
+    aggregates: pl.DataFrame
+    stats: pl.DataFrame
+    extra: dict[str, pl.DataFrame]
+    rows: pl.LazyFrame | None = None
+    label_rows: pl.LazyFrame | None = None
+    bucket: tuple[int, int] | None = None  # (bucket, buckets) when measured by bucket
+
+
+def measure_queries(
+    plan: EvaluationPlan, bucket: tuple[int, int] | None, *, keep_rows: bool = False
+) -> PartialResult:
+    """Run both phases of the plan over the queries of one bucket (all when ``None``).
+
+    This is the engine-agnostic kernel: one call per bucket of whole queries, on this
+    machine or on a cluster worker, from the same inputs to the same small frames.
+    Every aggregation groups by query (or by system and query), so the partitions'
+    frames, concatenated and sorted (:func:`merge_partial_results`), equal those of one
+    pass over everything, bit for bit.
+    """
+    features, runs = plan.features, plan.runs
+    engine = plan.engine
+    if engine == "dask":  # on a worker: the pass runs on its streaming engine
+        engine = "streaming"
+    labels = labels_in_bucket(plan, bucket)
+    optional = {
+        "cutoffs": plan.cutoffs,
+        "grades": labels.select(pl.col("grade").unique()) if features.uses_tiers else None,
+        "pool": plan.pools.counts if plan.pools is not None else None,
+        "answer_positions": plan.answer_positions,
+        "answer_counts": (
+            plan.answers.group_by("query_id").agg(_n_answers=pl.len())
+            if plan.answers is not None
+            else None
+        ),
+    }
+    wanted = {
+        name: frame if name == "grades" else keep_bucket(frame, bucket)
+        for name, frame in optional.items()
+        if frame is not None
+    }
+    hits_frame, counts_frame, (label_frame, label_dups, *rest) = measure_pass(
+        runs, labels, bucket, engine, [labels, duplicate_labels(labels), *wanted.values()]
+    )
+    extra = dict(zip(wanted, rest, strict=True))
+    raise_on_duplicate_labels(label_dups, plan.label_source)
+    if "cutoffs" in extra:
+        check_cutoffs(extra["cutoffs"])
+    if "grades" in extra:
+        check_grades_in_scale(extra.pop("grades")["grade"], features.scale, plan.label_source)
+
+    # The small phase: a canonical order first, for bit-identical sums.
+    k = plan.options.k or plan.options.default_k
+    cutoffs = extra.pop("cutoffs").lazy() if "cutoffs" in extra else None
+    label_rows = _label_rows(features, label_frame.lazy(), cutoffs, k)
+    query_stats = _label_statistics(features, label_rows)
+    rows = _run_rows(features, hits_frame.lazy(), query_stats)
+    aggregates, stats = pl.collect_all(
+        [_aggregate_run(features, rows, counts_frame.lazy(), query_stats), query_stats],
+        engine=SMALL_ENGINE,
+    )
+    if not keep_rows:
+        return PartialResult(aggregates, stats, extra, bucket=bucket)
+    return PartialResult(aggregates, stats, extra, rows=rows, label_rows=label_rows, bucket=bucket)
+
+
+def merge_partial_results(parts: Sequence[PartialResult]) -> PartialResult:
+    """Concatenate the partitions' frames in the order one pass would give them.
+
+    Raises
+    ------
+    ClusterError
+        A bucket is missing or measured twice, or a query was measured in two
+        partitions (they must hold whole queries: all their run rows and labels).
+    """
+    if not parts:
+        raise ClusterError("No partition was measured.")
+    if len(parts) == 1:
+        return parts[0]
+    _check_whole_queries(parts)
+    extra = {
+        name: pl.concat([part.extra[name] for part in parts], how="vertical")
+        for name in parts[0].extra
+    }
+    rows = [part.rows for part in parts if part.rows is not None]
+    label_rows = [part.label_rows for part in parts if part.label_rows is not None]
+    return PartialResult(
+        aggregates=pl.concat([part.aggregates for part in parts]).sort(*GROUP),
+        stats=pl.concat([part.stats for part in parts]).sort("query_id"),
+        extra=extra,
+        rows=pl.concat(rows).sort(*GROUP, "pos", maintain_order=True) if rows else None,
+        label_rows=pl.concat(label_rows) if label_rows else None,
+    )
+
+
+def _check_whole_queries(parts: Sequence[PartialResult]) -> None:
+    buckets = [part.bucket for part in parts if part.bucket is not None]
+    if buckets:
+        count = buckets[0][1]
+        measured = sorted(bucket for bucket, _ in buckets)
+        if len(buckets) != len(parts) or measured != list(range(count)):
+            missing = sorted(set(range(count)) - set(measured))
+            twice = sorted({b for b in measured if measured.count(b) > 1})
+            msg = (
+                f"The partitions do not cover the {count} buckets once each "
+                f"(missing: {missing or 'none'}; measured twice: {twice or 'none'})."
+            )
+            raise ClusterError(msg)
+        return
+    label_queries = pl.concat([part.stats.select("query_id") for part in parts])
+    run_queries = pl.concat([part.aggregates.select(*GROUP) for part in parts])
+    repeated = (
+        pl.concat(
+            [
+                label_queries.filter(pl.col("query_id").is_duplicated()),
+                run_queries.filter(pl.struct(GROUP).is_duplicated()).select("query_id"),
+            ]
+        )["query_id"]
+        .unique()
+        .sort()
+    )
+    if repeated.len():
+        msg = (
+            f"Queries {repeated.head(3).to_list()} were measured in more than one partition: "
+            "each partition must hold whole queries (all their run rows and labels), e.g. "
+            "partitioned by rankset.evaluation.bucket_of(query_id)."
+        )
+        raise ClusterError(msg)
+
+
+def labels_in_bucket(plan: EvaluationPlan, bucket: tuple[int, int] | None) -> pl.LazyFrame:
+    """Return the labels of the queries in ``bucket``: the dataset's folder, else by hash."""
+    dataset = plan.dataset_labels
+    if bucket is not None and dataset is not None and dataset[1] == bucket[1]:
+        frame = dataset[0].filter(pl.col("bucket") == bucket[0])
+        return normalize_labels(frame, source=plan.label_source)
+    return keep_bucket(plan.labels, bucket)
+
+
+def finish(plan: EvaluationPlan, merged: PartialResult) -> Collected:
+    """Apply the query policies and the pools to the merged partitions; describe the run."""
+    features, runs = plan.features, plan.runs
+    aggregates, stats, extra = merged.aggregates, merged.stats, dict(merged.extra)
+    systems = aggregates["system"].unique().sort().to_list()
+    scored, query_counts = apply_query_policy(
+        features, aggregates, stats, systems, plan.options.missing, runs.sources
+    )
+    if plan.pools is not None:
+        scored = plan.pools.replace_counts(scored, extra["pool"])
+    if "answer_positions" in extra:
+        scored = scored.join(extra["answer_positions"], on=["system", "query_id"], how="left")
+        stats = stats.join(extra["answer_counts"], on="query_id", how="left")
+    config = {
+        **plan.config(),
+        "scale": features.scale.describe(),
+        "pool": None if plan.pools is None else plan.pools.description,
+        "systems": systems,
+        "runs": runs.sources,
+        "labels": plan.label_source,
+        "rankset_version": __version__,
+        "polars_version": pl.__version__,
+    }
+    if plan.text_match is not None:
+        config["text_match"] = plan.text_match.to_dicts()
+    return Collected(
+        scored=scored,
+        stats=stats,
+        query_counts=query_counts,
+        config=config,
+        extra=extra,
+        rows=merged.rows if merged.rows is not None else pl.LazyFrame(),
+        label_rows=merged.label_rows if merged.label_rows is not None else pl.LazyFrame(),
+    )
+
+
+def _label_rows(
+    features: Features, labels: pl.LazyFrame, cutoffs: pl.LazyFrame | None, k: int
+) -> pl.LazyFrame:
+    # A canonical row order makes every floating-point sum, and so every value, identical
+    # whatever order the labels came in.
+    rows = labels.sort("query_id", "doc_id")
+    if features.uses_query_k:
+        if cutoffs is not None:
+            rows = rows.join(cutoffs.unique(), on="query_id", how="left", maintain_order="left")
+            rows = rows.with_columns(pl.col("k").fill_null(k).alias(QUERY_K)).drop("k")
+        else:
+            rows = rows.with_columns(pl.lit(k, dtype=pl.Int64).alias(QUERY_K))
+    for expr in features.label_row_columns.values():
+        rows = rows.with_columns(expr)
+    return rows
+
+
+def _label_statistics(features: Features, label_rows: pl.LazyFrame) -> pl.LazyFrame:
+    aggregations = [pl.len().alias("_n_labels"), *features.label_aggregations.values()]
+    if features.uses_query_k:
+        aggregations.append(pl.col(QUERY_K).first())
+    return label_rows.group_by("query_id").agg(aggregations)
+
+
+def _run_rows(features: Features, hits: pl.LazyFrame, stats: pl.LazyFrame) -> pl.LazyFrame:
+    """Order the labelled run rows canonically and add the features' row columns."""
+    on_rows = sorted(features.label_stats_on_rows)
+    rows = hits.sort(*GROUP, "pos")
+    if on_rows:
+        rows = rows.join(
+            stats.select("query_id", *on_rows), on="query_id", how="left", maintain_order="left"
+        )
+    for expr in features.row_columns.values():
+        rows = rows.with_columns(expr)
+    return rows
+
+
+def _aggregate_run(
+    features: Features, rows: pl.LazyFrame, run_counts: pl.LazyFrame, stats: pl.LazyFrame
+) -> pl.LazyFrame:
+    """Per (system, query): the features' aggregations over the labelled rows, and the counts.
+
+    A ranking without labelled documents has no rows to aggregate: it takes each
+    aggregation's empty value (0 for sums, null for minima).
+    """
+    aggregated = rows.group_by(list(GROUP)).agg(features.aggregations.values())
+    fills = [
+        pl.col(name).fill_null(value)
+        for name, value in features.empty_values.items()
+        if value is not None and name in features.aggregations
+    ]
+    return (
+        run_counts.sort(*GROUP)
+        .join(aggregated, on=list(GROUP), how="left", maintain_order="left")
+        .join(
+            stats.select("query_id", pl.lit(True).alias(IN_LABELS)),
+            on="query_id",
+            how="left",
+            maintain_order="left",
+        )
+        .with_columns(pl.col(IN_LABELS).fill_null(False), *fills)
+    )

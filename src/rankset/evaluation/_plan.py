@@ -1,0 +1,167 @@
+"""Planning an evaluation: inputs read, metrics resolved to features, lazy frames.
+
+An :class:`EvaluationPlan` is everything an evaluation settles before it measures: the
+runs (lazy), the labels, each metric's value expression over the measure features, the
+optional pool and answers, and the options. It is picklable, so one plan is sent to
+every cluster worker (:mod:`rankset.cluster`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import polars as pl
+
+from rankset._typing import PassEngine
+from rankset.errors import ParameterError
+from rankset.evaluation._inputs import (
+    assign_system_names,
+    read_cutoffs,
+    read_labels,
+    read_runs,
+)
+from rankset.evaluation._options import EvaluateOptions, resolve_engine
+from rankset.evaluation._pass import Runs
+from rankset.evaluation._rag_inputs import Pools, answer_positions, pool_tier_counts, read_answers
+from rankset.plan import PlanBuilder as Features
+from rankset.registry import Metric
+from rankset.scales import resolve_scale
+from rankset.schema import normalize_labels
+from rankset.textmatch import TextMatch
+
+__all__ = ["EvaluationPlan", "plan_evaluation_inputs"]
+
+# Options that carry inputs: the plan holds them read, so its options drop them.
+_INPUT_OPTIONS = {"cutoffs": None, "names": None, "pool": None, "answers": None, "client": None}
+
+
+@dataclass(frozen=True)
+class EvaluationPlan:
+    """Everything an evaluation settles before measuring: inputs, metrics, lazy frames.
+
+    Attributes
+    ----------
+    metrics
+        The metrics, parsed, in the order asked.
+    values
+        Each metric's value expression (by canonical name) over the measure features.
+    features
+        The columns the metrics need (:class:`rankset.measures.Features`).
+    options
+        The evaluation's options, less the inputs they carried (read into the fields
+        below); ``engine`` and ``buckets`` are the resolved ones.
+    """
+
+    metrics: list[Metric]
+    values: dict[str, pl.Expr]
+    features: Features
+    runs: Runs
+    labels: pl.LazyFrame
+    label_source: str
+    cutoffs: pl.LazyFrame | None
+    pools: Pools | None
+    answers: pl.LazyFrame | None
+    answer_positions: pl.LazyFrame | None
+    text_match: pl.DataFrame | None
+    options: EvaluateOptions
+    engine: PassEngine | Literal["dask"]
+    buckets: int | None
+    # A partitioned dataset's labels with their bucket column, and its bucket count.
+    dataset_labels: tuple[pl.LazyFrame, int] | None = None
+    client: Any = None  # the Dask client of engine="dask" (never sent to the workers)
+
+    def config(self) -> dict[str, Any]:
+        """Return the settings recorded in a result's ``config`` (and exported files)."""
+        options = self.options
+        return {
+            "metrics": [m.name for m in self.metrics],
+            "relevance_level": options.relevance_level,
+            "missing": options.missing,
+            "k": options.k,
+            "default_k": options.default_k,
+            "order": options.order,
+            "duplicates": options.duplicates,
+            "pool_depth": options.pool_depth,
+            "engine": self.engine,
+            "buckets": self.buckets,
+        }
+
+
+def plan_evaluation_inputs(
+    runs: Any,
+    labels: Any,
+    metrics: list[Metric],
+    options: EvaluateOptions,
+    *,
+    scan_text: bool = False,
+) -> EvaluationPlan:
+    """Read the inputs and plan the evaluation; ``scan_text``: scan plain TREC files."""
+    engine = resolve_engine(options.engine)
+    order = options.order
+    text_match = None
+    if isinstance(runs, TextMatch):
+        if labels is not None:
+            msg = "A TextMatch carries its own labels (the gold items): leave labels= out."
+            raise ParameterError(msg)
+        # The match numbered each ranking; that numbering is the order to evaluate.
+        text_match, runs, labels, order = runs.report, runs.run, runs.labels, "rank"
+        options = options.replace(order=order)
+
+    inputs = read_runs(runs, options.names, scan_text=scan_text)
+    run_frame = assign_system_names(
+        inputs, order=order, duplicates=options.duplicates, engine=engine
+    )
+    label_input = read_labels(labels, inputs)
+    label_source = label_input.source if label_input is not None else "labels"
+    if label_input is None or label_input.labels is None:
+        msg = (
+            "No labels: pass labels= (CLI --qrels) or use runs that carry their own labels "
+            "(JSONL samples with expected_output)."
+        )
+        raise ParameterError(msg)
+    label_frame = normalize_labels(label_input.labels, source=label_source)
+    cutoff_frame = read_cutoffs(options.cutoffs, inputs, label_input)
+
+    features = Features(
+        relevance_level=float(options.relevance_level),
+        scale=resolve_scale(options.scale),
+        pool_depth=options.pool_depth,
+    )
+    values = {metric.name: metric.spec.build(features, metric) for metric in metrics}
+
+    buckets = options.buckets
+    if buckets is None:
+        buckets = run_frame.dataset_buckets()  # a partitioned dataset brings its own
+    answer_frame = (
+        read_answers(options.answers, inputs, label_input) if features.containment_modes else None
+    )
+    return EvaluationPlan(
+        metrics=metrics,
+        values=values,
+        features=features,
+        runs=run_frame,
+        labels=label_frame,
+        label_source=label_source,
+        cutoffs=cutoff_frame,
+        pools=pool_tier_counts(
+            features, options.pool, label_frame, order=order, depth=options.pool_depth
+        ),
+        answers=answer_frame,
+        answer_positions=(
+            answer_positions(features, run_frame, answer_frame)
+            if answer_frame is not None
+            else None
+        ),
+        text_match=text_match,
+        dataset_labels=(
+            (label_input.labels, label_input.buckets)
+            if label_input.buckets is not None
+            and "bucket" in label_input.labels.collect_schema().names()
+            else None
+        ),
+        options=options.replace(**_INPUT_OPTIONS, engine=engine, buckets=buckets),
+        engine=engine,
+        buckets=buckets,
+        client=options.client,
+    )

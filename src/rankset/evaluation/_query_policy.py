@@ -1,0 +1,80 @@
+"""The query-set policy, stated once.
+
+By default a system is scored on the queries that appear both in its run and in the
+labels (trec_eval's default); with ``missing="zero"`` every labelled query is scored and
+the queries the system did not answer count as empty rankings (trec_eval ``-c``). The
+queries dropped either way are counted per system (:attr:`EvaluationResult.query_counts`).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankset.errors import SchemaError
+from rankset.plan import PlanBuilder as Features
+
+__all__ = ["IN_LABELS", "apply_query_policy"]
+
+#: Column of the kernel's aggregates: whether the query has labels.
+IN_LABELS = "_in_labels"
+
+
+def apply_query_policy(
+    features: Features,
+    aggregates: pl.DataFrame,
+    stats: pl.DataFrame,
+    systems: list[str],
+    missing: str,
+    sources: list[str],
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    scored = aggregates.filter(pl.col(IN_LABELS)).drop(IN_LABELS)
+    per_system = pl.DataFrame({"system": systems}, schema={"system": pl.String})
+    answered = scored.group_by("system").agg(n_answered=pl.len())
+    run_only = (
+        aggregates.filter(~pl.col(IN_LABELS))
+        .group_by("system")
+        .agg(n_run_queries_without_labels=pl.len())
+    )
+    n_label_queries = stats.height
+    counts = (
+        per_system.join(answered, on="system", how="left")
+        .join(run_only, on="system", how="left")
+        .with_columns(
+            pl.col("n_answered").fill_null(0).cast(pl.Int64),
+            pl.col("n_run_queries_without_labels").fill_null(0).cast(pl.Int64),
+        )
+        .with_columns(
+            n_label_queries_without_run=pl.lit(n_label_queries, dtype=pl.Int64)
+            - pl.col("n_answered")
+        )
+    )
+    silent = counts.filter(pl.col("n_answered") == 0)["system"].to_list()
+    if silent:
+        run_ids = aggregates.filter(pl.col("system").is_in(silent))["query_id"].unique().sort()
+        label_ids = stats["query_id"].unique().sort()
+        msg = (
+            f"No query in common between the labels and the run of system(s) "
+            f"{', '.join(map(repr, silent))} (from {', '.join(sources)}): run queries e.g. "
+            f"{run_ids.head(3).to_list()}, label queries e.g. {label_ids.head(3).to_list()}. "
+            "Check that the run and the labels belong to the same topics."
+        )
+        raise SchemaError(msg)
+
+    if missing == "zero":
+        grid = per_system.join(stats.select("query_id"), how="cross")
+        scored = grid.join(scored, on=["system", "query_id"], how="left").with_columns(
+            pl.col(name).fill_null(value)
+            for name, value in features.empty_values.items()
+            if value is not None
+        )
+        counts = counts.with_columns(n_scored=pl.lit(n_label_queries, dtype=pl.Int64))
+    else:
+        counts = counts.with_columns(n_scored=pl.col("n_answered"))
+    counts = counts.select(
+        "system",
+        "n_scored",
+        "n_run_queries_without_labels",
+        "n_label_queries_without_run",
+        pl.lit(missing).alias("missing_policy"),
+    )
+    return scored, counts

@@ -1,0 +1,191 @@
+"""The result of an evaluation: tidy per-query values, a summary, the query counts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from rankset._resample import summarise_means
+from rankset.errors import ParameterError
+from rankset.io import write_parquet
+from rankset.plan import QUERY_K
+from rankset.registry import PER_QUERY, Metric
+
+__all__ = ["EvaluationResult", "tidy"]
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """The outcome of :func:`evaluate`.
+
+    Attributes
+    ----------
+    per_query
+        Tidy frame, one row per (system, query, metric): ``system, query_id, metric``
+        (canonical name, e.g. ``ndcg@10``), ``measure`` (e.g. ``ndcg``), ``k`` (the
+        cutoff, per query for ``@k`` metrics; null without one) and ``value`` (null = NA).
+    summary
+        One row per (system, metric): ``mean`` (over non-NA values), ``ci_low`` and
+        ``ci_high`` (bootstrap confidence interval of the mean), ``n_queries``, ``n_na``.
+    query_counts
+        Per system: queries scored, run queries dropped for lack of labels, and label
+        queries the run did not answer (dropped, or scored as empty with
+        ``missing="zero"``).
+    config
+        The evaluation settings (metrics, policies, versions); stored in exported files.
+    text_match
+        When the runs were matched to gold texts (:func:`rankset.match_text`): per system,
+        how many chunks matched a gold item, repeated one, or matched none.
+    """
+
+    per_query: pl.DataFrame
+    summary: pl.DataFrame
+    query_counts: pl.DataFrame
+    config: dict[str, Any] = field(default_factory=dict)
+    text_match: pl.DataFrame | None = None
+
+    @property
+    def metrics(self) -> list[str]:
+        """Canonical metric names, in the order they were asked for."""
+        return list(self.config.get("metrics", []))
+
+    @property
+    def systems(self) -> list[str]:
+        """System names, sorted."""
+        return sorted(self.per_query["system"].unique().to_list())
+
+    def wide(self) -> pl.DataFrame:
+        """Per-query values with one column per metric (``system, query_id, <metrics>``).
+
+        Examples
+        --------
+        >>> import rankset
+        >>> res = rankset.evaluate({"q1": {"a": 2.0, "b": 1.0}}, {"q1": {"b": 1}},
+        ...                        ["rr", "precision@2"])
+        >>> res.wide()
+        shape: (1, 4)
+        ┌────────┬──────────┬─────┬─────────────┐
+        │ system ┆ query_id ┆ rr  ┆ precision@2 │
+        │ ---    ┆ ---      ┆ --- ┆ ---         │
+        │ str    ┆ str      ┆ f64 ┆ f64         │
+        ╞════════╪══════════╪═════╪═════════════╡
+        │ run    ┆ q1       ┆ 0.5 ┆ 0.5         │
+        └────────┴──────────┴─────┴─────────────┘
+        """
+        return self.per_query.pivot(
+            on="metric",
+            index=["system", "query_id"],
+            values="value",
+            on_columns=self.metrics,
+        )
+
+    def summary_by(
+        self,
+        metadata: pl.DataFrame,
+        by: str | Sequence[str],
+        *,
+        confidence: float | None = 0.95,
+        n_resamples: int = 1000,
+        seed: int = 0,
+    ) -> pl.DataFrame:
+        """Summaries within slices of the queries (topic, language, difficulty...).
+
+        Parameters
+        ----------
+        metadata
+            A frame with ``query_id`` and the slicing columns; queries it does not list
+            fall in a null slice.
+        by
+            The slicing column(s).
+
+        Returns
+        -------
+        polars.DataFrame
+            ``system, <by...>, metric, mean, ci_low, ci_high, n_queries, n_na``.
+
+        Examples
+        --------
+        >>> import rankset
+        >>> res = rankset.evaluate({"a": {"d": 1.0}, "b": {"d": 1.0}},
+        ...                        {"a": {"d": 1}, "b": {"x": 1}}, ["rr"])
+        >>> topics = pl.DataFrame({"query_id": ["a", "b"], "topic": ["sports", "news"]})
+        >>> res.summary_by(topics, "topic").select("topic", "mean").rows()
+        [('news', 0.0), ('sports', 1.0)]
+        """
+        keys = [by] if isinstance(by, str) else list(by)
+        missing = [c for c in ["query_id", *keys] if c not in metadata.columns]
+        if missing:
+            msg = (
+                f"The metadata has no column {', '.join(map(repr, missing))}; it has "
+                f"{', '.join(metadata.columns)}."
+            )
+            raise ParameterError(msg)
+        order = {name: i for i, name in enumerate(self.metrics)}
+        sliced = (
+            self.per_query.join(
+                metadata.select(pl.col("query_id").cast(pl.String), *keys).unique("query_id"),
+                on="query_id",
+                how="left",
+            )
+            .with_columns(_order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
+            .sort(["system", *keys, "_order", "query_id"], nulls_last=True)
+            .drop("_order")
+        )
+        return summarise_means(
+            sliced,
+            ["metric"],
+            outer=["system", *keys],
+            confidence=confidence,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+
+    def to_parquet(self, path: str | Path) -> Path:
+        """Write :attr:`per_query` to Parquet, atomically, with the config as metadata.
+
+        The configuration is stored as JSON under the key ``rankset`` of the file's
+        key-value metadata.
+        """
+        return write_parquet(self.per_query, path, config=self.config)
+
+    def __repr__(self) -> str:
+        systems = self.summary["system"].n_unique()
+        return (
+            f"EvaluationResult({systems} system(s), {len(self.metrics)} metric(s), "
+            f"{self.per_query.height} per-query values)\n{self.summary}"
+        )
+
+    def _repr_html_(self) -> str:
+        return self.summary._repr_html_()
+
+
+def tidy(frame: pl.DataFrame, metrics: list[Metric], values: Mapping[str, pl.Expr]) -> pl.DataFrame:
+    pieces = []
+    for metric in metrics:
+        if metric.k is None:
+            k_expr = pl.lit(None, dtype=pl.Int64)
+        elif metric.k == PER_QUERY:
+            k_expr = pl.col(QUERY_K).cast(pl.Int64)
+        else:
+            k_expr = pl.lit(metric.k, dtype=pl.Int64)
+        pieces.append(
+            frame.select(
+                "system",
+                "query_id",
+                pl.lit(metric.name, dtype=pl.String).alias("metric"),
+                pl.lit(metric.measure, dtype=pl.String).alias("measure"),
+                k_expr.alias("k"),
+                values[metric.name].cast(pl.Float64).alias("value"),
+            )
+        )
+    order = {metric.name: i for i, metric in enumerate(metrics)}
+    tidy = pl.concat(pieces, how="vertical")
+    return (
+        tidy.with_columns(_order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
+        .sort(["system", "_order", "query_id"])
+        .drop("_order")
+    )
