@@ -57,13 +57,13 @@ shape: (1, 8)
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankset._validation import check_fraction, check_int
+from rankset._typing import Test, choices_of
+from rankset._validation import check_fraction, check_int, did_you_mean
 from rankset.errors import ParameterError, SchemaError, UnknownMetricError
 from rankset.evaluation import EvaluationResult
 from rankset.registry import parse_metric
@@ -76,8 +76,7 @@ if TYPE_CHECKING:
 __all__ = ["COMPARE_COLUMNS", "TESTS", "Test", "compare"]
 
 #: Paired tests :func:`compare` can run.
-Test: TypeAlias = Literal["randomization", "t", "wilcoxon"]
-TESTS: tuple[Test, ...] = ("randomization", "t", "wilcoxon")
+TESTS: tuple[Test, ...] = choices_of(Test)  # type: ignore[assignment]
 
 #: Columns of the comparison frame; ``by`` columns come right after ``metric``.
 COMPARE_COLUMNS = (
@@ -324,7 +323,7 @@ def _select_metrics(metrics: Sequence[str] | None, known: list[str]) -> list[str
         name = raw if raw in known else _canonical(raw)
         if name not in known:
             msg = f"The metric {raw!r} is not in the result (metrics: {', '.join(known)})."
-            msg += _did_you_mean(raw, known)
+            msg += did_you_mean(raw, known)
             raise ParameterError(msg)
         if name not in chosen:
             chosen.append(name)
@@ -362,7 +361,7 @@ def _check_tests(tests: Sequence[str]) -> list[Test]:
                 f"The 'tests' parameter must hold names among {', '.join(map(repr, TESTS))}. "
                 f"Got {test!r} instead."
             )
-            raise ParameterError(msg + _did_you_mean(str(test), list(TESTS)))
+            raise ParameterError(msg + did_you_mean(str(test), list(TESTS)))
         if test not in chosen:
             chosen.append(test)
     if not chosen:
@@ -407,12 +406,7 @@ def _check_baseline(baseline: str, systems: list[str]) -> None:
         f"The 'baseline' parameter must be one of the systems: "
         f"{', '.join(map(repr, systems))}. Got {baseline!r} instead."
     )
-    raise ParameterError(msg + _did_you_mean(str(baseline), systems))
-
-
-def _did_you_mean(name: str, choices: list[str]) -> str:
-    close = difflib.get_close_matches(name, choices, n=3, cutoff=0.6)
-    return f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+    raise ParameterError(msg + did_you_mean(str(baseline), systems))
 
 
 def _slices(
@@ -440,7 +434,7 @@ def _slices(
         )
         if metadata is None:
             msg += " Pass metadata=<frame with query_id and these columns>."
-        raise ParameterError(msg + _did_you_mean(missing[0], available))
+        raise ParameterError(msg + did_you_mean(missing[0], available))
     slices = source.select(pl.col("query_id").cast(pl.String), *by).unique()
     conflicting = slices.filter(pl.col("query_id").is_duplicated())
     if conflicting.height:

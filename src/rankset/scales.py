@@ -31,7 +31,7 @@ import polars as pl
 
 from rankset.errors import GradeScaleError, ParameterError
 
-__all__ = ["PRESETS", "GradeScale", "resolve_scale"]
+__all__ = ["PRESETS", "TIERS", "GradeScale", "check_grades_in_scale", "resolve_scale"]
 
 TIERS = (5, 4, 3, 2, 1)
 _MAX_LISTED = 8

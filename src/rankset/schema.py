@@ -21,10 +21,10 @@ Duplicate label rows are always an error.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 import polars as pl
 
+from rankset._typing import DuplicatePolicy, OrderPolicy, choices_of
 from rankset._validation import check_choice
 from rankset.errors import ParameterError, SchemaError
 
@@ -32,6 +32,7 @@ __all__ = [
     "DuplicatePolicy",
     "OrderPolicy",
     "cast_run",
+    "check_cutoffs",
     "duplicate_docs",
     "duplicate_labels",
     "normalize_cutoffs",
@@ -39,13 +40,13 @@ __all__ = [
     "normalize_run",
     "raise_on_duplicate_docs",
     "raise_on_duplicate_labels",
+    "run_profile",
+    "scores_present",
 ]
 
-OrderPolicy = Literal["auto", "score", "rank"]
-DuplicatePolicy = Literal["error", "keep_best"]
 
-_ORDER_POLICIES = ("auto", "score", "rank")
-_DUPLICATE_POLICIES = ("error", "keep_best")
+_ORDER_POLICIES = choices_of(OrderPolicy)
+_DUPLICATE_POLICIES = choices_of(DuplicatePolicy)
 _MAX_LISTED = 5
 
 RUN_KEY = ["system", "query_id"]

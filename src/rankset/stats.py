@@ -32,15 +32,18 @@ True
 from __future__ import annotations
 
 import warnings
-from typing import Any, Literal, TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
+from rankset._dependencies import import_optional
+from rankset._typing import Correction, choices_of
 from rankset._validation import check_fraction, check_int
-from rankset.errors import MissingDependencyError, ParameterError
+from rankset.errors import ParameterError
 
 __all__ = [
+    "CORRECTIONS",
     "Correction",
     "adjust_pvalues",
     "bootstrap_column_mean_cis",
@@ -50,12 +53,12 @@ __all__ = [
     "paired_randomization_test",
     "paired_randomization_tests",
     "paired_t_test",
+    "require_scipy",
     "wilcoxon_test",
 ]
 
 #: Multiple-testing corrections: Holm step-down, Bonferroni, Benjamini-Hochberg step-up.
-Correction: TypeAlias = Literal["holm", "bonferroni", "bh"]
-CORRECTIONS: tuple[Correction, ...] = ("holm", "bonferroni", "bh")
+CORRECTIONS: tuple[Correction, ...] = choices_of(Correction)  # type: ignore[assignment]
 
 ArrayLike: TypeAlias = npt.ArrayLike
 FloatArray: TypeAlias = npt.NDArray[np.float64]
@@ -66,7 +69,6 @@ _CHUNK_BYTES = 64 * 2**20
 # "at least as extreme": it absorbs rounding differences between the matrix product and
 # the direct sum, so exact ties (common with discrete metrics) are counted as ties.
 _TIE_RTOL = 1e-9
-_SCIPY_HINT = 'pip install "rankset[stats]"'
 
 
 # --- randomization (sign-flip) test ------------------------------------------------------
@@ -463,12 +465,9 @@ def require_scipy() -> None:
 
 
 def _scipy_stats() -> Any:
-    try:
-        from scipy import stats as scipy_stats
-    except ImportError:
-        msg = f"The paired t-test and the Wilcoxon test need scipy: {_SCIPY_HINT}."
-        raise MissingDependencyError(msg) from None
-    return scipy_stats
+    return import_optional(
+        "scipy.stats", extra="stats", purpose="A paired t or Wilcoxon test"
+    )
 
 
 # --- multiple testing ------------------------------------------------------------------
