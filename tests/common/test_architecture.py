@@ -1,0 +1,154 @@
+"""The layout of the house, read from the code: layers, no cycles, sizes, ``__all__``.
+
+The packages follow the data flow io → measures → evaluation → compare/diagnose/curves
+→ charts → report → cli. Every import found in the source (module level, inside
+functions, or for type checking) may point to the same layer or a lower one, and the
+graph of imports between modules has no cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from pathlib import Path
+
+import pytest
+
+import rankset
+
+SRC = Path(rankset.__file__).resolve().parent
+# Lowest first. A module belongs to the layer of its top-level name under rankset.
+LAYERS: list[set[str]] = [
+    {"errors", "_version", "_typing", "_validation", "_dependencies", "_format"},
+    {"stats", "_resample"},
+    {"io"},
+    {"schema", "scales", "textmatch"},
+    {"measures"},
+    {"evaluation"},
+    {"comparison", "diagnosis", "cutoff_curves", "cluster", "testing"},
+    {"charts"},
+    {"report"},
+    {"cli"},
+    {"__init__"},
+]
+MAX_LINES = 600
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(path): path for path in sorted(SRC.rglob("*.py"))}
+
+
+def _layer(module: str) -> int:
+    top = module.split(".")[1] if "." in module else "__init__"
+    for rank, layer in enumerate(LAYERS):
+        if top in layer:
+            return rank
+    raise AssertionError(f"{module} belongs to no layer: add it to LAYERS")
+
+
+def _imports(module: str) -> set[str]:
+    """Every rankset module ``module`` imports, wherever the import statement is."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                # `from rankset.x import y` imports the module rankset.x.y when there is one,
+                # else a name of rankset.x
+                child = f"{base}.{alias.name}"
+                found.add(child if child in MODULES else base)
+    return {name for name in found if name in MODULES and name != module}
+
+
+GRAPH = {module: _imports(module) for module in MODULES}
+
+
+def test_every_module_has_a_layer() -> None:
+    for module in MODULES:
+        _layer(module)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_import_points_up(module: str) -> None:
+    upward = sorted(target for target in GRAPH[module] if _layer(target) > _layer(module))
+    assert upward == [], f"{module} imports higher layers: {upward}"
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    cycles: list[list[str]] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(GRAPH[module]):
+            if state.get(target) == 1:
+                cycles.append([*path[path.index(target) :], module, target])
+            elif target not in state:
+                visit(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(MODULES):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []
+
+
+def test_the_checker_sees_cycles_and_upward_imports() -> None:
+    # Known edges, read from the code: the checker is not blind.
+    assert "rankset.evaluation" in GRAPH["rankset.cutoff_curves"]
+    assert "rankset.io" in GRAPH["rankset.evaluation._inputs"]
+    assert _layer("rankset.cli") > _layer("rankset.evaluation._kernel")
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_is_too_long(module: str) -> None:
+    lines = MODULES[module].read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_LINES, f"{module}: {lines} lines"
+
+
+PUBLIC = sorted(
+    module
+    for module in MODULES
+    if not any(part.startswith("_") for part in module.split("."))
+    and module not in {"rankset.registry", "rankset.plan"}  # deprecated shims
+)
+
+
+@pytest.mark.parametrize("module", PUBLIC)
+def test_all_is_complete_and_exists(module: str) -> None:
+    imported = importlib.import_module(module)
+    exported = getattr(imported, "__all__", None)
+    assert exported is not None, f"{module} has no __all__"
+    assert sorted(exported) == sorted(set(exported)), f"{module}: __all__ repeats a name"
+    for name in exported:
+        assert hasattr(imported, name), f"{module}.__all__ names {name!r}, which is missing"
+    # Every public class and function defined or re-exported here is listed.
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    public: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_"):
+            public.add(node.name)
+        elif isinstance(node, ast.ImportFrom) and MODULES[module].name == "__init__.py":
+            public.update(
+                alias.asname or alias.name
+                for alias in node.names
+                if not (alias.asname or alias.name).startswith("_") and alias.name != "annotations"
+            )
+    missing = sorted(
+        name
+        for name in public - set(exported)
+        if not inspect.ismodule(getattr(imported, name, None))
+    )
+    assert missing == [], f"{module}: public names missing from __all__: {missing}"
