@@ -62,6 +62,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from contextlib import ExitStack
+from functools import cache
 from pathlib import Path
 from types import TracebackType
 from typing import Final, Self
@@ -73,25 +74,27 @@ Run = Mapping[str, Mapping[str, float]]
 Values = dict[str, dict[str, float]]
 """``{query_id: {trec_eval measure name: value}}``, e.g. ``{"301": {"P_5": 0.2}}``."""
 
-# trec_eval measure name -> rankset canonical name. Cutoff families map `P_5` to `precision@5`.
-_PLAIN: Final[Mapping[str, str]] = {
-    "map": "ap",
-    "ndcg": "ndcg",
-    "recip_rank": "rr",
-    "Rprec": "rprec",
-    "bpref": "bpref",
-    "num_ret": "num_ret",
-    "num_rel": "num_rel",
-    "num_rel_ret": "num_rel_ret",
-}
-_CUTOFF: Final[Mapping[str, str]] = {
-    "P": "precision",
-    "recall": "recall",
-    "map_cut": "ap",
-    "ndcg_cut": "ndcg",
-    "success": "hit",
-}
-_CUTOFF_NAME = re.compile(r"(?P<family>P|recall|map_cut|ndcg_cut|success)_(?P<k>[1-9][0-9]*)")
+# trec_eval measure name -> rankset canonical name, from the names each measure records in
+# its define(...) call (MeasureSpec.trec_eval): a plain name (`map` -> `ap`) or a cutoff family
+# (`P_{k}`: `P_5` -> `precision@5`). Read lazily: the pytrec_eval child process never needs it.
+_CUTOFF_SUFFIX: Final = "_{k}"
+
+
+@cache
+def _trec_eval_names() -> tuple[Mapping[str, str], Mapping[str, str]]:
+    """Return ``(plain name -> measure, cutoff family -> measure)`` from the registry."""
+    from rankset.measures import available_measures
+
+    plain: dict[str, str] = {}
+    cutoff: dict[str, str] = {}
+    for measure, spec in available_measures().items():
+        for name in spec.trec_eval:
+            if name.endswith(_CUTOFF_SUFFIX):
+                cutoff[name.removesuffix(_CUTOFF_SUFFIX)] = measure
+            else:
+                plain[name] = measure
+    return plain, cutoff
+
 
 COUNT_MEASURES: Final[frozenset[str]] = frozenset({"num_ret", "num_rel", "num_rel_ret"})
 """Measures trec_eval sums over queries in its ``all`` row (all others are averaged)."""
@@ -110,32 +113,35 @@ def canonical_metric(trec_name: str) -> str | None:
     >>> canonical_metric("relative_P_5") is None, canonical_metric("ndcg_rel") is None
     (True, True)
     """
-    if trec_name in _PLAIN:
-        return _PLAIN[trec_name]
-    match = _CUTOFF_NAME.fullmatch(trec_name)
-    if match is None:
+    plain, cutoff = _trec_eval_names()
+    if trec_name in plain:
+        return plain[trec_name]
+    family, _, k = trec_name.rpartition("_")
+    if family not in cutoff or not re.fullmatch(r"[1-9][0-9]*", k):
         return None
-    return f"{_CUTOFF[match['family']]}@{match['k']}"
+    return f"{cutoff[family]}@{k}"
 
 
 def pytrec_measures(cutoffs: Sequence[int]) -> tuple[str, ...]:
     """Return pytrec_eval measure strings for every compared family at the given cutoffs.
 
     >>> pytrec_measures([1, 5])[:2]
-    ('P.1,5', 'recall.1,5')
+    ('success.1,5', 'P.1,5')
     """
     params = ",".join(str(k) for k in sorted(set(cutoffs)))
-    return tuple(f"{family}.{params}" for family in _CUTOFF) + tuple(_PLAIN)
+    plain, cutoff = _trec_eval_names()
+    return tuple(f"{family}.{params}" for family in cutoff) + tuple(plain)
 
 
 def trec_measure_names(cutoffs: Sequence[int]) -> tuple[str, ...]:
     """Return the per-query measure names pytrec_eval reports for :func:`pytrec_measures`.
 
     >>> trec_measure_names([3])[:3]
-    ('P_3', 'recall_3', 'map_cut_3')
+    ('success_3', 'P_3', 'recall_3')
     """
     ks = sorted(set(cutoffs))
-    return tuple(f"{family}_{k}" for family in _CUTOFF for k in ks) + tuple(_PLAIN)
+    plain, cutoff = _trec_eval_names()
+    return tuple(f"{family}_{k}" for family in cutoff for k in ks) + tuple(plain)
 
 
 def rounds_to_printed(value: float, printed: str) -> bool:

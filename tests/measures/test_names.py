@@ -6,7 +6,7 @@ import pytest
 
 import rankset
 from rankset.errors import ParameterError, UnknownMetricError
-from rankset.registry import PER_QUERY, Metric, parse_metric, parse_metrics
+from rankset.measures import PER_QUERY, Metric, parse_metric, parse_metrics
 
 
 @pytest.mark.parametrize(
@@ -42,7 +42,7 @@ from rankset.registry import PER_QUERY, Metric, parse_metric, parse_metrics
         ("r-precision", "rprec"),
         ("precision@10-l2", "precision(rel=2)@10"),
         ("ndcg_burges@10", "ndcg_exp@10"),
-        # seed 000
+        # -at-k names
         ("retrieval-hit-at-k", "hit@k"),
         ("retrieval-recall-at-k", "recall@k"),
         ("retrieval-mrr", "rr"),

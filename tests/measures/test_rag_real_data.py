@@ -12,7 +12,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
 from test_rag_reference import Value, assert_same_values, rankset_values, reference_evaluate
 
 QRELS = "anserini_qrels_topics/qrels/qrels.dl19-passage.txt.gz"

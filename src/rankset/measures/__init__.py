@@ -1,0 +1,64 @@
+"""Measures: what each metric means, how its name parses, and its Polars expression.
+
+A *measure* (``ndcg``) is defined once, by :func:`define`: one function that builds its
+per-query value from :class:`Features`, plus its metadata (cutoff rule, parameters,
+direction, NA rule, names in trec_eval, ir-measures and ranx). A *metric* is a measure
+with its cutoff and parameters (``ndcg@10``); :func:`parse_metric` reads every accepted
+spelling of one.
+
+Importing this package imports the measure families, :mod:`rankset.measures.ranking`
+(classic IR) and :mod:`rankset.measures.rag` (RAG set metrics), which fills the
+registry. ``docs/measures.md`` is :func:`measure_table`'s output; ``docs/adding-a-measure.md``
+walks through defining a new measure.
+
+Examples
+--------
+>>> from rankset.measures import parse_metric
+>>> metric = parse_metric("ndcg_cut_10")
+>>> metric.name, metric.spec.trec_eval, metric.spec.ir_measures
+('ndcg@10', ('ndcg', 'ndcg_cut_{k}'), 'nDCG')
+"""
+
+from __future__ import annotations
+
+from rankset.measures import rag, ranking
+from rankset.measures._features import (
+    GROUP,
+    NUM_RET,
+    PER_QUERY,
+    QUERY_K,
+    FeatureConflictError,
+    Features,
+    ratio_or_zero,
+)
+from rankset.measures._names import parse_metric, parse_metrics
+from rankset.measures._registry import (
+    MeasureSpec,
+    Metric,
+    ParamSpec,
+    available_measures,
+    define,
+    temporary_measures,
+)
+from rankset.measures._table import measure_table
+
+__all__ = [
+    "GROUP",
+    "NUM_RET",
+    "PER_QUERY",
+    "QUERY_K",
+    "FeatureConflictError",
+    "Features",
+    "MeasureSpec",
+    "Metric",
+    "ParamSpec",
+    "available_measures",
+    "define",
+    "measure_table",
+    "parse_metric",
+    "parse_metrics",
+    "rag",
+    "ranking",
+    "ratio_or_zero",
+    "temporary_measures",
+]

@@ -1,0 +1,300 @@
+"""The generic machinery that metric expressions are built with: :class:`Features`.
+
+An evaluation runs over one joined frame with a row per retrieved document that has a
+label: ``system, query_id, doc_id, pos`` (1-based position after the ordering rule) and
+``grade``, plus per-query label statistics joined on ``query_id``. Documents without a
+label add nothing to any sum, count or minimum a measure needs, so they are left out:
+only the number of documents retrieved (:data:`NUM_RET`) looks at every row, and the
+evaluation counts it in its pass over the whole run. Every row feature must keep that
+property: it may depend on labelled rows only.
+
+Measures do not touch that frame directly: they register *features* on a
+:class:`Features` object (``relevant retrieved within the cutoff``, ``DCG at k``,
+``number of relevant labels``...) and combine the columns they get back. Each feature is
+registered once under a name that encodes its parameters, so ten metrics needing the
+same count share one column, and the whole evaluation stays a single lazy group-by over
+``(system, query_id)``. A name is an identity: registering a *different* expression
+under a name already taken raises :class:`FeatureConflictError`.
+
+Four kinds of columns are collected:
+
+* row columns, added to the joined frame before the group-by (``_rel_1``: grade >= 1);
+* aggregations, one per ``(system, query_id)`` group (``_relret_1_10``), each with the
+  value it takes for a query the system did not answer;
+* label row columns and label aggregations, one per query over the labels (``_nrel_1``,
+  ``_idcg_lin_10``);
+* columns the evaluation computes outside the group-by and joins in (:data:`NUM_RET`,
+  the first position containing an answer).
+
+A measure's final value is an expression over the aggregated and label columns. The
+features themselves live next to the measures that use them
+(:mod:`rankset.measures.ranking`, :mod:`rankset.measures.rag`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+import polars as pl
+
+from rankset.errors import RanksetError
+from rankset.scales import GradeScale, resolve_scale
+
+__all__ = [
+    "GROUP",
+    "NUM_RET",
+    "PER_QUERY",
+    "QUERY_K",
+    "FeatureConflictError",
+    "Features",
+    "MetricView",
+    "level_key",
+    "ratio_or_zero",
+]
+
+#: The group-by key of every evaluation.
+GROUP = ("system", "query_id")
+
+#: Documents retrieved per (system, query), full depth: counted over every run row.
+NUM_RET = "_num_ret"
+
+#: Column holding the per-query cutoff (cutoffs table, then ``k=``, then the default).
+QUERY_K = "_k"
+
+#: The cutoff value that means "resolve k per query" (cutoffs table, then ``k=``, then 5).
+PER_QUERY: Literal["k"] = "k"
+
+Reducer = Literal["sum", "min"]
+
+
+class FeatureConflictError(RanksetError):
+    """Two different expressions were registered under one feature name.
+
+    Feature names are identities (metrics share a column by asking for the same name), so
+    a name must encode everything that makes its expression differ.
+    """
+
+
+class MetricView(Protocol):
+    """What :class:`Features` reads of a metric; :class:`rankset.measures.Metric` has it."""
+
+    @property
+    def name(self) -> str:
+        """Canonical printed form, for messages."""
+        ...
+
+    @property
+    def k(self) -> int | Literal["k"] | None:
+        """The cutoff: an int, :data:`PER_QUERY`, or None for the full ranking."""
+        ...
+
+    @property
+    def rel(self) -> float | None:
+        """The metric's own relevance level, or None to use the evaluation's."""
+        ...
+
+
+def level_key(level: float) -> str:
+    """Spell a relevance level for a feature name: ``1`` -> ``"1"``, ``0.5`` -> ``"0p5"``.
+
+    Examples
+    --------
+    >>> level_key(1.0), level_key(0.5), level_key(-1)
+    ('1', '0p5', 'm1')
+    """
+    return f"{level:g}".replace(".", "p").replace("-", "m")
+
+
+@dataclass
+class Features:
+    """Collects the columns a set of metrics needs; see the module docstring.
+
+    The evaluation reads the collected dicts and flags; measures fill them through the
+    methods below (and set :attr:`uses_tiers` / :attr:`containment_modes` when they need
+    grade tiers or answer matching).
+
+    Parameters
+    ----------
+    relevance_level
+        Grade at or above which a document counts as relevant for binary measures,
+        unless a metric sets its own ``rel`` parameter.
+    scale
+        How grades map to tiers 5..1 (the RAG set metrics).
+    pool_depth
+        The default PROC pool stops at this position (None: everything retrieved).
+    """
+
+    relevance_level: float = 1.0
+    scale: GradeScale = field(default_factory=lambda: resolve_scale("rag5"))
+    pool_depth: int | None = None
+    row_columns: dict[str, pl.Expr] = field(default_factory=dict)
+    aggregations: dict[str, pl.Expr] = field(default_factory=dict)
+    # value an aggregation takes for a query the system did not answer (missing="zero")
+    empty_values: dict[str, float | None] = field(default_factory=dict)
+    label_row_columns: dict[str, pl.Expr] = field(default_factory=dict)
+    label_aggregations: dict[str, pl.Expr] = field(default_factory=dict)
+    # label aggregations that must also be visible on run rows
+    label_stats_on_rows: set[str] = field(default_factory=set)
+    uses_query_k: bool = False
+    # Cutoff-dependent aggregations of per-query-k metrics, as (per-row contribution,
+    # reducer): a cumulative sum (or min) over positions then gives every k in one pass
+    # (metric-vs-k curves). Label-side likewise, over ideal positions.
+    cumulative: dict[str, tuple[pl.Expr, str]] = field(default_factory=dict)
+    label_cumulative: dict[str, pl.Expr] = field(default_factory=dict)
+    uses_tiers: bool = False
+    # containment modes asked for ("exact", "casefold", "whitespace")
+    containment_modes: set[str] = field(default_factory=set)
+
+    # --- parameters ------------------------------------------------------------------
+
+    def level(self, metric: MetricView) -> float:
+        """Relevance level of ``metric``: its ``rel`` parameter, else the evaluation's."""
+        value = metric.rel
+        return self.relevance_level if value is None else float(value)
+
+    def cutoff(self, metric: MetricView) -> pl.Expr | None:
+        """Return the cutoff as an expression (literal or per-query column), or ``None``."""
+        if metric.k is None:
+            return None
+        if metric.k == PER_QUERY:
+            self.uses_query_k = True
+            self.label_stats_on_rows.add(QUERY_K)
+            return pl.col(QUERY_K)
+        return pl.lit(metric.k, dtype=pl.Int64)
+
+    def cutoff_value(self, metric: MetricView) -> pl.Expr:
+        """Return the cutoff as a float expression for final formulas (P@k = x / k)."""
+        cutoff = self.cutoff(metric)
+        if cutoff is None:
+            msg = f"{metric.name} has no cutoff"
+            raise ValueError(msg)
+        return cutoff.cast(pl.Float64)
+
+    @staticmethod
+    def cutoff_key(metric: MetricView) -> str:
+        """Spell the cutoff for a feature name: ``"10"``, ``"k"`` or ``"all"``."""
+        return "all" if metric.k is None else str(metric.k)
+
+    def within(self, metric: MetricView) -> pl.Expr:
+        """Whether a run row's position is within the metric's cutoff."""
+        cutoff = self.cutoff(metric)
+        return pl.lit(True) if cutoff is None else pl.col("pos") <= cutoff
+
+    # --- registration ----------------------------------------------------------------
+
+    def row_column(self, name: str, expr: pl.Expr) -> str:
+        """Add ``expr`` (aliased ``name``) to the labelled run rows; return ``name``."""
+        _claim("row column", self.row_columns, name, expr.alias(name))
+        return name
+
+    def label_row_column(self, name: str, expr: pl.Expr) -> str:
+        """Add ``expr`` (aliased ``name``) to the label rows; return ``name``."""
+        _claim("label row column", self.label_row_columns, name, expr.alias(name))
+        return name
+
+    def aggregate(self, name: str, expr: pl.Expr, *, empty: float | None = 0.0) -> pl.Expr:
+        """Register a per-(system, query) aggregation and its value for an unanswered query.
+
+        ``empty`` is also what a ranking without any labelled document gets (0 for sums,
+        None for minima).
+        """
+        _claim("aggregation", self.aggregations, name, expr.alias(name))
+        self._empty(name, empty)
+        return pl.col(name)
+
+    def aggregate_within_cutoff(
+        self, name: str, contribution: pl.Expr, metric: MetricView, *, reducer: Reducer = "sum"
+    ) -> pl.Expr:
+        """Register ``reducer`` (sum or min) of a per-row contribution within the cutoff.
+
+        A ``min`` contribution is null on rows that do not count. For a per-query cutoff
+        the contribution is also kept in :attr:`cumulative`, so metric-vs-k curves get
+        every k from one cumulative pass.
+        """
+        contribution = contribution.cast(pl.Float64)
+        kept = contribution.filter(self.within(metric))
+        if metric.k == PER_QUERY:
+            _claim_pair(self.cumulative, name, (contribution, reducer))
+        if reducer == "min":
+            return self.aggregate(name, kept.min(), empty=None)
+        return self.aggregate(name, kept.sum())
+
+    def label_aggregate(self, name: str, expr: pl.Expr) -> pl.Expr:
+        """Register a per-query aggregation over the labels; return its column."""
+        _claim("label aggregation", self.label_aggregations, name, expr.alias(name))
+        return pl.col(name)
+
+    def label_sum_within_cutoff(
+        self, name: str, contribution: pl.Expr, metric: MetricView, *, position: str
+    ) -> pl.Expr:
+        """Register the sum over label rows whose ``position`` column is within the cutoff.
+
+        For a per-query cutoff the contribution is also kept in :attr:`label_cumulative`.
+        """
+        cutoff = self.cutoff(metric)
+        within = pl.lit(True) if cutoff is None else pl.col(position) <= cutoff
+        if metric.k == PER_QUERY:
+            _claim("label cumulative", self.label_cumulative, name, contribution)
+        return self.label_aggregate(name, contribution.filter(within).sum())
+
+    def share_with_rows(self, *names: str) -> None:
+        """Make label aggregations visible on the run rows (joined on ``query_id``)."""
+        self.label_stats_on_rows.update(names)
+
+    def external(self, name: str, *, empty: float | None) -> pl.Expr:
+        """Declare a per-(system, query) column the evaluation computes outside the group-by.
+
+        Registers the value it takes for an unanswered query and returns the column.
+        """
+        self._empty(name, empty)
+        return pl.col(name)
+
+    def num_ret(self) -> pl.Expr:
+        """Count the documents retrieved (full depth); always provided by the evaluation."""
+        return self.external(NUM_RET, empty=0.0)
+
+    def _empty(self, name: str, empty: float | None) -> None:
+        if name in self.empty_values and self.empty_values[name] != empty:
+            msg = (
+                f"The feature {name!r} is registered with two empty values: "
+                f"{self.empty_values[name]!r} and {empty!r}."
+            )
+            raise FeatureConflictError(msg)
+        self.empty_values.setdefault(name, empty)
+
+
+def _claim(kind: str, store: dict[str, pl.Expr], name: str, expr: pl.Expr) -> None:
+    """Store ``expr`` under ``name``, sharing an equal one and refusing a different one."""
+    registered = store.get(name)
+    if registered is None:
+        store[name] = expr
+    elif not registered.meta.eq(expr):
+        raise FeatureConflictError(_conflict_message(kind, name, registered, expr))
+
+
+def _claim_pair(
+    store: dict[str, tuple[pl.Expr, str]], name: str, pair: tuple[pl.Expr, str]
+) -> None:
+    registered = store.get(name)
+    if registered is None:
+        store[name] = pair
+    elif registered[1] != pair[1] or not registered[0].meta.eq(pair[0]):
+        raise FeatureConflictError(
+            _conflict_message("cumulative contribution", name, registered, pair)
+        )
+
+
+def _conflict_message(kind: str, name: str, registered: object, new: object) -> str:
+    return (
+        f"Two different expressions claim the {kind} {name!r}:\n"
+        f"  registered: {registered}\n"
+        f"  new:        {new}\n"
+        "A feature name must encode everything its expression depends on; give the new "
+        "one its own name."
+    )
+
+
+def ratio_or_zero(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    """``numerator / denominator``, or 0.0 where the denominator is 0 (trec_eval's rule)."""
+    return pl.when(denominator > 0).then(numerator / denominator).otherwise(0.0)

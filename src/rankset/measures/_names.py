@@ -1,0 +1,164 @@
+"""The metric name grammar: every accepted spelling to one canonical :class:`Metric`.
+
+Three shapes are read, each against the registry's accepted names (canonical names,
+aliases, and the names measures have in trec_eval, ir-measures and ranx):
+
+* canonical and ``@k`` names: ``base(param=value,...)@k-l<level>``, as rankset,
+  ir-measures (``nDCG@10``, ``P(rel=2)@10``) and ranx (``precision@10-l2``) write them;
+* trec_eval names: ``ndcg_cut_10``, ``ndcg_cut.10``, ``P_5``, ``success_1``;
+* ``-at-k`` names: ``retrieval-recall-at-k`` is ``recall@k``.
+
+Examples
+--------
+>>> from rankset.measures import parse_metric
+>>> parse_metric("nDCG@10").name
+'ndcg@10'
+>>> parse_metric("ndcg_cut_10").name
+'ndcg@10'
+>>> parse_metric("P(rel=2)@5").name
+'precision(rel=2)@5'
+>>> parse_metric("retrieval-recall-at-k").name
+'recall@k'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Literal
+
+from rankset._validation import did_you_mean
+from rankset.errors import ParameterError, UnknownMetricError
+from rankset.measures._features import PER_QUERY
+from rankset.measures._registry import (
+    Metric,
+    ParamValue,
+    available_measures,
+    lookup,
+    name_index,
+)
+
+__all__ = ["parse_metric", "parse_metrics"]
+
+_CANONICAL = re.compile(
+    r"^(?P<base>[a-z%][a-z0-9_%+\-]*?)"
+    r"(?:\((?P<params>[^()]*)\))?"
+    r"(?:@(?P<k>\d+|k))?"
+    r"(?:-l(?P<level>\d+))?$"
+)
+# trec_eval style: ndcg_cut_10, ndcg_cut.10, P_5, P.5, recall_100, success_1, map_cut_100
+_TREC_EVAL = re.compile(r"^(?P<base>[a-z_]+?)[_.](?P<k>\d+)$")
+# -at-k style: retrieval-recall-at-k, answer-containment-at-k
+_AT_K = re.compile(r"^(?P<base>[a-z\-]+?)-at-k$")
+
+
+def parse_metric(text: str | Metric) -> Metric:
+    """Parse a metric name in any accepted spelling into a canonical :class:`Metric`.
+
+    Accepted: canonical names (``ndcg@10``, ``fbeta(beta=0.5)@10``, ``recall@k``),
+    ir-measures (``nDCG@10``, ``P@5``, ``R@100``, ``RR``, ``AP``, ``P(rel=2)@10``),
+    trec_eval (``ndcg_cut_10``, ``ndcg_cut.10``, ``P_5``, ``map``, ``recip_rank``),
+    ranx (``mrr@10``, ``hit_rate@5``, ``r-precision``, ``precision@10-l2``) and ``-at-k``
+    names (``retrieval-ndcg-at-k``).
+
+    Parameters
+    ----------
+    text
+        The name to parse. A measure whose cutoff is required but not given resolves per
+        query (``@k``).
+
+    Raises
+    ------
+    UnknownMetricError
+        When the name is not recognised; the message suggests close names.
+
+    Examples
+    --------
+    >>> parse_metric("map_cut_100").name
+    'ap@100'
+    >>> parse_metric("hit").name
+    'hit@k'
+    >>> parse_metric("precision@10-l2").name
+    'precision(rel=2)@10'
+    """
+    if isinstance(text, Metric):
+        return text
+    if not isinstance(text, str) or not text.strip():
+        msg = f"A metric name must be a non-empty string. Got {text!r} instead."
+        raise UnknownMetricError(msg)
+    raw = text.strip()
+    lowered = raw.lower()
+    known = name_index()
+
+    match = _CANONICAL.match(lowered)
+    if match and match["base"] in known:
+        params = _parse_params(match["params"], raw)
+        if match["level"] is not None:
+            params["rel"] = match["level"]
+        k: int | Literal["k"] | None = (
+            None if match["k"] is None else (PER_QUERY if match["k"] == "k" else int(match["k"]))
+        )
+        return _build(known[match["base"]], k, params, raw)
+
+    match = _TREC_EVAL.match(lowered)
+    if match and match["base"] in known:
+        return _build(known[match["base"]], int(match["k"]), {}, raw)
+
+    match = _AT_K.match(lowered)
+    if match and match["base"] in known:
+        return _build(known[match["base"]], PER_QUERY, {}, raw)
+
+    raise UnknownMetricError(_unknown_message(raw, known))
+
+
+def parse_metrics(names: str | Metric | Iterable[str | Metric]) -> list[Metric]:
+    """Parse several names, dropping exact repeats but keeping the given order."""
+    if isinstance(names, str | Metric):
+        names = [names]
+    seen: dict[str, Metric] = {}
+    for name in names:
+        metric = parse_metric(name)
+        seen.setdefault(metric.name, metric)
+    if not seen:
+        msg = "No metric was given: pass at least one metric name (e.g. 'ndcg@10')."
+        raise ParameterError(msg)
+    return list(seen.values())
+
+
+def _parse_params(text: str | None, raw: str) -> dict[str, ParamValue]:
+    params: dict[str, ParamValue] = {}
+    if not text:
+        return params
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            msg = f"Cannot parse parameter {part!r} in metric {raw!r}: expected name=value."
+            raise UnknownMetricError(msg)
+        params[key.strip()] = value.strip()
+    return params
+
+
+def _build(
+    measure: str, k: int | Literal["k"] | None, params: Mapping[str, ParamValue], raw: str
+) -> Metric:
+    spec = lookup(measure)
+    coerced = {key: spec.param(key).coerce(measure, value) for key, value in params.items()}
+    if spec.cutoff == "none" and k is not None:
+        msg = f"{measure} takes no cutoff, but {raw!r} gives one; use {measure!r}."
+        raise UnknownMetricError(msg)
+    if isinstance(k, int) and k <= 0:
+        msg = f"The 'k' parameter of {measure} must be an int >= 1. Got {k} instead."
+        raise ParameterError(msg)
+    if spec.cutoff == "required" and k is None:
+        k = PER_QUERY
+    kept = tuple(sorted((key, v) for key, v in coerced.items() if v != spec.param(key).default))
+    return Metric(measure=measure, k=k, params=kept)
+
+
+def _unknown_message(raw: str, known: Mapping[str, str]) -> str:
+    base = re.split(r"[@(]", raw.lower(), maxsplit=1)[0]
+    return (
+        f"Unknown metric {raw!r}.{did_you_mean(base, sorted(known))} Known measures: "
+        + ", ".join(sorted(available_measures()))
+        + "."
+    )
