@@ -1,0 +1,19 @@
+"""Doctests of the docs pages: each page runs inside ``temporary_measures()``.
+
+``adding-a-measure.md`` defines a measure in the global registry, as a user's module would;
+the registry forgets it when the page's doctest ends, so no other test sees it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from rankset.measures import temporary_measures
+
+
+@pytest.fixture(autouse=True)
+def _forget_measures_defined_by_a_page() -> Iterator[None]:
+    with temporary_measures():
+        yield
