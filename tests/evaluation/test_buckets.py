@@ -16,6 +16,7 @@ from polars.testing import assert_frame_equal
 
 import rankset
 from rankset.evaluation import bucket_of
+from rankset.testing import assert_results_equal
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
@@ -52,8 +53,7 @@ def _evaluate(runs: object, labels: object = QRELS, **options: object) -> rankse
 def test_buckets_give_the_single_pass_values_bit_for_bit(buckets: int, missing: str) -> None:
     single = _evaluate(RUNS, missing=missing)
     bucketed = _evaluate(RUNS, missing=missing, buckets=buckets)
-    assert_frame_equal(bucketed.per_query, single.per_query, check_exact=True)
-    assert_frame_equal(bucketed.query_counts, single.query_counts)
+    assert_results_equal(bucketed, single)
     assert bucketed.config["buckets"] == buckets
 
 
