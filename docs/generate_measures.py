@@ -1,7 +1,9 @@
-"""Write ``docs/measures.md`` from the measure registry: ``python docs/generate_measures.py``.
+"""Write the measure tables from the registry: ``python docs/generate_measures.py``.
 
-The page is generated, never edited by hand; ``tests/measures/test_metadata.py`` fails when
-the committed page differs from :func:`render`.
+``docs/measures.md`` (every column) and the short table in README.md (between the
+``measures:start`` and ``measures:end`` markers) are generated, never edited by hand;
+``tests/measures/test_metadata.py`` fails when either differs from :func:`render` or
+:func:`render_readme`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,10 @@ from pathlib import Path
 from rankset.measures import measure_table
 
 PAGE = Path(__file__).resolve().parent / "measures.md"
+README = Path(__file__).resolve().parent.parent / "README.md"
+START, END = "<!-- measures:start -->", "<!-- measures:end -->"
+#: The README's short table: the rest is in docs/measures.md.
+README_COLUMNS = ("measure", "cutoff", "parameters", "what it answers", "better")
 
 HEADER = """\
 # Measures
@@ -35,6 +41,17 @@ def render() -> str:
     return HEADER + measure_table()
 
 
+def render_readme(text: str) -> str:
+    """Return README.md's text with the table between the markers generated anew."""
+    head, start, rest = text.partition(START)
+    _, end, tail = rest.partition(END)
+    if not start or not end:
+        msg = f"README.md lacks the {START} ... {END} markers"
+        raise ValueError(msg)
+    return f"{head}{START}\n{measure_table(README_COLUMNS)}{END}{tail}"
+
+
 if __name__ == "__main__":
     PAGE.write_text(render(), encoding="utf-8")
-    print(f"wrote {PAGE}")
+    README.write_text(render_readme(README.read_text(encoding="utf-8")), encoding="utf-8")
+    print(f"wrote {PAGE} and the table in {README}")

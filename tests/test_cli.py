@@ -11,6 +11,8 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
+import rankset
+import rankset.measures
 from rankset.cli import main
 
 RUN = "q1 Q0 a 1 3.0 sysA\nq1 Q0 b 2 2.0 sysA\nq2 Q0 c 1 1.0 sysA\n"
@@ -255,6 +257,10 @@ def test_measures_lists_every_measure(capsys: pytest.CaptureFixture[str]) -> Non
     out = capsys.readouterr().out
     for name in ["ndcg[@k]", "precision@k", "bpref", "num_rel_ret"]:
         assert name in out
+    assert main(["measures", "--markdown"]) == 0
+    table = capsys.readouterr().out
+    assert table == rankset.measures.measure_table()
+    assert table.count("\n| `") == len(rankset.available_measures())
 
 
 def test_curves_command_json_and_parquet(

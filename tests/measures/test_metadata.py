@@ -69,6 +69,12 @@ def test_docs_measures_page_is_generated() -> None:
     assert (DOCS / "measures.md").read_text(encoding="utf-8") == expected, (
         "docs/measures.md is out of date: run python docs/generate_measures.py"
     )
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    assert module.render_readme(readme) == readme, (
+        "README.md's measure table is out of date: run python docs/generate_measures.py"
+    )
+    block = readme.split(module.START)[1].split(module.END)[0]
+    assert block.count("\n| `") == len(available_measures())  # one row per measure
 
 
 def test_table_has_a_row_per_measure() -> None:

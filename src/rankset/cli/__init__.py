@@ -13,19 +13,20 @@ import sys
 from collections.abc import Sequence
 
 from rankset._version import __version__
-from rankset.cli._commands import COMMANDS, EXIT_OK
-from rankset.cli._parser import build_parser
+from rankset.cli import _commands, _parser
 from rankset.errors import ParameterError, RanksetError
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "main"]
 
+#: Exit status of success.
+EXIT_OK = _commands.EXIT_OK
 #: Exit status of bad input (and of a usage error).
 EXIT_BAD_INPUT = 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    parser = build_parser()
+    parser = _parser.build_parser()
     args = parser.parse_args(argv)
     if args.version:
         print(__version__)
@@ -36,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         if getattr(args, "dask", None) is None:
-            return COMMANDS[args.command](args)
+            return _commands.COMMANDS[args.command](args)
         if args.engine != "auto":
             msg = (
                 "--dask runs the pass on the cluster's workers; it cannot be combined "
@@ -47,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         with connect(args.dask) as client:
             args.client = client
-            return COMMANDS[args.command](args)
+            return _commands.COMMANDS[args.command](args)
     except (RanksetError, OSError) as error:
         print(f"rankset: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -238,9 +238,11 @@ def _partition(args: argparse.Namespace) -> int:
 
 
 def _measures(args: argparse.Namespace) -> int:
-    del args
-    from rankset.measures import available_measures
+    from rankset.measures import available_measures, measure_table
 
+    if args.markdown:
+        print(measure_table(), end="")
+        return EXIT_OK
     for name, spec in sorted(available_measures().items()):
         cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[spec.cutoff]
         print(f"{name + cutoff:<20} {spec.description}")

@@ -233,5 +233,10 @@ def build_parser() -> argparse.ArgumentParser:
     partition.add_argument("--buckets", type=int, default=16, metavar="N", help="(default 16)")
     partition.add_argument("--out", required=True, metavar="DIR", help="new dataset folder")
 
-    commands.add_parser("measures", help="list the available measures")
+    measures = commands.add_parser("measures", help="list the available measures")
+    measures.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the full reference table (docs/measures.md) as Markdown",
+    )
     return parser

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from rankset.errors import ParameterError
 from rankset.measures._registry import EmptyValue, MeasureSpec, ParamSpec, available_measures
 
-__all__ = ["measure_table"]
+__all__ = ["COLUMNS", "measure_table"]
 
 _FORMS = {"required": ("{}@k",), "optional": ("{}", "{}@k"), "none": ("{}",)}
 _CUTOFF_RULES = {
@@ -12,7 +15,7 @@ _CUTOFF_RULES = {
     "optional": "optional (none given: the full ranking)",
     "none": "none",
 }
-_COLUMNS = (
+COLUMNS = (
     "measure",
     "cutoff",
     "parameters",
@@ -27,22 +30,30 @@ _COLUMNS = (
 )
 
 
-def measure_table() -> str:
+def measure_table(columns: Sequence[str] = COLUMNS) -> str:
     """Return the reference table of every registered measure, as Markdown.
 
     One row per measure, sorted by name: its forms, cutoff rule, parameters with their
     defaults, description, NA rule, direction, value for an unanswered query, its names in
-    trec_eval, ir-measures and ranx, and its other accepted names.
+    trec_eval, ir-measures and ranx, and its other accepted names; ``columns`` picks and
+    orders some of them (:data:`COLUMNS` names them all).
 
     Examples
     --------
     >>> print(measure_table().splitlines()[0])  # doctest: +NORMALIZE_WHITESPACE
     | measure | cutoff | parameters | what it answers | NA when | better | unanswered query |
     trec_eval | ir-measures | ranx | also accepted |
+    >>> print(measure_table(["measure", "better"]).splitlines()[2])
+    | `ap`, `ap@k` | higher |
     """
+    unknown = [column for column in columns if column not in COLUMNS]
+    if unknown or not columns:
+        msg = f"The 'columns' parameter must name some of {', '.join(COLUMNS)}. Got {columns!r}."
+        raise ParameterError(msg)
+    picked = [COLUMNS.index(column) for column in columns]
     lines = [
-        "| " + " | ".join(_COLUMNS) + " |",
-        "|" + "---|" * len(_COLUMNS),
+        "| " + " | ".join(columns) + " |",
+        "|" + "---|" * len(columns),
     ]
     for name, spec in sorted(available_measures().items()):
         cells = (
@@ -58,7 +69,7 @@ def measure_table() -> str:
             _code(spec.ranx),
             _code(*_other_names(spec)),
         )
-        lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
+        lines.append("| " + " | ".join(_cell(cells[i]) for i in picked) + " |")
     return "\n".join(lines) + "\n"
 
 
