@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -45,6 +44,7 @@ from _pytrec_reference import (
     rounds_to_printed,
     trec_measure_names,
 )
+from rankset.testing.strategies import Collection, collections
 
 if TYPE_CHECKING:
     from conftest import TrecEvalRow
@@ -64,42 +64,11 @@ MAX_EXAMPLES = int(os.environ.get("RANKSET_PARITY_EXAMPLES", "100"))
 Missing = Literal["skip", "zero"]
 
 
-@dataclass(frozen=True)
-class Case:
-    qrels: dict[str, dict[str, int]]
-    run: dict[str, dict[str, float]]
-
-
-@st.composite
-def cases(draw: st.DrawFn) -> Case:
-    """Up to 5 queries; the first is labelled and retrieved, each other one or both."""
-    qids = draw(st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=5, unique=True))
-    qrels: dict[str, dict[str, int]] = {}
-    run: dict[str, dict[str, float]] = {}
-    for position, qid in enumerate(qids):
-        # rankset refuses a run and labels without a common query (a SchemaError by design),
-        # so the first query is in both.
-        side = "both" if position == 0 else draw(st.sampled_from(("both", "labels", "run")))
-        if side != "run":
-            docs = draw(st.lists(st.sampled_from(DOC_IDS), min_size=1, max_size=8, unique=True))
-            qrels[qid] = {doc: draw(st.sampled_from(GRADES)) for doc in docs}
-        if side != "labels":
-            docs = draw(st.lists(st.sampled_from(DOC_IDS), min_size=1, max_size=12, unique=True))
-            run[qid] = {doc: draw(st.sampled_from(SCORES)) for doc in docs}
-    return Case(qrels, run)
-
-
-def _frames(case: Case) -> tuple[pl.DataFrame, pl.DataFrame]:
-    run_rows = [(SYSTEM, q, d, s) for q, docs in case.run.items() for d, s in docs.items()]
-    label_rows = [(q, d, g) for q, labels in case.qrels.items() for d, g in labels.items()]
-    run_schema = {"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}
-    run = pl.DataFrame(run_rows, schema={"system": pl.String, **run_schema}, orient="row")
-    labels = pl.DataFrame(
-        label_rows,
-        schema={"query_id": pl.String, "doc_id": pl.String, "grade": pl.Int64},
-        orient="row",
+def cases() -> st.SearchStrategy[Collection]:
+    """Up to 5 queries of one system; the first labelled and retrieved, others one or both."""
+    return collections(
+        systems=1, query_ids=QUERY_IDS, doc_ids=DOC_IDS, scores=SCORES, grades=GRADES
     )
-    return run, labels
 
 
 METRICS = [str(canonical_metric(name)) for name in trec_measure_names(CUTOFFS)]
@@ -141,17 +110,17 @@ def _mismatches(per_query: pl.DataFrame, expected: Values) -> list[str]:
 )
 @given(case=cases())
 def test_matches_pytrec_eval(
-    case: Case, relevance_level: int, missing: Missing, pytrec_worker: PytrecEvalWorker
+    case: Collection, relevance_level: int, missing: Missing, pytrec_worker: PytrecEvalWorker
 ) -> None:
     expected = reference(
         pytrec_worker,
-        case.qrels,
-        case.run,
+        case.labels,
+        case.runs[SYSTEM],
         relevance_level=relevance_level,
         cutoffs=CUTOFFS,
         complete=missing == "zero",
     )
-    run, labels = _frames(case)
+    run, labels = case.runs_frame(), case.labels_frame()
     result = rankset.evaluate(
         run, labels, metrics=METRICS, relevance_level=relevance_level, missing=missing
     )
