@@ -28,10 +28,18 @@ from rankset.errors import (
     SchemaError,
     UnknownMetricError,
 )
-from rankset.evaluation import EvaluationResult, evaluate
-from rankset.io import read, read_answers, read_labels, read_run, write_labels, write_run
-from rankset.evaluation import partition
-from rankset.registry import Metric, available_measures, parse_metric, parse_metrics
+from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate, partition
+from rankset.io import (
+    read,
+    read_answers,
+    read_labels,
+    read_run,
+    scan_labels,
+    scan_run,
+    write_labels,
+    write_run,
+)
+from rankset.measures import Metric, available_measures, define, parse_metric, parse_metrics
 from rankset.scales import GradeScale
 from rankset.textmatch import TextMatch, match_text
 
@@ -43,6 +51,7 @@ __all__ = [
     "ClusterError",
     "Curves",
     "Diagnosis",
+    "EvaluateOptions",
     "EvaluationResult",
     "GradeScale",
     "GradeScaleError",
@@ -59,6 +68,7 @@ __all__ = [
     "available_measures",
     "compare",
     "curves",
+    "define",
     "diagnose",
     "evaluate",
     "match_text",
@@ -71,6 +81,8 @@ __all__ = [
     "read_run",
     "regression_counts",
     "regressions",
+    "scan_labels",
+    "scan_run",
     "write_labels",
     "write_run",
 ]

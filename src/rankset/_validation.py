@@ -9,6 +9,9 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import os
+import sys
+import warnings
 from collections.abc import Iterable, Sequence
 
 from rankset.errors import ParameterError
@@ -20,6 +23,7 @@ __all__ = [
     "check_int",
     "did_you_mean",
     "missing_columns_message",
+    "warn_user",
 ]
 
 
@@ -101,3 +105,27 @@ def missing_columns_message(
         f"{where} has no column {', '.join(map(repr, missing))}; "
         f"expected {', '.join(expected)} (found: {found_names})."
     )
+
+
+def warn_user(message: str, category: type[Warning]) -> None:
+    """Warn, attributing the warning to the first caller outside rankset.
+
+    A fixed ``stacklevel`` breaks whenever a public function gains an inner call; this
+    walks the stack instead (Python 3.12's ``skip_file_prefixes``, by hand).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_user("careful", UserWarning)
+    >>> caught[0].message.args[0]
+    'careful'
+    """
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame = sys._getframe(1)
+    level = 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(package):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)

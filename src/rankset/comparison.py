@@ -66,14 +66,14 @@ from rankset._typing import Test, choices_of
 from rankset._validation import check_fraction, check_int, did_you_mean
 from rankset.errors import ParameterError, SchemaError, UnknownMetricError
 from rankset.evaluation import EvaluationResult
-from rankset.registry import parse_metric
+from rankset.measures import greater_is_better, parse_metric
 
 if TYPE_CHECKING:
     import numpy as np
 
     from rankset.stats import Correction, FloatArray
 
-__all__ = ["COMPARE_COLUMNS", "TESTS", "Test", "compare"]
+__all__ = ["COMPARE_COLUMNS", "TESTS", "Test", "compare", "higher_is_better"]
 
 #: Paired tests :func:`compare` can run.
 TESTS: tuple[Test, ...] = choices_of(Test)  # type: ignore[assignment]
@@ -209,7 +209,7 @@ def compare(
     _check_baseline(baseline, systems)
     others = [system for system in systems if system != baseline]
     slices = _slices(per_query, by_columns, metadata)
-    greater = {name: _greater_is_better(name) for name in metric_names}
+    greater = {name: higher_is_better(name) for name in metric_names}
     order = {name: i for i, name in enumerate(metric_names)}
 
     frame = per_query.filter(pl.col("metric").is_in(metric_names)).select(
@@ -340,9 +340,21 @@ def _canonical(name: str) -> str:
         return name
 
 
-def _greater_is_better(name: str) -> bool:
+def higher_is_better(name: str) -> bool:
+    """Return whether a higher value of metric ``name`` wins a paired comparison.
+
+    Raises
+    ------
+    ParameterError
+        The name is not a known metric's, so wins and losses cannot be oriented.
+
+    Examples
+    --------
+    >>> higher_is_better("ndcg@10"), higher_is_better("harm@5")
+    (True, False)
+    """
     try:
-        return parse_metric(name).spec.greater_is_better
+        return greater_is_better(name)
     except UnknownMetricError:
         msg = (
             f"Cannot tell whether a higher {name!r} is better: it is not a known metric "

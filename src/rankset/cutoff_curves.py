@@ -37,8 +37,7 @@ from rankset.evaluation import (
     plan_and_measure,
 )
 from rankset.io import write_parquet
-from rankset.plan import GROUP, NUM_RET, QUERY_K
-from rankset.registry import PER_QUERY, Metric, parse_metrics
+from rankset.measures import GROUP, NUM_RET, PER_QUERY, QUERY_K, Metric, parse_metrics
 
 __all__ = ["Curves", "curves"]
 

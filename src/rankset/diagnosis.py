@@ -25,7 +25,7 @@ from rankset._typing import Change, Quadrant
 from rankset._validation import check_float, check_fraction, check_int
 from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
-from rankset.registry import parse_metric
+from rankset.measures import parse_metric
 
 __all__ = [
     "CHANGES",

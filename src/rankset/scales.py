@@ -1,6 +1,6 @@
 """Grade scales: how a label's native grade maps to a RAG utility tier 5..1.
 
-The RAG set metrics (:mod:`rankset.rag`) reason in tiers: 5 decisive, 4 highly relevant,
+The RAG set metrics (:mod:`rankset.measures.rag`) reason in tiers: 5 decisive, 4 highly relevant,
 3 partially useful, 2 weak, 1 distractor or harmful. Label sets come with their own grades
 (TREC DL uses 0-3, golden sets 1-5, binary sets 0-1), so a scale maps each grade to a tier.
 

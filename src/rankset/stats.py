@@ -465,9 +465,7 @@ def require_scipy() -> None:
 
 
 def _scipy_stats() -> Any:
-    return import_optional(
-        "scipy.stats", extra="stats", purpose="A paired t or Wilcoxon test"
-    )
+    return import_optional("scipy.stats", extra="stats", purpose="A paired t or Wilcoxon test")
 
 
 # --- multiple testing ------------------------------------------------------------------

@@ -32,7 +32,7 @@ from rankset.evaluation._kernel import labels_in_bucket
 from rankset.evaluation._pass import ordered_pass_frames, ranked_pass_frames
 from rankset.evaluation._plan import plan_evaluation_inputs
 from rankset.io import _trec as trec_reader
-from rankset.registry import parse_metrics
+from rankset.measures import parse_metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"

@@ -43,8 +43,7 @@ from rankset.evaluation import _pass as run_pass
 from rankset.evaluation._inputs import assign_system_names, read_runs
 from rankset.evaluation._pass import Runs, measure_pass
 from rankset.evaluation._plan import plan_evaluation_inputs
-from rankset.plan import GROUP
-from rankset.registry import parse_metrics
+from rankset.measures import GROUP, parse_metrics
 from rankset.schema import normalize_labels
 
 ROOT = Path(__file__).resolve().parents[2]

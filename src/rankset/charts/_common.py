@@ -16,7 +16,7 @@ import polars as pl
 from rankset._format import DECIMALS
 from rankset._validation import check_int, did_you_mean, missing_columns_message
 from rankset.errors import ParameterError, SchemaError, UnknownMetricError
-from rankset.registry import Metric, parse_metric
+from rankset.measures import Metric, parse_metric
 
 __all__ = [
     "MAX_ROWS",

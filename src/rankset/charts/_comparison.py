@@ -25,10 +25,9 @@ from rankset.charts._common import (
     unique,
 )
 from rankset.charts._theme import system_colors
-from rankset.comparison import COMPARE_COLUMNS
-from rankset.errors import ParameterError, UnknownMetricError
+from rankset.comparison import COMPARE_COLUMNS, higher_is_better
+from rankset.errors import ParameterError
 from rankset.evaluation import EvaluationResult
-from rankset.registry import parse_metric
 
 __all__ = ["comparison_chart", "difference_chart"]
 
@@ -327,12 +326,8 @@ def difference_chart(
 
 def _greater_is_better(name: str, *, strict: bool) -> bool:
     try:
-        return parse_metric(name).spec.greater_is_better
-    except UnknownMetricError:
-        if not strict:
-            return True
-        msg = (
-            f"Cannot tell whether a higher {name!r} is better: it is not a known metric "
-            "name, so wins and losses cannot be oriented."
-        )
-        raise ParameterError(msg) from None
+        return higher_is_better(name)
+    except ParameterError:
+        if strict:
+            raise
+        return True

@@ -34,7 +34,7 @@ from rankset.evaluation._options import (
 from rankset.evaluation._pass import TextScanRejected
 from rankset.evaluation._plan import EvaluationPlan, plan_evaluation_inputs
 from rankset.evaluation._result import EvaluationResult, tidy
-from rankset.registry import Metric, parse_metrics
+from rankset.measures import Metric, parse_metrics
 from rankset.scales import GradeScale
 from rankset.textmatch import TextMatch
 
@@ -154,10 +154,9 @@ def evaluate(
     """
     given = locals()
     options = EvaluateOptions(**{name: given[name] for name in EvaluateOptions.option_names()})
-    # Not through evaluate_with: a warning's stack level counts the calls to the user's.
-    check_resampling(confidence, n_resamples, seed)
-    plan, collected = plan_and_measure(runs, labels, parse_metrics(metrics), options)
-    return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    return evaluate_with(
+        runs, labels, metrics, options, confidence=confidence, n_resamples=n_resamples, seed=seed
+    )
 
 
 def evaluate_with(

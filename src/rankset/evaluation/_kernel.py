@@ -29,8 +29,7 @@ from rankset.errors import ClusterError
 from rankset.evaluation._pass import SMALL_ENGINE, keep_bucket, measure_pass
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._query_policy import IN_LABELS, apply_query_policy
-from rankset.plan import GROUP, QUERY_K
-from rankset.plan import PlanBuilder as Features
+from rankset.measures import GROUP, QUERY_K, Features
 from rankset.scales import check_grades_in_scale
 from rankset.schema import (
     check_cutoffs,

@@ -24,7 +24,7 @@ from rankset.evaluation._pass import RunPart, Runs
 from rankset.evaluation._plan import EvaluationPlan, plan_evaluation_inputs
 from rankset.evaluation._rag_inputs import answer_positions, answer_rows, pool_tier_counts
 from rankset.evaluation._result import EvaluationResult
-from rankset.registry import Metric, parse_metrics
+from rankset.measures import Metric, parse_metrics
 from rankset.schema import normalize_labels
 
 __all__ = ["finish", "measure_bucket", "measure_tables", "plan_evaluation"]

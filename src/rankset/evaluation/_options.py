@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -25,7 +24,7 @@ from rankset._typing import (
     PassEngine,
     choices_of,
 )
-from rankset._validation import check_choice, check_float, check_fraction, check_int
+from rankset._validation import check_choice, check_float, check_fraction, check_int, warn_user
 from rankset.errors import ParameterError, RanksetWarning
 from rankset.scales import GradeScale
 
@@ -163,11 +162,10 @@ def resolve_engine(engine: Engine) -> PassEngine | Literal["dask"]:
     """
     check_choice("engine", engine, ENGINES)
     if engine == "gpu" and importlib.util.find_spec("cudf_polars") is None:
-        warnings.warn(
+        warn_user(
             "engine='gpu' needs cudf-polars (pip install 'polars[gpu]'), which is not "
             "installed; running on the CPU with the streaming engine instead.",
             RanksetWarning,
-            stacklevel=4,
         )
         return "streaming"
     if engine == "auto":

@@ -35,7 +35,7 @@ import polars as pl
 
 from rankset.errors import SchemaError
 from rankset.io import TextScan
-from rankset.plan import GROUP, NUM_RET
+from rankset.measures import GROUP, NUM_RET
 from rankset.schema import (
     DuplicatePolicy,
     OrderPolicy,

@@ -24,8 +24,7 @@ from rankset.evaluation._inputs import (
 from rankset.evaluation._options import EvaluateOptions, resolve_engine
 from rankset.evaluation._pass import Runs
 from rankset.evaluation._rag_inputs import Pools, answer_positions, pool_tier_counts, read_answers
-from rankset.plan import PlanBuilder as Features
-from rankset.registry import Metric
+from rankset.measures import Features, Metric
 from rankset.scales import resolve_scale
 from rankset.schema import normalize_labels
 from rankset.textmatch import TextMatch

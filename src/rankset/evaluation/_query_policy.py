@@ -11,7 +11,7 @@ from __future__ import annotations
 import polars as pl
 
 from rankset.errors import SchemaError
-from rankset.plan import PlanBuilder as Features
+from rankset.measures import Features
 
 __all__ = ["IN_LABELS", "apply_query_policy"]
 

@@ -19,8 +19,7 @@ from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation._inputs import RunInput, is_ranx_run
 from rankset.evaluation._pass import Runs
 from rankset.io import ParsedInput
-from rankset.plan import GROUP
-from rankset.plan import PlanBuilder as Features
+from rankset.measures import GROUP, Features
 from rankset.scales import TIERS
 from rankset.schema import normalize_run
 

@@ -12,8 +12,7 @@ import polars as pl
 from rankset._resample import summarise_means
 from rankset.errors import ParameterError
 from rankset.io import write_parquet
-from rankset.plan import QUERY_K
-from rankset.registry import PER_QUERY, Metric
+from rankset.measures import PER_QUERY, QUERY_K, Metric
 
 __all__ = ["EvaluationResult", "tidy"]
 

@@ -31,7 +31,12 @@ from rankset.measures._features import (
     Features,
     ratio_or_zero,
 )
-from rankset.measures._names import parse_metric, parse_metrics
+from rankset.measures._names import (
+    greater_is_better,
+    needs_grade_scale,
+    parse_metric,
+    parse_metrics,
+)
 from rankset.measures._registry import (
     MeasureSpec,
     Metric,
@@ -54,7 +59,9 @@ __all__ = [
     "ParamSpec",
     "available_measures",
     "define",
+    "greater_is_better",
     "measure_table",
+    "needs_grade_scale",
     "parse_metric",
     "parse_metrics",
     "rag",

@@ -29,7 +29,7 @@ from typing import Literal
 
 from rankset._validation import did_you_mean
 from rankset.errors import ParameterError, UnknownMetricError
-from rankset.measures._features import PER_QUERY
+from rankset.measures._features import PER_QUERY, Features
 from rankset.measures._registry import (
     Metric,
     ParamValue,
@@ -162,3 +162,36 @@ def _unknown_message(raw: str, known: Mapping[str, str]) -> str:
         + ", ".join(sorted(available_measures()))
         + "."
     )
+
+
+def greater_is_better(name: str | Metric) -> bool:
+    """Return whether a larger value of the metric is better (``harm`` is lower-is-better).
+
+    Raises
+    ------
+    UnknownMetricError
+        When the name is not a metric's.
+
+    Examples
+    --------
+    >>> greater_is_better("ndcg@10"), greater_is_better("harm@5")
+    (True, False)
+    """
+    return parse_metric(name).spec.greater_is_better
+
+
+def needs_grade_scale(name: str | Metric) -> bool:
+    """Return whether the metric maps grades to tiers, so its labels must fit a scale.
+
+    The metric's expression is built once on empty :class:`Features`, which record
+    whether it asked for tiers; no data is read.
+
+    Examples
+    --------
+    >>> needs_grade_scale("proc@10"), needs_grade_scale("ndcg@10")
+    (True, False)
+    """
+    metric = parse_metric(name)
+    features = Features()
+    metric.spec.build(features, metric)
+    return features.uses_tiers

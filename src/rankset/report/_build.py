@@ -19,7 +19,7 @@ from rankset._validation import check_int
 from rankset.errors import GradeScaleError
 from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
 from rankset.io import atomic_path
-from rankset.report._measures import canonical_names, curve_measures, needs_scale
+from rankset.report._measures import canonical_names, curve_measures, needs_grade_scale
 
 if TYPE_CHECKING:
     from rankset.cutoff_curves import Curves
@@ -204,7 +204,7 @@ def report(
     try:
         result = evaluate_with(runs, labels, names, options, **summary)
     except GradeScaleError as error:
-        scaled = [name for name in names if needs_scale(name)]
+        scaled = [name for name in names if needs_grade_scale(name)]
         if "scale" in evaluate_options or not scaled:
             raise
         names = [name for name in names if name not in scaled]
