@@ -2,7 +2,7 @@
 
 This is the step that reads every row of every run (besides a profile of runs whose
 tags and scores are not known beforehand); what comes after it works on the labelled
-rows (about 2% of a 1,000-deep run) and one row per ranking. Two plans give the same
+rows (a small share of a deep run) and one row per ranking. Two plans give the same
 frames:
 
 * **in order**: most run files already list each ranking as one block, best first in
@@ -299,9 +299,9 @@ class _Measured:
         """Whether two rows of one ranking have the same hash (counted in memory).
 
         The ordered plan numbers its rows' blocks (one per ranking) in the pass, and the
-        distinct hashes are counted per block: small sets that stay in cache, about
-        three times faster than one set of every row. A distinct count or a sort inside
-        the streaming pass costs more than either.
+        distinct hashes are counted per block: small sets that stay in cache, cheaper
+        than one set of every row. A distinct count or a sort inside the streaming pass
+        costs more than either.
         """
         if self.hashes is None:
             return False
