@@ -10,7 +10,7 @@ import pytest
 import rankset
 from rankset.errors import ParameterError
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sample"
+DATA = Path(__file__).resolve().parents[2] / "data" / "sample"
 MEASURES = [
     "ndcg", "ndcg_exp", "dcg", "precision", "recall", "f1", "fbeta(beta=0.5)", "recall_all",
     "ap", "rr", "hit", "judged", "P(rel=2)", "ra_nwg", "proc", "pct_proc", "n_recall_4plus",

@@ -21,7 +21,7 @@ import rankset
 from rankset.comparison import COMPARE_COLUMNS, compare
 from rankset.errors import MissingDependencyError, ParameterError, SchemaError
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "sample"
+DATA = Path(__file__).resolve().parents[2] / "data" / "sample"
 
 Values = Mapping[str, Mapping[str, float | None]]
 

@@ -315,7 +315,7 @@ def test_diagnose_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_compare_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    sample = Path(__file__).resolve().parents[1] / "data" / "sample"
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample"
     out = tmp_path / "comparison.parquet"
     args = [
         "compare",
@@ -365,7 +365,7 @@ def test_quiet_flag_and_clean_stderr_when_not_a_terminal(
 def test_report_command_writes_a_self_contained_page(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    sample = Path(__file__).resolve().parents[1] / "data" / "sample"
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample"
     out = tmp_path / "report.html"
     args = [
         "report",
