@@ -21,7 +21,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from typing import Any
 import polars as pl
 
 from rankset._resample import summarise_means
+from rankset._typing import IntoLabels, IntoRun
 from rankset.errors import ParameterError
 from rankset.evaluation import (
     Collected,
@@ -86,8 +87,8 @@ class Curves:
 
 
 def curves(
-    runs: Any,
-    labels: Any = None,
+    runs: IntoRun | Mapping[str, IntoRun],
+    labels: IntoLabels | None = None,
     measures: str | Iterable[str] = ("ndcg", "precision", "recall"),
     ks: int | Iterable[int] = 20,
     *,

@@ -16,12 +16,13 @@ Both work on the per-query values only; no metric is recomputed here.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
-from rankset._typing import Change, Quadrant
+from rankset._typing import Change, IntoLabels, IntoRun, Quadrant
 from rankset._validation import check_float, check_fraction, check_int
 from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
@@ -120,8 +121,8 @@ class Diagnosis:
 
 
 def diagnose(
-    source: Any,
-    labels: Any = None,
+    source: EvaluationResult | IntoRun | Mapping[str, IntoRun],
+    labels: IntoLabels | None = None,
     *,
     k: int = 10,
     proc_threshold: float = 0.5,

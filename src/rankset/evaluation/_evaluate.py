@@ -160,8 +160,8 @@ def evaluate(
 
 
 def evaluate_with(
-    runs: Any,
-    labels: Any,
+    runs: IntoRun | Mapping[str, IntoRun] | TextMatch,
+    labels: IntoLabels | None,
     metrics: str | Metric | Iterable[str | Metric],
     options: EvaluateOptions,
     *,
@@ -176,8 +176,8 @@ def evaluate_with(
 
 
 def plan_and_measure(
-    runs: Any,
-    labels: Any,
+    runs: IntoRun | Mapping[str, IntoRun] | TextMatch,
+    labels: IntoLabels | None,
     metrics: list[Metric],
     options: EvaluateOptions,
     *,

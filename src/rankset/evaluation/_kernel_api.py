@@ -9,12 +9,14 @@ wherever it runs, and :func:`finish` merges what they returned into the result
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
-from typing import Any
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
 
 import polars as pl
 
 from rankset import io as rio
+from rankset._typing import IntoLabels, IntoRun, Source
 from rankset.errors import ParameterError
 from rankset.evaluation._evaluate import result_of
 from rankset.evaluation._kernel import PartialResult, measure_queries, merge_partial_results
@@ -31,8 +33,8 @@ __all__ = ["finish", "measure_bucket", "measure_tables", "plan_evaluation"]
 
 
 def plan_evaluation(
-    runs: Any,
-    labels: Any = None,
+    runs: IntoRun | Mapping[str, IntoRun],
+    labels: IntoLabels | None = None,
     metrics: str | Metric | Iterable[str | Metric] | None = None,
     **options: Any,
 ) -> EvaluationPlan:
@@ -77,11 +79,11 @@ def measure_bucket(plan: EvaluationPlan, bucket: int) -> PartialResult:
 
 def measure_tables(
     plan: EvaluationPlan,
-    runs: Any,
-    labels: Any,
+    runs: Source,
+    labels: Source,
     *,
-    pool: Any = None,
-    answers: Any = None,
+    pool: Source | Mapping[str, Source] | None = None,
+    answers: str | os.PathLike[str] | pl.DataFrame | pl.LazyFrame | Mapping[str, Any] | None = None,
 ) -> PartialResult:
     """Measure whole queries handed over as tables (Arrow, Polars or pandas).
 
@@ -137,7 +139,7 @@ def measure_tables(
         need = "has no pool: leave pool out" if pools is None else "has a pool: pass its rows"
         raise ParameterError(f"measure_tables(): the plan {need}.")
     if pools is not None:
-        pool_source = dict(pool) if pools.by_system else pool
+        pool_source = dict(cast(Mapping[str, Source], pool)) if pools.by_system else pool
         pools = pool_tier_counts(
             plan.features, pool_source, label_frame, order=order, depth=plan.options.pool_depth
         )

@@ -12,12 +12,13 @@ Parquet, readable by any tool (``pl.scan_parquet(DIR / "run")``).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from rankset._typing import IntoLabels, IntoRun
 from rankset._validation import check_int
 from rankset.errors import ParameterError
 from rankset.evaluation._inputs import assign_system_names, read_labels, read_runs
@@ -31,8 +32,8 @@ _RUN_COLUMNS = ("system", "query_id", "doc_id", "score", "rank", "text")
 
 
 def partition(
-    runs: Any,
-    labels: Any = None,
+    runs: IntoRun | Mapping[str, IntoRun],
+    labels: IntoLabels | None = None,
     out: str | os.PathLike[str] = "partitioned",
     *,
     buckets: int = 16,

@@ -19,11 +19,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 import polars as pl
 
-from rankset._typing import Kind
+from rankset._typing import Kind, Source
 from rankset.errors import InputFormatError
 from rankset.io._parsed import (
     NUMERIC_TARGETS,
@@ -252,7 +252,7 @@ def read_plain_trec_labels(data: bytes) -> pl.DataFrame | None:
     return frame.select("query_id", "doc_id", pl.col("grade").cast(pl.Float64))
 
 
-def scan_trec_run(source: Any) -> ParsedInput | None:
+def scan_trec_run(source: Source) -> ParsedInput | None:
     r"""Scan a plain-layout TREC run file lazily, or return None (then use ``read``).
 
     Only for a path to an uncompressed text file whose first line is in the plain

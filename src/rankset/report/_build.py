@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
+from rankset._typing import IntoLabels, IntoRun
 from rankset._validation import check_int
 from rankset.errors import GradeScaleError
 from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
@@ -130,8 +131,8 @@ def build_report(
 
 
 def report(
-    runs: Any,
-    labels: Any = None,
+    runs: IntoRun | Mapping[str, IntoRun],
+    labels: IntoLabels | None = None,
     *,
     metrics: str | Sequence[str] = DEFAULT_REPORT_METRICS,
     baseline: str | None = None,
