@@ -7,11 +7,13 @@ JSON or JavaScript inside a ``<script>`` element from ending it.
 from __future__ import annotations
 
 import math
+import re
 
 __all__ = ["DECIMALS", "format_p", "format_value", "script_safe"]
 
 #: Decimals shown for metric values, as trec_eval prints them.
 DECIMALS = 4
+_SCRIPT_END = re.compile(r"</(script)", re.IGNORECASE)
 
 
 def format_value(value: float | None, *, signed: bool = False, na: str = "NA") -> str:
@@ -41,14 +43,15 @@ def format_p(value: float | None, *, na: str = "NA") -> str:
 
 
 def script_safe(script: str) -> str:
-    r"""Escape text for the inside of a ``<script>`` element.
+    r"""Escape JavaScript for the inside of a ``<script>`` element.
 
-    Only ``</script`` ends the element and ``<!--`` can open a comment state there;
-    ``<\/`` and ``<\!`` mean the same characters to JSON and JavaScript.
+    Only ``</script`` ends the element, in any letter case, and ``<!--`` can open a
+    comment state there; ``<\/`` and ``<\!`` mean the same characters in JavaScript
+    strings. (JSON data is safer written with ``<`` as ``\u003c``, as the charts do.)
 
     Examples
     --------
-    >>> script_safe('{"q": "</script><!--"}')
-    '{"q": "<\\/script><\\!--"}'
+    >>> script_safe('var a = "</script><!--", b = "</SCRIPT>";')
+    'var a = "<\\/script><\\!--", b = "<\\/SCRIPT>";'
     """
-    return script.replace("</script", "<\\/script").replace("<!--", "<\\!--")
+    return _SCRIPT_END.sub(r"<\\/\1", script).replace("<!--", "<\\!--")

@@ -23,6 +23,7 @@ from typing import Any, Final
 import altair as alt
 
 from rankset._dependencies import import_optional
+from rankset._format import script_safe
 from rankset._typing import ChartFormat, choices_of
 from rankset._validation import check_choice
 from rankset.errors import ParameterError
@@ -141,9 +142,7 @@ def javascript_bundle() -> str:
     """
     vlc = _vl_convert("The charts' JavaScript bundle")
     bundle: str = vlc.javascript_bundle(vl_version=_vl_version())
-    # Inside a <script> element only "</script" ends it; "<\/script" means the same in
-    # JavaScript strings and regular expressions.
-    return re.sub(r"</(script)", r"<\\/\1", bundle, flags=re.IGNORECASE)
+    return script_safe(bundle)
 
 
 def embed_fragment(chart: alt.TopLevelMixin | Mapping[str, Any], element_id: str) -> str:
