@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from rankset._typing import Test, choices_of
-from rankset._validation import check_fraction, check_int, did_you_mean
+from rankset._validation import check_fraction, check_int, did_you_mean, missing_columns_message
 from rankset.errors import ParameterError, SchemaError, UnknownMetricError
 from rankset.evaluation import EvaluationResult
 from rankset.measures import greater_is_better, parse_metric
@@ -292,10 +292,7 @@ def _per_query(
         raise ParameterError(msg)
     missing = [name for name in _REQUIRED if name not in frame.columns]
     if missing:
-        msg = (
-            f"The per-query frame lacks column(s) {', '.join(map(repr, missing))}; "
-            f"expected {', '.join(_REQUIRED)} (got {', '.join(frame.columns)})."
-        )
+        msg = missing_columns_message("The per-query frame", missing, _REQUIRED, frame.columns)
         raise SchemaError(msg)
     repeated = frame.filter(pl.struct("system", "query_id", "metric").is_duplicated())
     if repeated.height:

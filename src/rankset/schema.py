@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from rankset._typing import DuplicatePolicy, OrderPolicy, choices_of
-from rankset._validation import check_choice
+from rankset._validation import check_choice, missing_columns_message
 from rankset.errors import ParameterError, SchemaError
 
 __all__ = [
@@ -56,10 +56,7 @@ def _require(frame: pl.LazyFrame, columns: Sequence[str], source: str, what: str
     present = set(frame.collect_schema().names())
     missing = [c for c in columns if c not in present]
     if missing:
-        msg = (
-            f"{source}: the {what} has no column {', '.join(map(repr, missing))}; "
-            f"expected {', '.join(columns)} (found: {', '.join(sorted(present)) or 'none'})."
-        )
+        msg = missing_columns_message(f"{source}: the {what}", missing, columns, sorted(present))
         raise SchemaError(msg)
     return present
 

@@ -43,7 +43,7 @@ from typing import Final, Literal, get_args
 
 import polars as pl
 
-from rankset._validation import check_choice
+from rankset._validation import check_choice, missing_columns_message
 from rankset.errors import SchemaError
 
 __all__ = ["MatchMode", "TextMatch", "match_text", "normalize_text"]
@@ -250,10 +250,7 @@ def _require(frame: pl.LazyFrame, columns: Sequence[str], what: str) -> list[str
     present = frame.collect_schema().names()
     missing = [c for c in columns if c not in present]
     if missing:
-        msg = (
-            f"match_text: the {what} has no column {', '.join(map(repr, missing))}; "
-            f"expected {', '.join(columns)} (found: {', '.join(sorted(present)) or 'none'})."
-        )
+        msg = missing_columns_message(f"match_text: the {what}", missing, columns, sorted(present))
         raise SchemaError(msg)
     return present
 

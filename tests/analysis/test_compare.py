@@ -380,7 +380,7 @@ def test_parameters_are_checked(kwargs: dict[str, object], message: str) -> None
 
 
 def test_schema_errors() -> None:
-    with pytest.raises(SchemaError, match="lacks column"):
+    with pytest.raises(SchemaError, match="per-query frame has no column 'value'"):
         compare(THREE_SYSTEMS.drop("value"), "base")
     with pytest.raises(SchemaError, match="repeat a"):
         compare(pl.concat([THREE_SYSTEMS, THREE_SYSTEMS.head(1)]), "base")

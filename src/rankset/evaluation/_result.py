@@ -10,6 +10,7 @@ from typing import Any
 import polars as pl
 
 from rankset._resample import summarise_means
+from rankset._validation import missing_columns_message
 from rankset.errors import ParameterError
 from rankset.io import write_parquet
 from rankset.measures import PER_QUERY, QUERY_K, Metric
@@ -118,9 +119,8 @@ class EvaluationResult:
         keys = [by] if isinstance(by, str) else list(by)
         missing = [c for c in ["query_id", *keys] if c not in metadata.columns]
         if missing:
-            msg = (
-                f"The metadata has no column {', '.join(map(repr, missing))}; it has "
-                f"{', '.join(metadata.columns)}."
+            msg = missing_columns_message(
+                "The metadata", missing, ["query_id", *keys], metadata.columns
             )
             raise ParameterError(msg)
         order = {name: i for i, name in enumerate(self.metrics)}
