@@ -35,6 +35,7 @@ __all__ = [
     "Diagnosis",
     "Quadrant",
     "diagnose",
+    "quadrant_counts",
     "regression_counts",
     "regressions",
 ]
@@ -214,7 +215,7 @@ def diagnose(
             maintain_order=True,
         )
     )
-    return Diagnosis(per_query=per_query, counts=_quadrant_counts(per_query), thresholds=thresholds)
+    return Diagnosis(per_query=per_query, counts=quadrant_counts(per_query), thresholds=thresholds)
 
 
 def regressions(
@@ -413,7 +414,31 @@ def _change(tolerance: float) -> pl.Expr:
     )
 
 
-def _quadrant_counts(per_query: pl.DataFrame) -> pl.DataFrame:
+def quadrant_counts(per_query: pl.DataFrame) -> pl.DataFrame:
+    """Count the queries of each system in each quadrant: :attr:`Diagnosis.counts`.
+
+    Parameters
+    ----------
+    per_query
+        A frame with ``system`` and ``quadrant`` (null: unclassified), such as
+        :attr:`Diagnosis.per_query`.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``system, quadrant, n_queries, share``: every quadrant of every system, zeros
+        included, and the unclassified queries (quadrant null, share null); ``share`` is
+        over the classified queries.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"system": ["a", "a", "a"],
+    ...                       "quadrant": ["healthy", "both", None]})
+    >>> quadrant_counts(frame).select("quadrant", "n_queries", "share").rows()[::3]
+    [('healthy', 1, 0.5), ('both', 1, 0.5)]
+    >>> quadrant_counts(frame)["n_queries"].to_list()
+    [1, 0, 0, 1, 1]
+    """
     grid = per_query.select(pl.col("system").unique()).join(
         pl.DataFrame({"quadrant": [*QUADRANTS, None]}, schema={"quadrant": pl.String}), how="cross"
     )

@@ -25,7 +25,7 @@ from rankset.charts._common import (
     tooltip,
     unique,
 )
-from rankset.diagnosis import QUADRANTS, Diagnosis, diagnose
+from rankset.diagnosis import QUADRANTS, Diagnosis, diagnose, quadrant_counts
 from rankset.errors import ParameterError
 
 __all__ = ["diagnostic_heatmap", "diagnostic_scatter"]
@@ -348,16 +348,9 @@ def _heatmap_counts(diagnosis: Any) -> tuple[pl.DataFrame, str | None, dict[str,
     else:
         frame = to_frame(diagnosis, None, ("system", "quadrant"), "diagnosis")
         if "n_queries" not in frame.columns:
-            # A per-query frame: count it (zeros included, as in Diagnosis.counts).
+            # A per-query frame: counted as Diagnosis.counts is.
             k = _cutoff(frame)
-            systems = pl.DataFrame({"system": unique(frame, "system")})
-            grid = systems.join(
-                pl.DataFrame({"quadrant": [*QUADRANTS, None]}, schema={"quadrant": pl.String}),
-                how="cross",
-            )
-            counted = frame.group_by("system", "quadrant").len("n_queries")
-            frame = grid.join(counted, on=["system", "quadrant"], how="left", nulls_equal=True)
-            frame = frame.with_columns(pl.col("n_queries").fill_null(0))
+            frame = quadrant_counts(frame)
     if "share" not in frame.columns:
         classified = pl.col("n_queries").filter(pl.col("quadrant").is_not_null()).sum()
         frame = frame.with_columns(
