@@ -73,7 +73,14 @@ if TYPE_CHECKING:
 
     from rankset.stats import Correction, FloatArray
 
-__all__ = ["COMPARE_COLUMNS", "TESTS", "Test", "compare", "higher_is_better"]
+__all__ = [
+    "COMPARE_COLUMNS",
+    "TESTS",
+    "Test",
+    "compare",
+    "higher_is_better",
+    "paired_outcome",
+]
 
 #: Paired tests :func:`compare` can run.
 TESTS: tuple[Test, ...] = choices_of(Test)  # type: ignore[assignment]
@@ -475,13 +482,37 @@ def _pair_with_baseline(frame: pl.DataFrame, baseline: str, others: list[str]) -
     )
 
 
+def paired_outcome(value: pl.Expr, baseline: pl.Expr, higher_wins: pl.Expr | bool) -> pl.Expr:
+    """Return ``"win"``, ``"tie"`` or ``"loss"`` of ``value`` against ``baseline``.
+
+    The rule of :func:`compare`'s ``wins``/``ties``/``losses``: a tie is exactly equal
+    values; otherwise the metric's direction decides (for ``harm@k`` lower wins).
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"v": [0.5, 0.2, 0.3], "b": [0.3, 0.2, 0.4]})
+    >>> frame.select(paired_outcome(pl.col("v"), pl.col("b"), True))["outcome"].to_list()
+    ['win', 'tie', 'loss']
+    """
+    higher = pl.lit(higher_wins) if isinstance(higher_wins, bool) else higher_wins
+    better = pl.when(higher).then(value > baseline).otherwise(value < baseline)
+    return (
+        pl.when(value == baseline)
+        .then(pl.lit("tie"))
+        .when(better)
+        .then(pl.lit("win"))
+        .otherwise(pl.lit("loss"))
+        .alias("outcome")
+    )
+
+
 def _summarise_pairs(
     pairs: pl.DataFrame, keys: list[str], greater: dict[str, bool]
 ) -> pl.DataFrame:
     aligned = pl.col("_aligned")
     value, base = pl.col("value"), pl.col(_BASE)
     higher_wins = pl.col("metric").replace_strict(greater, return_dtype=pl.Boolean)
-    better = pl.when(higher_wins).then(value > base).otherwise(value < base)
+    outcome = paired_outcome(value, base, higher_wins)
     return (
         pairs.group_by([*keys, _ORDER])
         .agg(
@@ -489,8 +520,8 @@ def _summarise_pairs(
             n_dropped=(~aligned).sum().cast(pl.UInt32),
             mean=value.filter(aligned).mean(),
             baseline_mean=base.filter(aligned).mean(),
-            wins=(better & aligned).sum().cast(pl.UInt32),
-            ties=((value == base) & aligned).sum().cast(pl.UInt32),
+            wins=((outcome == "win") & aligned).sum().cast(pl.UInt32),
+            ties=((outcome == "tie") & aligned).sum().cast(pl.UInt32),
         )
         .with_columns(
             delta=pl.col("mean") - pl.col("baseline_mean"),

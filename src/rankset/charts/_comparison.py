@@ -25,7 +25,7 @@ from rankset.charts._common import (
     unique,
 )
 from rankset.charts._theme import system_colors
-from rankset.comparison import COMPARE_COLUMNS, higher_is_better
+from rankset.comparison import COMPARE_COLUMNS, higher_is_better, paired_outcome
 from rankset.errors import ParameterError
 from rankset.evaluation import EvaluationResult
 
@@ -254,19 +254,11 @@ def difference_chart(
         "query_id", pl.col("value").alias("baseline_value")
     )
     value, base_value = pl.col("value"), pl.col("baseline_value")
-    better = (value > base_value) if higher else (value < base_value)
     pairs = (
         frame.filter((pl.col("system") != baseline) & valid)
         .join(base, on="query_id", how="inner")
         .with_columns((value - base_value).alias("delta"))
-        .with_columns(
-            pl.when(value == base_value)
-            .then(pl.lit("tie"))
-            .when(better)
-            .then(pl.lit("win"))
-            .otherwise(pl.lit("loss"))
-            .alias("outcome")
-        )
+        .with_columns(paired_outcome(value, base_value, higher))
         .select("system", "query_id", "value", "baseline_value", "delta", "outcome")
         .sort("system", "delta", "query_id", descending=[False, higher, False])
     )
