@@ -2,7 +2,7 @@
 
 This is the step that reads every row of every run (besides a profile of runs whose
 tags and scores are not known beforehand); what comes after it works on the labelled
-rows (a small share of a deep run) and one row per ranking. Two plans give the same
+rows (a small share of a deep run) and one row per ranking. Two numberings give the same
 frames:
 
 * **in order**: most run files already list each ranking as one block, best first in
@@ -11,16 +11,16 @@ frames:
   1``, with no rank, sort or group-by over the rows. The pass checks the order on the
   way (each row against the one before it, in the same streaming pass) and keeps the
   first row of each block; when a run turns out not to be in order, or a ranking is
-  split over several blocks, that run is measured again by the second plan.
+  split over several blocks, that run is measured again by the second numbering.
 * **ranked**: any order; each ranking is numbered by a rank over ``(system, query_id)``
   of (key, doc id), which the streaming engine runs natively.
 
-Whether to try the first plan is decided from a run's first rows
+Whether to try the first numbering is decided from a run's first rows
 (:func:`looks_in_order`), so an unordered file is not read twice.
 
-Duplicate documents within a ranking are an error (trec_eval refuses them). Both plans
+Duplicate documents within a ranking are an error (trec_eval refuses them). Both numberings
 collect a 64-bit hash of each row's ``(query_id, doc_id)`` (and ``system`` when a run
-holds several), 8 bytes per row, 12 with the ordered plan's block number; when two
+holds several), 8 bytes per row, 12 with the ordered numbering's block number; when two
 hashes of one ranking are equal, a second pass over that run names the duplicates (or
 finds a hash collision and goes on).
 """
@@ -73,7 +73,7 @@ _HASH = "_hash"
 _BLOCK = "_block"
 # Seeds of the row hash that counts distinct (system, query, document) triples.
 _HASH_SEEDS = (71, 1_013, 20_011)
-#: Rows of a run looked at to decide whether it is worth trying the ordered plan.
+#: Rows of a run looked at to decide whether it is worth trying the ordered numbering.
 PEEK_ROWS = 1_000
 # The small steps always run here: the in-memory engine sums each group's rows in row
 # order, so with sorted rows every value is bit-identical from run to run; the streaming
@@ -133,7 +133,7 @@ class RunPart:
     dataset_buckets: int | None  # set for a rankset.partition dataset (bucket column)
     profile: dict[str, Any] | None = None  # tags (up to two), n_scores, n_rows
     name: str | None = None  # the system name of every row; None: from the system column
-    in_order: bool = False  # its first rows are in trec_eval's order: try the ordered plan
+    in_order: bool = False  # its first rows are in trec_eval's order: try the ordered numbering
     scan: TextScan | None = None  # a TREC file scanned lazily, on assumptions to verify
 
     def in_bucket(self, bucket: int, buckets: int) -> pl.LazyFrame:
@@ -187,7 +187,7 @@ class Runs:
         )
 
 
-# --- the two plans -----------------------------------------------------------------------
+# --- the two numberings ------------------------------------------------------------------
 
 
 def _same_ranking_as_previous_row(one_system: bool) -> pl.Expr:
@@ -213,7 +213,7 @@ def _in_order(one_system: bool) -> pl.Expr:
     """Say whether every row follows the previous one of its ranking in trec_eval's order.
 
     Over rows ``system, query_id, doc_id`` and the ordering key; a missing key is never
-    in order (the ranked plan then decides what it means).
+    in order (the ranked numbering then decides what it means).
     """
     same = _same_ranking_as_previous_row(one_system)
     previous_key = pl.col(_KEY).shift(1)
@@ -243,7 +243,7 @@ def _scan_columns(part: RunPart) -> list[str]:
 def ranked_pass_frames(
     runs: Runs, part: RunPart, labels: pl.LazyFrame, bucket: tuple[int, int] | None = None
 ) -> list[pl.LazyFrame]:
-    """Plan one run's pass in any order: labelled rows with positions, counts, checks.
+    """Build one run's pass in any order: labelled rows with positions, counts, checks.
 
     ``bucket = (b, n)`` keeps the queries of bucket ``b`` of ``n``, filtered at the
     sources before anything else, so each bucket's pass reads and holds only its own
@@ -267,7 +267,7 @@ def ranked_pass_frames(
 def ordered_pass_frames(
     runs: Runs, part: RunPart, labels: pl.LazyFrame, bucket: tuple[int, int] | None = None
 ) -> list[pl.LazyFrame]:
-    """Plan one run's pass for rows already in order: labelled rows, block starts, checks.
+    """Build one run's pass for rows already in order: labelled rows, block starts, checks.
 
     The row index is taken after the bucket filter, so a ranking must be one block of
     the filtered rows; the checks say whether every row follows the one before it in
@@ -298,7 +298,7 @@ class _Measured:
     def maybe_duplicates(self) -> bool:
         """Whether two rows of one ranking have the same hash (counted in memory).
 
-        The ordered plan numbers its rows' blocks (one per ranking) in the pass, and the
+        The ordered numbering counts its rows' blocks (one per ranking) in the pass, and the
         distinct hashes are counted per block: small sets that stay in cache, cheaper
         than one set of every row. A distinct count or a sort inside the streaming pass
         costs more than either.
@@ -318,7 +318,7 @@ class _Measured:
 def _layout_kept(frames: Sequence[pl.DataFrame]) -> bool:
     """For a scanned file: every line was read in the plain layout, none a comment.
 
-    ``frames`` are either plan's: the second holds every ranking's query id (the block
+    ``frames`` are either numbering's: the second holds every ranking's query id (the block
     starts, or the counts), so a line starting with '#' shows there.
     """
     _, rankings, checks, *_ = frames
