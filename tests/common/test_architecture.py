@@ -110,6 +110,7 @@ def test_the_checker_sees_cycles_and_upward_imports() -> None:
     assert "rankset.evaluation" in GRAPH["rankset.cutoff_curves"]
     assert "rankset.io" in GRAPH["rankset.evaluation._inputs"]
     assert _layer("rankset.cli") > _layer("rankset.evaluation._kernel")
+    assert "rankset.evaluation._dask" in GRAPH["rankset.cluster"]  # a facade's private import
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -154,3 +155,23 @@ def test_all_is_complete_and_exists(module: str) -> None:
         if not inspect.ismodule(getattr(imported, name, None))
     )
     assert missing == [], f"{module}: public names missing from __all__: {missing}"
+
+
+# Public faces that gather names from private modules of a lower package.
+FACADES = {"rankset", "rankset.cluster"}
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 else module
+
+
+@pytest.mark.parametrize("module", sorted(set(MODULES) - FACADES))
+def test_no_private_module_of_another_package_is_imported(module: str) -> None:
+    foreign = sorted(
+        target
+        for target in GRAPH[module]
+        if any(part.startswith("_") for part in target.split(".")[2:])
+        and _package(target) != _package(module)
+    )
+    assert foreign == [], f"{module} imports private modules of other packages: {foreign}"
