@@ -21,7 +21,8 @@ def summarise_means(
     """Mean, bootstrap CI, query and NA counts per (*outer, *keys) of a tidy frame.
 
     ``per_query`` must be sorted by outer, keys, query_id, with every key of an outer
-    group holding the same queries (what evaluation produces), so each outer group's
+    group holding the same queries (what evaluation produces): each mean adds its values
+    in that query order, as trec_eval does, and each outer group's
     values reshape into a (queries × keys) matrix whose columns share one set of bootstrap
     resamples. ``confidence=None`` leaves the CI columns null.
     """
@@ -31,8 +32,10 @@ def summarise_means(
 
     outer = list(outer)
     group = [*outer, *keys]
+    # trec_eval's mean: the values added one by one in query order, then divided.
+    value = pl.col("value")
     means = per_query.group_by(group, maintain_order=True).agg(
-        mean=pl.col("value").mean(),
+        mean=value.drop_nulls().cum_sum().last() / value.count(),
         n_queries=pl.len(),
         n_na=pl.col("value").null_count(),
     )

@@ -117,9 +117,13 @@ def measure_queries(
     if "grades" in extra:
         check_grades_in_scale(extra.pop("grades")["grade"], features.scale, plan.label_source)
 
-    # The small phase: a canonical order first, for bit-identical sums.
+    # The small phase adds in row order (rankset.measures' sequential sums): the rows are
+    # put in rank order here, eagerly, whatever order the engine's pass gave them in
+    # (a lazy sort before a group-by is no promise the query optimizer keeps).
     k = plan.options.k or plan.options.default_k
     cutoffs = extra.pop("cutoffs").lazy() if "cutoffs" in extra else None
+    label_frame = label_frame.sort("query_id", "doc_id")
+    hits_frame = hits_frame.sort(*GROUP, "pos")
     label_rows = _label_rows(features, label_frame.lazy(), cutoffs, k)
     query_stats = _label_statistics(features, label_rows)
     rows = _run_rows(features, hits_frame.lazy(), query_stats)

@@ -29,10 +29,23 @@ Four kinds of columns are collected:
 A measure's final value is an expression over the aggregated and label columns. The
 features themselves live next to the measures that use them
 (:mod:`rankset.measures.ranking`, :mod:`rankset.measures.rag`).
+
+Floating-point arithmetic follows trec_eval's, so a value has the same bits whatever else
+is computed and whatever the input order (the rule, stated once):
+
+* a sum adds its terms one by one in rank order (ideal rank order for label sums), as
+  trec_eval's loops do (:func:`sequential_sum`); the evaluation gives the rows in that
+  order;
+* a ratio is a true division, also by a constant cutoff (``P@k = rel / k``, not
+  ``rel * (1 / k)``): :meth:`Features.cutoff_value` is a column for that reason;
+* the DCG discount ``log2(position + 1)`` is the C library's ``log2``
+  (:func:`log2_of_positions`), not ``ln(x) / ln(2)``.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -50,7 +63,9 @@ __all__ = [
     "Features",
     "MetricView",
     "level_key",
+    "log2_of_positions",
     "ratio_or_zero",
+    "sequential_sum",
 ]
 
 #: The group-by key of every evaluation.
@@ -164,12 +179,21 @@ class Features:
         return pl.lit(metric.k, dtype=pl.Int64)
 
     def cutoff_value(self, metric: MetricView) -> pl.Expr:
-        """Return the cutoff as a float expression for final formulas (P@k = x / k)."""
+        """Return the cutoff as a float column for final formulas (P@k = x / k).
+
+        A constant cutoff is made a full column (``num_ret * 0 + k``; ``num_ret`` is a
+        finite count): Polars divides by a constant by multiplying with its reciprocal
+        (7 * 0.1 = 0.7000000000000001) where trec_eval divides (7 / 10 = 0.7), and it
+        keeps a literal, even one aggregated per query, as a constant.
+        """
         cutoff = self.cutoff(metric)
         if cutoff is None:
             msg = f"{metric.name} has no cutoff"
             raise ValueError(msg)
-        return cutoff.cast(pl.Float64)
+        if not isinstance(metric.k, int):  # the per-query column
+            return cutoff.cast(pl.Float64)
+        constant: pl.Expr = self.num_ret() * 0.0 + float(metric.k)
+        return constant
 
     @staticmethod
     def cutoff_key(metric: MetricView) -> str:
@@ -218,7 +242,7 @@ class Features:
             _claim_pair(self.cumulative, name, (contribution, reducer))
         if reducer == "min":
             return self.aggregate(name, kept.min(), empty=None)
-        return self.aggregate(name, kept.sum())
+        return self.aggregate(name, sequential_sum(kept))
 
     def label_aggregate(self, name: str, expr: pl.Expr) -> pl.Expr:
         """Register a per-query aggregation over the labels; return its column."""
@@ -236,7 +260,9 @@ class Features:
         within = pl.lit(True) if cutoff is None else pl.col(position) <= cutoff
         if metric.k == PER_QUERY:
             _claim("label cumulative", self.label_cumulative, name, contribution)
-        return self.label_aggregate(name, contribution.filter(within).sum())
+        # Label rows come in (query, doc) order: the sum runs in `position` order.
+        in_order = contribution.filter(within).sort_by(pl.col(position).filter(within))
+        return self.label_aggregate(name, sequential_sum(in_order))
 
     def share_with_rows(self, *names: str) -> None:
         """Make label aggregations visible on the run rows (joined on ``query_id``)."""
@@ -293,6 +319,47 @@ def _conflict_message(kind: str, name: str, registered: object, new: object) -> 
         "A feature name must encode everything its expression depends on; give the new "
         "one its own name."
     )
+
+
+def sequential_sum(terms: pl.Expr) -> pl.Expr:
+    """Add ``terms`` one by one, in their order, as a C loop does (null when empty).
+
+    Polars' ``sum`` adds in blocks and lanes (faster, and not the loop's bits); the last
+    running sum is the loop's result.
+
+    Examples
+    --------
+    >>> terms = [0.1] * 3 + [1e16, 1.0, -1e16]
+    >>> pl.DataFrame({"x": terms}).select(sequential_sum(pl.col("x"))).item()
+    0.0
+    """
+    return terms.cum_sum().last()
+
+
+@functools.cache
+def log2_of_positions(position: str) -> pl.Expr:
+    """Return ``log2(position + 1)`` of a column as C's ``log2`` computes it (trec_eval's).
+
+    ``ln(x) / ln(2)``, Polars' ``log(2)``, differs from ``log2(x)`` in the last bit for
+    many integers; positions are few distinct integers, so each is computed once by
+    :func:`math.log2`. One expression per column (cached), so features that share it
+    compare equal.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"pos": [1, 2, 3, 2]})
+    >>> frame.select(log2_of_positions("pos"))["pos"].to_list()
+    [1.0, 1.584962500721156, 2.0, 1.584962500721156]
+    """
+    return pl.col(position).map_batches(
+        _log2_plus_one, return_dtype=pl.Float64, is_elementwise=True
+    )
+
+
+def _log2_plus_one(positions: pl.Series) -> pl.Series:
+    distinct = positions.unique().drop_nulls().to_list()
+    table = {value: math.log2(value + 1) for value in distinct}
+    return positions.replace_strict(table, default=None, return_dtype=pl.Float64)
 
 
 def ratio_or_zero(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:

@@ -42,7 +42,14 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankset.measures._features import GROUP, Features, level_key, ratio_or_zero
+from rankset.measures._features import (
+    GROUP,
+    Features,
+    level_key,
+    log2_of_positions,
+    ratio_or_zero,
+    sequential_sum,
+)
 from rankset.measures._registry import Metric, ParamSpec, define
 
 __all__ = [
@@ -140,9 +147,9 @@ def ideal_discounted_gain(
     gain = (pl.lit(2.0).pow(positive) - 1.0) if exponential else positive
     features.label_row_column(gain_name, gain)
     features.label_row_column("_ipos", positive.rank("ordinal", descending=True).over("query_id"))
-    discount = (pl.col("_ipos").cast(pl.Float64) + 1.0).log(2)
+    discount = features.label_row_column("_idiscount", log2_of_positions("_ipos"))
     name = f"_idcg_{kind}_{features.cutoff_key(metric)}"
-    contribution = pl.col(gain_name) / discount
+    contribution = pl.col(gain_name) / pl.col(discount)
     return features.label_sum_within_cutoff(name, contribution, metric, position="_ipos")
 
 
@@ -189,8 +196,8 @@ def discounted_gain(features: Features, metric: Metric, *, exponential: bool = F
     gain = _gain_row(features, exponential)
     kind = "exp" if exponential else "lin"
     name = f"_dcg_{kind}_{features.cutoff_key(metric)}"
-    discount = (pl.col("pos").cast(pl.Float64) + 1.0).log(2)
-    return features.aggregate_within_cutoff(name, pl.col(gain) / discount, metric)
+    discount = features.row_column("_discount", log2_of_positions("pos"))
+    return features.aggregate_within_cutoff(name, pl.col(gain) / pl.col(discount), metric)
 
 
 def relevant_within_r(features: Features, metric: Metric) -> pl.Expr:
@@ -225,7 +232,7 @@ def bpref_sum(features: Features, metric: Metric) -> pl.Expr:
         .otherwise(1.0)
     )
     name = f"_bpref_{level_key(level)}"
-    return features.aggregate(name, term.filter(pl.col(rel)).sum())
+    return features.aggregate(name, sequential_sum(term.filter(pl.col(rel))))
 
 
 # --- the measures ----------------------------------------------------------------------
