@@ -31,6 +31,7 @@ __all__ = [
     "OrderPolicy",
     "PassEngine",
     "Quadrant",
+    "ScorePrecision",
     "Source",
     "Test",
     "WriteFormat",
@@ -60,6 +61,8 @@ MissingPolicy: TypeAlias = Literal["skip", "zero"]
 OrderPolicy: TypeAlias = Literal["auto", "score", "rank"]
 #: What a document twice in one ranking does: an error, or its best copy is kept.
 DuplicatePolicy: TypeAlias = Literal["error", "keep_best"]
+#: Scores as trec_eval 10.0 keeps them (doubles), or as 9.0.8 and pytrec_eval do (floats).
+ScorePrecision: TypeAlias = Literal["float64", "float32"]
 #: The Polars engine of the pass over the runs, or a Dask cluster.
 Engine: TypeAlias = Literal["auto", "streaming", "in-memory", "gpu", "dask"]
 #: The Polars engine that runs the pass once ``"auto"`` is resolved.

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from rankset._typing import DuplicatePolicy, OrderPolicy, choices_of
+from rankset._typing import DuplicatePolicy, OrderPolicy, ScorePrecision, choices_of
 from rankset._validation import check_choice, missing_columns_message
 from rankset.errors import ParameterError, SchemaError
 
@@ -68,6 +68,7 @@ def normalize_run(
     order: OrderPolicy = "auto",
     duplicates: DuplicatePolicy = "error",
     has_scores: bool | None = None,
+    score_precision: ScorePrecision = "float64",
 ) -> pl.LazyFrame:
     """Cast a parsed run to the canonical schema and number each query's ranking.
 
@@ -108,7 +109,9 @@ def normalize_run(
     """
     check_choice("order", order, _ORDER_POLICIES)
     check_choice("duplicates", duplicates, _DUPLICATE_POLICIES)
-    run, first = cast_run(run, source=source, order=order, has_scores=has_scores)
+    run, first = cast_run(
+        run, source=source, order=order, has_scores=has_scores, score_precision=score_precision
+    )
     if duplicates == "keep_best":
         run = run.sort(
             ["system", "query_id", first, "doc_id"], descending=[False, False, True, True]
@@ -128,12 +131,19 @@ def cast_run(
     source: str = "run",
     order: OrderPolicy = "auto",
     has_scores: bool | None = None,
+    score_precision: ScorePrecision = "float64",
 ) -> tuple[pl.LazyFrame, pl.Expr]:
     """Cast a parsed run's columns to the canonical dtypes; return it and its ordering key.
 
     The key orders a ranking best first when sorted descending: the score, or the
     negated rank when the run is ordered by rank. Ties are broken by ``doc_id``
     descending (byte order), which the key leaves to the caller.
+
+    Scores are doubles, as trec_eval 10.0 reads them. ``score_precision="float32"``
+    rounds them to 32-bit floats first, as trec_eval 9.0.8 (and so pytrec_eval) stores
+    them: two scores equal in float32 (``3.0000001`` and ``3``) then tie, and the tie
+    goes to the larger document id. A NaN score is the largest score, so it ranks first
+    (before ``inf``); among NaNs the doc id decides.
 
     Examples
     --------
@@ -153,8 +163,12 @@ def cast_run(
         pl.col("query_id").cast(pl.String),
         pl.col("doc_id").cast(pl.String),
     ]
+    check_choice("score_precision", score_precision, choices_of(ScorePrecision))
     if "score" in present:
-        casts.append(pl.col("score").cast(pl.Float64))
+        score = pl.col("score")
+        if score_precision == "float32":
+            score = score.cast(pl.Float32)
+        casts.append(score.cast(pl.Float64))
     if "rank" in present:
         casts.append(pl.col("rank").cast(pl.Int64))
     run = run.with_columns(casts)

@@ -172,3 +172,49 @@ def test_oracle_reproduces_trec_eval(
     ]
     assert len(rows) == 141  # 47 compared measures x 3 queries, counted by hand
     assert not problems, "\n".join(problems)
+
+
+# Doubles that are one float32: trec_eval 9.0.8 and pytrec_eval store scores as floats, so
+# these tie there (broken by document id) and not in trec_eval 10.0 or by default here.
+FLOAT32_COLLIDING = (3.0, 3.0000001, 3.0000002, 1.0, 1.00000001, 1.00000002, 0.5)
+
+
+@settings(
+    max_examples=MAX_EXAMPLES,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    case=collections(
+        systems=1,
+        query_ids=QUERY_IDS,
+        doc_ids=DOC_IDS,
+        scores=FLOAT32_COLLIDING,
+        grades=GRADES,
+    )
+)
+def test_float32_scores_match_pytrec_eval_where_doubles_differ(
+    case: Collection, pytrec_worker: PytrecEvalWorker
+) -> None:
+    expected = reference(
+        pytrec_worker, case.labels, case.runs[SYSTEM], relevance_level=1, cutoffs=CUTOFFS
+    )
+    run, labels = case.runs_frame(), case.labels_frame()
+    result = rankset.evaluate(run, labels, metrics=METRICS, score_precision="float32")
+    problems = _mismatches(result.per_query, expected)
+    assert not problems, f"{case}\n" + "\n".join(problems)
+
+
+def test_float32_precision_is_what_tells_the_two_trec_evals_apart(
+    pytrec_worker: PytrecEvalWorker,
+) -> None:
+    run = {"q1": {"b": 3.0000001, "c": 3.0}}  # equal as floats: the tie goes to "c"
+    labels = {"q1": {"b": 1}}
+    expected = reference(pytrec_worker, labels, run, relevance_level=1, cutoffs=CUTOFFS)
+    assert expected["q1"]["recip_rank"] == 0.5
+    doubles = rankset.evaluate(run, labels, ["rr"], confidence=None)
+    floats = rankset.evaluate(run, labels, ["rr"], score_precision="float32", confidence=None)
+    assert doubles.per_query["value"].to_list() == [1.0]  # trec_eval 10.0
+    assert floats.per_query["value"].to_list() == [0.5]  # trec_eval 9.0.8, pytrec_eval

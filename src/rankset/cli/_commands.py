@@ -31,6 +31,7 @@ def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
         "relevance_level": number(args.relevance_level),
         "missing": args.missing,
         "order": args.order,
+        "score_precision": args.score_precision,
         "duplicates": "keep_best" if args.keep_best_duplicate else "error",
         "names": args.names,
         "pool": args.pool,

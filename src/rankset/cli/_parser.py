@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import argparse
 
-from rankset._typing import Correction, Engine, MissingPolicy, OrderPolicy, Test, choices_of
+from rankset._typing import (
+    Correction,
+    Engine,
+    MissingPolicy,
+    OrderPolicy,
+    ScorePrecision,
+    Test,
+    choices_of,
+)
 from rankset.evaluation import EvaluateOptions
 
 __all__ = ["build_parser"]
@@ -46,6 +54,13 @@ def _add_input_options(parser: argparse.ArgumentParser, *, runs_help: str) -> No
         choices=choices_of(OrderPolicy),
         default=_DEFAULTS.order,
         help="order rankings by score (ties: doc id descending) or by the rank column",
+    )
+    parser.add_argument(
+        "--score-precision",
+        choices=choices_of(ScorePrecision),
+        default=_DEFAULTS.score_precision,
+        help="float64 (default): scores as trec_eval 10.0 reads them; float32: rounded as "
+        "trec_eval 9.0.8 and pytrec_eval store them, so near-equal scores tie",
     )
     parser.add_argument(
         "--keep-best-duplicate",

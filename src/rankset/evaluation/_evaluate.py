@@ -15,7 +15,15 @@ from typing import Any
 import polars as pl
 
 from rankset._resample import summarise_means
-from rankset._typing import DuplicatePolicy, Engine, IntoLabels, IntoRun, MissingPolicy, OrderPolicy
+from rankset._typing import (
+    DuplicatePolicy,
+    Engine,
+    IntoLabels,
+    IntoRun,
+    MissingPolicy,
+    OrderPolicy,
+    ScorePrecision,
+)
 from rankset.errors import RanksetError
 from rankset.evaluation._kernel import (
     Collected,
@@ -58,6 +66,7 @@ def evaluate(
     pool: IntoRun | Mapping[str, IntoRun] | None = None,
     pool_depth: int | None = None,
     answers: IntoLabels | Mapping[str, Sequence[str]] | None = None,
+    score_precision: ScorePrecision = "float64",
     engine: Engine = "auto",
     buckets: int | None = None,
     client: Any = None,
@@ -111,6 +120,12 @@ def evaluate(
     answers
         Acceptable answer strings for ``containment@k``: ``{query_id: [answers]}``, a frame
         ``query_id, answer`` or a file; by default the samples' ``expected_answer``.
+    score_precision
+        ``"float64"``: scores are doubles, as trec_eval 10.0 reads them. ``"float32"``:
+        scores are rounded to 32-bit floats before ordering, as trec_eval 9.0.8 and
+        pytrec_eval store them, so scores that differ only beyond float32 precision tie
+        (``3.0000001`` and ``3``: RR 1.0 with doubles, 0.5 with floats when the relevant
+        document has the smaller id).
     engine
         Polars engine of the pass over the runs: ``"auto"`` (= ``"streaming"``),
         ``"streaming"``, ``"in-memory"`` or ``"gpu"`` (cudf-polars; without it a

@@ -6,6 +6,7 @@ is uniform in the input, else the file stem; file stems when two runs share a ta
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -13,7 +14,7 @@ from typing import Any, Literal
 import polars as pl
 
 from rankset import io as rio
-from rankset._typing import DuplicatePolicy, OrderPolicy, PassEngine
+from rankset._typing import DuplicatePolicy, OrderPolicy, PassEngine, ScorePrecision
 from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation._pass import RunPart, Runs, collect_frames, looks_in_order
 from rankset.io import ParsedInput
@@ -73,12 +74,15 @@ def _read_run(source: Any, scan_text: bool) -> ParsedInput:
 
 
 def is_ranx_run(obj: Mapping[Any, Any]) -> bool:
-    """``{qid: {doc: number}}`` is one run; ``{name: run}`` names several."""
+    """``{qid: {doc: number}}`` is one run; ``{name: run}`` names several.
+
+    A number is any real number, numpy scalars included (``np.float32(0.5)``).
+    """
     first = next(iter(obj.values()), None)
     if not isinstance(first, Mapping):
         return False
     inner = next(iter(first.values()), None)
-    return inner is None or isinstance(inner, int | float)
+    return inner is None or (isinstance(inner, numbers.Real) and not isinstance(inner, bool))
 
 
 def assign_system_names(
@@ -87,6 +91,7 @@ def assign_system_names(
     order: OrderPolicy,
     duplicates: DuplicatePolicy,
     engine: PassEngine | Literal["dask"],
+    score_precision: ScorePrecision = "float64",
 ) -> Runs:
     """Apply the naming rule (explicit name > uniform tag > file stem) and normalise."""
     for item in inputs:
@@ -163,7 +168,13 @@ def assign_system_names(
         if item.parsed.scan is not None:
             first_rows = item.parsed.scan.head.lazy().with_columns(system=pl.lit(literal))
         in_order = duplicates == "error" and looks_in_order(
-            *cast_run(first_rows, source=item.parsed.source, order=order, has_scores=has_scores),
+            *cast_run(
+                first_rows,
+                source=item.parsed.source,
+                order=order,
+                has_scores=has_scores,
+                score_precision=score_precision,
+            ),
             one_system=literal is not None,
         )
         parts.append(
@@ -179,7 +190,7 @@ def assign_system_names(
             )
         )
 
-    return Runs(inputs=parts, order=order, duplicates=duplicates)
+    return Runs(inputs=parts, order=order, duplicates=duplicates, score_precision=score_precision)
 
 
 def _known_profile(parsed: ParsedInput) -> dict[str, Any] | None:

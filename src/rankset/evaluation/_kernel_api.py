@@ -132,6 +132,7 @@ def measure_tables(
         inputs=[RunPart(run, "<runs table>", has_scores, None)],
         order=order,
         duplicates=plan.runs.duplicates,
+        score_precision=plan.runs.score_precision,
     )
     label_frame = normalize_labels(rio.scan_labels(labels), source="<labels table>")
     pools = plan.pools
@@ -141,7 +142,12 @@ def measure_tables(
     if pools is not None:
         pool_source = dict(cast(Mapping[str, Source], pool)) if pools.by_system else pool
         pools = pool_tier_counts(
-            plan.features, pool_source, label_frame, order=order, depth=plan.options.pool_depth
+            plan.features,
+            pool_source,
+            label_frame,
+            order=order,
+            depth=plan.options.pool_depth,
+            score_precision=plan.options.score_precision,
         )
     answer_frame = positions = None
     if plan.answers is not None:

@@ -22,6 +22,7 @@ from rankset._typing import (
     MissingPolicy,
     OrderPolicy,
     PassEngine,
+    ScorePrecision,
     choices_of,
 )
 from rankset._validation import check_choice, check_float, check_fraction, check_int, warn_user
@@ -84,6 +85,9 @@ class EvaluateOptions:
     pool: IntoRun | Mapping[str, IntoRun] | None = None
     pool_depth: int | None = field(default=None, metadata=_check("int", 1, "optional"))
     answers: IntoLabels | Mapping[str, Sequence[str]] | None = None
+    score_precision: ScorePrecision = field(
+        default="float64", metadata=_check("choice", ScorePrecision)
+    )
     engine: Engine = field(default="auto", metadata=_check("choice", Engine))
     buckets: int | None = field(default=None, metadata=_check("int", 1, "optional"))
     client: Any = None

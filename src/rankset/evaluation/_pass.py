@@ -33,12 +33,11 @@ from typing import Any, Literal, cast
 
 import polars as pl
 
+from rankset._typing import DuplicatePolicy, OrderPolicy, ScorePrecision
 from rankset.errors import SchemaError
 from rankset.io import TextScan
 from rankset.measures import GROUP, NUM_RET
 from rankset.schema import (
-    DuplicatePolicy,
-    OrderPolicy,
     cast_run,
     duplicate_docs,
     normalize_run,
@@ -154,6 +153,7 @@ class Runs:
     inputs: list[RunPart]
     order: OrderPolicy
     duplicates: DuplicatePolicy
+    score_precision: ScorePrecision = "float64"
 
     @property
     def sources(self) -> list[str]:
@@ -168,6 +168,7 @@ class Runs:
             order=self.order,
             duplicates=self.duplicates,
             has_scores=part.has_scores,
+            score_precision=self.score_precision,
         )
 
     def frame(self, bucket: tuple[int, int] | None = None) -> pl.LazyFrame:
@@ -183,7 +184,11 @@ class Runs:
     def cast(self, part: RunPart, bucket: tuple[int, int] | None) -> tuple[pl.LazyFrame, pl.Expr]:
         """One run cast to the canonical dtypes, with its ordering key (best is largest)."""
         return cast_run(
-            part.rows(bucket), source=part.source, order=self.order, has_scores=part.has_scores
+            part.rows(bucket),
+            source=part.source,
+            order=self.order,
+            has_scores=part.has_scores,
+            score_precision=self.score_precision,
         )
 
 

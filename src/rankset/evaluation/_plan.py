@@ -81,6 +81,7 @@ class EvaluationPlan:
             "default_k": options.default_k,
             "order": options.order,
             "duplicates": options.duplicates,
+            "score_precision": options.score_precision,
             "pool_depth": options.pool_depth,
             "engine": self.engine,
             "buckets": self.buckets,
@@ -109,7 +110,11 @@ def plan_evaluation_inputs(
 
     inputs = read_runs(runs, options.names, scan_text=scan_text)
     run_frame = assign_system_names(
-        inputs, order=order, duplicates=options.duplicates, engine=engine
+        inputs,
+        order=order,
+        duplicates=options.duplicates,
+        engine=engine,
+        score_precision=options.score_precision,
     )
     label_input = read_labels(labels, inputs)
     label_source = label_input.source if label_input is not None else "labels"
@@ -144,7 +149,12 @@ def plan_evaluation_inputs(
         label_source=label_source,
         cutoffs=cutoff_frame,
         pools=pool_tier_counts(
-            features, options.pool, label_frame, order=order, depth=options.pool_depth
+            features,
+            options.pool,
+            label_frame,
+            order=order,
+            depth=options.pool_depth,
+            score_precision=options.score_precision,
         ),
         answers=answer_frame,
         answer_positions=(

@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 
 from rankset import io as rio
-from rankset._typing import OrderPolicy
+from rankset._typing import OrderPolicy, ScorePrecision
 from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation._inputs import RunInput, is_ranx_run
 from rankset.evaluation._pass import Runs
@@ -55,6 +55,7 @@ def pool_tier_counts(
     *,
     order: OrderPolicy,
     depth: int | None = None,
+    score_precision: ScorePrecision = "float64",
 ) -> Pools | None:
     if pool is None or "_pool_tier_5" not in features.aggregations:
         return None
@@ -68,7 +69,13 @@ def pool_tier_counts(
             raise SchemaError(msg)
         frame = parsed.run.with_columns(system=pl.lit(str(name), dtype=pl.String))
         # A pool is a set of candidates: a repeated document counts once.
-        normalised = normalize_run(frame, source=parsed.source, order=order, duplicates="keep_best")
+        normalised = normalize_run(
+            frame,
+            source=parsed.source,
+            order=order,
+            duplicates="keep_best",
+            score_precision=score_precision,
+        )
         frames.append(normalised if depth is None else normalised.filter(pl.col("pos") <= depth))
     key = ["system", "query_id"] if by_system else ["query_id"]
     # Only pooled documents with a tier count; untiered ones add nothing.
