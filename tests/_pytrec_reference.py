@@ -144,13 +144,25 @@ def trec_measure_names(cutoffs: Sequence[int]) -> tuple[str, ...]:
     return tuple(f"{family}_{k}" for family in cutoff for k in ks) + tuple(plain)
 
 
+def prints_as(value: float, printed: str) -> bool:
+    """Return True when ``value`` prints exactly as trec_eval's ``%6.4f`` string ``printed``.
+
+    No tolerance, half-way points included: rankset adds and divides as trec_eval does.
+
+    >>> prints_as(0.17851, "0.1785"), prints_as(0.12345000000000001, "0.1234")
+    (True, False)
+    """
+    return f"{value:.4f}" == printed.strip()
+
+
 def rounds_to_printed(value: float, printed: str) -> bool:
     """Return True when ``value`` prints as trec_eval's ``%6.4f`` string ``printed``.
 
-    The printed strings are compared, which is stricter than a tolerance. The one exception is
-    a value within 1e-9 of a rounding half-way point (x.xxxx5), where the last ulp of a
-    differently ordered sum can flip the fourth decimal. There a difference of exactly half a
-    unit in the fourth decimal is accepted.
+    For pytrec_eval's values against trec_eval's printed output (rankset's own values use
+    :func:`prints_as`). The printed strings are compared, which is stricter than a
+    tolerance. The one exception is a value within 1e-9 of a rounding half-way point
+    (x.xxxx5), where the last ulp of a differently ordered sum can flip the fourth decimal.
+    There a difference of exactly half a unit in the fourth decimal is accepted.
 
     >>> rounds_to_printed(0.17851, "0.1785"), rounds_to_printed(0.1786, "0.1785")
     (True, False)

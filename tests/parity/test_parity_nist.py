@@ -35,10 +35,10 @@ import rankset
 from _pytrec_reference import (
     PytrecEvalWorker,
     canonical_metric,
+    prints_as,
     read_qrels,
     read_run,
     reference,
-    rounds_to_printed,
 )
 
 RUNS = ("ICT-BERT2", "ICT-CKNRM_B", "ICT-CKNRM_B50")
@@ -120,7 +120,7 @@ def test_mean_matches_nist(
     assert row.height == 1
     assert (row["n_queries"].item(), row["n_na"].item()) == (JUDGED_QUERIES, 0)
     mean = row["mean"].item()
-    assert rounds_to_printed(mean, expected), f"rankset {mean!r}, NIST {expected}"
+    assert prints_as(mean, expected), f"rankset {mean!r}, NIST {expected}"
 
 
 @pytest.mark.parametrize("run", RUNS)
@@ -154,6 +154,6 @@ def test_oracle_reproduces_nist(
     problems = [
         f"{measure}: pytrec_eval {mean!r}, NIST {nist_scores[run, summary, measure]}"
         for measure, mean in means.items()
-        if not rounds_to_printed(mean, nist_scores[run, summary, measure])
+        if not prints_as(mean, nist_scores[run, summary, measure])
     ]
     assert not problems, "\n".join(problems)

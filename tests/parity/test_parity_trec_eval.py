@@ -36,9 +36,9 @@ import rankset
 from _pytrec_reference import (
     COUNT_MEASURES,
     canonical_metric,
+    prints_as,
     read_qrels,
     read_run,
-    rounds_to_printed,
 )
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def _agrees(measure: str, value: float | None, printed: str) -> bool:
         return False
     if measure in COUNT_MEASURES:  # printed as integers
         return value == int(printed)
-    return rounds_to_printed(value, printed)
+    return prints_as(value, printed)
 
 
 @pytest.mark.parametrize("input_form", ["path", "frame"])
