@@ -99,15 +99,18 @@ def _mismatches(per_query: pl.DataFrame, expected: Values) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("missing", ["skip", "zero"])
-@pytest.mark.parametrize("relevance_level", [1, 2])
-@settings(
+PARITY_SETTINGS = settings(
     max_examples=MAX_EXAMPLES,
     derandomize=True,
     database=None,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+
+
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+@pytest.mark.parametrize("relevance_level", [1, 2])
+@PARITY_SETTINGS
 @given(case=cases())
 def test_matches_pytrec_eval(
     case: Collection, relevance_level: int, missing: Missing, pytrec_worker: PytrecEvalWorker
@@ -179,13 +182,7 @@ def test_oracle_reproduces_trec_eval(
 FLOAT32_COLLIDING = (3.0, 3.0000001, 3.0000002, 1.0, 1.00000001, 1.00000002, 0.5)
 
 
-@settings(
-    max_examples=MAX_EXAMPLES,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@PARITY_SETTINGS
 @given(
     case=collections(
         systems=1,
