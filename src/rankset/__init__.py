@@ -29,6 +29,7 @@ from rankset.errors import (
     UnknownMetricError,
 )
 from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate, partition
+from rankset.fusion import FusionSearch, fuse, optimize_fusion
 from rankset.io import (
     read,
     read_answers,
@@ -53,6 +54,7 @@ __all__ = [
     "Diagnosis",
     "EvaluateOptions",
     "EvaluationResult",
+    "FusionSearch",
     "GradeScale",
     "GradeScaleError",
     "InputFormatError",
@@ -71,7 +73,9 @@ __all__ = [
     "define",
     "diagnose",
     "evaluate",
+    "fuse",
     "match_text",
+    "optimize_fusion",
     "parse_metric",
     "parse_metrics",
     "partition",

@@ -392,3 +392,40 @@ def test_report_command_writes_a_self_contained_page(
     assert "0.5768" in page  # rerank's ndcg@10 on the sample, as in the README
     assert 'src="http' not in page
     assert "Content-Security-Policy" in page
+
+
+def test_fuse_command_writes_a_run_that_evaluates(tmp_path: Path) -> None:
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample"
+    runs = [str(sample / "bm25.trec"), str(sample / "rerank.trec")]
+    out = tmp_path / "fused.trec"
+    assert main(["fuse", *runs, "--method", "rrf", "--k", "60", "--out", str(out)]) == 0
+    written = rankset.scan_run(out).collect()
+    expected = rankset.fuse(runs, "rrf", k=60).collect()
+    assert written.select("query_id", "doc_id", "rank").equals(
+        expected.select("query_id", "doc_id", "rank")
+    )
+    assert set(written["system"]) == {"fused"}
+
+
+def test_fuse_command_optimizes_then_writes_the_best(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample"
+    runs = [str(sample / "bm25.trec"), str(sample / "rerank.trec")]
+    train = tmp_path / "train.txt"
+    train.write_text("".join(f"q{i:03d}\n" for i in range(1, 21)), encoding="utf-8")
+    out = tmp_path / "best.trec"
+    argv = ["fuse", *runs, "--method", "rrf", "--optimize", "--qrels", str(sample / "qrels.txt")]
+    argv += ["--grid", "k=1,60", "--train-queries", str(train), "--json", "--out", str(out)]
+    assert main(argv) == 0
+    output = json.loads(capsys.readouterr().out)
+    assert output["best"]["method"] == "rrf"
+    assert {row["n_train"] for row in output["table"]} == {20}
+    assert len(output["table"]) == 2
+    assert out.exists()
+
+
+def test_fuse_command_needs_labels_to_optimize(tmp_path: Path) -> None:
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample"
+    runs = [str(sample / "bm25.trec"), str(sample / "rerank.trec")]
+    assert main(["fuse", *runs, "--optimize", "--out", str(tmp_path / "x.trec")]) == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -228,6 +229,84 @@ def _diagnose(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _fuse(args: argparse.Namespace) -> int:
+    from rankset.errors import ParameterError
+    from rankset.fusion import fuse, optimize_fusion
+    from rankset.io import write_run
+
+    params = {
+        key: getattr(args, key)
+        for key in ("k", "gamma", "phi", "sigma")
+        if getattr(args, key) is not None
+    }
+    settings: dict[str, Any] = {"method": args.method, **params}
+    if args.norm is not None:
+        settings["norm"] = args.norm
+    if args.weights is not None:
+        settings["weights"] = args.weights
+    if args.optimize:
+        if args.labels is None:
+            raise ParameterError("--optimize needs --qrels LABELS.")
+        train = None
+        if args.train_queries is not None:
+            with open(args.train_queries, encoding="utf-8") as handle:
+                train = [line.strip() for line in handle if line.strip()]
+        with progress(args) as step:
+            step("fusing and evaluating every configuration")
+            search = optimize_fusion(
+                args.runs,
+                args.labels,
+                args.method,
+                args.metric,
+                grid=_grid(args.grid or []),
+                train_queries=train,
+                norm=args.norm,
+            )
+        settings = search.best
+        if args.json:
+            print(json.dumps({"best": settings, "table": records(search.table)}, indent=2))
+        else:
+            print(f"best on {search.metric}: {json.dumps(settings)}")
+            print(
+                render_table(
+                    ["settings", "train", "test"],
+                    [
+                        [row["settings"], format_value(row["train"]), format_value(row["test"])]
+                        for row in search.table.iter_rows(named=True)
+                    ],
+                )
+            )
+    method = settings.pop("method")
+    with progress(args) as step:
+        step(f"fusing {len(args.runs)} runs with {method}")
+        fused = fuse(args.runs, method, name=args.name, depth=args.depth, **settings)
+        write_run(fused, args.out)
+    print(args.out, file=sys.stderr)
+    return EXIT_OK
+
+
+def _grid(specs: list[str]) -> dict[str, list[Any]]:
+    from rankset.errors import ParameterError
+
+    grid: dict[str, list[Any]] = {}
+    for spec in specs:
+        key, sep, values = spec.partition("=")
+        if not sep or not values:
+            msg = f"--grid takes KEY=V1,V2,...; got {spec!r}."
+            raise ParameterError(msg)
+        if key == "weights":  # weights=0.5:0.5,0.7:0.3
+            grid[key] = [[float(w) for w in item.split(":")] for item in values.split(",")]
+        elif key == "norm":
+            grid[key] = values.split(",")
+        else:
+            try:
+                grid[key] = [float(value) for value in values.split(",")]
+            except ValueError:
+                msg = f"--grid {key}= takes numbers; got {values!r}."
+                raise ParameterError(msg) from None
+    return grid
+
+
 def _partition(args: argparse.Namespace) -> int:
     from rankset.evaluation import partition
 
@@ -259,4 +338,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "report": _report,
     "measures": _measures,
     "partition": _partition,
+    "fuse": _fuse,
 }

@@ -18,6 +18,7 @@ from rankset._typing import (
     choices_of,
 )
 from rankset.evaluation import EvaluateOptions
+from rankset.fusion import NORMS
 
 __all__ = ["build_parser"]
 
@@ -234,6 +235,33 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--k-max", type=int, default=20, metavar="N", help="largest curve k")
     report.add_argument("--title", default="rankset report")
     report.add_argument("--out", required=True, metavar="REPORT.html", help="output file")
+
+    fuse = commands.add_parser(
+        "fuse",
+        help="combine runs (RRF, CombSUM, ...) into one run",
+        description="Fuse runs into one run and write it (TREC text, or Parquet/CSV by "
+        "extension); with --optimize, search a grid of settings on training queries first.",
+    )
+    fuse.add_argument("runs", nargs="+", metavar="RUN", help="two run files or more")
+    fuse.add_argument("--method", default="rrf", help="fusion method (default rrf)")
+    fuse.add_argument("--norm", choices=NORMS, help="score normalisation (score-based methods)")
+    fuse.add_argument("--weights", type=float, nargs="+", metavar="W", help="one per run")
+    for parameter in ("k", "gamma", "phi", "sigma"):
+        fuse.add_argument(f"--{parameter}", type=float, help=f"the method's {parameter}")
+    fuse.add_argument("--depth", type=int, metavar="N", help="fuse each run's first N documents")
+    fuse.add_argument("--name", default="fused", help="system name of the fused run")
+    fuse.add_argument("--out", required=True, metavar="FUSED", help="output run file")
+    fuse.add_argument("--optimize", action="store_true", help="search the grid first")
+    fuse.add_argument("--qrels", "--labels", dest="labels", metavar="LABELS")
+    fuse.add_argument("--metric", default="ndcg@10", help="metric to optimise (ndcg@10)")
+    fuse.add_argument("--train-queries", metavar="FILE", help="query ids to tune on, one per line")
+    fuse.add_argument(
+        "--grid",
+        action="append",
+        metavar="KEY=V1,V2",
+        help="values to try for a setting, e.g. k=10,60,100 (repeatable)",
+    )
+    fuse.add_argument("--json", action="store_true", help="print the search table as JSON")
 
     partition = commands.add_parser(
         "partition",

@@ -1,0 +1,12 @@
+"""Fusion: combine runs (RRF, CombSUM, CombMNZ, Borda, ...) and tune it on training queries.
+
+:func:`fuse` returns a run, lazily, that :func:`rankset.evaluate` and every other verb
+take as it is; :func:`optimize_fusion` evaluates a grid of configurations in one pass and
+checks the best one on held-out queries.
+"""
+
+from rankset.fusion._fuse import fuse
+from rankset.fusion._methods import METHODS, NORMS
+from rankset.fusion._optimize import FusionSearch, optimize_fusion
+
+__all__ = ["METHODS", "NORMS", "FusionSearch", "fuse", "optimize_fusion"]

@@ -1,0 +1,203 @@
+"""Fusion methods and score normalisations, as Polars expressions over a long frame.
+
+Every input run becomes rows ``run, weight, query_id, doc_id, score, pos`` (``pos``: the
+1-based position under the evaluation's ordering rule, score descending, ties by doc id
+descending); a normalisation adds ``value`` per (run, query); a method is one
+aggregation per (query, doc) over the runs that contain the document. A document missing
+from a run contributes nothing unless the method says otherwise (Borda). The formulas
+are ranx's (Bassani, 2022), with the positions of rankset's tie rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+import polars as pl
+
+__all__ = [
+    "METHODS",
+    "NORMS",
+    "FusionMethod",
+    "Norm",
+    "fusion_expression",
+    "normalised",
+]
+
+#: Score normalisations (applied per run and query before a score-based method).
+Norm: TypeAlias = Literal["min-max", "max", "sum", "zmuv", "rank", "borda", "none"]
+NORMS: tuple[str, ...] = ("min-max", "max", "sum", "zmuv", "rank", "borda", "none")
+
+# Denominators below this are replaced by it (ranx's guard against division by zero).
+_EPS = 1e-9
+
+_score = pl.col("score")
+_pos = pl.col("pos").cast(pl.Float64)
+_value = pl.col("value")
+_weight = pl.col("weight")
+_count = pl.len().cast(pl.Float64)  # runs that contain the document
+_per_list = ("run", "query_id")
+
+
+def normalised(norm: Norm) -> pl.Expr:
+    """Return the normalised score of a row, per (run, query), as ``value``.
+
+    ``min-max``: (s - min) / (max - min); ``max``: s / max; ``sum``: (s - min) /
+    sum(s - min); ``zmuv``: (s - mean) / std (population); ``rank``: 1 - (pos - 1) / n;
+    ``none``: the score. A zero (or negative, for ``max``) denominator is replaced by
+    1e-9, so a list of equal scores normalises to 0. ``borda`` is computed with all the
+    runs (:func:`fusion_expression`).
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"run": 0, "query_id": "q", "score": [3.0, 2.0, 1.0],
+    ...                       "pos": [1, 2, 3]})
+    >>> frame.select(normalised("min-max"))["value"].to_list()
+    [1.0, 0.5, 0.0]
+    """
+    low, high = _score.min().over(_per_list), _score.max().over(_per_list)
+    n = pl.len().over(_per_list).cast(pl.Float64)
+    expressions: dict[str, pl.Expr] = {
+        "min-max": (_score - low) / pl.max_horizontal(high - low, pl.lit(_EPS)),
+        "max": _score / pl.max_horizontal(high, pl.lit(_EPS)),
+        "sum": (_score - low)
+        / pl.max_horizontal((_score - low).sum().over(_per_list), pl.lit(_EPS)),
+        "zmuv": (_score - _score.mean().over(_per_list))
+        / pl.max_horizontal(_score.std(ddof=0).over(_per_list), pl.lit(_EPS)),
+        "rank": 1.0 - (_pos - 1.0) / n,
+        "none": _score,
+        "borda": _score,  # replaced by the Borda points in fusion_expression
+    }
+    return expressions[norm].cast(pl.Float64).alias("value")
+
+
+@dataclass(frozen=True)
+class FusionMethod:
+    """A fusion method: what it reads, its parameters with defaults, its aggregation."""
+
+    name: str
+    description: str
+    uses_scores: bool  # normalised scores; otherwise positions only
+    params: Mapping[str, float | None]  # parameter -> default (None: required)
+    build: Callable[[Mapping[str, float]], pl.Expr]
+
+
+def _w_sum(expr: pl.Expr) -> pl.Expr:
+    return (_weight * expr).sum()
+
+
+def _borda_points() -> pl.Expr:
+    # In a run: N - pos + 1 points; missing from a run: (N - n_r + 1) / 2, where N is the
+    # number of candidates of the query and n_r the length of that run's list. The
+    # missing points are added per query (all runs) and taken back for present runs.
+    return pl.col("_n_candidates") - _pos + 1.0 - pl.col("_missing_points")
+
+
+_METHODS = [
+    FusionMethod("combsum", "Sum of the normalised scores.", True, {}, lambda p: _value.sum()),
+    FusionMethod(
+        "combmnz",
+        "Sum of the normalised scores times the number of runs that contain the document.",
+        True,
+        {},
+        lambda p: _value.sum() * _count,
+    ),
+    FusionMethod(
+        "combgmnz",
+        "CombMNZ with the count raised to gamma.",
+        True,
+        {"gamma": None},
+        lambda p: _value.sum() * _count.pow(p["gamma"]),
+    ),
+    FusionMethod(
+        "combanz",
+        "Mean normalised score over the runs that contain the document.",
+        True,
+        {},
+        lambda p: _value.mean(),
+    ),
+    FusionMethod("combmax", "Largest normalised score.", True, {}, lambda p: _value.max()),
+    FusionMethod("combmin", "Smallest normalised score.", True, {}, lambda p: _value.min()),
+    FusionMethod("combmed", "Median normalised score.", True, {}, lambda p: _value.median()),
+    FusionMethod(
+        "wsum", "Weighted sum of the normalised scores.", True, {}, lambda p: _w_sum(_value)
+    ),
+    FusionMethod(
+        "wmnz",
+        "Sum of the normalised scores times the sum of the weights of the runs that "
+        "contain the document.",
+        True,
+        {},
+        lambda p: _value.sum() * _weight.sum(),
+    ),
+    FusionMethod(
+        "mixed",
+        "Weighted sum of the normalised scores times the square root of the count.",
+        True,
+        {},
+        lambda p: _w_sum(_value) * _count.sqrt(),
+    ),
+    FusionMethod(
+        "rrf",
+        "Reciprocal rank fusion: sum of weight / (k + position).",
+        False,
+        {"k": 60.0},
+        lambda p: _w_sum(1.0 / (p["k"] + _pos)),
+    ),
+    FusionMethod(
+        "isr",
+        "Inverse square rank: sum of 1 / position^2 times the count.",
+        False,
+        {},
+        lambda p: (1.0 / _pos.pow(2)).sum() * _count,
+    ),
+    FusionMethod(
+        "log_isr",
+        "Sum of 1 / position^2 times ln(count) (0 for a document one run found).",
+        False,
+        {},
+        lambda p: (1.0 / _pos.pow(2)).sum() * _count.log(),
+    ),
+    FusionMethod(
+        "logn_isr",
+        "Sum of 1 / position^2 times ln(count + sigma).",
+        False,
+        {"sigma": 0.01},
+        lambda p: (1.0 / _pos.pow(2)).sum() * (_count + p["sigma"]).log(),
+    ),
+    FusionMethod(
+        "rbc",
+        "Rank-biased centroid: sum of weight * (1 - phi) * phi^(position - 1).",
+        False,
+        {"phi": None},
+        lambda p: _w_sum((1.0 - p["phi"]) * pl.lit(p["phi"]).pow(_pos - 1.0)),
+    ),
+    FusionMethod(
+        "borda",
+        "Borda count: N - position + 1 points per run, (N - n + 1) / 2 where missing.",
+        False,
+        {},
+        lambda p: _w_sum(_borda_points()) + pl.col("_all_missing_points").first(),
+    ),
+]
+
+#: Every method, by name.
+METHODS: dict[str, FusionMethod] = {method.name: method for method in _METHODS}
+#: ranx's names for the same methods.
+ALIASES = {
+    "sum": "combsum",
+    "mnz": "combmnz",
+    "gmnz": "combgmnz",
+    "anz": "combanz",
+    "max": "combmax",
+    "min": "combmin",
+    "med": "combmed",
+    "bordafuse": "borda",
+    "w_bordafuse": "borda",
+}
+
+
+def fusion_expression(method: FusionMethod, params: Mapping[str, float]) -> pl.Expr:
+    """Return the fused score of a (query, doc) group, aliased ``score``."""
+    return method.build(params).cast(pl.Float64).alias("score")

@@ -1,0 +1,166 @@
+"""``optimize_fusion``: a grid of fusion configurations evaluated in one pass."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from rankset._typing import IntoLabels, IntoRun
+from rankset.errors import ParameterError
+from rankset.evaluation import evaluate
+from rankset.fusion._fuse import fuse, resolve_method
+from rankset.fusion._methods import Norm
+from rankset.measures import greater_is_better, parse_metric
+
+__all__ = ["FusionSearch", "optimize_fusion"]
+
+
+@dataclass(frozen=True)
+class FusionSearch:
+    """The outcome of :func:`optimize_fusion`.
+
+    Attributes
+    ----------
+    best
+        The best configuration on the training queries: ``method``, ``norm``, ``weights``
+        and the method's parameters, ready for ``fuse(runs, **best)``.
+    table
+        One row per configuration, best first: its settings, ``train`` and ``test``
+        (the metric's mean on the training and held-out queries; null without them),
+        ``n_train`` and ``n_test``.
+    metric
+        The canonical name of the metric optimised.
+    """
+
+    best: dict[str, Any]
+    table: pl.DataFrame
+    metric: str
+
+
+def optimize_fusion(
+    runs: Sequence[IntoRun] | Mapping[str, IntoRun],
+    labels: IntoLabels,
+    method: str = "rrf",
+    metric: str = "ndcg@10",
+    *,
+    grid: Mapping[str, Iterable[Any]] | None = None,
+    train_queries: Iterable[str] | None = None,
+    norm: Norm | None = None,
+    **evaluate_options: Any,
+) -> FusionSearch:
+    """Find the fusion configuration with the best mean metric on training queries.
+
+    Every configuration of ``grid`` is fused and all of them are evaluated at once, as
+    the systems of one evaluation (the configuration is the system column), so the grid
+    costs one pass, not one evaluation per configuration. The best configuration is the
+    one with the highest mean on ``train_queries`` (lowest for a lower-is-better metric;
+    the first in grid order on a tie); the table also shows each configuration's mean on
+    the other labelled queries, to see whether the tuning generalised.
+
+    Parameters
+    ----------
+    runs, method, norm
+        As for :func:`rankset.fuse`.
+    labels
+        The labels (qrels).
+    metric
+        The metric to maximise.
+    grid
+        Values to try per setting: the method's parameters (``k``, ``gamma``, ``phi``,
+        ``sigma``), ``weights`` (a list of weight lists) and ``norm`` (a list of
+        normalisations). By default: ``k`` in 10, 20, ..., 100 for ``rrf``; weights in
+        steps of 0.1 summing to 1 for two-run weighted methods.
+    train_queries
+        The queries to tune on; by default every labelled query (then ``test`` is null).
+    **evaluate_options
+        Passed to :func:`rankset.evaluate` (``relevance_level``, ``scale``...).
+
+    Examples
+    --------
+    >>> import rankset
+    >>> bm25 = {"q1": {"a": 3.0, "b": 2.0}, "q2": {"c": 2.0, "d": 1.0}}
+    >>> dense = {"q1": {"b": 0.9, "a": 0.1}, "q2": {"d": 0.8, "c": 0.7}}
+    >>> labels = {"q1": {"b": 1}, "q2": {"d": 1}}
+    >>> search = rankset.optimize_fusion([bm25, dense], labels, "wsum", "rr",
+    ...                                  grid={"weights": [[0.8, 0.2], [0.2, 0.8]]})
+    >>> search.best["weights"], search.table["train"].to_list()
+    ([0.2, 0.8], [1.0, 0.5])
+    """
+    fusion = resolve_method(method)
+    target = parse_metric(metric)
+    items = list(runs.items()) if isinstance(runs, Mapping) else list(enumerate(runs))
+    configurations = _configurations(fusion.name, fusion.params, grid or {}, len(items), norm)
+    fused = [
+        fuse([source for _, source in items], fusion.name, name=str(number), **config)
+        for number, config in enumerate(configurations)
+    ]
+    result = evaluate(
+        pl.concat(fused, how="vertical"), labels, [target], confidence=None, **evaluate_options
+    )
+    per_query = result.per_query.select(pl.col("system").cast(pl.Int64), "query_id", "value")
+    train = None if train_queries is None else {str(q) for q in train_queries}
+    if train is not None and not train & set(per_query["query_id"].to_list()):
+        msg = "None of the train_queries is a labelled query the runs answer."
+        raise ParameterError(msg)
+    in_train = pl.lit(True) if train is None else pl.col("query_id").is_in(sorted(train))
+    value = pl.col("value")
+    means = per_query.group_by("system").agg(
+        train=value.filter(in_train).mean(),
+        test=value.filter(~in_train).mean(),
+        n_train=value.filter(in_train).len(),
+        n_test=value.filter(~in_train).len(),
+    )
+    settings = pl.DataFrame(
+        {
+            "system": list(range(len(configurations))),
+            "settings": [json.dumps(config, sort_keys=True) for config in configurations],
+        }
+    )
+    higher = greater_is_better(target)
+    table = (
+        settings.join(means, on="system", how="left")
+        .sort(["train", "system"], descending=[higher, False], nulls_last=True)
+        .drop("system")
+    )
+    best_number = int(
+        settings.join(means, on="system").sort(
+            ["train", "system"], descending=[higher, False], nulls_last=True
+        )["system"][0]
+    )
+    best = {"method": fusion.name, **configurations[best_number]}
+    return FusionSearch(best=best, table=table, metric=target.name)
+
+
+def _configurations(
+    method: str,
+    params: Mapping[str, float | None],
+    grid: Mapping[str, Iterable[Any]],
+    n_runs: int,
+    norm: Norm | None,
+) -> list[dict[str, Any]]:
+    unknown = sorted(set(grid) - {*params, "weights", "norm"})
+    if unknown:
+        msg = f"The grid names settings {method} does not take: {', '.join(unknown)}."
+        raise ParameterError(msg)
+    axes: dict[str, list[Any]] = {key: list(values) for key, values in grid.items()}
+    if method == "rrf" and "k" not in axes:
+        axes["k"] = [float(k) for k in range(10, 101, 10)]
+    if method in ("wsum", "wmnz", "mixed") and "weights" not in axes:
+        if n_runs != 2:
+            msg = f"{method} over {n_runs} runs needs grid={{'weights': [...]}}."
+            raise ParameterError(msg)
+        axes["weights"] = [[round(w / 10, 1), round(1 - w / 10, 1)] for w in range(11)]
+    if norm is not None and "norm" not in axes:
+        axes["norm"] = [norm]
+    if any(not values for values in axes.values()):
+        msg = "Every setting of the grid needs at least one value."
+        raise ParameterError(msg)
+    keys = sorted(axes)
+    return [
+        dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(axes[k] for k in keys))
+    ]

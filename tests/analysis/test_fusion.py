@@ -1,0 +1,251 @@
+"""Fusion: hand-computed cases, parameter errors, ranx parity on DL19, optimize_fusion."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import rankset
+from rankset.fusion import METHODS
+
+BM25 = {"q1": {"a": 12.0, "b": 9.5, "c": 3.1}, "q2": {"x": 2.0, "y": 1.0}}
+DENSE = {"q1": {"c": 0.91, "a": 0.88, "d": 0.20}, "q2": {"y": 0.5, "x": 0.5}}
+
+
+def _scores(frame: pl.LazyFrame) -> dict[tuple[str, str], float]:
+    return {(q, d): s for q, d, s in frame.collect().select("query_id", "doc_id", "score").rows()}
+
+
+def test_rrf_by_hand() -> None:
+    fused = _scores(rankset.fuse([BM25, DENSE], "rrf", k=60))
+    # q1: a is 1st and 2nd, c 3rd and 1st, b 2nd only, d 3rd only
+    assert fused["q1", "a"] == 1 / 61 + 1 / 62
+    assert fused["q1", "c"] == 1 / 63 + 1 / 61
+    assert fused["q1", "b"] == 1 / 62
+    assert fused["q1", "d"] == 1 / 63
+    # q2: dense ties x and y at 0.5; the tie goes to the larger doc id, y
+    assert fused["q2", "y"] == 1 / 62 + 1 / 61
+    assert fused["q2", "x"] == 1 / 61 + 1 / 62
+
+
+def test_the_fused_run_ranks_by_score_then_doc_id_descending() -> None:
+    fused = rankset.fuse([BM25, DENSE], "rrf").collect()
+    q2 = fused.filter(pl.col("query_id") == "q2")
+    assert q2["doc_id"].to_list() == ["y", "x"]  # equal fused scores: larger id first
+    assert q2["rank"].to_list() == [1, 2]
+    assert set(fused["system"]) == {"fused"}
+
+
+def test_combsum_combmnz_and_weights_by_hand() -> None:
+    bm25 = {"q": {"a": 3.0, "b": 1.0}}
+    dense = {"q": {"a": 1.0, "c": 0.0}}
+    # min-max: bm25 a=1, b=0; dense a=1, c=0
+    assert _scores(rankset.fuse([bm25, dense], "combsum")) == {
+        ("q", "a"): 2.0,
+        ("q", "b"): 0.0,
+        ("q", "c"): 0.0,
+    }
+    assert _scores(rankset.fuse([bm25, dense], "combmnz"))["q", "a"] == 4.0
+    weighted = _scores(rankset.fuse([bm25, dense], "wsum", weights=[0.25, 0.75]))
+    assert weighted["q", "a"] == 1.0
+    maxed = _scores(rankset.fuse([bm25, dense], "combmax", norm="none"))
+    assert maxed == {("q", "a"): 3.0, ("q", "b"): 1.0, ("q", "c"): 0.0}
+
+
+def test_borda_by_hand() -> None:
+    # N = 3 candidates; run 1 lists a, b (n=2), run 2 lists c, a (n=2)
+    run1 = {"q": {"a": 2.0, "b": 1.0}}
+    run2 = {"q": {"c": 2.0, "a": 1.0}}
+    fused = _scores(rankset.fuse([run1, run2], "borda"))
+    missing = (3 - 2 + 1) / 2  # points of a document missing from a run of 2
+    assert fused["q", "a"] == 3 + 2
+    assert fused["q", "b"] == 2 + missing
+    assert fused["q", "c"] == missing + 3
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: rankset.fuse([BM25], "rrf"), "two runs or more"),
+        (lambda: rankset.fuse([BM25, DENSE], "rfr"), "Did you mean 'rrf'"),
+        (lambda: rankset.fuse([BM25, DENSE], "wsum"), "needs weights"),
+        (lambda: rankset.fuse([BM25, DENSE], "rrf", weights=[1.0]), "one weight per run"),
+        (lambda: rankset.fuse([BM25, DENSE], "rbc"), "needs the parameter 'phi'"),
+        (lambda: rankset.fuse([BM25, DENSE], "rrf", kk=3), "takes no parameter 'kk'"),
+        (lambda: rankset.fuse([BM25, DENSE], "rrf", norm="min-max"), "leave norm out"),
+        (lambda: rankset.fuse([BM25, DENSE], "combsum", norm="l2"), "'norm' parameter"),
+        (lambda: rankset.fuse([BM25, DENSE], "rbc", phi=1.5), "'phi' parameter"),
+    ],
+)
+def test_bad_calls_are_named(call: Any, message: str) -> None:
+    with pytest.raises(rankset.ParameterError, match=message):
+        call()
+
+
+def test_a_fused_run_evaluates_like_any_run() -> None:
+    labels = {"q1": {"c": 2, "d": 1}, "q2": {"y": 1}}
+    fused = rankset.fuse([BM25, DENSE], "rrf")
+    result = rankset.evaluate({"bm25": BM25, "fused": fused}, labels, ["rr"], confidence=None)
+    rr = dict(
+        ((s, q), v) for s, q, v in result.per_query.select("system", "query_id", "value").rows()
+    )
+    assert rr["fused", "q1"] == 1 / 2  # a, then c
+    assert rr["bm25", "q1"] == 1 / 3
+
+
+# --- parity with ranx on TREC DL 2019 -------------------------------------------------------
+
+DL19 = ("bm25", "splade-pp-ed", "tasb")
+WEIGHTS = [0.5, 0.3, 0.2]
+SCORE_METHODS = {
+    "combsum": ("sum", {}),
+    "combmnz": ("mnz", {}),
+    "combanz": ("anz", {}),
+    "combmax": ("max", {}),
+    "combmin": ("min", {}),
+    "combmed": ("med", {}),
+    "combgmnz": ("gmnz", {"gamma": 0.5}),
+    "wsum": ("wsum", {"weights": WEIGHTS}),
+    "wmnz": ("wmnz", {"weights": WEIGHTS}),
+    "mixed": ("mixed", {"weights": WEIGHTS}),
+}
+POSITION_METHODS = {
+    "rrf": ("rrf", {"k": 60}),
+    "isr": ("isr", {}),
+    "log_isr": ("log_isr", {}),
+    "logn_isr": ("logn_isr", {"sigma": 0.01}),
+    "rbc": ("rbc", {"phi": 0.8}),
+    "borda": ("bordafuse", {}),
+}
+SCORE_NORMS = ("min-max", "max", "sum", "zmuv")
+POSITION_NORMS = ("rank", "borda")
+
+
+@pytest.fixture(scope="module")
+def dl19_runs(shared_data: Path) -> list[pl.DataFrame]:
+    runs = []
+    for name in DL19:
+        path = shared_data / "rank_llm_dl_runs" / "first_stage" / f"{name}.dl19.trec.gz"
+        frame = rankset.scan_run(path).collect()
+        # 100 deep keeps ranx's numba code quick; every query of every run is kept
+        runs.append(frame.sort("query_id", "score", "doc_id", descending=[False, True, True]))
+    queries = set.intersection(*(set(run["query_id"]) for run in runs))
+    return [
+        run.filter(pl.col("query_id").is_in(sorted(queries)))
+        .with_columns(pos=pl.int_range(1, pl.len() + 1).over("query_id"))
+        .filter(pl.col("pos") <= 100)
+        for run in runs
+    ]
+
+
+def _ranx_run(frame: pl.DataFrame, by_position: bool) -> Any:
+    ranx = pytest.importorskip("ranx")
+    scores = (-pl.col("pos").cast(pl.Float64)) if by_position else pl.col("score")
+    table: dict[str, dict[str, float]] = {}
+    for query, doc, score in frame.select("query_id", "doc_id", scores.alias("s")).rows():
+        table.setdefault(query, {})[doc] = score
+    return ranx.Run(table)
+
+
+def _ranx_fused(
+    runs: list[pl.DataFrame],
+    method: str,
+    norm: str | None,
+    params: dict[str, Any],
+    by_position: bool,
+) -> dict[tuple[str, str], float]:
+    ranx = pytest.importorskip("ranx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba's unsafe-cast notices
+        fused = ranx.fuse(
+            [_ranx_run(r, by_position) for r in runs], norm=norm, method=method, params=params
+        )
+    return {(q, d): s for q, docs in fused.to_dict().items() for d, s in docs.items()}
+
+
+def _close(got: dict[tuple[str, str], float], want: dict[tuple[str, str], float]) -> list[str]:
+    assert set(got) == set(want)
+    return [
+        f"{key}: rankset {got[key]!r}, ranx {want[key]!r}"
+        for key in sorted(want)
+        if not math.isclose(got[key], want[key], rel_tol=1e-9, abs_tol=1e-9)
+    ]
+
+
+@pytest.mark.parametrize("norm", SCORE_NORMS)
+@pytest.mark.parametrize("method", sorted(SCORE_METHODS))
+def test_score_methods_equal_ranx_on_dl19(
+    dl19_runs: list[pl.DataFrame], method: str, norm: str
+) -> None:
+    ranx_method, params = SCORE_METHODS[method]
+    want = _ranx_fused(dl19_runs, ranx_method, norm, params, by_position=False)
+    ours = dict(params)
+    weights = ours.pop("weights", None)
+    got = _scores(rankset.fuse(dl19_runs, method, norm=norm, weights=weights, **ours))  # type: ignore[arg-type]
+    assert _close(got, want) == []
+
+
+@pytest.mark.parametrize("norm", POSITION_NORMS)
+@pytest.mark.parametrize("method", ["combsum", "combmnz", "wsum"])
+def test_position_norms_equal_ranx_on_dl19(
+    dl19_runs: list[pl.DataFrame], method: str, norm: str
+) -> None:
+    # ranx's rank and Borda normalisations read its stored order, which for tied scores is
+    # its unstable sort's; it is given distinct scores in rankset's order here.
+    ranx_method, params = SCORE_METHODS[method]
+    want = _ranx_fused(dl19_runs, ranx_method, norm, params, by_position=True)
+    ours = dict(params)
+    weights = ours.pop("weights", None)
+    got = _scores(rankset.fuse(dl19_runs, method, norm=norm, weights=weights, **ours))  # type: ignore[arg-type]
+    assert _close(got, want) == []
+
+
+@pytest.mark.parametrize("method", sorted(POSITION_METHODS))
+def test_position_methods_equal_ranx_on_dl19(dl19_runs: list[pl.DataFrame], method: str) -> None:
+    ranx_method, params = POSITION_METHODS[method]
+    want = _ranx_fused(dl19_runs, ranx_method, None, params, by_position=True)
+    got = _scores(rankset.fuse(dl19_runs, method, **params))
+    assert _close(got, want) == []
+
+
+def test_weighted_borda_equals_ranx(dl19_runs: list[pl.DataFrame]) -> None:
+    want = _ranx_fused(dl19_runs, "w_bordafuse", None, {"weights": WEIGHTS}, by_position=True)
+    got = _scores(rankset.fuse(dl19_runs, "borda", weights=WEIGHTS))
+    assert _close(got, want) == []
+
+
+def test_every_method_is_covered_by_a_parity_or_hand_test() -> None:
+    assert set(METHODS) == set(SCORE_METHODS) | set(POSITION_METHODS)
+
+
+# --- optimize_fusion ------------------------------------------------------------------------
+
+
+def test_optimize_fusion_finds_what_a_loop_of_evaluations_finds(
+    dl19_runs: list[pl.DataFrame], shared_data: Path
+) -> None:
+    qrels = shared_data / "anserini_qrels_topics" / "qrels" / "qrels.dl19-passage.txt.gz"
+    queries = sorted(set(dl19_runs[0]["query_id"]))
+    train = queries[::2]
+    grid = {"k": [1.0, 10.0, 30.0, 60.0, 100.0]}
+    search = rankset.optimize_fusion(
+        dl19_runs, qrels, "rrf", "ndcg@10", grid=grid, train_queries=train
+    )
+    loop = {}
+    for k in grid["k"]:
+        fused = rankset.fuse(dl19_runs, "rrf", k=k)
+        result = rankset.evaluate(fused, qrels, ["ndcg@10"], confidence=None)
+        values = result.per_query.filter(pl.col("query_id").is_in(train))["value"]
+        loop[k] = values.mean()
+    best_k = max(grid["k"], key=lambda k: (loop[k], -grid["k"].index(k)))
+    assert search.best == {"method": "rrf", "k": best_k}
+    table = {row["settings"]: row for row in search.table.iter_rows(named=True)}
+    for k, mean in loop.items():
+        assert table[f'{{"k": {k}}}']["train"] == pytest.approx(mean, rel=1e-12)
+    assert search.table["n_test"].min() > 0
+    assert search.metric == "ndcg@10"
