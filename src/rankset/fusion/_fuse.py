@@ -22,7 +22,15 @@ from rankset.fusion._methods import (
 from rankset.io import scan_run
 from rankset.schema import normalize_run
 
-__all__ = ["fuse", "resolve_method"]
+__all__ = [
+    "check_parameters",
+    "check_weights",
+    "fuse",
+    "fused_rows",
+    "long_rows",
+    "prepared_rows",
+    "resolve_method",
+]
 
 
 def fuse(
@@ -87,37 +95,69 @@ def fuse(
     if len(items) < 2:
         msg = f"fuse() needs two runs or more; got {len(items)}."
         raise ParameterError(msg)
-    settled = _parameters(fusion, params)
+    settled = check_parameters(fusion, params)
     if norm is not None:
         check_choice("norm", norm, NORMS)
         if not fusion.uses_scores:
             msg = f"{fusion.name} fuses positions, not scores: leave norm out."
             raise ParameterError(msg)
     chosen_norm: Norm = norm or "min-max"
-    weight_values = _weights(weights, len(items), fusion)
+    weight_values = check_weights(weights, len(items), fusion)
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
         msg = f"The 'depth' parameter must be an int >= 1. Got {depth!r} instead."
         raise ParameterError(msg)
 
-    rows = pl.concat(
+    rows = long_rows([source for _, source in items], weight_values, depth)
+    literals = {key: pl.lit(value, dtype=pl.Float64) for key, value in settled.items()}
+    return fused_rows(prepared_rows(rows, fusion, chosen_norm), fusion, literals, name=name)
+
+
+def long_rows(
+    sources: Sequence[IntoRun], weights: Sequence[float], depth: int | None
+) -> pl.LazyFrame:
+    """Every run's rows: ``run, weight, query_id, doc_id, score, pos``."""
+    return pl.concat(
         [
             _ranked(source, index, weight, depth)
-            for index, ((_, source), weight) in enumerate(zip(items, weight_values, strict=True))
+            for index, (source, weight) in enumerate(zip(sources, weights, strict=True))
         ],
         how="vertical",
     )
+
+
+def prepared_rows(
+    rows: pl.LazyFrame, fusion: FusionMethod, norm: Norm, by: Sequence[str] = ()
+) -> pl.LazyFrame:
+    """Add what ``fusion`` reads: the normalised ``value``, or Borda's points.
+
+    ``by`` names columns that split the rows further (optimize_fusion's configuration).
+    """
     if fusion.name == "borda":
-        rows = _with_borda_points(rows)
-    elif chosen_norm == "borda":
-        rows = _borda_normalised(rows, len(items))
-    elif fusion.uses_scores:
-        rows = rows.with_columns(normalised(chosen_norm))
-    fused = rows.group_by("query_id", "doc_id").agg(fusion_expression(fusion, settled))
+        return _with_borda_points(rows, by)
+    if norm == "borda" and fusion.uses_scores:
+        return _borda_normalised(rows, by)
+    if fusion.uses_scores:
+        return rows.with_columns(normalised(norm))
+    return rows
+
+
+def fused_rows(
+    rows: pl.LazyFrame,
+    fusion: FusionMethod,
+    params: Mapping[str, pl.Expr],
+    *,
+    name: str | pl.Expr = "fused",
+    by: Sequence[str] = (),
+) -> pl.LazyFrame:
+    """Fuse prepared rows per (*by, query, doc); rank by score, ties by doc id descending."""
+    lists = [*by, "query_id"]
+    fused = rows.group_by(*lists, "doc_id").agg(fusion_expression(fusion, params))
+    system = pl.lit(name, dtype=pl.String) if isinstance(name, str) else name
     return (
-        fused.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
+        fused.sort([*lists, "score", "doc_id"], descending=[False] * len(lists) + [True, True])
         .with_columns(
-            pl.lit(name, dtype=pl.String).alias("system"),
-            pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("query_id").alias("rank"),
+            system.alias("system"),
+            pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(lists).alias("rank"),
         )
         .select("system", "query_id", "doc_id", "score", "rank")
     )
@@ -133,7 +173,8 @@ def resolve_method(method: str) -> FusionMethod:
     return METHODS[key]
 
 
-def _parameters(fusion: FusionMethod, given: Mapping[str, Any]) -> dict[str, float]:
+def check_parameters(fusion: FusionMethod, given: Mapping[str, Any]) -> dict[str, float]:
+    """Return the method's parameters, defaults filled in; refuse unknown or bad ones."""
     unknown = sorted(set(given) - set(fusion.params))
     if unknown:
         known = ", ".join(fusion.params) or "none"
@@ -155,7 +196,10 @@ def _parameters(fusion: FusionMethod, given: Mapping[str, Any]) -> dict[str, flo
     return settled
 
 
-def _weights(weights: Sequence[float] | None, n_runs: int, fusion: FusionMethod) -> list[float]:
+def check_weights(
+    weights: Sequence[float] | None, n_runs: int, fusion: FusionMethod
+) -> list[float]:
+    """Return one weight per run (1 each by default); refuse a wrong count."""
     if weights is None:
         if fusion.name in ("wsum", "wmnz", "mixed"):
             msg = f"{fusion.name} needs weights=, one per run ({n_runs})."
@@ -190,30 +234,31 @@ def _ranked(source: IntoRun, index: int, weight: float, depth: int | None) -> pl
     )
 
 
-def _with_borda_points(rows: pl.LazyFrame) -> pl.LazyFrame:
-    per_query = ("query_id",)
+def _with_borda_points(rows: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
+    per_query = [*by, "query_id"]
     n_candidates = pl.col("doc_id").n_unique().over(per_query).cast(pl.Float64)
-    n_listed = pl.len().over("run", "query_id").cast(pl.Float64)
+    n_listed = pl.len().over(*per_query, "run").cast(pl.Float64)
     missing = (pl.col("_n_candidates") - n_listed + 1.0) / 2.0
     with_missing = rows.with_columns(_n_candidates=n_candidates).with_columns(
         _missing_points=missing
     )
-    lists = with_missing.group_by("query_id", "run").agg(
+    lists = with_missing.group_by(*per_query, "run").agg(
         (pl.col("weight").first() * pl.col("_missing_points").first()).alias("_m")
     )
-    totals = lists.group_by("query_id").agg(pl.col("_m").sum().alias("_all_missing_points"))
-    return with_missing.join(totals, on="query_id", how="left")
+    totals = lists.group_by(per_query).agg(pl.col("_m").sum().alias("_all_missing_points"))
+    return with_missing.join(totals, on=per_query, how="left")
 
 
-def _borda_normalised(rows: pl.LazyFrame, n_runs: int) -> pl.LazyFrame:
-    """Ranx's Borda normalisation: every candidate in every run, 1 - (pos - 1) / N."""
-    candidates = rows.select("query_id", "doc_id").unique()
-    n_candidates = candidates.group_by("query_id").agg(_n=pl.len().cast(pl.Float64))
-    lengths = rows.group_by("run", "weight", "query_id").agg(_len=pl.len().cast(pl.Float64))
-    grid = lengths.join(candidates, on="query_id").join(n_candidates, on="query_id")
+def _borda_normalised(rows: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
+    """Borda normalisation as ranx does it: every candidate in every run, 1 - (pos - 1) / N."""
+    per_query = [*by, "query_id"]
+    candidates = rows.select(*per_query, "doc_id").unique()
+    n_candidates = candidates.group_by(per_query).agg(_n=pl.len().cast(pl.Float64))
+    lengths = rows.group_by(*per_query, "run", "weight").agg(_len=pl.len().cast(pl.Float64))
+    grid = lengths.join(candidates, on=per_query).join(n_candidates, on=per_query)
     full = grid.join(
-        rows.select("run", "query_id", "doc_id", "pos"),
-        on=["run", "query_id", "doc_id"],
+        rows.select(*per_query, "run", "doc_id", "pos"),
+        on=[*per_query, "run", "doc_id"],
         how="left",
     )
     value = (
@@ -221,5 +266,5 @@ def _borda_normalised(rows: pl.LazyFrame, n_runs: int) -> pl.LazyFrame:
         .then(1.0 - (pl.col("pos").cast(pl.Float64) - 1.0) / pl.col("_n"))
         .otherwise(0.5 - (pl.col("_len") - 1.0) / (2.0 * pl.col("_n")))
     )
-    del n_runs  # every run is in the grid: the count of a document is the number of runs
-    return full.select("run", "weight", "query_id", "doc_id", "pos", value.alias("value"))
+    # Every run is in the grid: a document's count is the number of runs.
+    return full.select(*by, "run", "weight", "query_id", "doc_id", "pos", value.alias("value"))

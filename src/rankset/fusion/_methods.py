@@ -80,7 +80,9 @@ class FusionMethod:
     description: str
     uses_scores: bool  # normalised scores; otherwise positions only
     params: Mapping[str, float | None]  # parameter -> default (None: required)
-    build: Callable[[Mapping[str, float]], pl.Expr]
+    # Parameters come as expressions: literals in fuse, per-configuration columns (one
+    # value per group) in optimize_fusion.
+    build: Callable[[Mapping[str, pl.Expr]], pl.Expr]
 
 
 def _w_sum(expr: pl.Expr) -> pl.Expr:
@@ -171,7 +173,7 @@ _METHODS = [
         "Rank-biased centroid: sum of weight * (1 - phi) * phi^(position - 1).",
         False,
         {"phi": None},
-        lambda p: _w_sum((1.0 - p["phi"]) * pl.lit(p["phi"]).pow(_pos - 1.0)),
+        lambda p: _w_sum((1.0 - p["phi"]) * p["phi"].pow(_pos - 1.0)),
     ),
     FusionMethod(
         "borda",
@@ -198,6 +200,6 @@ ALIASES = {
 }
 
 
-def fusion_expression(method: FusionMethod, params: Mapping[str, float]) -> pl.Expr:
+def fusion_expression(method: FusionMethod, params: Mapping[str, pl.Expr]) -> pl.Expr:
     """Return the fused score of a (query, doc) group, aliased ``score``."""
     return method.build(params).cast(pl.Float64).alias("score")

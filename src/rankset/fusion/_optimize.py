@@ -11,10 +11,18 @@ from typing import Any
 import polars as pl
 
 from rankset._typing import IntoLabels, IntoRun
+from rankset._validation import check_choice
 from rankset.errors import ParameterError
 from rankset.evaluation import evaluate
-from rankset.fusion._fuse import fuse, resolve_method
-from rankset.fusion._methods import Norm
+from rankset.fusion._fuse import (
+    check_parameters,
+    check_weights,
+    fused_rows,
+    long_rows,
+    prepared_rows,
+    resolve_method,
+)
+from rankset.fusion._methods import NORMS, FusionMethod, Norm
 from rankset.measures import greater_is_better, parse_metric
 
 __all__ = ["FusionSearch", "optimize_fusion"]
@@ -93,14 +101,50 @@ def optimize_fusion(
     """
     fusion = resolve_method(method)
     target = parse_metric(metric)
-    items = list(runs.items()) if isinstance(runs, Mapping) else list(enumerate(runs))
-    configurations = _configurations(fusion.name, fusion.params, grid or {}, len(items), norm)
-    fused = [
-        fuse([source for _, source in items], fusion.name, name=str(number), **config)
-        for number, config in enumerate(configurations)
-    ]
+    sources = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
+    configurations = _configurations(fusion.name, fusion.params, grid or {}, len(sources), norm)
+    # Check every configuration as fuse() would, before any work.
+    settled = [_settle(fusion, config, len(sources)) for config in configurations]
+    base = long_rows(sources, [1.0] * len(sources), None)
+    frames = []
+    for chosen_norm in dict.fromkeys(norm_ for norm_, _, _ in settled):
+        numbers = [i for i, (norm_, _, _) in enumerate(settled) if norm_ == chosen_norm]
+        params = pl.LazyFrame(
+            {
+                "_config": numbers,
+                **{key: [settled[i][1][key] for i in numbers] for key in fusion.params},
+            },
+            schema={"_config": pl.Int64, **dict.fromkeys(fusion.params, pl.Float64)},
+        )
+        weights = pl.LazyFrame(
+            {
+                "_config": [i for i in numbers for _ in sources],
+                "run": [run for _ in numbers for run in range(len(sources))],
+                "weight": [w for i in numbers for w in settled[i][2]],
+            },
+            schema={"_config": pl.Int64, "run": pl.Int32, "weight": pl.Float64},
+        )
+
+        def per_configuration(
+            rows: pl.LazyFrame, params: pl.LazyFrame = params, weights: pl.LazyFrame = weights
+        ) -> pl.LazyFrame:
+            return rows.drop("weight").join(weights, on="run").join(params, on="_config")
+
+        if fusion.name == "borda":  # its points depend on the weights
+            prepared = prepared_rows(per_configuration(base), fusion, chosen_norm, by=["_config"])
+        else:
+            prepared = per_configuration(prepared_rows(base, fusion, chosen_norm))
+        frames.append(
+            fused_rows(
+                prepared,
+                fusion,
+                {key: pl.col(key).first() for key in fusion.params},
+                name=pl.col("_config").cast(pl.String),
+                by=["_config"],
+            )
+        )
     result = evaluate(
-        pl.concat(fused, how="vertical"), labels, [target], confidence=None, **evaluate_options
+        pl.concat(frames, how="vertical"), labels, [target], confidence=None, **evaluate_options
     )
     per_query = result.per_query.select(pl.col("system").cast(pl.Int64), "query_id", "value")
     train = None if train_queries is None else {str(q) for q in train_queries}
@@ -134,6 +178,23 @@ def optimize_fusion(
     )
     best = {"method": fusion.name, **configurations[best_number]}
     return FusionSearch(best=best, table=table, metric=target.name)
+
+
+def _settle(
+    fusion: FusionMethod, config: Mapping[str, Any], n_runs: int
+) -> tuple[Norm, dict[str, float], list[float]]:
+    """Return a configuration's normalisation, parameters (defaults filled) and weights."""
+    chosen: Norm = config.get("norm") or "min-max"
+    check_choice("norm", chosen, NORMS)
+    if "norm" in config and not fusion.uses_scores:
+        msg = f"{fusion.name} fuses positions, not scores: leave norm out of the grid."
+        raise ParameterError(msg)
+    params = {key: value for key, value in config.items() if key not in ("norm", "weights")}
+    return (
+        chosen,
+        check_parameters(fusion, params),
+        check_weights(config.get("weights"), n_runs, fusion),
+    )
 
 
 def _configurations(
