@@ -31,10 +31,22 @@ def main() -> None:
     qrels = rankset.scan_labels(qrels_path).collect()
     queries = sorted(set(qrels["query_id"]))
     train = queries[::2]
-    grid = [float(k) for k in (1, 5, 10, 20, 30, 40, 60, 80, 100, 150)]
+    for grid in (
+        [float(k) for k in (1, 5, 10, 20, 30, 40, 60, 80, 100, 150)],
+        [float(k) for k in range(5, 151, 5)],
+    ):
+        _compare(runs, qrels, train, grid, args.repeats)
 
+
+def _compare(
+    runs: list[pl.DataFrame],
+    qrels: pl.DataFrame,
+    train: list[str],
+    grid: list[float],
+    repeats: int,
+) -> None:
     one_pass, loop = [], []
-    for _ in range(args.repeats):
+    for _ in range(repeats):
         start = time.perf_counter()
         search = rankset.optimize_fusion(
             runs, qrels, "rrf", "ndcg@10", grid={"k": grid}, train_queries=train

@@ -249,3 +249,60 @@ def test_optimize_fusion_finds_what_a_loop_of_evaluations_finds(
         assert table[f'{{"k": {k}}}']["train"] == pytest.approx(mean, rel=1e-12)
     assert search.table["n_test"].min() > 0
     assert search.metric == "ndcg@10"
+
+
+# --- writing large fusions, and what fusion changed ------------------------------------------
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
+
+
+@pytest.mark.parametrize("buckets", [1, 3, 7])
+def test_write_fused_by_bucket_writes_the_same_run(tmp_path: Path, buckets: int) -> None:
+    runs = [SAMPLE / "bm25.trec", SAMPLE / "rerank.trec"]
+    out = rankset.fusion.write_fused(runs, tmp_path / "f.trec", "combmnz", buckets=buckets)
+    written = rankset.scan_run(out).collect().sort("query_id", "rank")
+    expected = rankset.fuse(runs, "combmnz").collect().sort("query_id", "rank")
+    assert written.select("query_id", "doc_id", "rank").equals(
+        expected.select("query_id", "doc_id", "rank")
+    )
+    assert written["score"].to_list() == pytest.approx(expected["score"].to_list(), rel=1e-15)
+    assert list(tmp_path.iterdir()) == [out]  # no part files left behind
+
+
+def test_fusion_changes_counts_every_query_of_every_input_once() -> None:
+    runs = {"bm25": SAMPLE / "bm25.trec", "rerank": SAMPLE / "rerank.trec"}
+    fused = rankset.fuse(list(runs.values()), "rrf").collect()
+    diagnosis = rankset.diagnose(
+        {**runs, "fused": fused}, SAMPLE / "qrels.txt", k=10, scale="trec_dl"
+    )
+    changes = rankset.fusion.fusion_changes(diagnosis, "fused")
+    per_system = dict(changes.group_by("system").agg(pl.col("n_queries").sum()).iter_rows())
+    assert per_system == {"bm25": 40, "rerank": 40}
+    quadrants = diagnosis.per_query.select("system", "query_id", "quadrant")
+    for system, before, after, n, ids in changes.iter_rows():
+        assert len(ids) == n
+        for query in ids:
+            got_before = quadrants.filter(
+                (pl.col("system") == system) & (pl.col("query_id") == query)
+            )["quadrant"].item()
+            got_after = quadrants.filter(
+                (pl.col("system") == "fused") & (pl.col("query_id") == query)
+            )["quadrant"].item()
+            assert (got_before, got_after) == (before, after)
+    with pytest.raises(rankset.ParameterError, match="Did you mean 'fused'"):
+        rankset.fusion.fusion_changes(diagnosis, "fuzed")
+
+
+def test_the_report_shows_what_fusion_changed(tmp_path: Path) -> None:
+    runs = {"bm25": SAMPLE / "bm25.trec", "rerank": SAMPLE / "rerank.trec"}
+    fused = rankset.fuse(list(runs.values()), "rrf").collect()
+    page = rankset.report.report(
+        {**runs, "fused": fused},
+        SAMPLE / "qrels.txt",
+        out=tmp_path / "r.html",
+        scale="trec_dl",
+        fused="fused",
+        n_resamples=100,
+    ).read_text(encoding="utf-8")
+    assert "What fusion changed" in page
+    assert "quadrant in fused" in page

@@ -162,6 +162,7 @@ def _report(args: argparse.Namespace) -> int:
             k_max=args.k_max,
             out=args.out,
             title=args.title,
+            fused=args.fused,
             **options,
         )
     print(path)
@@ -231,8 +232,7 @@ def _diagnose(args: argparse.Namespace) -> int:
 
 def _fuse(args: argparse.Namespace) -> int:
     from rankset.errors import ParameterError
-    from rankset.fusion import fuse, optimize_fusion
-    from rankset.io import write_run
+    from rankset.fusion import optimize_fusion, write_fused
 
     params = {
         key: getattr(args, key)
@@ -279,8 +279,15 @@ def _fuse(args: argparse.Namespace) -> int:
     method = settings.pop("method")
     with progress(args) as step:
         step(f"fusing {len(args.runs)} runs with {method}")
-        fused = fuse(args.runs, method, name=args.name, depth=args.depth, **settings)
-        write_run(fused, args.out)
+        write_fused(
+            args.runs,
+            args.out,
+            method,
+            buckets=args.buckets,
+            name=args.name,
+            depth=args.depth,
+            **settings,
+        )
     print(args.out, file=sys.stderr)
     return EXIT_OK
 

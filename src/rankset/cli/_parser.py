@@ -234,6 +234,11 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-k", "--k", dest="k", type=int, default=10, help="diagnosis cutoff")
     report.add_argument("--k-max", type=int, default=20, metavar="N", help="largest curve k")
     report.add_argument("--title", default="rankset report")
+    report.add_argument(
+        "--fused",
+        metavar="NAME",
+        help="the system name of a fused run among the runs: adds what fusion changed",
+    )
     report.add_argument("--out", required=True, metavar="REPORT.html", help="output file")
 
     fuse = commands.add_parser(
@@ -250,6 +255,13 @@ def build_parser() -> argparse.ArgumentParser:
         fuse.add_argument(f"--{parameter}", type=float, help=f"the method's {parameter}")
     fuse.add_argument("--depth", type=int, metavar="N", help="fuse each run's first N documents")
     fuse.add_argument("--name", default="fused", help="system name of the fused run")
+    fuse.add_argument(
+        "--buckets",
+        type=int,
+        default=1,
+        metavar="N",
+        help="fuse the queries in N hash buckets, one at a time (same output, less memory)",
+    )
     fuse.add_argument("--out", required=True, metavar="FUSED", help="output run file")
     fuse.add_argument("--optimize", action="store_true", help="search the grid first")
     fuse.add_argument("--qrels", "--labels", dest="labels", metavar="LABELS")

@@ -5,8 +5,18 @@ take as it is; :func:`optimize_fusion` evaluates a grid of configurations in one
 checks the best one on held-out queries.
 """
 
+from rankset.fusion._changes import fusion_changes
 from rankset.fusion._fuse import fuse
 from rankset.fusion._methods import METHODS, NORMS
 from rankset.fusion._optimize import FusionSearch, optimize_fusion
+from rankset.fusion._write import write_fused
 
-__all__ = ["METHODS", "NORMS", "FusionSearch", "fuse", "optimize_fusion"]
+__all__ = [
+    "METHODS",
+    "NORMS",
+    "FusionSearch",
+    "fuse",
+    "fusion_changes",
+    "optimize_fusion",
+    "write_fused",
+]

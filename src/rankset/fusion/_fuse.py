@@ -16,7 +16,7 @@ from rankset.fusion._methods import (
     NORMS,
     FusionMethod,
     Norm,
-    fusion_expression,
+    fused_scores,
     normalised,
 )
 from rankset.io import scan_run
@@ -148,11 +148,18 @@ def fused_rows(
     *,
     name: str | pl.Expr = "fused",
     by: Sequence[str] = (),
+    ranked: bool = True,
 ) -> pl.LazyFrame:
-    """Fuse prepared rows per (*by, query, doc); rank by score, ties by doc id descending."""
+    """Fuse prepared rows per (*by, query, doc); rank by score, ties by doc id descending.
+
+    ``ranked=False`` leaves the rows unsorted and without ``rank`` (the evaluation orders
+    them by score with the same tie rule).
+    """
     lists = [*by, "query_id"]
-    fused = rows.group_by(*lists, "doc_id").agg(fusion_expression(fusion, params))
+    fused = fused_scores(rows, fusion, params, [*lists, "doc_id"])
     system = pl.lit(name, dtype=pl.String) if isinstance(name, str) else name
+    if not ranked:
+        return fused.select(system.alias("system"), "query_id", "doc_id", "score")
     return (
         fused.sort([*lists, "score", "doc_id"], descending=[False] * len(lists) + [True, True])
         .with_columns(

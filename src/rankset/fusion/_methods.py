@@ -21,7 +21,7 @@ __all__ = [
     "NORMS",
     "FusionMethod",
     "Norm",
-    "fusion_expression",
+    "fused_scores",
     "normalised",
 ]
 
@@ -73,20 +73,33 @@ def normalised(norm: Norm) -> pl.Expr:
 
 
 @dataclass(frozen=True)
+class Parts:
+    """A method as Polars can run it fast: row terms, simple aggregations, a final formula.
+
+    ``terms`` are computed on every row (elementwise), ``aggregations`` per (query, doc)
+    are plain sums, counts, means, minima... (Polars' fast path), and ``final`` combines
+    the aggregated columns into the fused score.
+    """
+
+    terms: Mapping[str, pl.Expr]
+    aggregations: Mapping[str, pl.Expr]
+    final: pl.Expr
+
+
+@dataclass(frozen=True)
 class FusionMethod:
-    """A fusion method: what it reads, its parameters with defaults, its aggregation."""
+    """A fusion method: what it reads, its parameters with defaults, how it is computed."""
 
     name: str
     description: str
     uses_scores: bool  # normalised scores; otherwise positions only
     params: Mapping[str, float | None]  # parameter -> default (None: required)
-    # Parameters come as expressions: literals in fuse, per-configuration columns (one
-    # value per group) in optimize_fusion.
-    build: Callable[[Mapping[str, pl.Expr]], pl.Expr]
+    # Parameters come as row expressions: literals in fuse, the configuration's columns in
+    # optimize_fusion.
+    parts: Callable[[Mapping[str, pl.Expr]], Parts]
 
 
-def _w_sum(expr: pl.Expr) -> pl.Expr:
-    return (_weight * expr).sum()
+_s, _n, _p = pl.col("_s"), pl.col("_n"), pl.col("_p")
 
 
 def _borda_points() -> pl.Expr:
@@ -96,34 +109,74 @@ def _borda_points() -> pl.Expr:
     return pl.col("_n_candidates") - _pos + 1.0 - pl.col("_missing_points")
 
 
+def _summed(term: pl.Expr, final: pl.Expr = _s, **more: pl.Expr) -> Parts:
+    return Parts({"_t": term}, {"_s": pl.col("_t").sum(), **more}, final)
+
+
+def _isr(final: pl.Expr, **more: pl.Expr) -> Parts:
+    return _summed(1.0 / _pos.pow(2), final, _n=pl.len().cast(pl.Float64), **more)
+
+
 _METHODS = [
-    FusionMethod("combsum", "Sum of the normalised scores.", True, {}, lambda p: _value.sum()),
+    FusionMethod(
+        "combsum",
+        "Sum of the normalised scores.",
+        True,
+        {},
+        lambda p: Parts({}, {"_s": _value.sum()}, _s),
+    ),
     FusionMethod(
         "combmnz",
         "Sum of the normalised scores times the number of runs that contain the document.",
         True,
         {},
-        lambda p: _value.sum() * _count,
+        lambda p: Parts({}, {"_s": _value.sum(), "_n": _count}, _s * _n),
     ),
     FusionMethod(
         "combgmnz",
         "CombMNZ with the count raised to gamma.",
         True,
         {"gamma": None},
-        lambda p: _value.sum() * _count.pow(p["gamma"]),
+        lambda p: Parts(
+            {"_g": p["gamma"]},
+            {"_s": _value.sum(), "_n": _count, "_p": pl.col("_g").first()},
+            _s * _n.pow(_p),
+        ),
     ),
     FusionMethod(
         "combanz",
         "Mean normalised score over the runs that contain the document.",
         True,
         {},
-        lambda p: _value.mean(),
+        lambda p: Parts({}, {"_s": _value.mean()}, _s),
     ),
-    FusionMethod("combmax", "Largest normalised score.", True, {}, lambda p: _value.max()),
-    FusionMethod("combmin", "Smallest normalised score.", True, {}, lambda p: _value.min()),
-    FusionMethod("combmed", "Median normalised score.", True, {}, lambda p: _value.median()),
     FusionMethod(
-        "wsum", "Weighted sum of the normalised scores.", True, {}, lambda p: _w_sum(_value)
+        "combmax",
+        "Largest normalised score.",
+        True,
+        {},
+        lambda p: Parts({}, {"_s": _value.max()}, _s),
+    ),
+    FusionMethod(
+        "combmin",
+        "Smallest normalised score.",
+        True,
+        {},
+        lambda p: Parts({}, {"_s": _value.min()}, _s),
+    ),
+    FusionMethod(
+        "combmed",
+        "Median normalised score.",
+        True,
+        {},
+        lambda p: Parts({}, {"_s": _value.median()}, _s),
+    ),
+    FusionMethod(
+        "wsum",
+        "Weighted sum of the normalised scores.",
+        True,
+        {},
+        lambda p: _summed(_weight * _value),
     ),
     FusionMethod(
         "wmnz",
@@ -131,56 +184,64 @@ _METHODS = [
         "contain the document.",
         True,
         {},
-        lambda p: _value.sum() * _weight.sum(),
+        lambda p: Parts({}, {"_s": _value.sum(), "_w": _weight.sum()}, _s * pl.col("_w")),
     ),
     FusionMethod(
         "mixed",
         "Weighted sum of the normalised scores times the square root of the count.",
         True,
         {},
-        lambda p: _w_sum(_value) * _count.sqrt(),
+        lambda p: _summed(_weight * _value, _s * _n.sqrt(), _n=_count),
     ),
     FusionMethod(
         "rrf",
         "Reciprocal rank fusion: sum of weight / (k + position).",
         False,
         {"k": 60.0},
-        lambda p: _w_sum(1.0 / (p["k"] + _pos)),
+        lambda p: _summed(_weight / (p["k"] + _pos)),
     ),
     FusionMethod(
         "isr",
         "Inverse square rank: sum of 1 / position^2 times the count.",
         False,
         {},
-        lambda p: (1.0 / _pos.pow(2)).sum() * _count,
+        lambda p: _isr(_s * _n),
     ),
     FusionMethod(
         "log_isr",
         "Sum of 1 / position^2 times ln(count) (0 for a document one run found).",
         False,
         {},
-        lambda p: (1.0 / _pos.pow(2)).sum() * _count.log(),
+        lambda p: _isr(_s * _n.log()),
     ),
     FusionMethod(
         "logn_isr",
         "Sum of 1 / position^2 times ln(count + sigma).",
         False,
         {"sigma": 0.01},
-        lambda p: (1.0 / _pos.pow(2)).sum() * (_count + p["sigma"]).log(),
+        lambda p: Parts(
+            {"_t": 1.0 / _pos.pow(2), "_g": p["sigma"]},
+            {"_s": pl.col("_t").sum(), "_n": _count, "_p": pl.col("_g").first()},
+            _s * (_n + _p).log(),
+        ),
     ),
     FusionMethod(
         "rbc",
         "Rank-biased centroid: sum of weight * (1 - phi) * phi^(position - 1).",
         False,
         {"phi": None},
-        lambda p: _w_sum((1.0 - p["phi"]) * p["phi"].pow(_pos - 1.0)),
+        lambda p: _summed(_weight * (1.0 - p["phi"]) * p["phi"].pow(_pos - 1.0)),
     ),
     FusionMethod(
         "borda",
         "Borda count: N - position + 1 points per run, (N - n + 1) / 2 where missing.",
         False,
         {},
-        lambda p: _w_sum(_borda_points()) + pl.col("_all_missing_points").first(),
+        lambda p: _summed(
+            _weight * _borda_points(),
+            _s + pl.col("_m"),
+            _m=pl.col("_all_missing_points").first(),
+        ),
     ),
 ]
 
@@ -200,6 +261,14 @@ ALIASES = {
 }
 
 
-def fusion_expression(method: FusionMethod, params: Mapping[str, pl.Expr]) -> pl.Expr:
-    """Return the fused score of a (query, doc) group, aliased ``score``."""
-    return method.build(params).cast(pl.Float64).alias("score")
+def fused_scores(
+    rows: pl.LazyFrame, method: FusionMethod, params: Mapping[str, pl.Expr], keys: list[str]
+) -> pl.LazyFrame:
+    """Return ``*keys, score``: the method over ``rows`` grouped by ``keys``."""
+    parts = method.parts(params)
+    with_terms = rows.with_columns(**parts.terms) if parts.terms else rows
+    return (
+        with_terms.group_by(keys)
+        .agg(**parts.aggregations)
+        .select(*keys, parts.final.cast(pl.Float64).alias("score"))
+    )

@@ -138,14 +138,15 @@ def optimize_fusion(
             fused_rows(
                 prepared,
                 fusion,
-                {key: pl.col(key).first() for key in fusion.params},
+                {key: pl.col(key) for key in fusion.params},
                 name=pl.col("_config").cast(pl.String),
                 by=["_config"],
+                ranked=False,
             )
         )
-    result = evaluate(
-        pl.concat(frames, how="vertical"), labels, [target], confidence=None, **evaluate_options
-    )
+    # Collected once: the evaluation reads its runs twice (their profile, then the pass).
+    fused = pl.concat(frames, how="vertical").collect()
+    result = evaluate(fused, labels, [target], confidence=None, **evaluate_options)
     per_query = result.per_query.select(pl.col("system").cast(pl.Int64), "query_id", "value")
     train = None if train_queries is None else {str(q) for q in train_queries}
     if train is not None and not train & set(per_query["query_id"].to_list()):

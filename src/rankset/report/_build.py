@@ -47,6 +47,7 @@ def build_report(
     worst: int = 10,
     query_text: Mapping[str, str] | None = None,
     notes: Sequence[str] = (),
+    fused: str | None = None,
 ) -> str:
     """Render results as one self-contained HTML document.
 
@@ -76,6 +77,10 @@ def build_report(
         ``{query_id: text}`` shown next to the worst queries.
     notes
         Lines shown under the header (escaped), e.g. what :func:`report` left out.
+    fused
+        The system name of a fused run (:func:`rankset.fuse`): with ``diagnosis``, a
+        section counts the queries that moved between quadrants from each input run to
+        it (:func:`rankset.fusion.fusion_changes`).
 
     Returns
     -------
@@ -114,6 +119,10 @@ def build_report(
         sections.append(("curves", "Metric vs k", _sections.curves_section(curves)))
     if diagnosis is not None and diagnosis.per_query.height:
         sections.append(("diagnosis", "Diagnostic matrix", _sections.diagnosis_section(diagnosis)))
+    if fused is not None and diagnosis is not None and diagnosis.per_query.height:
+        sections.append(
+            ("fusion", "What fusion changed", _sections.fusion_section(diagnosis, fused))
+        )
     if worst and result.metrics:
         sections.append(
             ("worst", "Worst queries", _sections.worst_section(result, worst, query_text))
@@ -142,6 +151,7 @@ def report(
     title: str = "rankset report",
     worst: int = 10,
     query_text: Mapping[str, str] | None = None,
+    fused: str | None = None,
     n_resamples: int = 2000,
     seed: int = 0,
     **evaluate_options: Any,
@@ -167,8 +177,8 @@ def report(
         a cutoff.
     out
         The file to write (atomically: a temporary file beside it, then a rename).
-    title, worst, query_text
-        As for :func:`build_report`.
+    title, worst, query_text, fused
+        As for :func:`build_report` (``fused``: the name of a fused run among ``runs``).
     n_resamples, seed
         Bootstrap resamples of the confidence intervals and random sign assignments of the
         randomization test; one seed for all.
@@ -255,6 +265,7 @@ def report(
         worst=worst,
         query_text=query_text,
         notes=notes,
+        fused=fused,
     )
     target = Path(out)
     with atomic_path(target) as temp:

@@ -252,6 +252,32 @@ def diagnosis_section(diagnosis: Diagnosis) -> str:
     return f'{quadrant_table}\n<div class="charts">{heatmap}{scatter}</div>'
 
 
+def fusion_section(diagnosis: Diagnosis, fused: str) -> str:
+    """Count the queries that moved between quadrants from each input run to the fused run."""
+    from rankset.fusion import fusion_changes
+
+    changes = fusion_changes(diagnosis, fused).with_columns(
+        pl.col("before").fill_null("unclassified"),
+        pl.col("after").fill_null("unclassified"),
+        pl.col("query_ids").list.head(8).list.join(" ").alias("queries"),
+    )
+    return table(
+        changes.select("system", "before", "after", "n_queries", "queries"),
+        [
+            ("system", "input run", "key"),
+            ("before", "quadrant in the input", "text"),
+            ("after", f"quadrant in {fused}", "text"),
+            ("n_queries", "queries", "int"),
+            ("queries", "first query ids", "longtext"),
+        ],
+        caption=(
+            f"Each input run's queries against the fused run {fused}: moves first "
+            "(retrieval miss to healthy is what fusion is for), then the queries it left "
+            "where they were."
+        ),
+    )
+
+
 def worst_section(
     result: EvaluationResult, worst: int, query_text: Mapping[str, str] | None
 ) -> str:
