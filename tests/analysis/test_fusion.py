@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from pathlib import Path
@@ -122,7 +123,7 @@ POSITION_METHODS = {
     "rbc": ("rbc", {"phi": 0.8}),
     "borda": ("bordafuse", {}),
 }
-SCORE_NORMS = ("min-max", "max", "sum", "zmuv")
+SCORE_NORMS = ("min-max", "min-max-inverted", "max", "sum", "zmuv")
 POSITION_NORMS = ("rank", "borda")
 
 
@@ -219,8 +220,63 @@ def test_weighted_borda_equals_ranx(dl19_runs: list[pl.DataFrame]) -> None:
     assert _close(got, want) == []
 
 
+TRAINED_METHODS = {
+    "posfuse": ("posfuse_train", {}, {}),
+    "probfuse": ("probfuse_train", {"n_segments": 7}, {"segments": 7}),
+    "segfuse": ("segfuse_train", {}, {}),
+    "slidefuse": ("slidefuse_train", {}, {"w": 3}),
+    "mapfuse": ("mapfuse_train", {}, {}),
+    "bayesfuse": ("bayesfuse_train", {}, {}),
+}
+RANX_PARAMS = {
+    "posfuse": lambda trained, ours: {"probs": trained},
+    "probfuse": lambda trained, ours: {"probs": trained},
+    "segfuse": lambda trained, ours: {"probs": trained},
+    "slidefuse": lambda trained, ours: {"probs": trained, "w": ours["w"]},
+    "mapfuse": lambda trained, ours: {"map_scores": trained},
+    "bayesfuse": lambda trained, ours: {"log_odds": trained},
+}
+
+
+@pytest.mark.parametrize("method", sorted(TRAINED_METHODS))
+def test_trained_methods_equal_ranx_on_dl19(
+    dl19_runs: list[pl.DataFrame], shared_data: Path, method: str
+) -> None:
+    ranx = pytest.importorskip("ranx")
+    qrels_path = shared_data / "anserini_qrels_topics" / "qrels" / "qrels.dl19-passage.txt.gz"
+    # Distinct scores in rankset's order: ranx's sort leaves ties in arbitrary order, and
+    # SegFuse reads the normalised scores.
+    runs = [run.with_columns(score=1000.0 - pl.col("pos").cast(pl.Float64)) for run in dl19_runs]
+    queries = sorted(set(runs[0]["query_id"]))
+    labels = rankset.scan_labels(qrels_path).collect().filter(pl.col("query_id").is_in(queries))
+    qrels = ranx.Qrels(
+        {
+            q: {d: int(g) for _, d, g in rows.iter_rows()}
+            for (q,), rows in labels.group_by("query_id")
+        }
+    )
+    train_name, train_args, ours = TRAINED_METHODS[method]
+    ranx_runs = [_ranx_run(run, by_position=False) for run in runs]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trained = getattr(ranx.fusion, train_name)(qrels, ranx_runs, **train_args)
+        fused = ranx.fuse(
+            ranx_runs, norm="min-max", method=method, params=RANX_PARAMS[method](trained, ours)
+        )
+    want = {(q, d): s for q, docs in fused.to_dict().items() for d, s in docs.items()}
+    got = _scores(rankset.fuse(runs, method, labels=labels, **ours))
+    assert _close(got, want) == []
+
+
+def test_a_trained_method_needs_labels_and_an_untrained_one_refuses_them() -> None:
+    with pytest.raises(rankset.ParameterError, match="pass labels="):
+        rankset.fuse([BM25, DENSE], "posfuse")
+    with pytest.raises(rankset.ParameterError, match="not trained"):
+        rankset.fuse([BM25, DENSE], "rrf", labels={"q1": {"a": 1}})
+
+
 def test_every_method_is_covered_by_a_parity_or_hand_test() -> None:
-    assert set(METHODS) == set(SCORE_METHODS) | set(POSITION_METHODS)
+    assert set(METHODS) == set(SCORE_METHODS) | set(POSITION_METHODS) | set(TRAINED_METHODS)
 
 
 # --- optimize_fusion ------------------------------------------------------------------------
@@ -306,3 +362,20 @@ def test_the_report_shows_what_fusion_changed(tmp_path: Path) -> None:
     ).read_text(encoding="utf-8")
     assert "What fusion changed" in page
     assert "quadrant in fused" in page
+
+
+def test_optimize_fusion_trains_on_the_training_queries_only() -> None:
+    runs = [SAMPLE / "bm25.trec", SAMPLE / "rerank.trec"]
+    qrels = SAMPLE / "qrels.txt"
+    train = [f"q{i:03d}" for i in range(1, 21)]
+    search = rankset.optimize_fusion(
+        runs, qrels, "probfuse", "ndcg@10", grid={"segments": [2.0, 5.0]}, train_queries=train
+    )
+    for row in search.table.iter_rows(named=True):
+        segments = json.loads(row["settings"])["segments"]
+        fused = rankset.fuse(runs, "probfuse", labels=qrels, train_queries=train, segments=segments)
+        result = rankset.evaluate(fused, qrels, ["ndcg@10"], confidence=None)
+        values = result.per_query.filter(pl.col("query_id").is_in(train))["value"]
+        assert row["train"] == pytest.approx(values.mean(), rel=1e-12)
+        assert row["n_train"] == 20
+    assert search.best["method"] == "probfuse"

@@ -429,3 +429,17 @@ def test_fuse_command_needs_labels_to_optimize(tmp_path: Path) -> None:
     sample = Path(__file__).resolve().parents[2] / "data" / "sample"
     runs = [str(sample / "bm25.trec"), str(sample / "rerank.trec")]
     assert main(["fuse", *runs, "--optimize", "--out", str(tmp_path / "x.trec")]) == 2
+
+
+def test_fuse_command_trains_a_probabilistic_method(tmp_path: Path) -> None:
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample"
+    runs = [str(sample / "bm25.trec"), str(sample / "rerank.trec")]
+    qrels = str(sample / "qrels.txt")
+    out = tmp_path / "slide.trec"
+    argv = ["fuse", *runs, "--method", "slidefuse", "--w", "3", "--qrels", qrels]
+    assert main([*argv, "--out", str(out)]) == 0
+    written = rankset.scan_run(out).collect()
+    expected = rankset.fuse(runs, "slidefuse", labels=qrels, w=3).collect()
+    assert written.select("query_id", "doc_id", "rank").equals(
+        expected.select("query_id", "doc_id", "rank")
+    )

@@ -232,11 +232,11 @@ def _diagnose(args: argparse.Namespace) -> int:
 
 def _fuse(args: argparse.Namespace) -> int:
     from rankset.errors import ParameterError
-    from rankset.fusion import optimize_fusion, write_fused
+    from rankset.fusion import optimize_fusion, resolve_method, write_fused
 
     params = {
         key: getattr(args, key)
-        for key in ("k", "gamma", "phi", "sigma")
+        for key in ("k", "gamma", "phi", "sigma", "segments", "w")
         if getattr(args, key) is not None
     }
     settings: dict[str, Any] = {"method": args.method, **params}
@@ -244,13 +244,13 @@ def _fuse(args: argparse.Namespace) -> int:
         settings["norm"] = args.norm
     if args.weights is not None:
         settings["weights"] = args.weights
+    train = None
+    if args.train_queries is not None:
+        with open(args.train_queries, encoding="utf-8") as handle:
+            train = [line.strip() for line in handle if line.strip()]
     if args.optimize:
         if args.labels is None:
             raise ParameterError("--optimize needs --qrels LABELS.")
-        train = None
-        if args.train_queries is not None:
-            with open(args.train_queries, encoding="utf-8") as handle:
-                train = [line.strip() for line in handle if line.strip()]
         with progress(args) as step:
             step("fusing and evaluating every configuration")
             search = optimize_fusion(
@@ -277,6 +277,8 @@ def _fuse(args: argparse.Namespace) -> int:
                 )
             )
     method = settings.pop("method")
+    if resolve_method(method).trained:
+        settings.update(labels=args.labels, train_queries=train)
     with progress(args) as step:
         step(f"fusing {len(args.runs)} runs with {method}")
         write_fused(

@@ -251,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     fuse.add_argument("--method", default="rrf", help="fusion method (default rrf)")
     fuse.add_argument("--norm", choices=NORMS, help="score normalisation (score-based methods)")
     fuse.add_argument("--weights", type=float, nargs="+", metavar="W", help="one per run")
-    for parameter in ("k", "gamma", "phi", "sigma"):
+    for parameter in ("k", "gamma", "phi", "sigma", "segments", "w"):
         fuse.add_argument(f"--{parameter}", type=float, help=f"the method's {parameter}")
     fuse.add_argument("--depth", type=int, metavar="N", help="fuse each run's first N documents")
     fuse.add_argument("--name", default="fused", help="system name of the fused run")

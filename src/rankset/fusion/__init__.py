@@ -6,7 +6,7 @@ checks the best one on held-out queries.
 """
 
 from rankset.fusion._changes import fusion_changes
-from rankset.fusion._fuse import fuse
+from rankset.fusion._fuse import fuse, resolve_method
 from rankset.fusion._methods import METHODS, NORMS
 from rankset.fusion._optimize import FusionSearch, optimize_fusion
 from rankset.fusion._write import write_fused
@@ -18,5 +18,6 @@ __all__ = [
     "fuse",
     "fusion_changes",
     "optimize_fusion",
+    "resolve_method",
     "write_fused",
 ]

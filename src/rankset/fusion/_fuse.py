@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
-from rankset._typing import IntoRun
+from rankset._typing import IntoLabels, IntoRun
 from rankset._validation import check_choice, check_float, did_you_mean
 from rankset.errors import ParameterError, SchemaError
 from rankset.fusion._methods import (
@@ -19,6 +19,7 @@ from rankset.fusion._methods import (
     fused_scores,
     normalised,
 )
+from rankset.fusion._trained import trained_terms
 from rankset.io import scan_run
 from rankset.schema import normalize_run
 
@@ -41,6 +42,9 @@ def fuse(
     weights: Sequence[float] | None = None,
     name: str = "fused",
     depth: int | None = None,
+    labels: IntoLabels | None = None,
+    train_queries: Iterable[str] | None = None,
+    relevance_level: float = 1,
     **params: float,
 ) -> pl.LazyFrame:
     """Fuse several runs into one: ``system, query_id, doc_id, score, rank`` (lazy).
@@ -68,6 +72,11 @@ def fuse(
         The fused run's system name.
     depth
         Keep the first ``depth`` documents of each input ranking (all by default).
+    labels, train_queries, relevance_level
+        For the methods trained on labelled queries (``posfuse``, ``probfuse``
+        (``segments``), ``segfuse``, ``slidefuse`` (``w``), ``mapfuse``, ``bayesfuse``):
+        the labels, the queries to train on (all labelled ones by default) and the grade
+        from which a document is relevant. The fused run covers every query.
     **params
         The method's parameters (``k``, ``gamma``, ``phi``, ``sigma``).
 
@@ -107,9 +116,24 @@ def fuse(
         msg = f"The 'depth' parameter must be an int >= 1. Got {depth!r} instead."
         raise ParameterError(msg)
 
-    rows = long_rows([source for _, source in items], weight_values, depth)
+    rows = prepared_rows(
+        long_rows([source for _, source in items], weight_values, depth), fusion, chosen_norm
+    )
+    if fusion.trained:
+        rows = trained_terms(
+            rows,
+            fusion.name,
+            settled,
+            labels,
+            train_queries=train_queries,
+            relevance_level=check_float("relevance_level", relevance_level),
+            n_runs=len(items),
+        )
+    elif labels is not None or train_queries is not None:
+        msg = f"{fusion.name} is not trained: leave labels and train_queries out."
+        raise ParameterError(msg)
     literals = {key: pl.lit(value, dtype=pl.Float64) for key, value in settled.items()}
-    return fused_rows(prepared_rows(rows, fusion, chosen_norm), fusion, literals, name=name)
+    return fused_rows(rows, fusion, literals, name=name)
 
 
 def long_rows(

@@ -26,8 +26,19 @@ __all__ = [
 ]
 
 #: Score normalisations (applied per run and query before a score-based method).
-Norm: TypeAlias = Literal["min-max", "max", "sum", "zmuv", "rank", "borda", "none"]
-NORMS: tuple[str, ...] = ("min-max", "max", "sum", "zmuv", "rank", "borda", "none")
+Norm: TypeAlias = Literal[
+    "min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda", "none"
+]
+NORMS: tuple[str, ...] = (
+    "min-max",
+    "min-max-inverted",
+    "max",
+    "sum",
+    "zmuv",
+    "rank",
+    "borda",
+    "none",
+)
 
 # Denominators below this are replaced by it (ranx's guard against division by zero).
 _EPS = 1e-9
@@ -43,7 +54,8 @@ _per_list = ("run", "query_id")
 def normalised(norm: Norm) -> pl.Expr:
     """Return the normalised score of a row, per (run, query), as ``value``.
 
-    ``min-max``: (s - min) / (max - min); ``max``: s / max; ``sum``: (s - min) /
+    ``min-max``: (s - min) / (max - min); ``min-max-inverted``: (max - s) / (max - min),
+    for scores where lower is better (distances); ``max``: s / max; ``sum``: (s - min) /
     sum(s - min); ``zmuv``: (s - mean) / std (population); ``rank``: 1 - (pos - 1) / n;
     ``none``: the score. A zero (or negative, for ``max``) denominator is replaced by
     1e-9, so a list of equal scores normalises to 0. ``borda`` is computed with all the
@@ -60,6 +72,7 @@ def normalised(norm: Norm) -> pl.Expr:
     n = pl.len().over(_per_list).cast(pl.Float64)
     expressions: dict[str, pl.Expr] = {
         "min-max": (_score - low) / pl.max_horizontal(high - low, pl.lit(_EPS)),
+        "min-max-inverted": (high - _score) / pl.max_horizontal(high - low, pl.lit(_EPS)),
         "max": _score / pl.max_horizontal(high, pl.lit(_EPS)),
         "sum": (_score - low)
         / pl.max_horizontal((_score - low).sum().over(_per_list), pl.lit(_EPS)),
@@ -97,6 +110,8 @@ class FusionMethod:
     # Parameters come as row expressions: literals in fuse, the configuration's columns in
     # optimize_fusion.
     parts: Callable[[Mapping[str, pl.Expr]], Parts]
+    # Trained on labelled queries (rankset.fusion._trained adds each row's value, _t).
+    trained: bool = False
 
 
 _s, _n, _p = pl.col("_s"), pl.col("_n"), pl.col("_p")
@@ -245,10 +260,64 @@ _METHODS = [
     ),
 ]
 
+_TRAINED_SUM = Parts({}, {"_s": pl.col("_t").sum()}, _s)
+_METHODS += [
+    FusionMethod(
+        "posfuse",
+        "Sum of the share of training queries relevant at each position.",
+        False,
+        {},
+        lambda p: _TRAINED_SUM,
+        trained=True,
+    ),
+    FusionMethod(
+        "probfuse",
+        "Sum of each segment's relevant share over its number (segments).",
+        False,
+        {"segments": None},
+        lambda p: _TRAINED_SUM,
+        trained=True,
+    ),
+    FusionMethod(
+        "segfuse",
+        "Sum of segment relevance times (normalised score + 1).",
+        True,
+        {},
+        lambda p: _TRAINED_SUM,
+        trained=True,
+    ),
+    FusionMethod(
+        "slidefuse",
+        "Sum of PosFuse's shares averaged over a window of w positions.",
+        False,
+        {"w": None},
+        lambda p: _TRAINED_SUM,
+        trained=True,
+    ),
+    FusionMethod(
+        "mapfuse",
+        "Sum of each run's training MAP over the position.",
+        False,
+        {},
+        lambda p: _TRAINED_SUM,
+        trained=True,
+    ),
+    FusionMethod(
+        "bayesfuse",
+        "Sum over every run of the log-odds of relevance at the position.",
+        False,
+        {},
+        lambda p: Parts(
+            {}, {"_s": pl.col("_t").sum(), "_m": pl.col("_m").first()}, _s + pl.col("_m")
+        ),
+        trained=True,
+    ),
+]
+
 #: Every method, by name.
 METHODS: dict[str, FusionMethod] = {method.name: method for method in _METHODS}
 #: ranx's names for the same methods.
-ALIASES = {
+ALIASES: dict[str, str] = {
     "sum": "combsum",
     "mnz": "combmnz",
     "gmnz": "combgmnz",

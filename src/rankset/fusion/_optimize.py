@@ -17,6 +17,7 @@ from rankset.evaluation import evaluate
 from rankset.fusion._fuse import (
     check_parameters,
     check_weights,
+    fuse,
     fused_rows,
     long_rows,
     prepared_rows,
@@ -105,50 +106,66 @@ def optimize_fusion(
     configurations = _configurations(fusion.name, fusion.params, grid or {}, len(sources), norm)
     # Check every configuration as fuse() would, before any work.
     settled = [_settle(fusion, config, len(sources)) for config in configurations]
-    base = long_rows(sources, [1.0] * len(sources), None)
-    frames = []
-    for chosen_norm in dict.fromkeys(norm_ for norm_, _, _ in settled):
-        numbers = [i for i, (norm_, _, _) in enumerate(settled) if norm_ == chosen_norm]
-        params = pl.LazyFrame(
-            {
-                "_config": numbers,
-                **{key: [settled[i][1][key] for i in numbers] for key in fusion.params},
-            },
-            schema={"_config": pl.Int64, **dict.fromkeys(fusion.params, pl.Float64)},
-        )
-        weights = pl.LazyFrame(
-            {
-                "_config": [i for i in numbers for _ in sources],
-                "run": [run for _ in numbers for run in range(len(sources))],
-                "weight": [w for i in numbers for w in settled[i][2]],
-            },
-            schema={"_config": pl.Int64, "run": pl.Int32, "weight": pl.Float64},
-        )
-
-        def per_configuration(
-            rows: pl.LazyFrame, params: pl.LazyFrame = params, weights: pl.LazyFrame = weights
-        ) -> pl.LazyFrame:
-            return rows.drop("weight").join(weights, on="run").join(params, on="_config")
-
-        if fusion.name == "borda":  # its points depend on the weights
-            prepared = prepared_rows(per_configuration(base), fusion, chosen_norm, by=["_config"])
-        else:
-            prepared = per_configuration(prepared_rows(base, fusion, chosen_norm))
-        frames.append(
-            fused_rows(
-                prepared,
-                fusion,
-                {key: pl.col(key) for key in fusion.params},
-                name=pl.col("_config").cast(pl.String),
-                by=["_config"],
-                ranked=False,
+    train = None if train_queries is None else {str(q) for q in train_queries}
+    frames: list[pl.LazyFrame] = []
+    if fusion.trained:  # trained on the training queries, once per configuration
+        frames = [
+            fuse(
+                sources,
+                fusion.name,
+                name=str(number),
+                labels=labels,
+                train_queries=train,
+                **config,
             )
-        )
+            for number, config in enumerate(configurations)
+        ]
+    else:
+        base = long_rows(sources, [1.0] * len(sources), None)
+        for chosen_norm in dict.fromkeys(norm_ for norm_, _, _ in settled):
+            numbers = [i for i, (norm_, _, _) in enumerate(settled) if norm_ == chosen_norm]
+            params = pl.LazyFrame(
+                {
+                    "_config": numbers,
+                    **{key: [settled[i][1][key] for i in numbers] for key in fusion.params},
+                },
+                schema={"_config": pl.Int64, **dict.fromkeys(fusion.params, pl.Float64)},
+            )
+            weights = pl.LazyFrame(
+                {
+                    "_config": [i for i in numbers for _ in sources],
+                    "run": [run for _ in numbers for run in range(len(sources))],
+                    "weight": [w for i in numbers for w in settled[i][2]],
+                },
+                schema={"_config": pl.Int64, "run": pl.Int32, "weight": pl.Float64},
+            )
+
+            def per_configuration(
+                rows: pl.LazyFrame, params: pl.LazyFrame = params, weights: pl.LazyFrame = weights
+            ) -> pl.LazyFrame:
+                return rows.drop("weight").join(weights, on="run").join(params, on="_config")
+
+            if fusion.name == "borda":  # its points depend on the weights
+                prepared = prepared_rows(
+                    per_configuration(base), fusion, chosen_norm, by=["_config"]
+                )
+            else:
+                prepared = per_configuration(prepared_rows(base, fusion, chosen_norm))
+            frames.append(
+                fused_rows(
+                    prepared,
+                    fusion,
+                    {key: pl.col(key) for key in fusion.params},
+                    name=pl.col("_config").cast(pl.String),
+                    by=["_config"],
+                    ranked=False,
+                )
+            )
+
     # Collected once: the evaluation reads its runs twice (their profile, then the pass).
     fused = pl.concat(frames, how="vertical").collect()
     result = evaluate(fused, labels, [target], confidence=None, **evaluate_options)
     per_query = result.per_query.select(pl.col("system").cast(pl.Int64), "query_id", "value")
-    train = None if train_queries is None else {str(q) for q in train_queries}
     if train is not None and not train & set(per_query["query_id"].to_list()):
         msg = "None of the train_queries is a labelled query the runs answer."
         raise ParameterError(msg)

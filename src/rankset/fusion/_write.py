@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
 
-from rankset._typing import IntoRun
+from rankset._typing import IntoLabels, IntoRun
 from rankset._validation import check_int
 from rankset.evaluation import bucket_of
 from rankset.fusion._fuse import fuse
@@ -30,6 +30,8 @@ def write_fused(
     weights: Sequence[float] | None = None,
     name: str = "fused",
     depth: int | None = None,
+    labels: IntoLabels | None = None,
+    train_queries: Iterable[str] | None = None,
     **params: float,
 ) -> Path:
     """Fuse runs (as :func:`rankset.fuse`) and write the fused run, atomically.
@@ -51,7 +53,15 @@ def write_fused(
     """
     check_int("buckets", buckets, 1)
     items = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
-    options = {"norm": norm, "weights": weights, "name": name, "depth": depth, **params}
+    options = {
+        "norm": norm,
+        "weights": weights,
+        "name": name,
+        "depth": depth,
+        "labels": labels,
+        "train_queries": None if train_queries is None else list(train_queries),
+        **params,
+    }
     target = Path(out)
     if buckets == 1:
         write_run(fuse(items, method, **options), target)  # type: ignore[arg-type]
