@@ -178,17 +178,23 @@ def _close(got: dict[tuple[str, str], float], want: dict[tuple[str, str], float]
     ]
 
 
+def _score_method_mismatches(
+    runs: list[pl.DataFrame], method: str, norm: str, *, by_position: bool
+) -> list[str]:
+    ranx_method, params = SCORE_METHODS[method]
+    want = _ranx_fused(runs, ranx_method, norm, params, by_position=by_position)
+    ours = dict(params)
+    weights = ours.pop("weights", None)
+    got = _scores(rankset.fuse(runs, method, norm=norm, weights=weights, **ours))  # type: ignore[arg-type]
+    return _close(got, want)
+
+
 @pytest.mark.parametrize("norm", SCORE_NORMS)
 @pytest.mark.parametrize("method", sorted(SCORE_METHODS))
 def test_score_methods_equal_ranx_on_dl19(
     dl19_runs: list[pl.DataFrame], method: str, norm: str
 ) -> None:
-    ranx_method, params = SCORE_METHODS[method]
-    want = _ranx_fused(dl19_runs, ranx_method, norm, params, by_position=False)
-    ours = dict(params)
-    weights = ours.pop("weights", None)
-    got = _scores(rankset.fuse(dl19_runs, method, norm=norm, weights=weights, **ours))  # type: ignore[arg-type]
-    assert _close(got, want) == []
+    assert _score_method_mismatches(dl19_runs, method, norm, by_position=False) == []
 
 
 @pytest.mark.parametrize("norm", POSITION_NORMS)
@@ -198,12 +204,7 @@ def test_position_norms_equal_ranx_on_dl19(
 ) -> None:
     # ranx's rank and Borda normalisations read its stored order, which for tied scores is
     # its unstable sort's; it is given distinct scores in rankset's order here.
-    ranx_method, params = SCORE_METHODS[method]
-    want = _ranx_fused(dl19_runs, ranx_method, norm, params, by_position=True)
-    ours = dict(params)
-    weights = ours.pop("weights", None)
-    got = _scores(rankset.fuse(dl19_runs, method, norm=norm, weights=weights, **ours))  # type: ignore[arg-type]
-    assert _close(got, want) == []
+    assert _score_method_mismatches(dl19_runs, method, norm, by_position=True) == []
 
 
 @pytest.mark.parametrize("method", sorted(POSITION_METHODS))
