@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from rankset.errors import ParameterError
 
 __all__ = [
+    "MAX_BUCKETS",
+    "MAX_INT",
     "check_choice",
     "check_float",
     "check_fraction",
@@ -46,10 +48,30 @@ def check_choice(
     raise ParameterError(msg)
 
 
-def check_int(name: str, value: object, minimum: int) -> int:
-    """Return ``value`` if it is an int >= ``minimum``, else raise :class:`ParameterError`."""
+#: The largest cutoff, depth or count rankset takes (positions are 32-bit at most).
+MAX_INT = 2**31 - 1
+#: The most hash buckets of queries: each bucket is a pass over the runs, and more than
+#: this many never lowers the memory of a pass that matters.
+MAX_BUCKETS = 4096
+
+
+def check_int(name: str, value: object, minimum: int, maximum: int = MAX_INT) -> int:
+    """Return ``value`` if it is an int in [``minimum``, ``maximum``], else raise.
+
+    Examples
+    --------
+    >>> check_int("k", 10, 1)
+    10
+    >>> check_int("k", 10**20, 1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rankset.errors.ParameterError: The 'k' parameter must be an int <= 2147483647. Got 1000...
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         msg = f"The '{name}' parameter must be an int >= {minimum}. Got {value!r} instead."
+        raise ParameterError(msg)
+    if int(value) > maximum:
+        msg = f"The '{name}' parameter must be an int <= {maximum}. Got {value!r} instead."
         raise ParameterError(msg)
     return int(value)
 

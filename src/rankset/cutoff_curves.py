@@ -30,6 +30,7 @@ import polars as pl
 
 from rankset._resample import summarise_means
 from rankset._typing import IntoLabels, IntoRun
+from rankset._validation import MAX_INT
 from rankset.errors import ParameterError
 from rankset.evaluation import (
     Collected,
@@ -168,10 +169,28 @@ def curves(
     return Curves(per_query=per_query, summary=summary, config=config)
 
 
+#: The most cutoffs one curve call computes (each is a column per query and metric).
+MAX_CUTOFFS = 100_000
+
+
 def _check_ks(ks: int | Iterable[int]) -> list[int]:
+    if isinstance(ks, int) and not isinstance(ks, bool) and ks > MAX_CUTOFFS:
+        msg = (
+            f"The 'ks' parameter asks for {ks:,} cutoffs; at most {MAX_CUTOFFS:,} are computed "
+            "at once (pass a list of the cutoffs you need)."
+        )
+        raise ParameterError(msg)
     values = list(range(1, ks + 1)) if isinstance(ks, int) else list(ks)
-    if not values or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in values):
-        msg = f"The 'ks' parameter must be an int >= 1 or a list of them. Got {ks!r} instead."
+    if not values or any(
+        isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_INT for k in values
+    ):
+        msg = (
+            f"The 'ks' parameter must be an int >= 1 or a list of ints in [1, {MAX_INT}]. "
+            f"Got {ks!r} instead."
+        )
+        raise ParameterError(msg)
+    if len(set(values)) > MAX_CUTOFFS:
+        msg = f"The 'ks' parameter lists more than {MAX_CUTOFFS:,} cutoffs."
         raise ParameterError(msg)
     return sorted(set(values))
 

@@ -370,7 +370,9 @@ def bootstrap_column_mean_cis(
         start += rows
     tail = (1.0 - confidence) / 2.0
     # A resample that drew none of a column's values gives NaN, which the quantiles skip.
-    bounds[has_value] = np.nanquantile(means[:, has_value], [tail, 1.0 - tail], axis=0).T
+    # Infinite values (an overflowing metric) give infinite or NaN bounds, not a warning.
+    with np.errstate(invalid="ignore", over="ignore"):
+        bounds[has_value] = np.nanquantile(means[:, has_value], [tail, 1.0 - tail], axis=0).T
     # A constant column has a degenerate interval; say so exactly rather than up to the
     # rounding of its resampled means.
     for column in np.flatnonzero(has_value):

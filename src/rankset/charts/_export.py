@@ -119,7 +119,7 @@ def save_chart(
             payload = vlc.vegalite_to_svg(spec, vl_version=_vl_version())
         else:
             payload = vlc.vegalite_to_png(spec, vl_version=_vl_version(), scale=float(scale))
-    with atomic_path(target) as temp:
+    with atomic_path(path) as temp:
         if isinstance(payload, bytes):
             temp.write_bytes(payload)
         else:

@@ -9,6 +9,8 @@ one-line message, never a traceback.
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -36,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
 
     try:
+        _refuse_overwriting_inputs(args)
         if getattr(args, "dask", None) is None:
             return _commands.COMMANDS[args.command](args)
         if args.engine != "auto":
@@ -52,3 +55,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RanksetError, OSError) as error:
         print(f"rankset: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def _refuse_overwriting_inputs(args: argparse.Namespace) -> None:
+    """Refuse an output path that is one of the call's inputs (it would be replaced)."""
+    inputs = list(getattr(args, "runs", None) or [])
+    inputs += [getattr(args, name, None) for name in ("labels", "pool", "answers")]
+    outputs = [getattr(args, name, None) for name in ("per_query", "out")]
+    for output in outputs:
+        if output is None or not os.path.exists(output):
+            continue
+        for source in inputs:
+            if source is not None and os.path.exists(source) and os.path.samefile(output, source):
+                msg = f"{output} is an input of this command: writing there would replace it."
+                raise ParameterError(msg)

@@ -10,6 +10,7 @@ from typing import Any
 
 from rankset._format import format_p, format_value
 from rankset.cli._output import (
+    dump_json,
     format_curves,
     format_table,
     number,
@@ -65,7 +66,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.per_query:
         result.to_parquet(args.per_query)
     if args.json:
-        print(json.dumps(summary_records(result), indent=2))
+        print(dump_json(summary_records(result)))
     else:
         print(format_table(result))
     return EXIT_OK
@@ -88,7 +89,7 @@ def _curves(args: argparse.Namespace) -> int:
     if args.per_query:
         result.to_parquet(args.per_query, per_query=True)
     if args.json:
-        print(json.dumps(records(result.summary), indent=2))
+        print(dump_json(records(result.summary)))
     else:
         print(format_curves(result.summary))
     return EXIT_OK
@@ -124,7 +125,7 @@ def _compare(args: argparse.Namespace) -> int:
         config = {**result.config, "baseline": args.baseline, "correction": args.correction}
         write_parquet(table, args.out, config=config)
     if args.json:
-        print(json.dumps(records(table), indent=2))
+        print(dump_json(records(table)))
         return EXIT_OK
     rows = [
         [
@@ -208,7 +209,7 @@ def _diagnose(args: argparse.Namespace) -> int:
         if args.baseline:
             output["baseline"] = args.baseline
             output["regressions"] = {system: records(counts) for system, counts in changes.items()}
-        print(json.dumps(output, indent=2))
+        print(dump_json(output))
         return EXIT_OK
     wide = diagnosis.wide()
     print(
@@ -264,7 +265,7 @@ def _fuse(args: argparse.Namespace) -> int:
             )
         settings = search.best
         if args.json:
-            print(json.dumps({"best": settings, "table": records(search.table)}, indent=2))
+            print(dump_json({"best": settings, "table": records(search.table)}))
         else:
             print(f"best on {search.metric}: {json.dumps(settings)}")
             print(

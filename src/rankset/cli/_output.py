@@ -7,6 +7,7 @@ to stderr.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import sys
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from rankset.evaluation import EvaluationResult
 
 __all__ = [
+    "dump_json",
     "format_curves",
     "format_table",
     "number",
@@ -61,8 +63,28 @@ def number(value: float) -> float:
     return int(value) if float(value).is_integer() else value
 
 
+def dump_json(value: Any) -> str:
+    """Return strict JSON (RFC 8259): NaN and infinities, which it cannot hold, as null.
+
+    Examples
+    --------
+    >>> json.loads(dump_json({"mean": float("inf"), "values": [1.0, float("nan")]}))
+    {'mean': None, 'values': [1.0, None]}
+    """
+    return json.dumps(_strict(value), indent=2, allow_nan=False)
+
+
+def _strict(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _strict(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_strict(item) for item in value]
+    return _clean(value)
+
+
 def _clean(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
+    # JSON has no NaN or infinity: a non-finite value is written as null (NA).
+    if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
 

@@ -179,7 +179,12 @@ def connect(address: str) -> Iterator[Any]:
     target, n_workers = _parse_address(address)
     distributed = _distributed()
     if target != "local":
-        with distributed.Client(target) as client:
+        try:
+            client = distributed.Client(target)
+        except (ValueError, TypeError) as error:  # a malformed address, not a refusal
+            msg = f"--dask {address!r} is not a scheduler address ({error})."
+            raise ParameterError(msg) from None
+        with client:
             yield client
         return
     if (

@@ -25,7 +25,15 @@ from rankset._typing import (
     ScorePrecision,
     choices_of,
 )
-from rankset._validation import check_choice, check_float, check_fraction, check_int, warn_user
+from rankset._validation import (
+    MAX_BUCKETS,
+    MAX_INT,
+    check_choice,
+    check_float,
+    check_fraction,
+    check_int,
+    warn_user,
+)
 from rankset.errors import ParameterError, RanksetWarning
 from rankset.scales import GradeScale
 
@@ -89,7 +97,7 @@ class EvaluateOptions:
         default="float64", metadata=_check("choice", ScorePrecision)
     )
     engine: Engine = field(default="auto", metadata=_check("choice", Engine))
-    buckets: int | None = field(default=None, metadata=_check("int", 1, "optional"))
+    buckets: int | None = field(default=None, metadata=_check("int", 1, "optional", MAX_BUCKETS))
     client: Any = None
 
     def __post_init__(self) -> None:
@@ -136,7 +144,8 @@ def _enforce(name: str, value: object, check: tuple[Any, ...]) -> None:
     kind, *args = check
     if kind == "int":
         if not (value is None and "optional" in args):
-            check_int(name, value, args[0])
+            maximum = next((a for a in args[1:] if isinstance(a, int)), MAX_INT)
+            check_int(name, value, args[0], maximum)
     elif kind == "float":
         check_float(name, value)
     elif kind == "choice":

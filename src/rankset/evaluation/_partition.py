@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from rankset._typing import IntoLabels, IntoRun
-from rankset._validation import check_int
+from rankset._validation import MAX_BUCKETS, check_int
 from rankset.errors import ParameterError
 from rankset.evaluation._inputs import assign_system_names, read_labels, read_runs
 from rankset.evaluation._pass import bucket_of
@@ -67,7 +67,7 @@ def partition(
     >>> rankset.evaluate(folder, metrics=["rr"]).summary["mean"].item()
     0.75
     """
-    check_int("buckets", buckets, 1)
+    check_int("buckets", buckets, 1, MAX_BUCKETS)
     target = Path(out)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         msg = f"{target}: already exists and is not an empty directory; choose a new one."

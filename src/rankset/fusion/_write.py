@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from rankset._typing import IntoLabels, IntoRun
-from rankset._validation import check_int
+from rankset._validation import MAX_BUCKETS, check_int
 from rankset.evaluation import bucket_of
 from rankset.fusion._fuse import fuse
 from rankset.fusion._methods import Norm
@@ -51,7 +51,7 @@ def write_fused(
     >>> rankset.fusion.write_fused(runs, out, "rrf", buckets=2).read_text().split()[:3]
     ['q1', 'Q0', 'b']
     """
-    check_int("buckets", buckets, 1)
+    check_int("buckets", buckets, 1, MAX_BUCKETS)
     items = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
     options = {
         "norm": norm,

@@ -158,7 +158,14 @@ def split_lines(data: bytes, name: str) -> pl.DataFrame:
     --------
     >>> split_lines(b"a\r\n\nb\n", "<stream>").rows()
     [(1, 'a'), (2, None), (3, 'b')]
+
+    Old Mac files end lines with a lone CR; a text with CRs and no LF is read that way:
+
+    >>> split_lines(b"a\rb\r", "<stream>").rows()
+    [(1, 'a'), (2, 'b')]
     """
+    if b"\r" in data and b"\n" not in data:
+        data = data.replace(b"\r", b"\n")
     try:
         # A NUL separator and no quoting turn the CSV reader into a fast, multithreaded
         # line splitter that strips CRLF and a UTF-8 BOM and keeps empty lines as nulls.

@@ -57,6 +57,12 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     ...     print(target.read_text())
     done
     """
+    if str(path).endswith(("/", os.sep)) or Path(path).is_dir():
+        msg = (
+            f"{os.fspath(path)} names a folder; give the file to write in it "
+            f"(e.g. {Path(path) / 'per_query.parquet'})."
+        )
+        raise ParameterError(msg)
     target = Path(path)
     temp = _create_temp_beside(target)
     try:
@@ -114,7 +120,7 @@ def write_parquet(
     if config is not None:
         metadata = {"rankset": json.dumps(dict(config), sort_keys=True, default=str)}
     # Polars' own writer, so that writing needs no import of pyarrow.parquet.
-    with atomic_path(target) as tmp:
+    with atomic_path(path) as tmp:  # the path as given: a trailing slash names a folder
         frame.write_parquet(tmp, metadata=metadata)
     return target
 

@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
-from rankset._validation import did_you_mean
+from rankset._validation import MAX_INT, did_you_mean
 from rankset.errors import ParameterError, UnknownMetricError
 from rankset.measures._features import PER_QUERY, Features
 from rankset.measures._registry import (
@@ -148,6 +148,9 @@ def _build(
         raise UnknownMetricError(msg)
     if isinstance(k, int) and k <= 0:
         msg = f"The 'k' parameter of {measure} must be an int >= 1. Got {k} instead."
+        raise ParameterError(msg)
+    if isinstance(k, int) and k > MAX_INT:
+        msg = f"The 'k' parameter of {measure} must be an int <= {MAX_INT}. Got {k} instead."
         raise ParameterError(msg)
     if spec.cutoff == "required" and k is None:
         k = PER_QUERY

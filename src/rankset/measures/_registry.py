@@ -76,7 +76,13 @@ class ParamSpec:
             raise ParameterError(msg)
         if isinstance(value, str):
             value = value.lower()
-        elif self.minimum is not None and (math.isnan(value) or value < self.minimum):
+        elif not math.isfinite(value):
+            msg = (
+                f"The '{self.name}' parameter of {measure} must be a finite number. "
+                f"Got {raw!r} instead."
+            )
+            raise ParameterError(msg)
+        elif self.minimum is not None and value < self.minimum:
             msg = (
                 f"The '{self.name}' parameter of {measure} must be >= {self.minimum:g}. "
                 f"Got {raw!r} instead."

@@ -268,6 +268,6 @@ def report(
         fused=fused,
     )
     target = Path(out)
-    with atomic_path(target) as temp:
+    with atomic_path(out) as temp:
         temp.write_text(page, encoding="utf-8")
     return target
