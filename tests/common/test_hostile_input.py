@@ -6,6 +6,10 @@ Each case here ended in silent data loss, a raw traceback or an overwritten inpu
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -99,3 +103,72 @@ def test_curves_with_a_huge_k_max_is_refused_before_work(
     argv = ["curves", str(SAMPLE / "bm25.trec"), "--qrels", str(SAMPLE / "qrels.txt")]
     assert main([*argv, "-m", "ndcg", "--k-max", "1000000000"]) == 2
     assert "at most 100,000 are computed" in capsys.readouterr().err
+
+
+def test_a_trec_file_whose_query_id_opens_with_a_brace_is_trec(tmp_path: Path) -> None:
+    # It used to be sniffed as JSON and refused as invalid JSON.
+    run = tmp_path / "run"
+    run.write_text("{301} Q0 d1 1 2.5 bm25\n{301} Q0 d2 2 1.5 bm25\n", encoding="utf-8")
+    qrels = tmp_path / "qrels"
+    qrels.write_text("{301} 0 d2 1\n", encoding="utf-8")
+    result = rankset.evaluate(run, qrels, ["rr"], confidence=None)
+    assert result.per_query["value"].to_list() == [0.5]
+    json_run = tmp_path / "samples"
+    json_run.write_text('{"q1": {"d1": 1.0, "d2": 0.5}}', encoding="utf-8")
+    assert rankset.read(json_run, kind="run").format == "ranx"
+
+
+def test_runs_and_labels_read_from_pipes_and_standard_input(tmp_path: Path) -> None:
+    run, qrels = SAMPLE / "bm25.trec", SAMPLE / "qrels.txt"
+    expected = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rankset.cli",
+            "evaluate",
+            str(run),
+            "--qrels",
+            str(qrels),
+            "-m",
+            "rr",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(run.read_bytes()))
+    writer.start()
+    piped = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rankset.cli",
+            "evaluate",
+            str(fifo),
+            "--qrels",
+            str(qrels),
+            "-m",
+            "rr",
+            "--name",
+            "bm25",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    writer.join(timeout=60)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == expected
+    from_stdin = subprocess.run(
+        [sys.executable, "-m", "rankset.cli", "evaluate", "-", "--qrels", str(qrels), "-m", "rr"],
+        input=run.read_bytes(),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert from_stdin.returncode == 0, from_stdin.stderr
+    assert from_stdin.stdout.decode() == expected

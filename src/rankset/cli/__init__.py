@@ -38,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
 
     try:
+        _read_standard_input(args)
         _refuse_overwriting_inputs(args)
         if getattr(args, "dask", None) is None:
             return _commands.COMMANDS[args.command](args)
@@ -57,15 +58,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
 
 
+def _read_standard_input(args: argparse.Namespace) -> None:
+    """Let ``-`` name standard input, for one run or the labels (``zcat run.gz | ...``)."""
+    runs = list(getattr(args, "runs", None) or [])
+    labels = getattr(args, "labels", None)
+    if runs.count("-") + (labels == "-") > 1:
+        raise ParameterError("Only one input can be read from standard input ('-').")
+    if "-" in runs:
+        args.runs = [sys.stdin.buffer if run == "-" else run for run in runs]
+    if labels == "-":
+        args.labels = sys.stdin.buffer
+
+
 def _refuse_overwriting_inputs(args: argparse.Namespace) -> None:
     """Refuse an output path that is one of the call's inputs (it would be replaced)."""
-    inputs = list(getattr(args, "runs", None) or [])
-    inputs += [getattr(args, name, None) for name in ("labels", "pool", "answers")]
+    named = [*(getattr(args, "runs", None) or [])]
+    named += [getattr(args, name, None) for name in ("labels", "pool", "answers")]
+    inputs = [source for source in named if isinstance(source, str)]  # not standard input
     outputs = [getattr(args, name, None) for name in ("per_query", "out")]
     for output in outputs:
         if output is None or not os.path.exists(output):
             continue
         for source in inputs:
-            if source is not None and os.path.exists(source) and os.path.samefile(output, source):
+            if os.path.exists(source) and os.path.samefile(output, source):
                 msg = f"{output} is an input of this command: writing there would replace it."
                 raise ParameterError(msg)

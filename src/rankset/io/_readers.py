@@ -340,6 +340,9 @@ def _read_path(
         return read_glob(name, format, mapping, kind)
     stem = display_stem(path)
     resolved = format or format_from_extension(path)
+    if path.exists() and not path.is_file():
+        # A pipe, FIFO or device (<(zcat run.gz), /dev/stdin) can be read once only.
+        return _parse_bytes(read_bytes(path, name), name, stem, resolved, mapping, kind)
     if resolved == "parquet" and not starts_with(path, name, GZIP_MAGIC):
         return parse_parquet_path(path, name, stem, mapping, kind)
     tried_plain = False

@@ -7,6 +7,7 @@ from the extension when there is one, else from the content.
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import zlib
 from collections.abc import Mapping
@@ -138,7 +139,36 @@ def sniff_content(data: bytes) -> str:
     if data.startswith(PARQUET_MAGIC):
         return "parquet"
     head = data[:4096].lstrip(UTF8_BOM + b" \t\r\n\f\v")
-    return "json" if head[:1] in (b"{", b"[") else "trec"
+    if head[:1] not in (b"{", b"["):
+        return "trec"
+    # A brace may open a TREC query id ("{301}"): a first line that is a TREC line and
+    # not JSON is TREC.
+    first = head.replace(b"\r", b"\n").split(b"\n", 1)[0].strip()
+    return "trec" if _is_trec_line(first) else "json"
+
+
+def _is_trec_line(line: bytes) -> bool:
+    """Whether ``line`` has a run's six or a qrels' four fields with numbers in place.
+
+    Examples
+    --------
+    >>> _is_trec_line(b"{301} Q0 d1 1 2.5 bm25"), _is_trec_line(b'{"a": 1, "b": 2, "c": 3}')
+    (True, False)
+    """
+    fields = line.split()
+    numbers = {6: fields[3:5], 4: fields[3:4]}.get(len(fields))
+    if not numbers:
+        return False
+    try:
+        for number in numbers:
+            float(number)
+    except ValueError:
+        return False
+    try:
+        json.loads(line)
+    except ValueError:
+        return True
+    return False
 
 
 def decode_text(data: bytes, name: str) -> str:
