@@ -38,6 +38,7 @@ __all__ = [
     "normalize_cutoffs",
     "normalize_labels",
     "normalize_run",
+    "raise_on_bad_labels",
     "raise_on_duplicate_docs",
     "raise_on_duplicate_labels",
     "run_profile",
@@ -292,6 +293,45 @@ def normalize_labels(labels: pl.LazyFrame, *, source: str = "labels") -> pl.Lazy
         pl.col("doc_id").cast(pl.String),
         pl.col("grade").cast(pl.Float64),
     )
+
+
+def raise_on_bad_labels(labels: pl.DataFrame, source: str) -> None:
+    """Refuse label rows without a query id, a document id or a finite grade.
+
+    A null, empty or blank id, or a null, NaN or infinite grade, is an error naming how
+    many rows have it and the first of them; such rows used to be dropped or scored
+    without a word.
+
+    Examples
+    --------
+    >>> labels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", " "],
+    ...                        "grade": [1.0, 2.0]})
+    >>> raise_on_bad_labels(labels, "qrels.txt")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rankset.errors.SchemaError: qrels.txt: 1 label row(s) have an empty doc_id (e.g. ...
+    """
+    grade = pl.col("grade")
+    problems = {
+        "no query_id": pl.col("query_id").is_null(),
+        "an empty query_id": pl.col("query_id").str.strip_chars() == "",
+        "no doc_id": pl.col("doc_id").is_null(),
+        "an empty doc_id": pl.col("doc_id").str.strip_chars() == "",
+        "no grade": grade.is_null(),
+        "a grade that is not a finite number": grade.is_not_null() & ~grade.is_finite(),
+    }
+    counts = labels.select(
+        **{problem: mask.fill_null(False).sum() for problem, mask in problems.items()}
+    ).row(0, named=True)
+    for problem, count in counts.items():
+        if count:
+            first = labels.filter(problems[problem].fill_null(False)).row(0, named=True)
+            msg = (
+                f"{source}: {count} label row(s) have {problem} (e.g. query "
+                f"{first['query_id']!r}, doc {first['doc_id']!r}, grade {first['grade']!r}); "
+                "every label needs a query id, a document id and a finite grade."
+            )
+            raise SchemaError(msg)
 
 
 def duplicate_labels(labels: pl.LazyFrame) -> pl.LazyFrame:

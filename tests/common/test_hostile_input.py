@@ -172,3 +172,30 @@ def test_runs_and_labels_read_from_pipes_and_standard_input(tmp_path: Path) -> N
     )
     assert from_stdin.returncode == 0, from_stdin.stderr
     assert from_stdin.stdout.decode() == expected
+
+
+@pytest.mark.parametrize(
+    ("labels", "problem"),
+    [
+        ({"query_id": ["q1", None], "doc_id": ["d1", "d2"], "grade": [1, 1]}, "no query_id"),
+        ({"query_id": ["q1", "q1"], "doc_id": ["d1", ""], "grade": [1, 1]}, "an empty doc_id"),
+        ({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "grade": [1, None]}, "no grade"),
+        (
+            {"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "grade": [1.0, float("nan")]},
+            "a grade that is not a finite number",
+        ),
+        (
+            {"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "grade": [1.0, float("inf")]},
+            "a grade that is not a finite number",
+        ),
+    ],
+)
+def test_label_rows_without_ids_or_a_finite_grade_are_errors(
+    labels: dict[str, list[object]], problem: str
+) -> None:
+    # Such rows used to be dropped or scored without a word (NaN metric values).
+    import polars as pl
+
+    run = {"q1": {"d1": 2.0, "d2": 1.0}}
+    with pytest.raises(rankset.SchemaError, match=f"1 label row\\(s\\) have {problem}"):
+        rankset.evaluate(run, pl.DataFrame(labels), ["ndcg@10"], confidence=None)

@@ -35,6 +35,7 @@ from rankset.schema import (
     check_cutoffs,
     duplicate_labels,
     normalize_labels,
+    raise_on_bad_labels,
     raise_on_duplicate_labels,
 )
 
@@ -111,6 +112,7 @@ def measure_queries(
         runs, labels, bucket, engine, [labels, duplicate_labels(labels), *wanted.values()]
     )
     extra = dict(zip(wanted, rest, strict=True))
+    raise_on_bad_labels(label_frame, plan.label_source)
     raise_on_duplicate_labels(label_dups, plan.label_source)
     if "cutoffs" in extra:
         check_cutoffs(extra["cutoffs"])
