@@ -34,6 +34,7 @@ __all__ = [
     "resolve_client",
 ]
 
+#: Buckets per worker thread when neither ``buckets=`` nor a dataset gives a count.
 BUCKETS_PER_THREAD = 4
 
 

@@ -6,7 +6,6 @@ is uniform in the input, else the file stem; file stems when two runs share a ta
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -17,7 +16,7 @@ from rankset import io as rio
 from rankset._typing import DuplicatePolicy, OrderPolicy, PassEngine, ScorePrecision
 from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation._pass import RunPart, Runs, collect_frames, looks_in_order
-from rankset.io import ParsedInput
+from rankset.io import ParsedInput, looks_like_ranx
 from rankset.schema import cast_run, normalize_cutoffs, run_profile, scores_present
 
 __all__ = [
@@ -74,15 +73,8 @@ def _read_run(source: Any, scan_text: bool) -> ParsedInput:
 
 
 def is_ranx_run(obj: Mapping[Any, Any]) -> bool:
-    """``{qid: {doc: number}}`` is one run; ``{name: run}`` names several.
-
-    A number is any real number, numpy scalars included (``np.float32(0.5)``).
-    """
-    first = next(iter(obj.values()), None)
-    if not isinstance(first, Mapping):
-        return False
-    inner = next(iter(first.values()), None)
-    return inner is None or (isinstance(inner, numbers.Real) and not isinstance(inner, bool))
+    """``{qid: {doc: number}}`` is one run; ``{name: run}`` names several."""
+    return looks_like_ranx(obj)
 
 
 def assign_system_names(

@@ -250,9 +250,8 @@ def finish(plan: EvaluationPlan, merged: PartialResult) -> Collected:
 def _label_rows(
     features: Features, labels: pl.LazyFrame, cutoffs: pl.LazyFrame | None, k: int
 ) -> pl.LazyFrame:
-    # A canonical row order makes every floating-point sum, and so every value, identical
-    # whatever order the labels came in.
-    rows = labels.sort("query_id", "doc_id")
+    """Add the label row columns to the labels, given in (query, doc) order."""
+    rows = labels
     if features.uses_query_k:
         if cutoffs is not None:
             rows = rows.join(cutoffs.unique(), on="query_id", how="left", maintain_order="left")
@@ -272,9 +271,9 @@ def _label_statistics(features: Features, label_rows: pl.LazyFrame) -> pl.LazyFr
 
 
 def _run_rows(features: Features, hits: pl.LazyFrame, stats: pl.LazyFrame) -> pl.LazyFrame:
-    """Order the labelled run rows canonically and add the features' row columns."""
+    """Add the features' row columns to the labelled run rows, given in rank order."""
     on_rows = sorted(features.label_stats_on_rows)
-    rows = hits.sort(*GROUP, "pos")
+    rows = hits
     if on_rows:
         rows = rows.join(
             stats.select("query_id", *on_rows), on="query_id", how="left", maintain_order="left"

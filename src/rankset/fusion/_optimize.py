@@ -184,18 +184,11 @@ def optimize_fusion(
         }
     )
     higher = greater_is_better(target)
-    table = (
-        settings.join(means, on="system", how="left")
-        .sort(["train", "system"], descending=[higher, False], nulls_last=True)
-        .drop("system")
+    ranked = settings.join(means, on="system", how="left").sort(
+        ["train", "system"], descending=[higher, False], nulls_last=True
     )
-    best_number = int(
-        settings.join(means, on="system").sort(
-            ["train", "system"], descending=[higher, False], nulls_last=True
-        )["system"][0]
-    )
-    best = {"method": fusion.name, **configurations[best_number]}
-    return FusionSearch(best=best, table=table, metric=target.name)
+    best = {"method": fusion.name, **configurations[int(ranked["system"][0])]}
+    return FusionSearch(best=best, table=ranked.drop("system"), metric=target.name)
 
 
 def _settle(

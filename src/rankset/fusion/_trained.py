@@ -78,7 +78,7 @@ def trained_terms(
     listed = rows.with_columns(_n=pl.len().over("run", "query_id").cast(pl.Float64))
     i = pl.col("pos").cast(pl.Float64) - 1.0  # 0-based position
     if method in ("posfuse", "slidefuse"):
-        probs = _position_probabilities(with_length, rows)
+        probs = _position_probabilities(with_length)
         if method == "posfuse":
             return listed.join(probs, on=["run", "pos"], how="left").with_columns(
                 _t=pl.col("_p").fill_null(0.0)
@@ -114,7 +114,7 @@ def trained_terms(
     )
 
 
-def _position_probabilities(training: pl.LazyFrame, rows: pl.LazyFrame) -> pl.LazyFrame:
+def _position_probabilities(training: pl.LazyFrame) -> pl.LazyFrame:
     """``run, pos, _p``: share of training queries with a relevant doc at ``pos``."""
     hits = training.group_by("run", "pos").agg(_hits=pl.col("_hit").sum())
     lengths = training.group_by("run", "query_id").agg(_len=pl.col("pos").max())
@@ -126,7 +126,6 @@ def _position_probabilities(training: pl.LazyFrame, rows: pl.LazyFrame) -> pl.La
         .group_by("run", "pos")
         .agg(_reach=pl.len().cast(pl.Float64))
     )
-    del rows
     return hits.join(reach, on=["run", "pos"]).select(
         "run", "pos", (pl.col("_hits") / pl.col("_reach")).alias("_p")
     )

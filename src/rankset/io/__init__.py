@@ -40,6 +40,7 @@ from rankset._typing import InputFormat, Kind, Source, WriteFormat
 from rankset.io._answers import read_answers
 from rankset.io._parsed import ParsedInput, TextScan
 from rankset.io._partitioned import write_partitioned
+from rankset.io._ranx import looks_like_ranx
 from rankset.io._readers import read, read_labels, read_run, scan_labels, scan_run
 from rankset.io._trec import scan_trec_run
 from rankset.io._writers import atomic_path, write_labels, write_parquet, write_run
@@ -52,6 +53,7 @@ __all__ = [
     "TextScan",
     "WriteFormat",
     "atomic_path",
+    "looks_like_ranx",
     "read",
     "read_answers",
     "read_labels",

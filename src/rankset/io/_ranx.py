@@ -59,7 +59,16 @@ def parse_ranx(mapping: Mapping[Any, Any], name: str, stem: str | None, kind: Ki
 
 
 def looks_like_ranx(value: Mapping[str, Any]) -> bool:
-    """Whether a JSON object maps ids to objects whose first value is a number."""
+    """Whether a mapping is one ranx-style run or labels: ``{id: {doc: number}}``.
+
+    A number is any real number, numpy scalars included; ``{name: run}`` (mappings of
+    mappings) is not.
+
+    Examples
+    --------
+    >>> looks_like_ranx({"q1": {"d1": 0.5}}), looks_like_ranx({"bm25": {"q1": {"d1": 0.5}}})
+    (True, False)
+    """
     if not value or not all(isinstance(inner, Mapping) for inner in value.values()):
         return False
     return all(_is_number(score) for inner in value.values() for score in list(inner.values())[:1])

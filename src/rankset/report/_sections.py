@@ -16,6 +16,7 @@ import polars as pl
 
 from rankset import charts
 from rankset._version import __version__
+from rankset.fusion import fusion_changes
 from rankset.report._html import NA, config_value, esc, esc_code, esc_expr, fmt, page, table
 from rankset.report._measures import greater_is_better
 
@@ -254,8 +255,6 @@ def diagnosis_section(diagnosis: Diagnosis) -> str:
 
 def fusion_section(diagnosis: Diagnosis, fused: str) -> str:
     """Count the queries that moved between quadrants from each input run to the fused run."""
-    from rankset.fusion import fusion_changes
-
     changes = fusion_changes(diagnosis, fused).with_columns(
         pl.col("before").fill_null("unclassified"),
         pl.col("after").fill_null("unclassified"),
