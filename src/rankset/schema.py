@@ -27,6 +27,7 @@ import polars as pl
 from rankset._typing import DuplicatePolicy, OrderPolicy, ScorePrecision, choices_of
 from rankset._validation import check_choice, missing_columns_message
 from rankset.errors import ParameterError, SchemaError
+from rankset.io import count_problems, id_problems, number_problems
 
 __all__ = [
     "DuplicatePolicy",
@@ -39,6 +40,7 @@ __all__ = [
     "normalize_labels",
     "normalize_run",
     "raise_on_bad_labels",
+    "raise_on_bad_rows",
     "raise_on_duplicate_docs",
     "raise_on_duplicate_labels",
     "run_profile",
@@ -143,8 +145,8 @@ def cast_run(
     Scores are doubles, as trec_eval 10.0 reads them. ``score_precision="float32"``
     rounds them to 32-bit floats first, as trec_eval 9.0.8 (and so pytrec_eval) stores
     them: two scores equal in float32 (``3.0000001`` and ``3``) then tie, and the tie
-    goes to the larger document id. A NaN score is the largest score, so it ranks first
-    (before ``inf``); among NaNs the doc id decides.
+    goes to the larger document id. Scores are finite: the pass over the runs refuses
+    NaN and infinite ones (:func:`rankset.io.number_problems`).
 
     Examples
     --------
@@ -295,43 +297,70 @@ def normalize_labels(labels: pl.LazyFrame, *, source: str = "labels") -> pl.Lazy
     )
 
 
-def raise_on_bad_labels(labels: pl.DataFrame, source: str) -> None:
-    """Refuse label rows without a query id, a document id or a finite grade.
+def raise_on_bad_rows(
+    rows: pl.LazyFrame | pl.DataFrame,
+    problems: dict[str, pl.Expr],
+    counts: dict[str, int] | None,
+    *,
+    source: str,
+    what: str,
+    advice: str,
+    number_rows: bool = True,
+) -> None:
+    """Raise :class:`SchemaError` for the first problem counted, naming its first row.
 
-    A null, empty or blank id, or a null, NaN or infinite grade, is an error naming how
-    many rows have it and the first of them; such rows used to be dropped or scored
-    without a word.
+    ``counts`` maps problems (keys of ``problems``) to their row counts, from
+    :func:`count_problems`, or is None to count them here. ``rows`` are searched for
+    the first offender only when one is counted; ``number_rows`` adds its 1-based
+    ``row`` number in ``rows``' order.
+    """
+    if counts is None:
+        counts = rows.lazy().select(count_problems(problems)).collect().row(0, named=True)
+    for problem, count in counts.items():
+        if not count:
+            continue
+        numbered = rows.lazy().with_row_index("row", offset=1) if number_rows else rows.lazy()
+        first = (
+            numbered.filter(problems[problem].fill_null(False))
+            .head(1)
+            .collect(engine="in-memory")
+            .row(0, named=True)
+        )
+        shown = ", ".join(f"{name} {value!r}" for name, value in first.items())
+        msg = f"{source}: {count} {what} row(s) have {problem} (first: {shown}); {advice}"
+        raise SchemaError(msg)
+
+
+def raise_on_bad_labels(labels: pl.DataFrame, source: str) -> None:
+    """Refuse label rows without usable ids (:func:`id_problems`) or a finite grade.
+
+    Such rows used to be dropped or scored without a word (NaN metric values); now the
+    error names how many rows have the first problem found, and the first of them.
 
     Examples
     --------
-    >>> labels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", " "],
+    >>> labels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", ""],
     ...                        "grade": [1.0, 2.0]})
     >>> raise_on_bad_labels(labels, "qrels.txt")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    rankset.errors.SchemaError: qrels.txt: 1 label row(s) have an empty doc_id (e.g. ...
+    rankset.errors.SchemaError: qrels.txt: 1 label row(s) have an empty doc_id (first: row 2, ...
     """
-    grade = pl.col("grade")
     problems = {
-        "no query_id": pl.col("query_id").is_null(),
-        "an empty query_id": pl.col("query_id").str.strip_chars() == "",
-        "no doc_id": pl.col("doc_id").is_null(),
-        "an empty doc_id": pl.col("doc_id").str.strip_chars() == "",
-        "no grade": grade.is_null(),
-        "a grade that is not a finite number": grade.is_not_null() & ~grade.is_finite(),
+        **id_problems("query_id"),
+        **id_problems("doc_id"),
+        **number_problems("grade", "grade"),
     }
-    counts = labels.select(
-        **{problem: mask.fill_null(False).sum() for problem, mask in problems.items()}
-    ).row(0, named=True)
-    for problem, count in counts.items():
-        if count:
-            first = labels.filter(problems[problem].fill_null(False)).row(0, named=True)
-            msg = (
-                f"{source}: {count} label row(s) have {problem} (e.g. query "
-                f"{first['query_id']!r}, doc {first['doc_id']!r}, grade {first['grade']!r}); "
-                "every label needs a query id, a document id and a finite grade."
-            )
-            raise SchemaError(msg)
+    counts = labels.select(count_problems(problems)).row(0, named=True)
+    advice = "every label needs a query id, a document id and a finite grade."
+    raise_on_bad_rows(
+        labels.select("query_id", "doc_id", "grade"),
+        problems,
+        counts,
+        source=source,
+        what="label",
+        advice=advice,
+    )
 
 
 def duplicate_labels(labels: pl.LazyFrame) -> pl.LazyFrame:

@@ -238,12 +238,10 @@ def test_a_ranking_split_over_two_blocks_is_measured_again_ranked(plans: list[st
 @pytest.mark.parametrize(
     ("rows", "expected_plans"),
     [
-        # NaN sorts as the largest float in both plans' comparisons
-        ([("s", "q", "b", float("nan")), ("s", "q", "a", 2.0)], ["ordered"]),
-        ([("s", "q", "a", 2.0), ("s", "q", "b", float("nan"))], ["ordered", "ranked"]),
+        ([("s", "q", "b", 2.0), ("s", "q", "a", 1.0)], ["ordered"]),
         ([("s", "q", "a", 1.0), ("s", "q", "b", 1.0)], ["ordered", "ranked"]),  # ascending tie
     ],
-    ids=["nan-first", "nan-later", "ascending-tie"],
+    ids=["in-order", "ascending-tie"],
 )
 def test_either_plan_numbers_what_the_other_does(
     rows: list[Row], expected_plans: list[str], plans: list[str]
@@ -256,8 +254,26 @@ def test_either_plan_numbers_what_the_other_does(
     ranked = dataclasses.replace(runs, inputs=[dataclasses.replace(runs.inputs[0], in_order=False)])
     again, _, _ = measure_pass(ranked, labels, None, "streaming")
     assert_frame_equal(hits.sort("doc_id"), again.sort("doc_id"))
-    assert hits.sort("pos")["doc_id"].to_list() == ["b", "a"]  # NaN, or the larger id, first
+    assert hits.sort("pos")["doc_id"].to_list() == ["b", "a"]  # the larger id first
     assert counts["_num_ret"].to_list() == [2.0]
+
+
+@pytest.mark.parametrize("score", [float("nan"), float("inf"), float("-inf")])
+@pytest.mark.parametrize("in_order", [True, False])
+@pytest.mark.parametrize("where", [0, 1])
+def test_either_plan_refuses_a_score_that_is_not_finite(
+    score: float, in_order: bool, where: int
+) -> None:
+    # NaN used to rank first, silently (RR 1.0 where pytrec_eval gives 0.5).
+    rows: list[Row] = [("s", "q", "a", 2.0), ("s", "q", "b", 1.0)]
+    rows[where] = (*rows[where][:3], score)
+    runs = _runs(_frame(rows))
+    runs = dataclasses.replace(
+        runs, inputs=[dataclasses.replace(runs.inputs[0], in_order=in_order)]
+    )
+    labels = _labels([("q", "b", 1)])
+    with pytest.raises(SchemaError, match=r"1 run row\(s\) have a score that is not a finite"):
+        measure_pass(runs, labels, None, "streaming")
 
 
 def test_buckets_number_ordered_runs_like_one_pass(plans: list[str]) -> None:
@@ -455,14 +471,38 @@ def test_a_line_without_its_q0_field_is_an_error_naming_it(tmp_path: Path) -> No
         rankset.evaluate(path, _labels([("q0", "d0001", 1)]).collect(), ["ap"])
 
 
-def test_past_the_first_128_kb_an_empty_q0_field_is_read_in_place(tmp_path: Path) -> None:
-    # The documented leniency of the scan (TextScan): the other fields are in place.
-    intact = _plain_file(tmp_path / "intact.trec")
-    path = _plain_file(tmp_path / "short.trec", 5_500, " Q0 ", "  ")
-    labels = _labels([("q55", "d0000", 1), ("q55", "d0001", 2)]).collect()
-    read = rankset.evaluate(path, labels, METRICS, confidence=None)
-    expected = rankset.evaluate(intact, labels, METRICS, confidence=None)
-    assert_frame_equal(read.per_query, expected.per_query, check_exact=True)
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (" Q0 ", "  ", "line 5501: expected 6 whitespace-separated fields"),  # empty Q0
+        (" d0", " d\x0b0", None),  # a vertical tab splits the id: 'd', rank 0, score 1
+        (" d0", " d\r0", None),  # so does a lone CR
+        (" d0", " d\x010", "line 5501: a doc_id with a control character"),
+    ],
+    ids=["empty-q0", "vertical-tab", "carriage-return", "control-character"],
+)
+def test_past_the_first_128_kb_the_scan_reads_as_the_gzip_does(
+    tmp_path: Path, old: str, new: str, message: str | None
+) -> None:
+    # The scan used to check these in the first 128 kB only: the plain file was read
+    # (the Q0 field skipped, the id whole) where its gzip went to the general parser.
+    path = _plain_file(tmp_path / "run.trec", 5_500, old, new)
+    compressed = tmp_path / "run.trec.gz"
+    compressed.write_bytes(gzip.compress(path.read_bytes()))
+    labels = _labels([("q55", "d0000", 1), ("q55", "d", 1)]).collect()
+    outcomes = []
+    for source in (path, compressed):
+        try:
+            result = rankset.evaluate(source, labels, ["rr", "num_ret"], confidence=None)
+            outcomes.append(result.per_query.filter(pl.col("query_id") == "q55")["value"])
+        except rankset.InputFormatError as error:
+            outcomes.append(str(error).replace(str(source), "<file>"))
+    if message is None:
+        # the general parser's reading: 'd' has score 1 (the last of 100), no 'd0000'
+        assert [list(outcome) for outcome in outcomes] == [[0.01, 100.0]] * 2
+    else:
+        assert outcomes[0] == outcomes[1]
+        assert message in outcomes[0]
 
 
 def test_a_later_second_tag_does_not_make_two_files_share_a_name(tmp_path: Path) -> None:

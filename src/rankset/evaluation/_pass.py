@@ -35,12 +35,13 @@ import polars as pl
 
 from rankset._typing import DuplicatePolicy, OrderPolicy, ScorePrecision
 from rankset.errors import SchemaError
-from rankset.io import TextScan
+from rankset.io import TextScan, count_problems, id_problems, number_problems
 from rankset.measures import GROUP, NUM_RET
 from rankset.schema import (
     cast_run,
     duplicate_docs,
     normalize_run,
+    raise_on_bad_rows,
     raise_on_duplicate_docs,
 )
 
@@ -229,8 +230,21 @@ def _in_order(one_system: bool) -> pl.Expr:
     return (~same | follows).fill_null(False).all() & pl.col(_KEY).is_not_null().all()
 
 
-def _checks(part: RunPart) -> list[pl.Expr]:
-    checks = [pl.len().alias(_N_ROWS)]
+def _ordering_word(part: RunPart) -> str:
+    """Name the column a run is ordered by: ``score`` or ``rank``."""
+    return "score" if part.has_scores else "rank"
+
+
+def _row_problems(part: RunPart, ordering_column: str) -> dict[str, pl.Expr]:
+    """Return the problems looked for in every row: the doc id's, a non-finite score.
+
+    Query ids are checked on the rankings after the pass (one row per ranking).
+    """
+    return {**id_problems("doc_id"), **number_problems(ordering_column, _ordering_word(part))}
+
+
+def _checks(part: RunPart, ordering_column: str) -> list[pl.Expr]:
+    checks = [pl.len().alias(_N_ROWS), *count_problems(_row_problems(part, ordering_column))]
     if part.scan is not None:
         # The scan's assumptions: every field of every line read, and one tag. Lines
         # starting with '#' are looked for in the rankings' query ids after the pass.
@@ -254,15 +268,14 @@ def ranked_pass_frames(
     sources before anything else, so each bucket's pass reads and holds only its own
     queries; ``labels`` are those of the same bucket already.
     """
-    numbered = runs.numbered(part, bucket).select(
-        "system", "query_id", "doc_id", "pos", *_scan_columns(part)
-    )
+    normalized = runs.numbered(part, bucket)
+    numbered = normalized.select("system", "query_id", "doc_id", "pos", *_scan_columns(part))
     # keep_best drops copies while numbering: a scanned file's lines are checked before.
-    every_row = numbered if runs.duplicates == "error" else part.rows(bucket)
+    every_row = normalized if runs.duplicates == "error" else part.rows(bucket)
     frames = [
         numbered.select(*GROUP, "doc_id", "pos").join(labels, on=["query_id", "doc_id"]),
         numbered.group_by(list(GROUP)).agg(pl.len().cast(pl.Float64).alias(NUM_RET)),
-        every_row.select(_checks(part)),
+        every_row.select(_checks(part, _ordering_word(part))),
     ]
     if runs.duplicates == "error":
         frames.append(numbered.select(_row_hash(part.name is not None).alias(_HASH)))
@@ -285,7 +298,7 @@ def ordered_pass_frames(
     return [
         rows.select(_ROW, *GROUP, "doc_id").join(labels, on=["query_id", "doc_id"]),
         rows.filter(starts).select(*GROUP, _ROW),
-        rows.select(_in_order(one_system).alias(_IN_ORDER), *_checks(part)),
+        rows.select(_in_order(one_system).alias(_IN_ORDER), *_checks(part, _KEY)),
         rows.select(
             starts.cum_sum().cast(pl.UInt32).alias(_BLOCK), _row_hash(one_system).alias(_HASH)
         ),
@@ -320,7 +333,7 @@ class _Measured:
         return bool(distinct[_HASH].sum() < self.hashes.height)
 
 
-def _layout_kept(frames: Sequence[pl.DataFrame]) -> bool:
+def _layout_kept(scan: TextScan, frames: Sequence[pl.DataFrame]) -> bool:
     """For a scanned file: every line was read in the plain layout, none a comment.
 
     ``frames`` are either numbering's: the second holds every ranking's query id (the block
@@ -329,7 +342,7 @@ def _layout_kept(frames: Sequence[pl.DataFrame]) -> bool:
     _, rankings, checks, *_ = frames
     return (
         bool(checks[_LAYOUT_KEPT].item())
-        and rankings.select(TextScan.no_comment_line(pl.col("query_id"))).item()
+        and rankings.select(scan.rankings_kept(pl.col("query_id"))).item()
     )
 
 
@@ -398,8 +411,9 @@ def measure_pass(
     measured: list[_Measured | None] = []
     for part, frames, tried in zip(runs.inputs, planned, ordered, strict=True):
         got = [next(collected) for _ in frames]
-        if part.scan is not None and not _layout_kept(got):
+        if part.scan is not None and not _layout_kept(part.scan, got):
             raise TextScanRejected(f"{part.source}: a line left the plain layout")
+        _refuse_bad_rows(runs, part, bucket, got)
         measured.append(_resolve_ordered(got) if tried else _resolve_ranked(got))
     rest = list(collected)
 
@@ -421,6 +435,41 @@ def measure_pass(
         _refuse_shared_rankings(counts, runs)
     hits = pl.concat([result.hits for result in results])
     return hits, counts, rest
+
+
+def _refuse_bad_rows(
+    runs: Runs, part: RunPart, bucket: tuple[int, int] | None, frames: Sequence[pl.DataFrame]
+) -> None:
+    """Refuse rows with unusable ids or a non-finite score, naming the first of them.
+
+    ``frames`` are either numbering's: the second has one row per ranking (its query
+    ids are checked there), the third the row checks' counts. A scanned TREC file is
+    read again instead, for its general parser to name the line.
+    """
+    _, rankings, checks, *_ = frames
+    query_problems = id_problems("query_id")
+    counts = {
+        **rankings.select(count_problems(query_problems)).row(0, named=True),
+        **checks.select(list(_row_problems(part, "_"))).row(0, named=True),
+    }
+    if not any(counts.values()):
+        return
+    if part.scan is not None:
+        raise TextScanRejected(f"{part.source}: a line has an unusable id or score")
+    word = _ordering_word(part)
+    frame, _ = runs.cast(part, bucket)
+    raise_on_bad_rows(
+        frame.select("query_id", "doc_id", word),
+        {**query_problems, **_row_problems(part, word)},
+        None,
+        source=part.source,
+        what="run",
+        advice=(
+            "every run row needs a query id and a document id (non-empty, without control "
+            f"characters or surrounding spaces) and a finite {word}."
+        ),
+        number_rows=bucket is None and part.dataset_buckets is None,
+    )
 
 
 def _refuse_shared_rankings(counts: pl.DataFrame, runs: Runs) -> None:

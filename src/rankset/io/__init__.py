@@ -38,7 +38,14 @@ from __future__ import annotations
 
 from rankset._typing import InputFormat, Kind, Source, WriteFormat
 from rankset.io._answers import read_answers
-from rankset.io._parsed import ParsedInput, TextScan
+from rankset.io._parsed import (
+    ID_CONTROL_CHARACTERS,
+    ParsedInput,
+    TextScan,
+    count_problems,
+    id_problems,
+    number_problems,
+)
 from rankset.io._partitioned import write_partitioned
 from rankset.io._ranx import looks_like_ranx
 from rankset.io._readers import read, read_labels, read_run, scan_labels, scan_run
@@ -46,6 +53,7 @@ from rankset.io._trec import scan_trec_run
 from rankset.io._writers import atomic_path, write_labels, write_parquet, write_run
 
 __all__ = [
+    "ID_CONTROL_CHARACTERS",
     "InputFormat",
     "Kind",
     "ParsedInput",
@@ -53,7 +61,10 @@ __all__ = [
     "TextScan",
     "WriteFormat",
     "atomic_path",
+    "count_problems",
+    "id_problems",
     "looks_like_ranx",
+    "number_problems",
     "read",
     "read_answers",
     "read_labels",

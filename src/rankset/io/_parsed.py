@@ -23,6 +23,7 @@ __all__ = [
     "ANSWERS_SCHEMA",
     "CANONICAL_COLUMNS",
     "CUTOFFS_SCHEMA",
+    "ID_CONTROL_CHARACTERS",
     "LABELS_SCHEMA",
     "MAX_SHOWN_LINE",
     "NUMERIC_TARGETS",
@@ -32,8 +33,12 @@ __all__ = [
     "check_column_mapping",
     "check_format_for",
     "check_no_mapping",
+    "count_problems",
+    "id_problems",
     "id_text",
+    "no_inner_blank",
     "no_table_message",
+    "number_problems",
     "number_word",
     "show_line",
 ]
@@ -102,6 +107,83 @@ def no_comment_line(query_id: pl.Expr) -> pl.Expr:
     return ~query_id.str.starts_with("#").any()
 
 
+#: The characters no id may hold: C0 controls (tab, CR and LF among them) and DEL.
+ID_CONTROL_CHARACTERS: tuple[str, ...] = (*(chr(code) for code in range(32)), "\x7f")
+
+
+def id_problems(column: str) -> dict[str, pl.Expr]:
+    r"""Return the ways an id can be unusable, each as a row mask over ``column``.
+
+    An id is a non-empty string with no control character and no leading or trailing
+    space: such ids survive a round trip through every format (TREC text splits on
+    blanks, so a blank id or one with a tab, CR or vertical tab would not) and match
+    the labels' ids as written. A blank id shows as one with a leading space.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"doc_id": ["d1", "", "d\x00", " d", None]})
+    >>> masks = id_problems("doc_id")
+    >>> frame.select(**{p: m.fill_null(False).sum() for p, m in masks.items()}).row(0)
+    (1, 1, 1, 1)
+    """
+    value = pl.col(column).cast(pl.String)
+    return {
+        f"no {column}": value.is_null(),
+        f"an empty {column}": value.str.len_bytes() == 0,
+        f"a {column} with a control character": value.str.contains_any(list(ID_CONTROL_CHARACTERS)),
+        f"a {column} with a leading or trailing space": value.str.starts_with(" ")
+        | value.str.ends_with(" "),
+    }
+
+
+def number_problems(column: str, what: str) -> dict[str, pl.Expr]:
+    """Return the masks of a number column that must hold finite values: null, NaN or inf.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"grade": [1.0, None, float("nan"), float("-inf")]})
+    >>> masks = number_problems("grade", "grade")
+    >>> frame.select(**{p: m.fill_null(False).sum() for p, m in masks.items()}).row(0)
+    (1, 2)
+    """
+    value = pl.col(column).cast(pl.Float64)
+    return {
+        f"no {what}": value.is_null(),
+        f"a {what} that is not a finite number (NaN or infinite)": ~value.is_finite(),
+    }
+
+
+def count_problems(problems: dict[str, pl.Expr]) -> list[pl.Expr]:
+    """Return one aggregate per problem: how many rows have it (aliased by the problem).
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"query_id": ["q1", "", None]})
+    >>> frame.select(count_problems(id_problems("query_id"))).row(0)
+    (1, 1, 0, 0)
+    """
+    return [mask.fill_null(False).sum().alias(problem) for problem, mask in problems.items()]
+
+
+def no_inner_blank(columns: Sequence[str], separator: str) -> pl.Expr:
+    r"""Return an aggregate: True when no value of ``columns`` holds a space.
+
+    Only tab-separated lines can hold one inside a field (the general parser, like
+    trec_eval, splits fields there); with a space separator it is always True. Other
+    blanks inside an id are control characters, which :func:`id_problems` refuses.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"doc_id": ["d 1"]})
+    >>> frame.select(no_inner_blank(["doc_id"], "\t")).item()
+    False
+    """
+    if separator == " ":
+        return pl.lit(True)
+    spaced = pl.col(*columns).cast(pl.String).str.contains(" ", literal=True)
+    return ~pl.any_horizontal(spaced.any())
+
+
 @dataclass(frozen=True)
 class TextScan:
     """What evaluation assumes of a TREC run file it scans lazily, to verify in its pass.
@@ -113,20 +195,20 @@ class TextScan:
     with ``#``; when a check fails, or the CSV reader raises, evaluation reads the file
     again with :func:`rankset.io.read`, whose general parser names the offending line.
 
-    Two things are checked in the first 128 kB only, because checking them on every
-    line would slow the pass: an empty Q0 field (two separators in a row where Q0
-    belongs; the line's other fields are read in place, where the general parser and
-    trec_eval see five fields), and a vertical tab, form feed or lone carriage return
-    inside a field (the general parser splits fields there).
+    The pass also applies the row rules every reader obeys (:func:`id_problems`, a
+    finite score) to every line, so an empty Q0 field or a vertical tab, form feed or
+    carriage return inside an id sends the file to the general parser however deep in
+    the file it is: the plain file and its gzip give the same result.
     """
 
     tag: str
     head: pl.DataFrame  # the file's first lines, parsed: to judge its order cheaply
+    separator: str = " "  # the plain layout's separator: one space or one tab
 
     #: The column that keeps each scanned line's own tag, for the checks.
     TAG_COLUMN: ClassVar[str] = "_tag"
     #: The fields the checks need besides the query and document ids.
-    CHECKED_FIELDS: ClassVar[tuple[str, ...]] = ("rank", "score", "_tag")
+    CHECKED_FIELDS: ClassVar[tuple[str, ...]] = ("q0", "rank", "score", "_tag")
 
     def layout_kept(self) -> pl.Expr:
         """Return an aggregate: True when every line kept the plain layout and the tag.
@@ -134,19 +216,28 @@ class TextScan:
         Examples
         --------
         >>> scan = TextScan("bm25", pl.DataFrame())
-        >>> rows = pl.DataFrame({"query_id": ["1"], "doc_id": ["d"], "rank": [1],
-        ...                      "score": [1.0], "_tag": ["bm25"]})
+        >>> rows = pl.DataFrame({"query_id": ["1"], "q0": ["Q0"], "doc_id": ["d"],
+        ...                      "rank": [1], "score": [1.0], "_tag": ["bm25"]})
         >>> rows.select(scan.layout_kept()).item()
         True
         """
         fields = ("query_id", "doc_id", *self.CHECKED_FIELDS)
         one_tag = (pl.col(self.TAG_COLUMN) == self.tag).all()
-        return every_field_read(fields) & one_tag
+        return every_field_read(fields) & one_tag & no_inner_blank(["q0", "doc_id"], self.separator)
 
-    @staticmethod
-    def no_comment_line(query_id: pl.Expr) -> pl.Expr:
-        """Return an aggregate that is True when no query id starts with ``#``."""
-        return no_comment_line(query_id)
+    def rankings_kept(self, query_id: pl.Expr) -> pl.Expr:
+        r"""Return an aggregate over the rankings' query ids: none a comment or split.
+
+        Examples
+        --------
+        >>> scan = TextScan("bm25", pl.DataFrame(), separator="\t")
+        >>> pl.DataFrame({"q": ["1", "2 3"]}).select(scan.rankings_kept(pl.col("q"))).item()
+        False
+        """
+        kept = no_comment_line(query_id)
+        if self.separator != " ":
+            kept = kept & ~query_id.str.contains(" ", literal=True).any()
+        return kept
 
 
 @dataclass(frozen=True, eq=False)

@@ -29,8 +29,12 @@ from rankset.io._parsed import (
     NUMERIC_TARGETS,
     ParsedInput,
     TextScan,
+    count_problems,
     every_field_read,
+    id_problems,
     no_comment_line,
+    no_inner_blank,
+    number_problems,
     number_word,
     show_line,
 )
@@ -211,7 +215,12 @@ def read_plain_trec_run(source: Path | bytes) -> pl.DataFrame | None:
     except (pl.exceptions.PolarsError, OSError):
         return None
     clean, tags = frame.select(
-        (every_field_read(_RUN_FIELDS) & no_comment_line(pl.col("query_id"))).alias("clean"),
+        (
+            every_field_read(_RUN_FIELDS)
+            & no_comment_line(pl.col("query_id"))
+            & _no_problem(_TREC_RUN)
+            & no_inner_blank(["query_id", "q0", "doc_id", "system"], separator)
+        ).alias("clean"),
         pl.col("system").unique().head(2).implode(),
     ).row(0)
     if not clean:
@@ -245,7 +254,10 @@ def read_plain_trec_labels(data: bytes) -> pl.DataFrame | None:
     except pl.exceptions.PolarsError:
         return None
     clean = frame.select(
-        every_field_read(list(_PLAIN_QRELS_SCHEMA)) & no_comment_line(pl.col("query_id"))
+        every_field_read(list(_PLAIN_QRELS_SCHEMA))
+        & no_comment_line(pl.col("query_id"))
+        & _no_problem(_TREC_QRELS)
+        & no_inner_blank(["query_id", "iteration", "doc_id"], separator)
     ).item()
     if not clean:
         return None
@@ -294,12 +306,12 @@ def scan_trec_run(source: Source) -> ParsedInput | None:
     ).item()
     if not kept or _other_blanks(lines):
         return None  # read whole at once rather than after a pass
-    run = (
-        _scan_plain_layout(path, separator, categorical=("system",))
-        .drop("q0")
-        .rename({"system": SCANNED_TAG})
+    # Q0 stays, for the pass to check that no line left it empty (as a string: Polars
+    # reads those faster than categoricals when they are only counted).
+    run = _scan_plain_layout(path, separator, categorical=("system",)).rename(
+        {"system": SCANNED_TAG}
     )
-    scan = TextScan(tag, head.drop("q0").rename({"system": SCANNED_TAG}))
+    scan = TextScan(tag, head.drop("q0").rename({"system": SCANNED_TAG}), separator)
     return ParsedInput(name, display_stem(path), "trec", run=run, scan=scan)
 
 
@@ -392,7 +404,34 @@ def _extract_trec_fields(data_lines: pl.DataFrame, layout: _TrecLayout, name: st
         row = parsed.with_row_index("row").filter(pl.any_horizontal(pl.all().is_null()))
         lineno, line = data_lines.row(int(row.item(0, "row")))
         raise InputFormatError(_describe_bad_trec_line(name, lineno, line, layout))
+    problems = _problems(layout)
+    counts = parsed.select(count_problems(problems)).row(0, named=True)
+    for problem, count in counts.items():
+        if count:
+            row = parsed.with_row_index("row").filter(problems[problem])
+            lineno, line = data_lines.row(int(row.item(0, "row")))
+            msg = f"{name}, line {lineno}: {problem} ({count} line(s) in all): {show_line(line)}"
+            raise InputFormatError(msg)
     return parsed
+
+
+def _problems(layout: _TrecLayout) -> dict[str, pl.Expr]:
+    """Return the rules every parsed row obeys: usable ids, a finite score or grade.
+
+    Within TREC text an id can only break them with a control character (blanks
+    separate the fields) and a number by being NaN or infinite.
+    """
+    number = "score" if layout.kind == "run" else "grade"
+    return {
+        **id_problems("query_id"),
+        **id_problems("doc_id"),
+        **number_problems(number, number),
+    }
+
+
+def _no_problem(layout: _TrecLayout) -> pl.Expr:
+    """Return an aggregate: True when no row breaks :func:`_problems` (or has a null)."""
+    return ~pl.any_horizontal(mask.fill_null(True).any() for mask in _problems(layout).values())
 
 
 def _describe_bad_trec_line(name: str, lineno: int, line: str, layout: _TrecLayout) -> str:
