@@ -13,6 +13,7 @@ __all__ = [
     "GradeScaleError",
     "InputFormatError",
     "MissingDependencyError",
+    "OutputError",
     "ParameterError",
     "RanksetError",
     "RanksetWarning",
@@ -51,6 +52,13 @@ class ParameterError(RanksetError):
 
 class ClusterError(RanksetError):
     """A Dask cluster cannot run the evaluation as asked (no worker, versions differ)."""
+
+
+class OutputError(RanksetError):
+    """An output file could not be written (disk full, no permission...).
+
+    The message names the file; the atomic write leaves any earlier file unchanged.
+    """
 
 
 class MissingDependencyError(RanksetError, ImportError):

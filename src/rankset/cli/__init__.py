@@ -56,6 +56,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RanksetError, OSError) as error:
         print(f"rankset: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except MemoryError:
+        msg = (
+            "rankset: error: out of memory; measure the queries in parts with --buckets N "
+            "(e.g. --buckets 8), or give the inputs as Parquet files, which are scanned."
+        )
+        print(msg, file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 def _read_standard_input(args: argparse.Namespace) -> None:

@@ -9,6 +9,7 @@ which imports none of them.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -24,7 +25,7 @@ from rankset._typing import (
     OrderPolicy,
     ScorePrecision,
 )
-from rankset.errors import RanksetError
+from rankset.errors import InputFormatError, RanksetError
 from rankset.evaluation._kernel import (
     Collected,
     PartialResult,
@@ -42,6 +43,7 @@ from rankset.evaluation._options import (
 from rankset.evaluation._pass import TextScanRejected
 from rankset.evaluation._plan import EvaluationPlan, plan_evaluation_inputs
 from rankset.evaluation._result import EvaluationResult, tidy
+from rankset.io import looks_like_ranx
 from rankset.measures import Metric, parse_metrics
 from rankset.scales import GradeScale
 from rankset.textmatch import TextMatch
@@ -207,6 +209,26 @@ def plan_and_measure(
     offending line. Files are read whole from the start with buckets (each bucket
     would parse them again) and on the GPU or Dask engines.
     """
+    try:
+        return _plan_and_measure(runs, labels, metrics, options, keep_rows=keep_rows)
+    except pl.exceptions.ComputeError as error:
+        # A damaged Parquet file fails only when its pages are read.
+        if "parquet" not in str(error).lower():
+            raise
+        named = _named_files(runs, labels)
+        among = f" (one of {', '.join(named)})" if named else ""
+        msg = f"A Parquet input{among} could not be read; is it damaged or cut short? {error}"
+        raise InputFormatError(msg) from error
+
+
+def _plan_and_measure(
+    runs: IntoRun | Mapping[str, IntoRun] | TextMatch,
+    labels: IntoLabels | None,
+    metrics: list[Metric],
+    options: EvaluateOptions,
+    *,
+    keep_rows: bool,
+) -> tuple[EvaluationPlan, Collected]:
     options = options.replace(engine=resolve_engine(options.engine))  # warns once, if at all
     if options.buckets is None and options.engine in ("streaming", "in-memory"):
         try:
@@ -224,6 +246,19 @@ def plan_and_measure(
     if plan.engine == "dask":
         plan = on_cluster(plan)
     return plan, measure(plan, keep_rows=keep_rows)
+
+
+def _named_files(*inputs: object) -> list[str]:
+    """Return the file names among evaluation inputs (one, a list, or a name mapping)."""
+    named: list[str] = []
+    for item in inputs:
+        if isinstance(item, str | os.PathLike):
+            named.append(os.fspath(item))
+        elif isinstance(item, list | tuple):
+            named += _named_files(*item)
+        elif isinstance(item, Mapping) and not looks_like_ranx(item):
+            named += _named_files(*item.values())
+    return named
 
 
 def on_cluster(plan: EvaluationPlan) -> EvaluationPlan:

@@ -108,6 +108,10 @@ def assign_system_names(
         else next(measured).row(0, named=True)
         for item in inputs
     ]
+    for item, profile in zip(inputs, profiles, strict=True):
+        if profile["n_rows"] == 0:
+            msg = f"{item.parsed.source}: the run has no rows; expected at least one ranking"
+            raise SchemaError(msg)
     candidates: list[tuple[str | None, str | None]] = []  # (tag-or-explicit, stem)
     for item, profile in zip(inputs, profiles, strict=True):
         if item.name is not None:

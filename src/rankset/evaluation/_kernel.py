@@ -25,7 +25,7 @@ from typing import Any
 import polars as pl
 
 from rankset._version import __version__
-from rankset.errors import ClusterError
+from rankset.errors import ClusterError, SchemaError
 from rankset.evaluation._pass import SMALL_ENGINE, keep_bucket, measure_pass
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._query_policy import IN_LABELS, apply_query_policy
@@ -216,6 +216,9 @@ def finish(plan: EvaluationPlan, merged: PartialResult) -> Collected:
     features, runs = plan.features, plan.runs
     aggregates, stats, extra = merged.aggregates, merged.stats, dict(merged.extra)
     systems = aggregates["system"].unique().sort().to_list()
+    if stats.height == 0:
+        msg = f"{plan.label_source}: the labels have no rows; expected at least one label."
+        raise SchemaError(msg)
     scored, query_counts = apply_query_policy(
         features, aggregates, stats, systems, plan.options.missing, runs.sources
     )

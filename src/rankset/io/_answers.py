@@ -6,7 +6,6 @@ JSON/JSONL objects with an id and one or more answers.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -105,11 +104,7 @@ def _answers_from_json(text: str, name: str) -> pl.DataFrame:
         records = []
         for lineno, line in enumerate(text.splitlines(), start=1):
             if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    msg = f"{name}, line {lineno}: not valid JSON ({exc.msg})"
-                    raise InputFormatError(msg) from None
+                records.append(loads(line, f"{name}, line {lineno}"))
     rows: list[tuple[str, str]] = []
     for number, record in enumerate(records, start=1):
         query = next((record[key] for key in _ANSWER_ID_KEYS if key in record), None)

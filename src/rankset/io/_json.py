@@ -18,6 +18,8 @@ The dialects, told apart by their first object when no format is given:
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -38,12 +40,14 @@ from rankset.io._parsed import (
     number_word,
 )
 from rankset.io._ranx import looks_like_ranx, parse_ranx
-from rankset.io._tables import first_uncastable, parse_table
+from rankset.io._tables import check_rows, first_uncastable, parse_table
 
 __all__ = ["JSON_FORMATS", "loads", "parse_json"]
 
 #: The formats read from JSON or JSON Lines.
 JSON_FORMATS: Final = frozenset({"samples", "rag-gs", "dataset-json", "records-jsonl", "ranx"})
+# An escaped UTF-16 surrogate: paired it is one character, alone it is none.
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,7 @@ class _SampleTables:
     @classmethod
     def empty(cls) -> _SampleTables:
         return cls(
-            run={"query_id": [], "doc_id": [], "rank": [], "text": []},
+            run={"query_id": [], "doc_id": [], "rank": [], "text": [], "where": []},
             labels={"query_id": [], "doc_id": [], "grade": [], "where": []},
             cutoffs={"query_id": [], "k": [], "where": []},
             answers={"query_id": [], "answer": []},
@@ -115,11 +119,46 @@ def parse_json(
 
 
 def loads(text: str, name: str) -> Any:
-    """Parse a whole JSON document; invalid JSON is an error naming its line and column."""
+    r"""Parse one JSON text; every way it can fail is an error naming ``name``.
+
+    Invalid JSON names its line and column. Three limits of Python's parser become
+    messages too: nesting deeper than the recursion limit, an integer longer than
+    Python converts (4,300 digits), and a lone UTF-16 surrogate (``"\\ud800"``), which
+    no UTF-8 text can hold.
+
+    Examples
+    --------
+    >>> loads('{"a": [1, 2]}', "<stream>")
+    {'a': [1, 2]}
+    >>> loads('{"id": "\\ud800"}', "x.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rankset.errors.InputFormatError: x.json: a string holds a lone UTF-16 surrogate ...
+    """
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputFormatError(_json_error(name, exc)) from None
+    except RecursionError:
+        msg = f"{name}: JSON nested too deeply to read (more than {sys.getrecursionlimit()} levels)"
+        raise InputFormatError(msg) from None
+    except ValueError as exc:  # an integer with too many digits
+        msg = f"{name}: a JSON number is too long to read ({exc})"
+        raise InputFormatError(msg) from None
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_lone_surrogates(value, name)
+    return value
+
+
+def _refuse_lone_surrogates(value: Any, where: str) -> None:
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        msg = (
+            f"{where}: a string holds a lone UTF-16 surrogate escape (like \\ud800), "
+            "which is not a character; fix the id or text that holds it"
+        )
+        raise InputFormatError(msg) from None
 
 
 # --------------------------------------------------------------------------------------
@@ -136,18 +175,24 @@ def _load_json_document(text: str, name: str) -> _Record | list[_Record]:
     if stripped.startswith("["):
         return _Record(loads(text, name), name)
     try:
-        return _Record(json.loads(text), name)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         first_line = stripped.split("\n", 1)[0]
         if exc.msg != "Extra data" and not _is_json(first_line):
             raise InputFormatError(_json_error(name, exc)) from None
-    return _load_json_lines(text, name)
+    except (ValueError, RecursionError):
+        return _Record(loads(text, name), name)  # for its message
+    else:
+        if _SURROGATE_ESCAPE.search(text):
+            _refuse_lone_surrogates(value, name)
+        return _Record(value, name)
+    return _load_json_lines(text, name, check_surrogates=bool(_SURROGATE_ESCAPE.search(text)))
 
 
 def _is_json(text: str) -> bool:
     try:
         json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return False
     return True
 
@@ -156,7 +201,7 @@ def _json_error(name: str, exc: json.JSONDecodeError) -> str:
     return f"{name}, line {exc.lineno}: invalid JSON ({exc.msg} at column {exc.colno})"
 
 
-def _load_json_lines(text: str, name: str) -> list[_Record]:
+def _load_json_lines(text: str, name: str, *, check_surrogates: bool) -> list[_Record]:
     records = []
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -167,6 +212,10 @@ def _load_json_lines(text: str, name: str) -> list[_Record]:
         except json.JSONDecodeError as exc:
             msg = f"{where}: invalid JSON ({exc.msg} at column {exc.colno})"
             raise InputFormatError(msg) from None
+        except (ValueError, RecursionError):
+            value = loads(line, where)  # for its message
+        if check_surrogates:
+            _refuse_lone_surrogates(value, where)
         records.append(_Record(value, where))
     return records
 
@@ -234,6 +283,8 @@ def _maybe_json_string(value: Any, where: str, field: str) -> Any:
     except json.JSONDecodeError as exc:
         msg = f"{where}: {field} is a string but not valid JSON ({exc.msg})"
         raise InputFormatError(msg) from None
+    except (ValueError, RecursionError):
+        return loads(value, f"{where}, {field}")  # for its message
 
 
 # --------------------------------------------------------------------------------------
@@ -314,6 +365,7 @@ def _add_actual_output(
         run["doc_id"].append(doc_id)
         run["rank"].append(rank)
         run["text"].append(text)
+        run["where"].append(where)
 
 
 def _retrieved_item(item: Any, where: str) -> tuple[str, str | None]:
@@ -332,7 +384,13 @@ def _add_cutoff(
     tables: _SampleTables, sample: Mapping[str, Any], query_id: str, where: str
 ) -> None:
     metadata = sample.get("metadata")
-    if not isinstance(metadata, Mapping) or metadata.get("k") is None:
+    if metadata is None:
+        return
+    if not isinstance(metadata, Mapping):
+        found = json.dumps(metadata)[:MAX_SHOWN_LINE]
+        msg = f'{where}: metadata must be a JSON object (like {{"k": 5}}), found {found}'
+        raise InputFormatError(msg)
+    if metadata.get("k") is None:
         return
     tables.cutoffs["query_id"].append(query_id)
     tables.cutoffs["k"].append(_scalar_text(metadata["k"]))
@@ -368,6 +426,7 @@ def _sample_run(columns: dict[str, list[Any]]) -> pl.LazyFrame | None:
     )
     if has_text:
         frame = frame.with_columns(text=pl.Series(columns["text"], dtype=pl.String))
+    check_rows(frame.lazy(), "run", columns["where"].__getitem__)
     return frame.lazy()
 
 
@@ -393,7 +452,16 @@ def _checked_frame(columns: dict[str, list[Any]], schema: pl.Schema) -> pl.LazyF
             row, value = first
             msg = f"{where[row]}: {column} {value!r} is not {number_word(target)}"
             raise InputFormatError(msg)
-    return text.lazy().cast(schema, strict=False)
+    typed = text.lazy().cast(schema, strict=False)
+    if "grade" in schema:
+        check_rows(typed, "labels", where.__getitem__)
+    if "k" in schema:
+        small = typed.with_row_index("row").filter(pl.col("k") < 1).head(1).collect()
+        if small.height:
+            row, k = small.item(0, "row"), small.item(0, "k")
+            msg = f"{where[row]}: metadata.k must be an integer >= 1, found {k}"
+            raise InputFormatError(msg)
+    return typed
 
 
 # --------------------------------------------------------------------------------------
@@ -429,7 +497,9 @@ def _parse_records(
         }
     )
     wheres = [record.where for record in records]
-    return parse_table(frame.lazy(), name, stem, format, {}, kind, wheres.__getitem__)
+    return parse_table(
+        frame.lazy(), name, stem, format, {}, kind, wheres.__getitem__, validate_rows=True
+    )
 
 
 def _canonical_fields(obj: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[str, Any]:

@@ -383,9 +383,9 @@ def _parse_bytes(
         return parse_table(frame.lazy(), name, stem, "parquet", mapping, kind)
     if resolved == "csv":
         frame = read_delimited(data, name, ",")
-        return parse_table(frame.lazy(), name, stem, "csv", mapping, kind)
+        return parse_table(frame.lazy(), name, stem, "csv", mapping, kind, validate_rows=True)
     if resolved == "tsv":
         frame = read_delimited(data, name, "\t")
-        return parse_table(frame.lazy(), name, stem, "tsv", mapping, kind)
+        return parse_table(frame.lazy(), name, stem, "tsv", mapping, kind, validate_rows=True)
     json_format = None if resolved == "json" else resolved
     return parse_json(decode_text(data, name), name, stem, json_format, mapping, kind)

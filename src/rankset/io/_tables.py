@@ -7,6 +7,7 @@ naming its row. Text tables are read as text throughout, so ids keep leading zer
 
 from __future__ import annotations
 
+import csv
 import glob
 import io
 from collections.abc import Callable, Mapping, Sequence
@@ -24,11 +25,15 @@ from rankset.io._parsed import (
     RUN_SCHEMA,
     ParsedInput,
     check_format_for,
+    id_problems,
+    number_problems,
     number_word,
+    show_line,
 )
-from rankset.io._sources import GLOB_CHARS, display_stem, format_from_extension
+from rankset.io._sources import GLOB_CHARS, display_stem, format_from_extension, split_lines
 
 __all__ = [
+    "check_rows",
     "first_uncastable",
     "foreign_to_lazy",
     "is_foreign_frame",
@@ -130,17 +135,82 @@ def read_parquet_bytes(data: bytes, name: str) -> pl.DataFrame:
 
 
 def read_delimited(data: bytes, name: str, separator: str) -> pl.DataFrame:
-    """Read CSV or TSV with a header row, every column as text."""
-    # Every column is read as text so ids keep leading zeros and stay strings; numbers
-    # are cast later with messages that name the bad row.
+    """Read CSV or TSV with a header row, every column as text.
+
+    A header naming a column twice, a row with more or fewer fields than the header,
+    and a header without rows are errors naming the column or the line (Polars would
+    rename the second column, fill a short row with nulls, or read no rows silently).
+    Lines may end in LF, CRLF or a lone CR.
+    """
+    what = "CSV" if separator == "," else "TSV"
+    if b"\r" in data and b"\n" not in data:
+        data = data.replace(b"\r", b"\n")  # old-Mac line ends
     try:
-        return pl.read_csv(data, separator=separator, infer_schema=False)
+        # Every column is read as text so ids keep leading zeros and stay strings;
+        # numbers are cast later with messages that name the bad row.
+        frame = pl.read_csv(data, separator=separator, infer_schema=False)
     except pl.exceptions.NoDataError:
         msg = f"{name}: the file is empty; expected a header row naming the columns"
         raise InputFormatError(msg) from None
     except pl.exceptions.PolarsError as exc:
-        msg = f"{name}: cannot parse as {'CSV' if separator == ',' else 'TSV'} ({exc})"
+        ragged = _first_ragged_line(data, separator, name)
+        msg = ragged or f"{name}: cannot parse as {what} ({exc})"
         raise InputFormatError(msg) from None
+    header = _header_fields(data, separator, name)
+    repeated = sorted({field for field in header if header.count(field) > 1})
+    if repeated:
+        msg = f"{name}: the header names column {repeated[0]!r} more than once; name each once"
+        raise InputFormatError(msg)
+    ragged = _first_ragged_line(data, separator, name)
+    if ragged is not None:
+        raise InputFormatError(ragged)
+    if frame.height == 0:
+        msg = f"{name}: the file has a header row but no data rows"
+        raise InputFormatError(msg)
+    return frame
+
+
+def _decoded(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        msg = f"{name}: not UTF-8 text (byte {exc.start})"
+        raise InputFormatError(msg) from None
+
+
+def _header_fields(data: bytes, separator: str, name: str) -> list[str]:
+    first = data.split(b"\n", 1)[0]
+    return next(csv.reader([_decoded(first, name).rstrip("\r")], delimiter=separator), [])
+
+
+def _first_ragged_line(data: bytes, separator: str, name: str) -> str | None:
+    """Describe the first line whose field count differs from the header's, or None.
+
+    Without quotes in the file, fields are counted by Polars over every line; with
+    quotes (a field may then hold a separator or a line break), by Python's csv module.
+    """
+    expected = len(_header_fields(data, separator, name))
+    if b'"' not in data:
+        lines = split_lines(data, name).drop_nulls("line")
+        counts = lines.with_columns(
+            fields=pl.col("line").str.count_matches(separator, literal=True) + 1
+        )
+        bad = counts.filter(pl.col("fields") != expected).head(1)
+        if bad.height == 0:
+            return None
+        lineno, line, found = bad.row(0)
+    else:
+        reader = csv.reader(io.StringIO(_decoded(data, name), newline=""), delimiter=separator)
+        for row in reader:
+            if row and len(row) != expected:
+                lineno, line, found = reader.line_num, separator.join(row), len(row)
+                break
+        else:
+            return None
+    return (
+        f"{name}, line {lineno}: expected {expected} fields as in the header, found "
+        f"{found}: {show_line(line)}"
+    )
 
 
 def parse_table(
@@ -151,10 +221,15 @@ def parse_table(
     mapping: dict[str, str],
     kind: Kind,
     row_label: Callable[[int], str] | None = None,
+    *,
+    validate_rows: bool = False,
 ) -> ParsedInput:
     """Map, check and cast a table's columns: a run, or labels when it has a grade.
 
     ``row_label`` names a row (0-based) in messages; by default ``"<name>, row N"``.
+    ``validate_rows`` applies the row rules (usable ids, finite numbers) here, naming the
+    row, for tables read whole anyway (text tables, JSON records); evaluation applies
+    them to every input in its pass.
     """
     schema = frame.collect_schema()
     chosen = _resolve_columns(list(schema.names()), mapping, name)
@@ -166,6 +241,8 @@ def parse_table(
     describe = row_label or (lambda row: f"{name}, row {row + 1}")
     selected = frame.select(pl.col(source).alias(canonical) for canonical, source in chosen.items())
     typed = _cast_table(selected, schema, chosen, name, describe)
+    if validate_rows:
+        check_rows(typed, table_kind, describe)
     if table_kind == "labels":
         return ParsedInput(name, stem, format, labels=typed.select(*LABELS_SCHEMA))
     run_columns = [
@@ -175,6 +252,50 @@ def parse_table(
     if "text" in chosen:
         run_columns.append(pl.col("text"))
     return ParsedInput(name, stem, format, run=typed.select(run_columns))
+
+
+def check_rows(
+    typed: pl.LazyFrame, kind: Literal["run", "labels"], describe: Callable[[int], str]
+) -> None:
+    """Refuse the first row with an unusable id or a non-finite number, naming it.
+
+    ``typed`` has the canonical columns and dtypes; ``describe`` names a 0-based row.
+
+    Examples
+    --------
+    >>> labels = pl.LazyFrame({"query_id": ["q1"], "doc_id": ["d1"], "grade": [float("nan")]})
+    >>> check_rows(labels, "labels", lambda row: f"qrels.csv, row {row + 1}")
+    Traceback (most recent call last):
+    ...
+    rankset.errors.InputFormatError: qrels.csv, row 1: a grade that is not a finite number ...
+    """
+    names = typed.collect_schema().names()
+    problems = {**id_problems("query_id"), **id_problems("doc_id")}
+    if kind == "labels":
+        problems.update(number_problems("grade", "grade"))
+    elif "score" in names:
+        # A run may lack scores (ordered by rank); a score it has must be finite.
+        problems.update(
+            (problem, mask)
+            for problem, mask in number_problems("score", "score").items()
+            if problem != "no score"
+        )
+    masks = [mask.fill_null(False).alias(problem) for problem, mask in problems.items()]
+    flagged = (
+        typed.select(masks)
+        .with_row_index("row")
+        .filter(pl.any_horizontal(pl.exclude("row")))
+        .head(1)
+        .collect()
+    )
+    if flagged.height == 0:
+        return
+    first = flagged.row(0, named=True)
+    problem = next(problem for problem in problems if first[problem])
+    shown = typed.slice(int(first["row"]), 1).collect().row(0, named=True)
+    values = ", ".join(f"{column} {shown[column]!r}" for column in ("query_id", "doc_id"))
+    msg = f"{describe(int(first['row']))}: {problem} ({values})"
+    raise InputFormatError(msg)
 
 
 def _resolve_columns(names: Sequence[str], mapping: Mapping[str, str], name: str) -> dict[str, str]:

@@ -21,7 +21,7 @@ import polars as pl
 
 from rankset._typing import WriteFormat, choices_of
 from rankset._validation import check_choice, missing_columns_message
-from rankset.errors import ParameterError
+from rankset.errors import OutputError, ParameterError
 from rankset.io._sources import format_from_extension
 
 __all__ = ["atomic_path", "write_labels", "write_parquet", "write_run"]
@@ -68,6 +68,12 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     try:
         yield temp
         os.replace(temp, target)
+    except (OSError, pl.exceptions.PolarsError) as error:
+        # A full disk or a lost permission: Polars wraps the OS error in its own.
+        temp.unlink(missing_ok=True)
+        kept = " (the file that was there is unchanged)" if target.exists() else ""
+        msg = f"{os.fspath(path)}: could not write the file{kept}: {error}"
+        raise OutputError(msg) from error
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
