@@ -194,6 +194,12 @@ def split_lines(data: bytes, name: str) -> pl.DataFrame:
     >>> split_lines(b"a\rb\r", "<stream>").rows()
     [(1, 'a'), (2, 'b')]
     """
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        # Text holds no NUL byte; C tools such as trec_eval would end the line there.
+        line = data.count(b"\n", 0, nul) + 1
+        msg = f"{name}, line {line}: a NUL byte (\\x00); a text file holds none"
+        raise InputFormatError(msg)
     if b"\r" in data and b"\n" not in data:
         data = data.replace(b"\r", b"\n")
     try:

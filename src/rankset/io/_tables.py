@@ -140,11 +140,12 @@ def read_delimited(data: bytes, name: str, separator: str) -> pl.DataFrame:
     A header naming a column twice, a row with more or fewer fields than the header,
     and a header without rows are errors naming the column or the line (Polars would
     rename the second column, fill a short row with nulls, or read no rows silently).
-    Lines may end in LF, CRLF or a lone CR.
+    Lines may end in LF, CRLF or a lone CR (a lone CR ends a line even inside quotes).
     """
     what = "CSV" if separator == "," else "TSV"
-    if b"\r" in data and b"\n" not in data:
-        data = data.replace(b"\r", b"\n")  # old-Mac line ends
+    if data.count(b"\r") != data.count(b"\r\n"):
+        # A lone CR ends a line, as in Python's universal newlines (old-Mac files).
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     try:
         # Every column is read as text so ids keep leading zeros and stay strings;
         # numbers are cast later with messages that name the bad row.
@@ -201,12 +202,15 @@ def _first_ragged_line(data: bytes, separator: str, name: str) -> str | None:
         lineno, line, found = bad.row(0)
     else:
         reader = csv.reader(io.StringIO(_decoded(data, name), newline=""), delimiter=separator)
-        for row in reader:
-            if row and len(row) != expected:
-                lineno, line, found = reader.line_num, separator.join(row), len(row)
-                break
-        else:
-            return None
+        try:
+            for row in reader:
+                if row and len(row) != expected:
+                    lineno, line, found = reader.line_num, separator.join(row), len(row)
+                    break
+            else:
+                return None
+        except csv.Error as error:
+            return f"{name}, line {reader.line_num}: cannot parse as CSV ({error})"
     return (
         f"{name}, line {lineno}: expected {expected} fields as in the header, found "
         f"{found}: {show_line(line)}"
