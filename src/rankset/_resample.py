@@ -45,9 +45,17 @@ def summarise_means(
         )
     else:
         pieces = []
-        for names, rows in per_query.group_by(outer, maintain_order=True):
+        groups = per_query.select(outer).unique(maintain_order=True)
+        # One group (one system, as curves hand them over) needs no copy of its rows.
+        outer_groups = (
+            [(groups.row(0), per_query)]
+            if groups.height == 1
+            else per_query.group_by(outer, maintain_order=True)
+        )
+        for names, rows in outer_groups:
             labels = rows.select(keys).unique(maintain_order=True)
-            matrix = rows["value"].to_numpy().astype("float64").reshape(labels.height, -1).T
+            values = rows["value"].to_numpy().astype("float64", copy=False)
+            matrix = values.reshape(labels.height, -1).T
             intervals = bootstrap_column_mean_cis(
                 matrix, confidence=confidence, n_resamples=n_resamples, seed=seed
             )

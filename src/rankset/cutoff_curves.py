@@ -96,6 +96,7 @@ def curves(
     confidence: float = 0.95,
     n_resamples: int = 1000,
     seed: int = 0,
+    keep_per_query: bool = True,
     **options: Any,
 ) -> Curves:
     """Compute measures at every cutoff in ``ks`` in one pass.
@@ -112,6 +113,10 @@ def curves(
         The cutoffs: an int K means 1..K.
     confidence, n_resamples, seed
         Bootstrap confidence interval of each mean (seeded, deterministic).
+    keep_per_query
+        Keep every per-query value (``Curves.per_query``); ``False`` keeps the summary
+        only, so memory grows with one system's values instead of every system's
+        (:func:`rankset.report` at scale).
     **options
         Passed to :func:`rankset.evaluate` (``relevance_level``, ``missing``, ``scale``,
         ``pool``, ``names``, ``engine``, ``buckets``, ...); per-query cutoffs do not apply.
@@ -156,17 +161,48 @@ def curves(
         )
     names = ["cumulative", "label_cumulative"][: len(frames)]
     collected.extra.update(zip(names, pl.collect_all(frames, engine="in-memory"), strict=True))
-    frame = _at_every_k(collected, cutoffs, features.cumulative, list(features.label_cumulative))
-    per_query = _tidy_curves(frame, metrics, plan.values)
-    summary = summarise_means(
-        per_query,
-        ["metric", "measure", "k"],
-        confidence=confidence,
-        n_resamples=n_resamples,
-        seed=seed,
-    )
+    label_cumulative = list(features.label_cumulative)
+    # One system at a time: a system's table at every k is queries x cutoffs rows of
+    # every aggregation, and only its values (4 bytes of keys each) are kept.
+    summaries, kept = [], []
+    for system in collected.scored["system"].unique().sort().to_list():
+        frame = _at_every_k(
+            collected,
+            system,
+            cutoffs,
+            features.cumulative,
+            _label_stats_at_every_k(collected, cutoffs, label_cumulative),
+        )
+        values = _tidy_curves(frame, system, metrics, plan.values, keep_ids=keep_per_query)
+        del frame
+        summary = summarise_means(
+            values,
+            ["metric", "measure", "k"],
+            confidence=confidence,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        summaries.append(
+            summary.with_columns(pl.col("system", "metric", "measure").cast(pl.String))
+        )
+        if keep_per_query:
+            kept.append(values.with_columns(pl.col("system", "metric", "measure").cast(pl.String)))
+    summary = pl.concat(summaries)
+    per_query = pl.concat(kept) if kept else pl.DataFrame(schema=_PER_QUERY_SCHEMA)
     config = {**collected.config, "metrics": [_curve_name(m) for m in metrics], "ks": cutoffs}
     return Curves(per_query=per_query, summary=summary, config=config)
+
+
+_PER_QUERY_SCHEMA = pl.Schema(
+    {
+        "system": pl.String,
+        "query_id": pl.String,
+        "metric": pl.String,
+        "measure": pl.String,
+        "k": pl.Int64,
+        "value": pl.Float64,
+    }
+)
 
 
 #: The most cutoffs one curve call computes (each is a column per query and metric).
@@ -214,23 +250,47 @@ def _accumulate(
     return contribution.cum_sum().over(partition, order_by=order)
 
 
+def _label_stats_at_every_k(
+    collected: Collected, cutoffs: list[int], label_cumulative: list[str]
+) -> pl.LazyFrame:
+    """Each labelled query's statistics at every cutoff (its ideal DCG at k...)."""
+    ks = pl.LazyFrame({"k": cutoffs}, schema={"k": pl.Int64})
+    stats = collected.stats.lazy().drop(label_cumulative).join(ks, how="cross")
+    if label_cumulative:
+        stats = (
+            stats.with_columns(_ipos=pl.min_horizontal(pl.col("k"), pl.col("_n_labels")))
+            .join(collected.extra["label_cumulative"].lazy(), on=["query_id", "_ipos"], how="left")
+            .with_columns(pl.col(name).fill_null(0.0) for name in label_cumulative)
+        )
+    return stats
+
+
 def _at_every_k(
     collected: Collected,
+    system: str,
     cutoffs: list[int],
     cumulative: dict[str, tuple[pl.Expr, str]],
-    label_cumulative: list[str],
+    stats: pl.LazyFrame,
 ) -> pl.DataFrame:
-    ks = pl.DataFrame({"k": cutoffs}, schema={"k": pl.Int64})
+    """One system's aggregations at every cutoff, sorted by ``k`` then ``query_id``.
+
+    Planned lazily and collected once, so the engine holds fewer copies of a table of
+    queries x cutoffs rows.
+    """
+    ks = pl.LazyFrame({"k": cutoffs}, schema={"k": pl.Int64})
     # The value at k is the running value at the last labelled document at or above
     # position k (a ranking shorter than k keeps its value at its last document); none
     # there: 0 for sums, null for minima.
+    mine = pl.col("system") == system
     runs = (
-        collected.scored.drop(list(cumulative))
+        collected.scored.lazy()
+        .filter(mine)
+        .drop(list(cumulative))
         .join(ks, how="cross")
         .with_columns(pos=pl.min_horizontal(pl.col("k"), pl.col(NUM_RET)).cast(pl.Int64))
         .sort("pos")
         .join_asof(
-            collected.extra["cumulative"].sort("pos"),
+            collected.extra["cumulative"].lazy().filter(mine).sort("pos"),
             on="pos",
             by=list(GROUP),
             strategy="backward",
@@ -242,15 +302,11 @@ def _at_every_k(
             if reducer == "sum"
         )
     )
-    stats = collected.stats.drop(label_cumulative).join(ks, how="cross")
-    if label_cumulative:
-        stats = (
-            stats.with_columns(_ipos=pl.min_horizontal(pl.col("k"), pl.col("_n_labels")))
-            .join(collected.extra["label_cumulative"], on=["query_id", "_ipos"], how="left")
-            .with_columns(pl.col(name).fill_null(0.0) for name in label_cumulative)
-        )
-    return runs.join(stats, on=["query_id", "k"], how="left").with_columns(
-        pl.col("k").alias(QUERY_K)
+    return (
+        runs.join(stats, on=["query_id", "k"], how="left")
+        .with_columns(pl.col("k").alias(QUERY_K))
+        .sort("k", "query_id")
+        .collect(engine="in-memory")
     )
 
 
@@ -259,23 +315,30 @@ def _curve_name(metric: Metric) -> str:
 
 
 def _tidy_curves(
-    frame: pl.DataFrame, metrics: list[Metric], values: dict[str, pl.Expr]
+    frame: pl.DataFrame,
+    system: str,
+    metrics: list[Metric],
+    values: dict[str, pl.Expr],
+    *,
+    keep_ids: bool,
 ) -> pl.DataFrame:
+    """One system's values, tidy: sorted by metric (in ``metrics`` order), k, query.
+
+    The system, metric and measure are enums (4 bytes a row); ``keep_ids=False`` leaves
+    out the query ids, which only the per-query table needs (``frame`` is in query order).
+    """
+    names = list(dict.fromkeys(_curve_name(metric) for metric in metrics))
+    measures = list(dict.fromkeys(metric.measure for metric in metrics))
+    ids = ["query_id"] if keep_ids else []
     pieces = [
         frame.select(
-            "system",
-            "query_id",
-            pl.lit(_curve_name(metric), dtype=pl.String).alias("metric"),
-            pl.lit(metric.measure, dtype=pl.String).alias("measure"),
+            pl.lit(system, dtype=pl.Enum([system])).alias("system"),
+            *ids,
+            pl.lit(_curve_name(metric), dtype=pl.Enum(names)).alias("metric"),
+            pl.lit(metric.measure, dtype=pl.Enum(measures)).alias("measure"),
             "k",
             values[metric.name].cast(pl.Float64).alias("value"),
         )
         for metric in metrics
     ]
-    order = {_curve_name(metric): i for i, metric in enumerate(metrics)}
-    return (
-        pl.concat(pieces)
-        .with_columns(_order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
-        .sort("system", "_order", "k", "query_id")
-        .drop("_order")
-    )
+    return pl.concat(pieces)

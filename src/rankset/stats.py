@@ -350,8 +350,10 @@ def bootstrap_column_mean_cis(
     if n == 0 or not has_value.any():
         return bounds
     complete = bool(present.all())
-    filled = np.where(present, matrix, 0.0)
-    weights = present.astype(np.float64)
+    # Without NA the values are their own zero-filled copy and every resample's count is
+    # the row sum of its multiplicities (exact in floats): no copies of the matrix.
+    filled = matrix if complete else np.where(present, matrix, 0.0)
+    weights = None if complete else present.astype(np.float64)
     generator = _generator(seed, rng)
     means = np.empty((n_resamples, m))
     start = 0
@@ -365,8 +367,9 @@ def bootstrap_column_mean_cis(
             index += (np.arange(rows, dtype=np.int64) * n)[:, None]
             counts = np.bincount(index.ravel(), minlength=rows * n).reshape(rows, n)
             counts = counts.astype(np.float64)
+            drawn = counts.sum(axis=1, keepdims=True) if weights is None else counts @ weights
             with np.errstate(invalid="ignore", divide="ignore"):
-                means[start : start + rows] = (counts @ filled) / (counts @ weights)
+                means[start : start + rows] = (counts @ filled) / drawn
         start += rows
     tail = (1.0 - confidence) / 2.0
     # A resample that drew none of a column's values gives NaN, which the quantiles skip.

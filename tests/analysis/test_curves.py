@@ -95,3 +95,21 @@ def test_bad_arguments() -> None:
         rankset.curves(run, run, ["ndcg"], ks=0)
     with pytest.raises(ParameterError, match="'cutoffs' and 'k' do not apply"):
         rankset.curves(run, run, ["ndcg"], k=3)
+
+
+def test_curves_without_per_query_values_keep_the_same_summary() -> None:
+    # What the report asks for at scale: one system's values in memory at a time.
+    runs = [DATA / "bm25.trec", DATA / "rerank.trec"]
+    options = {"ks": 12, "n_resamples": 200, "scale": "trec_dl"}
+    kept = rankset.curves(runs, DATA / "qrels.txt", ["ndcg", "recall", "ra_nwg"], **options)
+    summary_only = rankset.curves(
+        runs, DATA / "qrels.txt", ["ndcg", "recall", "ra_nwg"], keep_per_query=False, **options
+    )
+    assert summary_only.per_query.height == 0
+    assert summary_only.per_query.schema == kept.per_query.schema
+    assert summary_only.summary.equals(kept.summary)
+    expected = rankset.evaluate(
+        runs, DATA / "qrels.txt", ["ndcg@10", "recall@10"], scale="trec_dl", confidence=None
+    ).summary
+    at_10 = summary_only.summary.filter(pl.col("k") == 10, pl.col("metric") != "ra_nwg")
+    assert at_10.select("system", "mean").rows() == expected.select("system", "mean").rows()

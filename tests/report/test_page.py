@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -103,3 +104,39 @@ def test_import_does_not_load_altair() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     ).stdout.strip()
     assert out == "False"
+
+
+def _chart_query_ids(page: str, element_id: str) -> set[str]:
+    """The query ids in the inline data of one embedded chart."""
+    prefix = f'vegaEmbed(document.getElementById("{element_id}"), '
+    spec, _ = json.JSONDecoder().raw_decode(page, page.index(prefix) + len(prefix))
+    rows = [row for data in spec.get("datasets", {}).values() for row in data]
+    rows += spec.get("data", {}).get("values", [])
+    return {row["query_id"] for row in rows if "query_id" in row}
+
+
+def test_per_query_charts_draw_one_seeded_sample_beyond_2000_queries(tmp_path: Path) -> None:
+    # 200,000 queries used to inline every point: past the charts' row limit, and GBs.
+    n = 2_500
+    queries = [f"q{i}" for i in range(n)]
+    runs = {
+        "a": {q: {"d1": 1.0, "d2": 0.5} for q in queries},
+        "b": {q: {"d2": 1.0, "d1": 0.5} for q in queries},
+    }
+    labels = {q: {"d1": 5, "d2": 3} for q in queries}
+    page = report(runs, labels, out=tmp_path / "r.html", n_resamples=20).read_text("utf-8")
+    assert f"{n:,} queries: the per-query charts draw a sample of 2,000" in page
+    drawn = [
+        _chart_query_ids(page, element_id)
+        for element_id in ("chart-distribution", "chart-difference", "chart-diagnostic-scatter")
+    ]
+    assert len(drawn[0]) == 2_000
+    assert drawn[0] == drawn[1] == drawn[2]  # the same queries in every chart
+    assert drawn[0] <= set(queries)
+    assert f'title="n = {n}, NA = 0"' in page  # the table's means use every query
+
+
+def test_a_small_report_draws_every_query(sample_report: Path) -> None:
+    page = sample_report.read_text(encoding="utf-8")
+    assert "draw a sample" not in page
+    assert len(_chart_query_ids(page, "chart-distribution")) == 40  # the sample's queries

@@ -104,21 +104,30 @@ def build_report(
     # Loads Altair (rankset.charts), so only once a page is built.
     from rankset.report import _sections
 
-    sections = [("summary", "Summary", _sections.summary_section(result))]
+    sample = _sections.query_sample(result)
+    if sample.query_ids is not None:
+        notes = [
+            *notes,
+            f"{sample.n_queries:,} queries: the per-query charts draw a sample of "
+            f"{sample.query_ids.len():,} (tables, means, intervals and tests use them all).",
+        ]
+    sections = [("summary", "Summary", _sections.summary_section(result, sample))]
     if comparison is not None and comparison.height:
         sections.append(
             (
                 "comparison",
                 "Comparison",
                 _sections.comparison_section(
-                    result, comparison, baseline, test=_TEST, alpha=_ALPHA
+                    result, comparison, baseline, test=_TEST, alpha=_ALPHA, sample=sample
                 ),
             )
         )
     if curves is not None and curves.summary.height:
         sections.append(("curves", "Metric vs k", _sections.curves_section(curves)))
     if diagnosis is not None and diagnosis.per_query.height:
-        sections.append(("diagnosis", "Diagnostic matrix", _sections.diagnosis_section(diagnosis)))
+        sections.append(
+            ("diagnosis", "Diagnostic matrix", _sections.diagnosis_section(diagnosis, sample))
+        )
     if fused is not None and diagnosis is not None and diagnosis.per_query.height:
         sections.append(
             ("fusion", "What fusion changed", _sections.fusion_section(diagnosis, fused))
@@ -240,7 +249,16 @@ def report(
     measures = curve_measures(names)
     curve_options = options.as_kwargs(excluded=("k", "cutoffs", "default_k"))
     curves = (
-        compute_curves(runs, labels, measures, ks=k_max, **summary, **curve_options)
+        compute_curves(
+            runs,
+            labels,
+            measures,
+            ks=k_max,
+            n_resamples=n_resamples,
+            seed=seed,
+            keep_per_query=False,  # the chart draws the means: memory for one system
+            **curve_options,
+        )
         if measures
         else None
     )

@@ -8,9 +8,11 @@ or in :mod:`rankset.report._html`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
@@ -28,13 +30,70 @@ if TYPE_CHECKING:
     from rankset.evaluation import EvaluationResult
 
 __all__ = [
+    "CHART_QUERIES",
+    "QuerySample",
     "comparison_section",
     "curves_section",
     "diagnosis_section",
     "document",
+    "query_sample",
     "summary_section",
     "worst_section",
 ]
+
+#: The most queries a per-query chart layer draws; beyond, a seeded sample of them.
+CHART_QUERIES: Final = 2_000
+# Seed of the hash that picks the sample (Polars' hash, stable for a Polars version).
+_SAMPLE_SEED: Final = 20_261_123
+
+
+@dataclass(frozen=True)
+class QuerySample:
+    """The queries the per-query chart layers draw: every one, or a seeded sample.
+
+    Tables, means, intervals and tests always use every query; only the points of the
+    distribution, difference and diagnostic charts are sampled, the same queries in
+    each, so a page stays small and a browser draws it at any scale.
+    """
+
+    query_ids: pl.Series | None  # None: every query is drawn
+    n_queries: int
+
+    def keep(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """Return the rows of ``frame`` whose query is drawn."""
+        if self.query_ids is None:
+            return frame
+        return frame.filter(pl.col("query_id").is_in(self.query_ids.implode()))
+
+    def caption(self) -> str:
+        """Say (as HTML) that the chart draws a sample, or nothing when it draws all."""
+        if self.query_ids is None:
+            return ""
+        return (
+            f'<p class="explain">The chart draws a sample of {self.query_ids.len():,} of the '
+            f"{self.n_queries:,} queries (the same in every per-query chart, picked by a "
+            "seeded hash of the query id); tables, means, intervals and tests use them all.</p>"
+        )
+
+
+def query_sample(result: EvaluationResult, limit: int = CHART_QUERIES) -> QuerySample:
+    """Pick the queries the per-query charts draw: all up to ``limit``, else ``limit`` of them.
+
+    Examples
+    --------
+    >>> import rankset
+    >>> run = {f"q{i}": {"d": 1.0} for i in range(5)}
+    >>> result = rankset.evaluate(run, {q: {"d": 1} for q in run}, ["rr"], confidence=None)
+    >>> query_sample(result, limit=3).query_ids.len(), query_sample(result).query_ids is None
+    (3, True)
+    """
+    ids = result.per_query["query_id"].unique()
+    if ids.len() <= limit:
+        return QuerySample(None, ids.len())
+    order = ids.to_frame().with_columns(_h=pl.col("query_id").hash(_SAMPLE_SEED))
+    picked = order.sort("_h", "query_id").head(limit)["query_id"].sort()
+    return QuerySample(picked, ids.len())
+
 
 _QUERY_COUNT_LABELS = {
     "n_scored": "queries scored",
@@ -113,7 +172,7 @@ def _header(
 </section>"""
 
 
-def summary_section(result: EvaluationResult) -> str:
+def summary_section(result: EvaluationResult, sample: QuerySample | None = None) -> str:
     """Show means with confidence intervals (best per metric highlighted), then a distribution."""
     metrics = result.metrics
     summary = result.summary
@@ -167,9 +226,12 @@ def summary_section(result: EvaluationResult) -> str:
         f"<tbody>{''.join(rows.to_list())}</tbody>\n</table>"
     )
     first = metrics[0] if metrics else None
+    sample = sample or query_sample(result)
+    drawn = sample.keep(result.per_query)
     chart = (
         f"<h3>Per-query distribution of {esc(first)}</h3>\n"
-        + _chart(charts.distribution_chart(result, first), "chart-distribution")
+        + sample.caption()
+        + _chart(charts.distribution_chart(drawn, first), "chart-distribution")
         if first is not None
         else ""
     )
@@ -183,6 +245,7 @@ def comparison_section(
     *,
     test: str,
     alpha: float,
+    sample: QuerySample | None = None,
 ) -> str:
     """Show the rows of ``test`` (else the frame's first test) against the baseline, charted.
 
@@ -216,8 +279,13 @@ def comparison_section(
     )
     charts_html = [_chart(charts.comparison_chart(comparison, test=test), "chart-comparison")]
     if baseline is not None and result.metrics and baseline in result.systems:
+        sample = sample or query_sample(result)
+        drawn = sample.keep(result.per_query)
         charts_html.append(
-            _chart(charts.difference_chart(result, result.metrics[0], baseline), "chart-difference")
+            sample.caption()
+            + _chart(
+                charts.difference_chart(drawn, result.metrics[0], baseline), "chart-difference"
+            )
         )
     return f'{comparison_table}\n<div class="charts">{"".join(charts_html)}</div>'
 
@@ -232,7 +300,7 @@ def curves_section(curves: Curves) -> str:
     )
 
 
-def diagnosis_section(diagnosis: Diagnosis) -> str:
+def diagnosis_section(diagnosis: Diagnosis, sample: QuerySample | None = None) -> str:
     """Count queries per quadrant of the retrieval-versus-reranking matrix, with two charts."""
     k = diagnosis.per_query["k"].drop_nulls().unique().sort().to_list()
     wide = diagnosis.wide()
@@ -249,7 +317,12 @@ def diagnosis_section(diagnosis: Diagnosis) -> str:
         ),
     )
     heatmap = _chart(charts.diagnostic_heatmap(diagnosis), "chart-diagnostic-heatmap")
-    scatter = _chart(charts.diagnostic_scatter(diagnosis), "chart-diagnostic-scatter")
+    drawn = diagnosis
+    if sample is not None and sample.query_ids is not None:
+        drawn = dataclasses.replace(diagnosis, per_query=sample.keep(diagnosis.per_query))
+    scatter = (sample.caption() if sample is not None else "") + _chart(
+        charts.diagnostic_scatter(drawn), "chart-diagnostic-scatter"
+    )
     return f'{quadrant_table}\n<div class="charts">{heatmap}{scatter}</div>'
 
 
