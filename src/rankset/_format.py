@@ -29,17 +29,27 @@ def format_value(value: float | None, *, signed: bool = False, na: str = "NA") -
     return format(value, f"{'+' if signed else ''}.{DECIMALS}f")
 
 
+# Below this a p-value is written in scientific notation.
+_P_SCIENTIFIC = 1e-3
+
+
 def format_p(value: float | None, *, na: str = "NA") -> str:
-    """Format a p-value: four decimals, or scientific notation below 1e-4.
+    """Format a p-value: four decimals, or scientific notation below 0.001.
+
+    Below 0.001 four decimals keep one or two digits, and a randomization test's smallest
+    p-value, 1 / (resamples + 1), would print as ``0.0002`` with 5,000 resamples and
+    ``1.0e-04`` with 10,000; every small p-value is written alike instead.
 
     Examples
     --------
     >>> format_p(0.03125), format_p(2e-6), format_p(float("nan"))
     ('0.0312', '2.0e-06', 'NA')
+    >>> format_p(1 / 5001), format_p(1 / 10001), format_p(0.001)
+    ('2.0e-04', '1.0e-04', '0.0010')
     """
     if value is None or math.isnan(value):
         return na
-    return format_value(value) if value >= 10.0**-DECIMALS else f"{value:.1e}"
+    return format_value(value) if value >= _P_SCIENTIFIC else f"{value:.1e}"
 
 
 def script_safe(script: str) -> str:

@@ -64,7 +64,12 @@ import polars as pl
 
 from rankset._typing import Test, choices_of
 from rankset._validation import check_fraction, check_int, did_you_mean, missing_columns_message
-from rankset.errors import ParameterError, SchemaError, UnknownMetricError
+from rankset.errors import (
+    MissingDependencyError,
+    ParameterError,
+    SchemaError,
+    UnknownMetricError,
+)
 from rankset.evaluation import EvaluationResult
 from rankset.measures import greater_is_better, parse_metric
 
@@ -210,7 +215,15 @@ def compare(
     _check_options(correction, alpha, seed, n_resamples, confidence)
     by_columns = _check_by(by)
     if any(test in ("t", "wilcoxon") for test in test_names):
-        stats.require_scipy()
+        try:
+            stats.require_scipy()
+        except MissingDependencyError as error:
+            # The default asks for all three tests; the randomization test needs nothing.
+            msg = (
+                f"{str(error).rstrip('.')}. Or ask for the paired randomization test only, "
+                "which needs nothing more: tests=['randomization'] (CLI --test randomization)."
+            )
+            raise MissingDependencyError(msg) from None
 
     systems = per_query["system"].unique().sort().to_list()
     _check_baseline(baseline, systems)

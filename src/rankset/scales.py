@@ -6,11 +6,13 @@ The RAG set metrics (:mod:`rankset.measures.rag`) reason in tiers: 5 decisive, 4
 
 Presets:
 
-* ``rag5`` (default): grades 1..5 are the tiers;
+* ``rag5``: grades 1..5 are the tiers (the default when the labels fit it);
 * ``trec_dl``: 3 → 5, 2 → 4, 1 → 3, 0 → 1;
 * ``binary``: 1 → 5, 0 → 1.
 
-A custom scale is a ``{grade: tier}`` dict. Negative grades mean "in the pool but unjudged"
+Without a scale (``scale="auto"``, the default) the labels choose one
+(:func:`infer_scale`). A custom scale is a ``{grade: tier}`` dict. Negative grades mean
+"in the pool but unjudged"
 (as in trec_eval) and get no tier; any other grade missing from the scale is an error.
 
 Examples
@@ -31,7 +33,14 @@ import polars as pl
 
 from rankset.errors import GradeScaleError, ParameterError
 
-__all__ = ["PRESETS", "TIERS", "GradeScale", "check_grades_in_scale", "resolve_scale"]
+__all__ = [
+    "PRESETS",
+    "TIERS",
+    "GradeScale",
+    "check_grades_in_scale",
+    "infer_scale",
+    "resolve_scale",
+]
 
 TIERS = (5, 4, 3, 2, 1)
 _MAX_LISTED = 8
@@ -83,6 +92,27 @@ PRESETS: dict[str, GradeScale] = {
     "trec_dl": GradeScale("trec_dl", {3.0: 5, 2.0: 4, 1.0: 3, 0.0: 1}),
     "binary": GradeScale("binary", {1.0: 5, 0.0: 1}),
 }
+
+
+def infer_scale(grades: pl.Series) -> str | None:
+    """Name the preset the labels' grades fit, or None when none does.
+
+    ``rag5`` whenever every non-negative grade is one of 1..5 (the default scale, so a
+    label set that fits it keeps it); else ``binary`` for grades 0 and 1, ``trec_dl`` for
+    grades 0..3. Negative grades ("in the pool but unjudged") never count.
+
+    Examples
+    --------
+    >>> infer_scale(pl.Series([1.0, 5.0])), infer_scale(pl.Series([0.0, 1.0]))
+    ('rag5', 'binary')
+    >>> infer_scale(pl.Series([0.0, 3.0, -1.0])), infer_scale(pl.Series([0.0, 4.0]))
+    ('trec_dl', None)
+    """
+    present = set(grades.filter(grades >= 0).unique().to_list())
+    for name in ("rag5", "binary", "trec_dl"):
+        if present <= set(PRESETS[name].tiers):
+            return name
+    return None
 
 
 def resolve_scale(scale: str | Mapping[float, int] | GradeScale) -> GradeScale:

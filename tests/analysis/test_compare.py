@@ -397,8 +397,10 @@ def test_unknown_metric_direction_is_an_error() -> None:
 def test_without_scipy_only_the_randomization_test_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "scipy", None)
     monkeypatch.setitem(sys.modules, "scipy.stats", None)
-    with pytest.raises(MissingDependencyError, match=r"rankset\[stats\]"):
+    with pytest.raises(MissingDependencyError, match=r"rankset\[stats\]") as info:
         compare(THREE_SYSTEMS, "base")
+    # The default asks for all three tests: the message says which one needs no scipy.
+    assert "tests=['randomization'] (CLI --test randomization)" in str(info.value)
     out = compare(THREE_SYSTEMS, "base", tests=["randomization"], n_resamples=100)
     assert out.height == 2
 

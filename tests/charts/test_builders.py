@@ -41,6 +41,17 @@ def test_curves_chart_lines_facets_and_band(curves: rankset.Curves) -> None:
     assert len(spec["data"]["values"]) == curves.summary.height
 
 
+@pytest.mark.parametrize(("ks", "marked"), [(25, True), (26, False), (100, False)])
+def test_curves_mark_each_cutoff_only_while_the_points_stay_apart(ks: int, marked: bool) -> None:
+    # At k = 100 the points (100 per line) hid the lines.
+    summary = pl.DataFrame(
+        {"system": "s", "metric": "ndcg", "k": range(1, ks + 1), "mean": 0.5}
+    ).with_columns(ci_low=pl.col("mean"), ci_high=pl.col("mean"))
+    line = layers(charts.curves_chart(summary).to_dict())[-1]
+    assert mark(line) == "line"
+    assert line["mark"].get("point", False) is marked
+
+
 def test_curves_chart_without_band_and_metric_filter(curves: rankset.Curves) -> None:
     spec = charts.curves_chart(curves.summary, metrics=["ndcg"], ci=False).to_dict()
     assert [mark(layer) for layer in layers(spec)] == ["line"]
@@ -127,7 +138,8 @@ def test_difference_chart_real_data(result: rankset.EvaluationResult) -> None:
 
 def test_diagnostic_scatter(diagnosis: rankset.Diagnosis) -> None:
     spec = charts.diagnostic_scatter(diagnosis, thresholds={"proc": 0.3, "pct_proc": 0.7}).to_dict()
-    assert spec["facet"]["column"]["field"] == "system"
+    # Wrapped three panels a row: four systems or more used to run off the page.
+    assert (spec["facet"]["field"], spec["columns"]) == ("system", 3)
     proc_rule, pct_rule, labels, points = layers(spec)
     assert proc_rule["data"]["values"] == [{"threshold": 0.3}]
     assert proc_rule["encoding"]["x"]["field"] == "threshold"

@@ -443,3 +443,88 @@ def test_fuse_command_trains_a_probabilistic_method(tmp_path: Path) -> None:
     assert written.select("query_id", "doc_id", "rank").equals(
         expected.select("query_id", "doc_id", "rank")
     )
+
+
+# --- the newcomer's first hour (issue 20) ----------------------------------------------
+
+_SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "sample"
+_BASE = [str(_SAMPLE_DIR / "bm25.trec"), "--qrels", str(_SAMPLE_DIR / "qrels.txt")]
+
+
+def test_output_into_a_closed_pipe_is_not_an_error() -> None:
+    # `rankset ... --json | head` used to end in "[Errno 32] Broken pipe" and exit 2.
+    rankset_cli = [sys.executable, "-m", "rankset.cli", "curves", *_BASE, "--k-max", "1000"]
+    with subprocess.Popen(
+        [*rankset_cli, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as writer:
+        assert writer.stdout is not None
+        assert writer.stderr is not None
+        assert writer.stdout.read(20).startswith(b"[")
+        writer.stdout.close()  # the reader stops, as head does, with ~200 kB still to come
+        assert writer.wait(timeout=120) == 0
+        assert writer.stderr.read() == b""
+
+
+def test_quiet_is_accepted_after_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["evaluate", *_BASE, "-m", "rr", "--quiet"]) == 0
+    assert main(["-q", "evaluate", *_BASE, "-m", "rr"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_a_qrels_file_given_as_a_run_is_named_so(capsys: pytest.CaptureFixture[str]) -> None:
+    qrels = str(_SAMPLE_DIR / "qrels.txt")
+    assert main(["evaluate", qrels, "--qrels", qrels, "-m", "rr"]) == 2
+    assert "this looks like a qrels file" in capsys.readouterr().err
+    run = str(_SAMPLE_DIR / "bm25.trec")
+    assert main(["evaluate", run, "--qrels", run, "-m", "rr"]) == 2
+    assert "this looks like a run file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("compare", ["significance level (default 0.05)", "resampling seed", "permutations"]),
+        ("report", ["the page title", "--n-resamples", "resampling seed", "--quiet"]),
+    ],
+)
+def test_every_option_has_help(
+    command: str, expected: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    for phrase in expected:
+        assert phrase in text
+
+
+def test_the_report_states_its_resample_count(tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    argv = ["report", str(_SAMPLE_DIR / "rerank.trec"), *_BASE, "--scale", "trec_dl"]
+    assert main([*argv, "--n-resamples", "60", "--seed", "3", "--out", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "confidence interval below (60 resamples)" in page
+    assert "paired randomization test (60 resamples)" in page
+
+
+def test_measures_lists_the_aliases_as_the_readme_says(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["measures"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    ap = next(i for i, line in enumerate(lines) if line.startswith("ap[@k] "))
+    assert lines[ap + 1].split() == ["also:", "average_precision,", "map,", "map_cut"]
+    for alias in ("ndcg_cut", "recip_rank", "success"):  # trec_eval's names, in the list
+        assert any(line.strip().startswith("also:") and alias in line for line in lines)
+
+
+def test_small_p_values_print_alike_whatever_the_resample_count(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The smallest randomization p-value, 1 / (N + 1), printed as 0.0002 with N = 5,000
+    # and as 1.0e-04 with N = 10,000.
+    argv = ["compare", str(_SAMPLE_DIR / "rerank.trec"), *_BASE, "--baseline", "bm25"]
+    argv += ["--test", "randomization", "-m", "ndcg@10", "--correction", "none"]
+    printed = []
+    for resamples in ("5000", "10000"):
+        assert main([*argv, "--n-resamples", resamples]) == 0
+        printed.append(capsys.readouterr().out)
+    assert "2.0e-04" in printed[0]
+    assert "1.0e-04" in printed[1]

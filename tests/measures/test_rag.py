@@ -7,6 +7,7 @@ test_rag_reference.py; here are the options around them.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import polars as pl
@@ -166,10 +167,43 @@ def test_scales(
 
 
 def test_grade_outside_scale_is_an_error_naming_it() -> None:
+    # 0 and 4 fit no preset (rag5 lacks 0, trec_dl lacks 4): the default scale's error
+    labels = {"q": {"a": 0, "b": 4}}
     with pytest.raises(SchemaError, match=r"grade\(s\) 0 are outside the scale rag5"):
-        rankset.evaluate({"q": {"a": 1.0}}, {"q": {"a": 0}}, ["ra_nwg@5"])
+        rankset.evaluate({"q": {"a": 1.0}}, labels, ["ra_nwg@5"])
+    with pytest.raises(SchemaError, match=r"grade\(s\) 4 are outside the scale trec_dl"):
+        rankset.evaluate({"q": {"a": 1.0}}, labels, ["ra_nwg@5"], scale="trec_dl")
     with pytest.raises(ParameterError, match="The 'scale' parameter must be one of"):
         rankset.evaluate({"q": {"a": 1.0}}, {"q": {"a": 1}}, ["ra_nwg@5"], scale="trec")
+
+
+@pytest.mark.parametrize(
+    ("grades", "chosen", "expected"),
+    [
+        # tiers by hand: binary 1 -> 5, 0 -> 1; trec_dl 3 -> 5, 2 -> 4, 1 -> 3, 0 -> 1
+        ({"a": 1, "b": 0}, "binary", 1.0),  # a (tier 5) retrieved first
+        ({"a": 0, "b": 3}, "trec_dl", 0.0),  # b (the only tier 5) not retrieved
+        # a: tier 4, weight min((0.5 / (1/3)) / (1 / (1/3)), 1) = 0.5, over b's weight 1
+        ({"a": 2, "b": 3, "c": 0}, "trec_dl", 0.5),
+    ],
+)
+def test_labels_that_do_not_fit_rag5_choose_the_preset_they_fit(
+    grades: dict[str, int], chosen: str, expected: float
+) -> None:
+    # The sample's qrels (grades 0-3) used to need scale="trec_dl" on every call.
+    with pytest.warns(rankset.RanksetWarning, match=f"using scale='{chosen}'"):
+        result = rankset.evaluate({"q": {"a": 1.0}}, {"q": grades}, ["ra_nwg@1"])
+    assert result.config["scale"].startswith(chosen)
+    assert result.per_query["value"].to_list() == [pytest.approx(expected)]
+    explicit = rankset.evaluate({"q": {"a": 1.0}}, {"q": grades}, ["ra_nwg@1"], scale=chosen)
+    assert explicit.per_query.equals(result.per_query)
+
+
+def test_labels_that_fit_rag5_keep_it_without_a_warning() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = rankset.evaluate({"q": {"a": 1.0}}, {"q": {"a": 1, "b": 5}}, ["ra_nwg@1"])
+    assert result.config["scale"].startswith("rag5")
 
 
 def test_classic_metrics_do_not_need_a_matching_scale() -> None:
@@ -330,3 +364,16 @@ def test_pool_depth_in_curves_and_diagnosis() -> None:
     assert curves.summary.filter(pl.col("k") == 2)["mean"].item() == pytest.approx(0.1 / 1.5)
     diagnosis = rankset.diagnose(FIRST_STAGE, DL_LABELS, k=2, scale="trec_dl", pool_depth=2)
     assert diagnosis.per_query["proc"].item() == pytest.approx(0.1 / 1.5)
+
+
+def test_the_cli_says_which_scale_the_labels_chose(capsys: pytest.CaptureFixture[str]) -> None:
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample"
+    argv = ["evaluate", str(sample / "bm25.trec"), "--qrels", str(sample / "qrels.txt")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")  # the suite makes warnings errors; a user's does not
+        assert main([*argv, "-m", "ra_nwg@10"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.startswith("rankset: warning: ")
+    assert "using scale='trec_dl'" in captured.err
+    assert "sys.exit" not in captured.err  # no source line under the message
+    assert "ra_nwg@10" in captured.out

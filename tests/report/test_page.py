@@ -75,15 +75,27 @@ def test_build_report_without_optional_sections() -> None:
     assert "Not in this report" in page
 
 
-def test_report_drops_rag_metrics_when_labels_do_not_fit_the_scale(tmp_path: Path) -> None:
-    out = report(RUNS, QRELS, out=tmp_path / "r.html", n_resamples=50)  # no scale=
+def test_report_takes_the_scale_the_labels_fit(tmp_path: Path) -> None:
+    # The sample's grades 0-3 used to drop the RAG metrics unless --scale trec_dl was given.
+    with pytest.warns(rankset.RanksetWarning, match="using scale='trec_dl'"):
+        out = report(RUNS, QRELS, out=tmp_path / "r.html", n_resamples=50)  # no scale=
+    page = out.read_text(encoding="utf-8")
+    assert "Left out" not in page
+    assert "<h2>Diagnostic matrix</h2>" in page
+    assert '<th class="num" scope="col">ra_nwg@10</th>' in page
+
+
+def test_report_drops_rag_metrics_when_labels_fit_no_scale(tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.txt"  # grades 0, 1, 2 and 4: no preset holds them all
+    qrels.write_text(Path(QRELS).read_text(encoding="utf-8").replace(" 3\n", " 4\n"))
+    out = report(RUNS, qrels, out=tmp_path / "r.html", n_resamples=50)  # no scale=
     page = out.read_text(encoding="utf-8")
     assert "Left out ra_nwg@10, proc@10, pct_proc@10" in page
     assert "<h2>Diagnostic matrix</h2>" not in page
     assert "<h2>Summary</h2>" in page
     with pytest.raises(rankset.SchemaError):
         report(RUNS, QRELS, out=tmp_path / "s.html", scale="rag5", n_resamples=50)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["qrels.txt", "r.html"]
 
 
 @pytest.mark.parametrize("worst", [-1, 2.5, True])
@@ -140,3 +152,50 @@ def test_a_small_report_draws_every_query(sample_report: Path) -> None:
     page = sample_report.read_text(encoding="utf-8")
     assert "draw a sample" not in page
     assert len(_chart_query_ids(page, "chart-distribution")) == 40  # the sample's queries
+
+
+def _system_colours(page: str) -> dict[str, set[str]]:
+    """Every colour each system gets in the page's charts (from their colour scales)."""
+    colours: dict[str, set[str]] = {}
+    for match in re.finditer(r'vegaEmbed\(document\.getElementById\("([\w-]+)"\), ', page):
+        spec, _ = json.JSONDecoder().raw_decode(page, match.end())
+        stack: list[object] = [spec]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                domain, colour_range = node.get("domain"), node.get("range")
+                if isinstance(domain, list) and isinstance(colour_range, list):
+                    for name, colour in zip(domain, colour_range, strict=False):
+                        colours.setdefault(str(name), set()).add(str(colour))
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+    return colours
+
+
+def test_a_system_keeps_its_colour_in_every_chart(sample_report: Path) -> None:
+    # The comparison chart, which has no row for the baseline, used to colour the other
+    # system with the baseline's colour.
+    colours = _system_colours(sample_report.read_text(encoding="utf-8"))
+    assert set(colours) >= {"bm25", "rerank"}
+    assert len(colours["rerank"]) == 1, colours
+    assert len(colours["bm25"]) == 1, colours
+    assert colours["rerank"] != colours["bm25"]
+
+
+def test_worst_queries_are_queries_with_a_relevant_label(sample_report: Path) -> None:
+    # On the sample they used to be q010, q020, q030, q040: no relevant label, so 0 for
+    # every system, which says nothing about either.
+    graded: dict[str, float] = {}
+    for line in Path(QRELS).read_text(encoding="utf-8").splitlines():
+        query, _, _, grade = line.split()
+        graded[query] = max(graded.get(query, 0.0), float(grade))
+    unjudged = {query for query, best in graded.items() if best < 1}
+    assert unjudged == {"q010", "q020", "q030", "q040"}
+    page = sample_report.read_text(encoding="utf-8")
+    worst = page[page.index("<h2>Worst queries</h2>") :]
+    listed = set(re.findall(r"<td>(q\d{3})</td>", worst))
+    assert len(listed) >= 10
+    assert not listed & unjudged
+    assert "only queries with a relevant label" in worst
+    assert '<th class="num" scope="col">num_rel</th>' not in page  # not asked for

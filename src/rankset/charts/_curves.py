@@ -25,6 +25,9 @@ from rankset.cutoff_curves import Curves
 __all__ = ["curves_chart"]
 
 
+_MAX_MARKED_CUTOFFS = 25
+
+
 def curves_chart(
     curves: Curves | pl.DataFrame,
     *,
@@ -94,7 +97,9 @@ def curves_chart(
             "system:N", scale=scale, title="system", legend=alt.Legend(symbolOpacity=1.0)
         ),
     )
-    line = base.mark_line(point=True, strokeWidth=2).encode(
+    # A point per cutoff helps up to a few dozen cutoffs; beyond, the points hide the line.
+    points = frame["k"].n_unique() <= _MAX_MARKED_CUTOFFS
+    line = base.mark_line(point=points, strokeWidth=2).encode(
         y=alt.Y("mean:Q", title=y_title),
         tooltip=tooltip(frame, ["system", "metric", "k", "mean", "ci_low", "ci_high"]),
     )

@@ -151,12 +151,17 @@ def diagnostic_scatter(
         )
         .properties(width=280, height=280)
         .facet(
-            column=alt.Column(
+            # Three panels a row: four systems or more wrap instead of leaving the page.
+            facet=alt.Facet(
                 "system:N", title=None, sort=sorted(unique(placed, "system")), header=header()
-            )
+            ),
+            columns=_PANELS_PER_ROW,
         )
         .properties(title=title(f"Retrieval vs reranking at K = {k}", subtitle))
     )
+
+
+_PANELS_PER_ROW = 3
 
 
 def diagnostic_heatmap(

@@ -10,9 +10,12 @@ one-line message, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import TextIO
 
 from rankset._version import __version__
 from rankset.cli import _commands, _parser
@@ -37,6 +40,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
 
+    with warnings.catch_warnings():  # restored on return: main() may run in-process
+        warnings.showwarning = _show_warning
+        return _dispatch(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """Run the chosen command; a rankset error, OS error or memory error is a message."""
     try:
         _read_standard_input(args)
         _refuse_overwriting_inputs(args)
@@ -53,6 +63,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with connect(args.dask) as client:
             args.client = client
             return _commands.COMMANDS[args.command](args)
+    except BrokenPipeError:
+        # The reader stopped early (`rankset ... --json | head`): not an error. Later
+        # writes (the interpreter's flush at exit) go nowhere instead of failing again.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except (RanksetError, OSError) as error:
         print(f"rankset: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -63,6 +79,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         print(msg, file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """Print a warning as the CLI prints errors: ``rankset: warning: ...``, no source line."""
+    print(f"rankset: warning: {message}", file=file or sys.stderr)
 
 
 def _read_standard_input(args: argparse.Namespace) -> None:

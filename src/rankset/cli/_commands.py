@@ -164,6 +164,8 @@ def _report(args: argparse.Namespace) -> int:
             out=args.out,
             title=args.title,
             fused=args.fused,
+            n_resamples=args.n_resamples,
+            seed=args.seed,
             **options,
         )
     print(path)
@@ -336,6 +338,9 @@ def _measures(args: argparse.Namespace) -> int:
     for name, spec in sorted(available_measures().items()):
         cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[spec.cutoff]
         print(f"{name + cutoff:<20} {spec.description}")
+        others = spec.accepted_names()[1:]
+        if others:  # the aliases and other tools' names, which parse to the same measure
+            print(f"{'':<20} also: {', '.join(others)}")
     return EXIT_OK
 
 

@@ -7,6 +7,7 @@ Vocabularies come from :mod:`rankset._typing` and defaults from
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from rankset._typing import (
     Correction,
@@ -21,6 +22,8 @@ from rankset.evaluation import EvaluateOptions
 from rankset.fusion import NORMS
 
 __all__ = ["build_parser"]
+
+_QUIET_HELP = "no progress display on stderr"
 
 # The library's defaults, which the options below show and keep.
 _DEFAULTS = EvaluateOptions()
@@ -79,8 +82,8 @@ def _add_input_options(parser: argparse.ArgumentParser, *, runs_help: str) -> No
         "--scale",
         default=None,
         metavar="NAME",
-        help="grade scale of the RAG metrics: rag5 (default, grades 1-5), trec_dl (0-3), "
-        "binary (0-1)",
+        help="grade scale of the RAG metrics: rag5 (grades 1-5), trec_dl (0-3), binary "
+        "(0-1); by default rag5, or the preset the labels fit (said on stderr)",
     )
     parser.add_argument(
         "--pool",
@@ -139,8 +142,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="Evaluate retrieval runs: trec_eval-exact metrics on Polars.",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress display on stderr")
+    parser.add_argument("--quiet", "-q", action="store_true", help=_QUIET_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_commands(commands)
+    for command in commands.choices.values():
+        # Also after the command (`rankset evaluate ... -q`); unset there, the top's stays.
+        command.add_argument(
+            "--quiet", "-q", action="store_true", default=argparse.SUPPRESS, help=_QUIET_HELP
+        )
+    return parser
+
+
+def _add_commands(commands: Any) -> None:
 
     evaluate = commands.add_parser(
         "evaluate",
@@ -192,9 +205,17 @@ def build_parser() -> argparse.ArgumentParser:
         default="holm",
         help="multiple-testing correction over all rows of a test (default holm)",
     )
-    compare.add_argument("--alpha", type=float, default=0.05, help="significance level")
-    compare.add_argument("--n-resamples", type=int, default=10000, metavar="N")
-    compare.add_argument("--seed", type=int, default=0)
+    compare.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level (default 0.05)"
+    )
+    compare.add_argument(
+        "--n-resamples",
+        type=int,
+        default=10000,
+        metavar="N",
+        help="bootstrap resamples and randomization-test permutations (default 10000)",
+    )
+    compare.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
     compare.add_argument("--out", metavar="FILE.parquet", help="write the comparison to Parquet")
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
 
@@ -233,7 +254,16 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--baseline", metavar="NAME", help="baseline system of the comparison")
     report.add_argument("-k", "--k", dest="k", type=int, default=10, help="diagnosis cutoff")
     report.add_argument("--k-max", type=int, default=20, metavar="N", help="largest curve k")
-    report.add_argument("--title", default="rankset report")
+    report.add_argument("--title", default="rankset report", help="the page title")
+    report.add_argument(
+        "--n-resamples",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="bootstrap resamples and randomization-test permutations, stated in the page "
+        "(default 2000)",
+    )
+    report.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
     report.add_argument(
         "--fused",
         metavar="NAME",
@@ -294,4 +324,3 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the full reference table (docs/measures.md) as Markdown",
     )
-    return parser

@@ -64,7 +64,7 @@ def evaluate(
     duplicates: DuplicatePolicy = "error",
     names: Sequence[str] | None = None,
     default_k: int = DEFAULT_K,
-    scale: str | Mapping[float, int] | GradeScale = "rag5",
+    scale: str | Mapping[float, int] | GradeScale = "auto",
     pool: IntoRun | Mapping[str, IntoRun] | None = None,
     pool_depth: int | None = None,
     answers: IntoLabels | Mapping[str, Sequence[str]] | None = None,
@@ -111,7 +111,9 @@ def evaluate(
         Cutoff used when neither ``cutoffs`` nor ``k`` gives one.
     scale
         How grades map to the tiers 5..1 of the RAG set metrics: ``"rag5"`` (grades 1..5),
-        ``"trec_dl"`` (0-3), ``"binary"`` (0-1) or a ``{grade: tier}`` dict.
+        ``"trec_dl"`` (0-3), ``"binary"`` (0-1) or a ``{grade: tier}`` dict. ``"auto"``
+        (the default) keeps ``rag5`` when the labels fit it, else takes the preset they
+        fit (``binary``, then ``trec_dl``) with a :class:`RanksetWarning`.
     pool
         Candidate pool for ``proc@k``: by default what each system retrieved (full
         depth); a run (any form above) serves as the pool of every system, a

@@ -89,7 +89,7 @@ class EvaluateOptions:
     duplicates: DuplicatePolicy = field(default="error", metadata=_check("choice", DuplicatePolicy))
     names: Sequence[str] | None = None
     default_k: int = field(default=DEFAULT_K, metadata=_check("int", 1))
-    scale: str | Mapping[float, int] | GradeScale = "rag5"
+    scale: str | Mapping[float, int] | GradeScale = "auto"
     pool: IntoRun | Mapping[str, IntoRun] | None = None
     pool_depth: int | None = field(default=None, metadata=_check("int", 1, "optional"))
     answers: IntoLabels | Mapping[str, Sequence[str]] | None = None

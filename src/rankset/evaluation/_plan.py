@@ -14,7 +14,8 @@ from typing import Any, Literal
 import polars as pl
 
 from rankset._typing import PassEngine
-from rankset.errors import ParameterError
+from rankset._validation import warn_user
+from rankset.errors import ParameterError, RanksetWarning
 from rankset.evaluation._inputs import (
     assign_system_names,
     read_cutoffs,
@@ -24,8 +25,8 @@ from rankset.evaluation._inputs import (
 from rankset.evaluation._options import EvaluateOptions, resolve_engine
 from rankset.evaluation._pass import Runs
 from rankset.evaluation._rag_inputs import Pools, answer_positions, pool_tier_counts, read_answers
-from rankset.measures import Features, Metric
-from rankset.scales import resolve_scale
+from rankset.measures import Features, Metric, needs_grade_scale
+from rankset.scales import infer_scale, resolve_scale
 from rankset.schema import normalize_labels
 from rankset.textmatch import TextMatch
 
@@ -127,9 +128,12 @@ def plan_evaluation_inputs(
     label_frame = normalize_labels(label_input.labels, source=label_source)
     cutoff_frame = read_cutoffs(options.cutoffs, inputs, label_input)
 
+    scale = options.scale
+    if isinstance(scale, str) and scale == "auto":
+        scale = _scale_from_labels(label_frame, metrics, label_source)
     features = Features(
         relevance_level=float(options.relevance_level),
-        scale=resolve_scale(options.scale),
+        scale=resolve_scale(scale),
         pool_depth=options.pool_depth,
     )
     values = {metric.name: metric.spec.build(features, metric) for metric in metrics}
@@ -174,3 +178,27 @@ def plan_evaluation_inputs(
         buckets=buckets,
         client=options.client,
     )
+
+
+def _scale_from_labels(labels: pl.LazyFrame, metrics: list[Metric], source: str) -> str:
+    """Choose the grade scale from the labels' grades when none is given.
+
+    Only metrics that map grades to tiers read it; without one, ``rag5`` is kept and the
+    labels are not read here. A label set that fits ``rag5`` keeps it; one graded 0-1 or
+    0-3 gets ``binary`` or ``trec_dl``, said in a warning (the configuration names it too).
+    """
+    if not any(needs_grade_scale(metric) for metric in metrics):
+        return "rag5"
+    grades = labels.select(pl.col("grade").unique()).collect(engine="in-memory")["grade"]
+    chosen = infer_scale(grades)
+    if chosen is None:
+        return "rag5"  # the kernel's check names the grades outside it
+    if chosen != "rag5":
+        shown = ", ".join(f"{grade:g}" for grade in grades.filter(grades >= 0).sort())
+        warn_user(
+            f"{source}: grades {shown} do not fit the default scale rag5 (1-5); using "
+            f"scale={chosen!r} ({resolve_scale(chosen).describe()}). Pass scale= (CLI "
+            "--scale) to choose another.",
+            RanksetWarning,
+        )
+    return chosen

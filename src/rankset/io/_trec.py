@@ -441,12 +441,28 @@ def _describe_bad_trec_line(name: str, lineno: int, line: str, layout: _TrecLayo
         return (
             f"{where}: expected {len(layout.fields)} whitespace-separated fields "
             f"({layout.description}), found {len(fields)}: {show_line(line)}"
+            f"{_other_kind_hint(layout, fields)}"
         )
     for field, value in zip(layout.fields, fields, strict=False):
         target = NUMERIC_TARGETS.get(field)
         if target is not None and _cast_one(value, target) is None:
             return f"{where}: {field} {value!r} is not {number_word(target)}"
     return f"{where}: cannot parse {show_line(line)} as {layout.description}"
+
+
+def _other_kind_hint(layout: _TrecLayout, fields: list[str]) -> str:
+    """Say when a line is the other kind's layout: qrels given as a run, or the reverse."""
+    other = _TREC_QRELS if layout.kind == "run" else _TREC_RUN
+    if not other.accepts_field_count(len(fields)):
+        return ""
+    numbers = fields[3:4] if other.kind == "labels" else fields[3:5]
+    if any(_cast_one(value, pl.Float64()) is None for value in numbers):
+        return ""
+    if other.kind == "labels":
+        return (
+            "; this looks like a qrels file (qid iter docid grade): pass it as the labels (--qrels)"
+        )
+    return "; this looks like a run file (qid Q0 docid rank score tag): pass it as a run"
 
 
 def _cast_one(value: str, target: pl.DataType) -> object:

@@ -8,8 +8,9 @@ loaded on the first page built: it draws with Altair (:mod:`rankset.charts`), an
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -33,6 +34,7 @@ DEFAULT_REPORT_METRICS = ("ndcg@10", "ap", "recall@100", "ra_nwg@10", "proc@10",
 
 # The comparison: the paired randomization test (needs no scipy), significance level.
 _TEST: Final = "randomization"
+_NUM_REL: Final = "num_rel"
 _ALPHA: Final = 0.05
 
 
@@ -48,6 +50,8 @@ def build_report(
     query_text: Mapping[str, str] | None = None,
     notes: Sequence[str] = (),
     fused: str | None = None,
+    n_resamples: int | None = None,
+    worst_among: Collection[str] | None = None,
 ) -> str:
     """Render results as one self-contained HTML document.
 
@@ -81,6 +85,12 @@ def build_report(
         The system name of a fused run (:func:`rankset.fuse`): with ``diagnosis``, a
         section counts the queries that moved between quadrants from each input run to
         it (:func:`rankset.fusion.fusion_changes`).
+    n_resamples
+        The resample count of the intervals and tests, stated in their captions.
+    worst_among
+        The query ids the worst queries are picked from (:func:`report` passes those
+        with a relevant label: a query without one scores 0 and says nothing about a
+        system); every query when ``None``.
 
     Returns
     -------
@@ -111,14 +121,20 @@ def build_report(
             f"{sample.n_queries:,} queries: the per-query charts draw a sample of "
             f"{sample.query_ids.len():,} (tables, means, intervals and tests use them all).",
         ]
-    sections = [("summary", "Summary", _sections.summary_section(result, sample))]
+    sections = [("summary", "Summary", _sections.summary_section(result, sample, n_resamples))]
     if comparison is not None and comparison.height:
         sections.append(
             (
                 "comparison",
                 "Comparison",
                 _sections.comparison_section(
-                    result, comparison, baseline, test=_TEST, alpha=_ALPHA, sample=sample
+                    result,
+                    comparison,
+                    baseline,
+                    test=_TEST,
+                    alpha=_ALPHA,
+                    sample=sample,
+                    n_resamples=n_resamples,
                 ),
             )
         )
@@ -134,7 +150,11 @@ def build_report(
         )
     if worst and result.metrics:
         sections.append(
-            ("worst", "Worst queries", _sections.worst_section(result, worst, query_text))
+            (
+                "worst",
+                "Worst queries",
+                _sections.worst_section(result, worst, query_text, worst_among),
+            )
         )
     missing = [
         name
@@ -193,8 +213,9 @@ def report(
         randomization test; one seed for all.
     **evaluate_options
         Passed to :func:`rankset.evaluate` (``scale=``, ``pool=``, ``missing=``...). When
-        ``scale`` is not given and the labels do not fit the default ``rag5`` scale, the
-        metrics that need a scale and the diagnostic matrix are left out, with a note.
+        ``scale`` is not given, the labels choose it (``rag5``, else ``binary`` or
+        ``trec_dl``); when they fit no preset, the metrics that need a scale and the
+        diagnostic matrix are left out, with a note.
 
     Returns
     -------
@@ -221,8 +242,10 @@ def report(
     notes: list[str] = []
     options = EvaluateOptions.from_kwargs(evaluate_options, "report")
     summary = {"n_resamples": n_resamples, "seed": seed}
+    # num_rel picks the worst queries among those with a relevant label; it is measured in
+    # the same pass and left out of the page unless asked for.
     try:
-        result = evaluate_with(runs, labels, names, options, **summary)
+        result = evaluate_with(runs, labels, _with_num_rel(names), options, **summary)
     except GradeScaleError as error:
         scaled = [name for name in names if needs_grade_scale(name)]
         if "scale" in evaluate_options or not scaled:
@@ -231,8 +254,9 @@ def report(
         notes.append(f"Left out {', '.join(scaled)} and the diagnostic matrix: {error}")
         if not names:
             raise
-        result = evaluate_with(runs, labels, names, options, **summary)
+        result = evaluate_with(runs, labels, _with_num_rel(names), options, **summary)
     rag_ok = not notes
+    result, relevant = _split_num_rel(result, names)
 
     comparison = None
     systems = result.systems
@@ -284,8 +308,33 @@ def report(
         query_text=query_text,
         notes=notes,
         fused=fused,
+        n_resamples=n_resamples,
+        worst_among=relevant,
     )
     target = Path(out)
     with atomic_path(out) as temp:
         temp.write_text(page, encoding="utf-8")
     return target
+
+
+def _with_num_rel(names: Sequence[str]) -> list[str]:
+    return list(names) if _NUM_REL in names else [*names, _NUM_REL]
+
+
+def _split_num_rel(
+    result: EvaluationResult, asked: Sequence[str]
+) -> tuple[EvaluationResult, list[str]]:
+    """Return the result without ``num_rel`` (unless asked for) and the queries it counts."""
+    counts = result.per_query.filter(pl.col("metric") == _NUM_REL)
+    relevant = counts.filter(pl.col("value") > 0)["query_id"].unique().sort().to_list()
+    if _NUM_REL in asked:
+        return result, relevant
+    kept = pl.col("metric") != _NUM_REL
+    config = {**result.config, "metrics": [m for m in result.metrics if m != _NUM_REL]}
+    trimmed = dataclasses.replace(
+        result,
+        per_query=result.per_query.filter(kept),
+        summary=result.summary.filter(kept),
+        config=config,
+    )
+    return trimmed, relevant

@@ -9,7 +9,7 @@ or in :mod:`rankset.report._html`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
@@ -172,7 +172,9 @@ def _header(
 </section>"""
 
 
-def summary_section(result: EvaluationResult, sample: QuerySample | None = None) -> str:
+def summary_section(
+    result: EvaluationResult, sample: QuerySample | None = None, n_resamples: int | None = None
+) -> str:
     """Show means with confidence intervals (best per metric highlighted), then a distribution."""
     metrics = result.metrics
     summary = result.summary
@@ -220,8 +222,8 @@ def summary_section(result: EvaluationResult, sample: QuerySample | None = None)
     head = "".join(f'<th class="num" scope="col">{esc(m)}</th>' for m in metrics)
     summary_table = (
         "<table>\n<caption>Mean over queries (NA values left out), 95% bootstrap confidence "
-        "interval below; the best system per metric is highlighted. Hover a cell for the "
-        "number of queries and of NA values.</caption>\n"
+        f"interval below{_resamples(n_resamples)}; the best system per metric is highlighted. "
+        "Hover a cell for the number of queries and of NA values.</caption>\n"
         f'<thead><tr><th scope="col">system</th>{head}</tr></thead>\n'
         f"<tbody>{''.join(rows.to_list())}</tbody>\n</table>"
     )
@@ -231,7 +233,10 @@ def summary_section(result: EvaluationResult, sample: QuerySample | None = None)
     chart = (
         f"<h3>Per-query distribution of {esc(first)}</h3>\n"
         + sample.caption()
-        + _chart(charts.distribution_chart(drawn, first), "chart-distribution")
+        + _chart(
+            charts.distribution_chart(drawn, first, colors=_colors(result)),
+            "chart-distribution",
+        )
         if first is not None
         else ""
     )
@@ -246,6 +251,7 @@ def comparison_section(
     test: str,
     alpha: float,
     sample: QuerySample | None = None,
+    n_resamples: int | None = None,
 ) -> str:
     """Show the rows of ``test`` (else the frame's first test) against the baseline, charted.
 
@@ -271,13 +277,16 @@ def comparison_section(
         ],
         caption=(
             f"Each system against the baseline{' ' + esc_code(baseline) if baseline else ''}, "
-            f"paired {esc(test)} test; p adjusted over every row (Holm); ✓ marks "
+            f"paired {esc(test)} test{_resamples(n_resamples)}; p adjusted over every row "
+            "(Holm); ✓ marks "
             f"p (adjusted) &lt; {alpha:g}. W / T / L: queries where the system wins, ties, "
             "loses."
         ),
         caption_is_html=True,
     )
-    charts_html = [_chart(charts.comparison_chart(comparison, test=test), "chart-comparison")]
+    # The colours of every system, the baseline too, though it has no row here.
+    comparison_chart = charts.comparison_chart(comparison, test=test, colors=_colors(result))
+    charts_html = [_chart(comparison_chart, "chart-comparison")]
     if baseline is not None and result.metrics and baseline in result.systems:
         sample = sample or query_sample(result)
         drawn = sample.keep(result.per_query)
@@ -296,7 +305,12 @@ def curves_section(curves: Curves) -> str:
     low, high = ks[0], ks[-1]
     return (
         f'<p class="explain">Mean over queries at every cutoff k = {low}..{high}.</p>\n'
-        + _chart(charts.curves_chart(curves), "chart-curves")
+        + _chart(
+            charts.curves_chart(
+                curves, colors=charts.system_colors(curves.summary["system"].to_list())
+            ),
+            "chart-curves",
+        )
     )
 
 
@@ -351,13 +365,24 @@ def fusion_section(diagnosis: Diagnosis, fused: str) -> str:
 
 
 def worst_section(
-    result: EvaluationResult, worst: int, query_text: Mapping[str, str] | None
+    result: EvaluationResult,
+    worst: int,
+    query_text: Mapping[str, str] | None,
+    among: Collection[str] | None = None,
 ) -> str:
-    """List, per system, the ``worst`` queries by the first metric (NA left out, ties by id)."""
+    """List, per system, the ``worst`` queries by the first metric (NA left out, ties by id).
+
+    ``among`` limits them to those query ids (the queries with a relevant label).
+    """
     metric = result.metrics[0]
     lower_is_better = not greater_is_better(metric)
+    rows = result.per_query
+    if among is not None:
+        rows = rows.filter(
+            pl.col("query_id").is_in(pl.Series(list(among), dtype=pl.String).implode())
+        )
     values = (
-        result.per_query.filter(pl.col("metric") == metric, pl.col("value").is_not_null())
+        rows.filter(pl.col("metric") == metric, pl.col("value").is_not_null())
         .select("system", "query_id", "value")
         .sort(["system", "value", "query_id"], descending=[False, lower_is_better, False])
         .group_by("system", maintain_order=True)
@@ -379,7 +404,8 @@ def worst_section(
     direction = "highest" if lower_is_better else "lowest"
     parts = [
         f'<p class="explain">Per system, the {worst} queries with the {direction} '
-        f"{esc_code(metric)} (NA values left out).</p>",
+        f"{esc_code(metric)} (NA values left out"
+        f"{'; only queries with a relevant label' if among is not None else ''}).</p>",
         '<div class="worst">',
     ]
     for (system,), frame in values.partition_by(
@@ -388,6 +414,15 @@ def worst_section(
         parts.append(f"<div><h3>{esc_code(str(system))}</h3>\n" + table(frame, columns) + "</div>")
     parts.append("</div>")
     return "\n".join(parts)
+
+
+def _colors(result: EvaluationResult) -> alt.Scale:
+    """One colour per system of the evaluation, the same in every chart of the page."""
+    return charts.system_colors(result.systems)
+
+
+def _resamples(n_resamples: int | None) -> str:
+    return "" if n_resamples is None else f" ({n_resamples:,} resamples)"
 
 
 def _chart(chart: alt.TopLevelMixin, element_id: str) -> str:
