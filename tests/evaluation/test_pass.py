@@ -578,3 +578,27 @@ def test_text_files_are_scanned_only_where_a_scan_pays(tmp_path: Path) -> None:
     assert rio.scan_trec_run(gz) is None
     assert rio.scan_trec_run(pl.DataFrame()) is None
     assert rio.scan_trec_run(tmp_path) is None
+
+
+def test_more_buckets_than_queries_measures_only_the_occupied_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # --buckets 4096 on the 40-query sample used to pass over 4,096 buckets (20 s).
+    measured: list[tuple[int, int] | None] = []
+    measure_queries = executors.measure_queries
+
+    def counting(plan: Any, bucket: tuple[int, int] | None, **kwargs: Any) -> Any:
+        measured.append(bucket)
+        return measure_queries(plan, bucket, **kwargs)
+
+    monkeypatch.setattr(executors, "measure_queries", counting)
+    run, qrels = SAMPLE / "bm25.trec", SAMPLE / "qrels.txt"
+    whole = rankset.evaluate(run, qrels, METRICS, confidence=None).per_query
+    bucketed = rankset.evaluate(run, qrels, METRICS, confidence=None, buckets=4096).per_query
+    assert_frame_equal(bucketed, whole, check_exact=True)
+    buckets = [bucket for bucket in measured if bucket is not None]
+    assert 0 < len(buckets) <= 40  # at most one bucket per query
+    assert len(set(buckets)) == len(buckets)
+    queries = whole["query_id"].unique()
+    expected = set(pl.select(run_pass.bucket_of(pl.lit(queries), 4096)).to_series().to_list())
+    assert {bucket for bucket, _ in buckets} == expected

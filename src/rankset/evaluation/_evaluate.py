@@ -32,6 +32,7 @@ from rankset.evaluation._kernel import (
     finish,
     measure_queries,
     merge_partial_results,
+    occupied_buckets,
 )
 from rankset.evaluation._options import (
     DEFAULT_K,
@@ -288,10 +289,12 @@ def measure(plan: EvaluationPlan, *, keep_rows: bool = False) -> Collected:
     elif plan.buckets is None:
         parts = [measure_queries(plan, None, keep_rows=keep_rows)]
     else:
+        occupied = occupied_buckets(plan, plan.buckets)
         parts = [
             measure_queries(plan, (bucket, plan.buckets), keep_rows=keep_rows)
-            for bucket in range(plan.buckets)
+            for bucket in occupied
         ]
+        return finish(plan, merge_partial_results(parts, occupied))
     return finish(plan, merge_partial_results(parts))
 
 

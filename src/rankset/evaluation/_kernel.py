@@ -26,7 +26,7 @@ import polars as pl
 
 from rankset._version import __version__
 from rankset.errors import ClusterError, SchemaError
-from rankset.evaluation._pass import SMALL_ENGINE, keep_bucket, measure_pass
+from rankset.evaluation._pass import SMALL_ENGINE, bucket_of, keep_bucket, measure_pass
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._query_policy import IN_LABELS, apply_query_policy
 from rankset.measures import GROUP, QUERY_K, Features
@@ -39,7 +39,14 @@ from rankset.schema import (
     raise_on_duplicate_labels,
 )
 
-__all__ = ["Collected", "PartialResult", "finish", "measure_queries", "merge_partial_results"]
+__all__ = [
+    "Collected",
+    "PartialResult",
+    "finish",
+    "measure_queries",
+    "merge_partial_results",
+    "occupied_buckets",
+]
 
 
 @dataclass(frozen=True)
@@ -138,8 +145,13 @@ def measure_queries(
     return PartialResult(aggregates, stats, extra, rows=rows, label_rows=label_rows, bucket=bucket)
 
 
-def merge_partial_results(parts: Sequence[PartialResult]) -> PartialResult:
+def merge_partial_results(
+    parts: Sequence[PartialResult], buckets: Sequence[int] | None = None
+) -> PartialResult:
     """Concatenate the partitions' frames in the order one pass would give them.
+
+    ``buckets`` lists the buckets that hold a query (:func:`occupied_buckets`), when
+    only those were measured; by default every bucket must be.
 
     Raises
     ------
@@ -149,9 +161,11 @@ def merge_partial_results(parts: Sequence[PartialResult]) -> PartialResult:
     """
     if not parts:
         raise ClusterError("No partition was measured.")
+    if len(parts) == 1 and buckets is None:
+        return parts[0]
+    _check_whole_queries(parts, buckets)
     if len(parts) == 1:
         return parts[0]
-    _check_whole_queries(parts)
     extra = {
         name: pl.concat([part.extra[name] for part in parts], how="vertical")
         for name in parts[0].extra
@@ -167,13 +181,16 @@ def merge_partial_results(parts: Sequence[PartialResult]) -> PartialResult:
     )
 
 
-def _check_whole_queries(parts: Sequence[PartialResult]) -> None:
+def _check_whole_queries(
+    parts: Sequence[PartialResult], expected: Sequence[int] | None = None
+) -> None:
     buckets = [part.bucket for part in parts if part.bucket is not None]
     if buckets:
         count = buckets[0][1]
         measured = sorted(bucket for bucket, _ in buckets)
-        if len(buckets) != len(parts) or measured != list(range(count)):
-            missing = sorted(set(range(count)) - set(measured))
+        wanted = sorted(expected) if expected is not None else list(range(count))
+        if len(buckets) != len(parts) or measured != wanted:
+            missing = sorted(set(wanted) - set(measured))
             twice = sorted({b for b in measured if measured.count(b) > 1})
             msg = (
                 f"The partitions do not cover the {count} buckets once each "
@@ -200,6 +217,22 @@ def _check_whole_queries(parts: Sequence[PartialResult]) -> None:
             "partitioned by rankset.evaluation.bucket_of(query_id)."
         )
         raise ClusterError(msg)
+
+
+def occupied_buckets(plan: EvaluationPlan, buckets: int) -> list[int]:
+    """Return the buckets (of ``buckets``) that hold a query of the runs or the labels.
+
+    One pass over the query ids alone, so that asking for more buckets than there are
+    queries (``--buckets 4096`` on 40 queries) costs no pass over an empty bucket.
+    """
+    ids = [part.frame.select("query_id") for part in plan.runs.inputs]
+    ids.append(plan.labels.select("query_id"))
+    found = (
+        pl.concat(ids, how="vertical_relaxed")
+        .select(bucket_of(pl.col("query_id"), buckets).unique().sort())
+        .collect(engine="streaming")
+    )
+    return [int(bucket) for bucket in found.to_series().to_list()]
 
 
 def labels_in_bucket(plan: EvaluationPlan, bucket: tuple[int, int] | None) -> pl.LazyFrame:

@@ -121,6 +121,11 @@ def level_key(level: float) -> str:
     return f"{level:g}".replace(".", "p").replace("-", "m")
 
 
+def _materialized(values: pl.Series) -> pl.Series:
+    """Return ``values`` as an array of floats, whatever form Polars held them in."""
+    return values.cast(pl.Float64).rechunk()
+
+
 @dataclass
 class Features:
     """Collects the columns a set of metrics needs; see the module docstring.
@@ -190,10 +195,15 @@ class Features:
         if cutoff is None:
             msg = f"{metric.name} has no cutoff"
             raise ValueError(msg)
-        if not isinstance(metric.k, int):  # the per-query column
-            return cutoff.cast(pl.Float64)
-        constant: pl.Expr = self.num_ret() * 0.0 + float(metric.k)
-        return constant
+        column = (
+            cutoff.cast(pl.Float64)  # the per-query column
+            if not isinstance(metric.k, int)
+            else self.num_ret() * 0.0 + float(metric.k)
+        )
+        # Polars may also hold a column whose values are all equal as one scalar (a
+        # concatenation of one-row frames, each a bucket's only query, gave one), and
+        # divides by it as by a constant; a column handed back from Python never is.
+        return column.map_batches(_materialized, return_dtype=pl.Float64)
 
     @staticmethod
     def cutoff_key(metric: MetricView) -> str:
