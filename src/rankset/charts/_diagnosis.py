@@ -162,6 +162,7 @@ def diagnostic_scatter(
 
 
 _PANELS_PER_ROW = 3
+_HEATMAPS_PER_ROW = 4
 
 
 def diagnostic_heatmap(
@@ -282,9 +283,10 @@ def diagnostic_heatmap(
         alt.layer(rect, name, count, data=inline_frame(counts, max_rows, "diagnosis counts"))
         .properties(width=220, height=180)
         .facet(
-            column=alt.Column(
+            facet=alt.Facet(
                 "system:N", title=None, sort=sorted(unique(counts, "system")), header=header()
-            )
+            ),
+            columns=_HEATMAPS_PER_ROW,  # more systems wrap instead of leaving the page
         )
         .properties(title=title(f"Diagnostic matrix at K = {k_text}", subtitle))
     )
