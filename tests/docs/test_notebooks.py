@@ -10,6 +10,7 @@ write their files to temporary folders only.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -18,6 +19,12 @@ import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
+
+from _browser import chromium, descendants, load
+
+needs_chromium = pytest.mark.skipif(
+    chromium() is None, reason="chromium is not on PATH (Debian: apt-get install -y chromium)"
+)
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 KERNEL_NAME = "rankset-test-python"
@@ -89,31 +96,89 @@ def _outputs(nb: nbformat.NotebookNode) -> tuple[str, int, list[str]]:
     return "\n".join(texts), charts, stderr
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_notebook_runs(name: str, kernel_specs: KernelSpecManager, tmp_path: Path) -> None:
-    nb = nbformat.read(NOTEBOOKS_DIR / name, as_version=4)
-    manager = AsyncKernelManager(
-        kernel_name=KERNEL_NAME,
-        kernel_spec_manager=kernel_specs,
-        connection_file=str(tmp_path / "connection.json"),
-    )
-    client = NotebookClient(
-        nb,
-        km=manager,
-        timeout=CELL_TIMEOUT_S,
-        startup_timeout=60,
-        resources={"metadata": {"path": str(NOTEBOOKS_DIR)}},
-    )
-    # cleanup_kc: shut the kernel down and close its channels (nbclient leaves a kernel
-    # manager it did not create running). Raises CellExecutionError on the first error.
-    client.execute(cleanup_kc=True)
+@pytest.fixture(scope="module")
+def executed(
+    kernel_specs: KernelSpecManager, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, nbformat.NotebookNode]:
+    """The notebooks run once per module, by name, for the tests that read their outputs."""
+    return _Executed(kernel_specs, tmp_path_factory.mktemp("notebook-runs"))
 
-    text, charts, stderr = _outputs(nb)
+
+class _Executed(dict[str, nbformat.NotebookNode]):
+    def __init__(self, kernel_specs: KernelSpecManager, folder: Path) -> None:
+        super().__init__()
+        self._kernel_specs, self._folder = kernel_specs, folder
+
+    def __missing__(self, name: str) -> nbformat.NotebookNode:
+        nb = nbformat.read(NOTEBOOKS_DIR / name, as_version=4)
+        manager = AsyncKernelManager(
+            kernel_name=KERNEL_NAME,
+            kernel_spec_manager=self._kernel_specs,
+            connection_file=str(self._folder / f"{name}.connection.json"),
+        )
+        client = NotebookClient(
+            nb,
+            km=manager,
+            timeout=CELL_TIMEOUT_S,
+            startup_timeout=60,
+            resources={"metadata": {"path": str(NOTEBOOKS_DIR)}},
+        )
+        # cleanup_kc: shut the kernel down and close its channels (nbclient leaves a
+        # kernel manager it did not create running). Raises CellExecutionError on the
+        # first error.
+        client.execute(cleanup_kc=True)
+        self[name] = nb
+        return nb
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_notebook_runs(name: str, executed: dict[str, nbformat.NotebookNode]) -> None:
+    text, charts, stderr = _outputs(executed[name])
     expected_text, expected_charts = EXPECTED[name]
     for snippet in expected_text:
         assert snippet in text, f"{name} did not print {snippet!r}"
     assert charts == expected_charts
     assert not stderr, f"{name} wrote to stderr (a warning?):\n{''.join(stderr)}"
+
+
+CHARTED = [name for name, (_, charts) in sorted(EXPECTED.items()) if charts]
+
+
+@pytest.mark.parametrize("name", CHARTED)
+def test_chart_outputs_carry_vega(name: str, executed: dict[str, nbformat.NotebookNode]) -> None:
+    # Altair's default renderer loaded Vega from a CDN: offline, and in an HTML export,
+    # every chart cell showed "Error loading script".
+    outputs = _chart_outputs(executed[name])
+    assert len(outputs) == EXPECTED[name][1]
+    for html in outputs:
+        assert "cdn.jsdelivr" not in html
+        assert len(html) > 500_000  # Vega, Vega-Lite and vega-embed inlined (about 0.9 MB)
+
+
+@needs_chromium
+@pytest.mark.parametrize("name", CHARTED)
+def test_an_exported_notebook_draws_every_chart_offline(
+    name: str, executed: dict[str, nbformat.NotebookNode], tmp_path: Path
+) -> None:
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_notebook_node(executed[name])
+    page = tmp_path / f"{name}.html"
+    page.write_text(body, encoding="utf-8")
+    ids = set(re.findall(r'<div [^>]*id="(rankset-chart-[\w-]+)"', body))
+    assert len(ids) == EXPECTED[name][1]
+    drawn = descendants(load(page).dom, ids)
+    for element_id in ids:
+        assert "svg" in drawn.get(element_id, []), f"{element_id} did not draw"
+
+
+def _chart_outputs(nb: nbformat.NotebookNode) -> list[str]:
+    return [
+        output["data"]["text/html"]
+        for cell in nb.cells
+        for output in cell.get("outputs", [])
+        if "vegaEmbed" in output.get("data", {}).get("text/html", "")
+    ]
 
 
 def test_every_notebook_is_tested() -> None:

@@ -21,7 +21,8 @@ Theme
 Export
     :func:`save_chart` writes JSON (no extra dependency), and HTML, PNG and SVG through
     vl-convert (``pip install "rankset[render]"``). HTML inlines the Vega, Vega-Lite and
-    vega-embed JavaScript: it loads nothing from the network.
+    vega-embed JavaScript: it loads nothing from the network. In a notebook,
+    :func:`enable_offline` makes every displayed chart carry that JavaScript too.
 
 Examples
 --------
@@ -50,7 +51,13 @@ from rankset.charts._comparison import comparison_chart, difference_chart
 from rankset.charts._curves import curves_chart
 from rankset.charts._diagnosis import diagnostic_heatmap, diagnostic_scatter
 from rankset.charts._distribution import distribution_chart
-from rankset.charts._export import embed_fragment, inline_html, javascript_bundle, save_chart
+from rankset.charts._export import (
+    embed_fragment,
+    enable_offline,
+    inline_html,
+    javascript_bundle,
+    save_chart,
+)
 from rankset.charts._theme import PALETTE, THEME, register_theme, system_colors
 
 __all__ = [
@@ -65,6 +72,7 @@ __all__ = [
     "difference_chart",
     "distribution_chart",
     "embed_fragment",
+    "enable_offline",
     "inline_html",
     "javascript_bundle",
     "register_theme",
