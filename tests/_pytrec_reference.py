@@ -96,7 +96,9 @@ def _trec_eval_names() -> tuple[Mapping[str, str], Mapping[str, str]]:
     return plain, cutoff
 
 
-COUNT_MEASURES: Final[frozenset[str]] = frozenset({"num_ret", "num_rel", "num_rel_ret"})
+COUNT_MEASURES: Final[frozenset[str]] = frozenset(
+    {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+)
 """Measures trec_eval sums over queries in its ``all`` row (all others are averaged)."""
 
 SENTINEL_QUERY: Final[str] = "\x01rankset-sentinel"

@@ -593,8 +593,9 @@ def test_more_buckets_than_queries_measures_only_the_occupied_ones(
 
     monkeypatch.setattr(executors, "measure_queries", counting)
     run, qrels = SAMPLE / "bm25.trec", SAMPLE / "qrels.txt"
-    whole = rankset.evaluate(run, qrels, METRICS, confidence=None).per_query
-    bucketed = rankset.evaluate(run, qrels, METRICS, confidence=None, buckets=4096).per_query
+    metrics = [*METRICS, "set_P", "set_relative_P"]
+    whole = rankset.evaluate(run, qrels, metrics, confidence=None).per_query
+    bucketed = rankset.evaluate(run, qrels, metrics, confidence=None, buckets=4096).per_query
     assert_frame_equal(bucketed, whole, check_exact=True)
     buckets = [bucket for bucket in measured if bucket is not None]
     assert 0 < len(buckets) <= 40  # at most one bucket per query

@@ -10,7 +10,7 @@ import pytest
 
 import rankset
 
-UNBOUNDED = {"dcg", "num_ret", "num_rel", "num_rel_ret"}
+UNBOUNDED = {"dcg", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 
 
 def _metric_names() -> list[str]:

@@ -24,7 +24,7 @@ import pytest
 import rankset
 from _pytrec_reference import canonical_metric
 
-COUNTS = {"num_ret", "num_rel", "num_rel_ret"}
+COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 LEVELS = (1, 2)
 
 

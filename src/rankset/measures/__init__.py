@@ -7,8 +7,9 @@ with its cutoff and parameters (``ndcg@10``); :func:`parse_metric` reads every a
 spelling of one.
 
 Importing this package imports the measure families, :mod:`rankset.measures.ranking`
-(classic IR) and :mod:`rankset.measures.rag` (RAG set metrics), which fills the
-registry. ``docs/measures.md`` is :func:`measure_table`'s output; ``docs/adding-a-measure.md``
+(classic IR), :mod:`rankset.measures.sets` (trec_eval's set measures) and
+:mod:`rankset.measures.rag` (RAG set metrics), which fills the registry.
+``docs/measures.md`` is :func:`measure_table`'s output; ``docs/adding-a-measure.md``
 walks through defining a new measure.
 
 Examples
@@ -21,7 +22,7 @@ Examples
 
 from __future__ import annotations
 
-from rankset.measures import rag, ranking
+from rankset.measures import rag, ranking, sets
 from rankset.measures._features import (
     GROUP,
     NUM_RET,
@@ -67,5 +68,6 @@ __all__ = [
     "rag",
     "ranking",
     "ratio_or_zero",
+    "sets",
     "temporary_measures",
 ]
