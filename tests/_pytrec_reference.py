@@ -112,8 +112,8 @@ def canonical_metric(trec_name: str) -> str | None:
 
     >>> canonical_metric("P_10"), canonical_metric("map_cut_5"), canonical_metric("recip_rank")
     ('precision@10', 'ap@5', 'rr')
-    >>> canonical_metric("relative_P_5") is None, canonical_metric("ndcg_rel") is None
-    (True, True)
+    >>> canonical_metric("relative_P_5"), canonical_metric("ndcg_rel") is None
+    ('relative_p@5', True)
     """
     plain, cutoff = _trec_eval_names()
     if trec_name in plain:

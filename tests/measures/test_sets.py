@@ -41,3 +41,23 @@ def test_an_empty_ranking_scores_zero_as_in_trec_eval_minus_c() -> None:
     result = rankset.evaluate(RUN, labels, metrics, missing="zero", confidence=None)
     empty = result.per_query.filter(result.per_query["query_id"] == "q2")
     assert empty["value"].to_list() == [0.0] * len(metrics)
+
+
+@pytest.mark.parametrize(
+    ("metric", "expected"),
+    [
+        ("relative_P@2", 1 / 2),  # d1 relevant, d2 not; min(2, 4 relevant) = 2
+        ("relative_P@5", 2 / 4),  # 2 relevant in the top 5; min(5, 4) = 4
+        ("relative_P@10", 2 / 4),  # beyond the 5 retrieved: still 2 of min(10, 4)
+        ("relative_p(rel=3)@5", 0 / 1),  # level 3: d9 only, not retrieved
+    ],
+)
+def test_relative_precision_by_hand(metric: str, expected: float) -> None:
+    value = rankset.evaluate(RUN, LABELS, [metric], confidence=None).per_query["value"]
+    assert value.to_list() == [pytest.approx(expected, abs=1e-15)]
+
+
+def test_relative_precision_without_a_relevant_label_is_zero() -> None:
+    labels = {"q": {"d1": 0}}
+    value = rankset.evaluate(RUN, labels, ["relative_P@5"], confidence=None).per_query["value"]
+    assert value.to_list() == [0.0]

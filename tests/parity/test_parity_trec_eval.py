@@ -2,9 +2,9 @@
 
 Every per-query value and every ``all`` row that trec_eval printed for the compared measure
 families (P, recall, map, map_cut, ndcg, ndcg_cut, recip_rank, Rprec, bpref, success, num_ret,
-num_rel, num_rel_ret, and the set measures set_P, set_relative_P, set_recall, set_map, set_F and
-num_nonrel_judged_ret) must print the same at trec_eval's 4 decimals. The expected files were made
-by trec_eval itself (commands in tests/data/trec_eval/NOTICE.md), never by rankset.
+num_rel, num_rel_ret, relative_P, and the set measures set_P, set_relative_P, set_recall, set_map,
+set_F and num_nonrel_judged_ret) must print the same at trec_eval's 4 decimals. The expected files
+were made by trec_eval itself (commands in tests/data/trec_eval/NOTICE.md), never by rankset.
 
 Scenarios:
 
@@ -74,17 +74,18 @@ SCENARIOS = {
 }
 
 # Counted by hand from the files (`grep`), not computed by the code under test. The -q files
-# print 53 compared measures: P_k x 9 cutoffs (5 10 15 20 30 100 200 500 1000), recall_k x 9,
-# map_cut_k x 9, ndcg_cut_k x 9, success_1/5/10, map, ndcg, recip_rank, Rprec, bpref, the
-# 3 counts and the 6 set measures (set_P, set_relative_P, set_recall, set_map, set_F,
-# num_nonrel_judged_ret: `grep -cE` finds 24 rows, 6 x (3 queries + all)); for queries
-# 301, 302, 303 that makes 159 per-query values, plus 53 `all` rows.
+# print 62 compared measures: P_k x 9 cutoffs (5 10 15 20 30 100 200 500 1000), recall_k x 9,
+# map_cut_k x 9, ndcg_cut_k x 9, relative_P_k x 9, success_1/5/10, map, ndcg, recip_rank,
+# Rprec, bpref, the 3 counts and the 6 set measures (set_P, set_relative_P, set_recall,
+# set_map, set_F, num_nonrel_judged_ret: `grep -cE` finds 24 rows, 6 x (3 queries + all);
+# relative_P 36, 9 x 4); for queries 301, 302, 303 that makes 186 per-query values, plus
+# 62 `all` rows.
 # out.test has trec_eval's default set: 3 counts, map, Rprec, bpref, recip_rank and P_k x 9,
 # 16 `all` rows and no per-query rows.
 EXPECTED_COUNTS = {
-    "aq": (53, 159, 53),
-    "aqc": (53, 159, 53),
-    "aql": (53, 159, 53),
+    "aq": (62, 186, 62),
+    "aqc": (62, 186, 62),
+    "aql": (62, 186, 62),
     "comments": (16, 0, 16),
 }
 """Scenario -> (compared measures, compared per-query values, compared ``all`` rows)."""

@@ -14,6 +14,9 @@ trec_eval 10.0's formulas and zero rules (``m_set_P.c``, ``m_set_rel_P.c``,
 * ``num_nonrel_judged_ret``: retrieved documents labelled non-relevant (0 <= grade <
   rel); unlabelled ones and negative grades ("in the pool but unjudged") do not count.
 
+And ``relative_P@k`` (``m_rel_P.c``), set_relative_P's counterpart within a cutoff:
+relevant in the top k / min(k, relevant), 0 without a relevant label.
+
 Examples
 --------
 >>> import rankset
@@ -123,3 +126,17 @@ def _num_nonrel_judged_ret(features: Features, metric: Metric) -> pl.Expr:
     every = Metric(metric.measure, None, metric.params)
     judged = judged_retrieved(features, every).cast(pl.Float64)
     return judged - relevant_retrieved(features, every).cast(pl.Float64)
+
+
+@define(
+    "relative_p",
+    description="Relevant documents in the top k divided by the most there could be: "
+    "min(k, relevant labels).",
+    cutoff="required",
+    params=(REL,),
+    trec_eval="relative_P_{k}",
+)
+def _relative_p(features: Features, metric: Metric) -> pl.Expr:
+    relret = relevant_retrieved(features, metric).cast(pl.Float64)
+    best = pl.min_horizontal(features.cutoff_value(metric), num_relevant(features, metric))
+    return ratio_or_zero(relret, best)
