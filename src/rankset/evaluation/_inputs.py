@@ -183,6 +183,7 @@ def assign_system_names(
                 literal,
                 in_order=in_order,
                 scan=item.parsed.scan,
+                rows_checked=item.parsed.rows_checked,
             )
         )
 

@@ -135,6 +135,7 @@ class RunPart:
     name: str | None = None  # the system name of every row; None: from the system column
     in_order: bool = False  # its first rows are in trec_eval's order: try the ordered numbering
     scan: TextScan | None = None  # a TREC file scanned lazily, on assumptions to verify
+    rows_checked: bool = False  # its reader applied the id rules to every row already
 
     def in_bucket(self, bucket: int, buckets: int) -> pl.LazyFrame:
         """Keep the queries of ``bucket``: by the dataset's folders, else by hash."""
@@ -238,9 +239,12 @@ def _ordering_word(part: RunPart) -> str:
 def _row_problems(part: RunPart, ordering_column: str) -> dict[str, pl.Expr]:
     """Return the problems looked for in every row: the doc id's, a non-finite score.
 
-    Query ids are checked on the rankings after the pass (one row per ranking).
+    Query ids are checked on the rankings after the pass (one row per ranking); doc ids
+    only when the reader has not checked them (a text scan over its strings is the
+    costly part of these checks).
     """
-    return {**id_problems("doc_id"), **number_problems(ordering_column, _ordering_word(part))}
+    ids = {} if part.rows_checked else id_problems("doc_id")
+    return {**ids, **number_problems(ordering_column, _ordering_word(part))}
 
 
 def _checks(part: RunPart, ordering_column: str) -> list[pl.Expr]:

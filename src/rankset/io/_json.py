@@ -317,6 +317,7 @@ def _parse_samples(records: list[_Record], name: str, stem: str | None) -> Parse
         labels=_checked_frame(tables.labels, LABELS_SCHEMA),
         cutoffs=_checked_frame(tables.cutoffs, CUTOFFS_SCHEMA),
         answers=_plain_frame(tables.answers, ANSWERS_SCHEMA),
+        rows_checked=True,
     )
 
 

@@ -272,6 +272,9 @@ class ParsedInput:
         For such a dataset: the run profile stored in its manifest, if any.
     scan
         For a TREC run scanned lazily: what the evaluation must verify in its pass.
+    rows_checked
+        Whether the reader applied :func:`id_problems` to every run row (text read whole,
+        CSV/TSV, JSON), so the pass over the runs need not scan the ids again.
 
     Examples
     --------
@@ -291,6 +294,7 @@ class ParsedInput:
     buckets: int | None = None  # a partitioned dataset's bucket count (rankset.partition)
     profile: dict[str, Any] | None = None  # a dataset's run profile, from its manifest
     scan: TextScan | None = None  # a lazily scanned TREC run (evaluation verifies it)
+    rows_checked: bool = False  # the reader applied the id rules to every run row
 
 
 def no_table_message(parsed: ParsedInput, table: str) -> str:

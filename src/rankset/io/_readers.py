@@ -350,7 +350,7 @@ def _read_path(
         # Most run files are plain one-space TREC text: read them straight from disk.
         plain = read_plain_trec_run(path)
         if plain is not None:
-            return ParsedInput(name, stem, "trec", run=plain.lazy())
+            return ParsedInput(name, stem, "trec", run=plain.lazy(), rows_checked=True)
         tried_plain = not starts_with(path, name, GZIP_MAGIC)
     data = read_bytes(path, name)
     return _parse_bytes(data, name, stem, resolved, mapping, kind, try_plain=not tried_plain)

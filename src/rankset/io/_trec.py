@@ -330,7 +330,7 @@ def parse_trec(
     if kind != "labels" and try_plain:
         plain = read_plain_trec_run(data)
         if plain is not None:
-            return ParsedInput(name, stem, "trec", run=plain.lazy())
+            return ParsedInput(name, stem, "trec", run=plain.lazy(), rows_checked=True)
     if kind != "run":
         labels = read_plain_trec_labels(data)
         if labels is not None:
@@ -348,7 +348,7 @@ def parse_trec_lines(data: bytes, name: str, stem: str | None, kind: Kind) -> Pa
     layout = _choose_trec_layout(data_lines, name, kind)
     table = _extract_trec_fields(data_lines, layout, name)
     if layout.kind == "run":
-        return ParsedInput(name, stem, "trec", run=table.lazy())
+        return ParsedInput(name, stem, "trec", run=table.lazy(), rows_checked=True)
     return ParsedInput(name, stem, "trec", labels=table.lazy())
 
 
