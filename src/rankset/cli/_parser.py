@@ -136,6 +136,20 @@ def _add_metric_option(parser: argparse.ArgumentParser, default: str) -> None:
     )
 
 
+def _add_resampling_options(
+    parser: argparse.ArgumentParser, resamples: int, *, stated: str = ""
+) -> None:
+    parser.add_argument(
+        "--n-resamples",
+        type=int,
+        default=resamples,
+        metavar="N",
+        help=f"bootstrap resamples and randomization-test permutations{stated} "
+        f"(default {resamples})",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rankset",
@@ -208,14 +222,7 @@ def _add_commands(commands: Any) -> None:
     compare.add_argument(
         "--alpha", type=float, default=0.05, help="significance level (default 0.05)"
     )
-    compare.add_argument(
-        "--n-resamples",
-        type=int,
-        default=10000,
-        metavar="N",
-        help="bootstrap resamples and randomization-test permutations (default 10000)",
-    )
-    compare.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+    _add_resampling_options(compare, 10000)
     compare.add_argument("--out", metavar="FILE.parquet", help="write the comparison to Parquet")
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
 
@@ -255,15 +262,7 @@ def _add_commands(commands: Any) -> None:
     report.add_argument("-k", "--k", dest="k", type=int, default=10, help="diagnosis cutoff")
     report.add_argument("--k-max", type=int, default=20, metavar="N", help="largest curve k")
     report.add_argument("--title", default="rankset report", help="the page title")
-    report.add_argument(
-        "--n-resamples",
-        type=int,
-        default=2000,
-        metavar="N",
-        help="bootstrap resamples and randomization-test permutations, stated in the page "
-        "(default 2000)",
-    )
-    report.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+    _add_resampling_options(report, 2000, stated=", stated in the page")
     report.add_argument(
         "--fused",
         metavar="NAME",

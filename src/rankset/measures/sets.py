@@ -41,10 +41,12 @@ X = ParamSpec("x", float, 1.0, minimum=0.0, description="relative weight of reca
 
 
 def _set_counts(features: Features, metric: Metric) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-    """Relevant retrieved, retrieved and relevant, as float columns (the whole ranking)."""
-    every = Metric(metric.measure, None, metric.params)
-    relret = relevant_retrieved(features, every).cast(pl.Float64)
-    return relret, features.num_ret().cast(pl.Float64), num_relevant(features, every)
+    """Relevant retrieved, retrieved and relevant, as float columns.
+
+    The measures here take no cutoff, so the counts are over the whole ranking.
+    """
+    relret = relevant_retrieved(features, metric).cast(pl.Float64)
+    return relret, features.num_ret().cast(pl.Float64), num_relevant(features, metric)
 
 
 @define(
@@ -107,10 +109,9 @@ def _set_map(features: Features, metric: Metric) -> pl.Expr:
     trec_eval="set_F",
 )
 def _set_f(features: Features, metric: Metric) -> pl.Expr:
-    relret, retrieved, relevant = _set_counts(features, metric)
+    relret, _, _ = _set_counts(features, metric)
     x = float(metric.get("x"))  # type: ignore[arg-type]
-    precision = ratio_or_zero(relret, retrieved)
-    recall = ratio_or_zero(relret, relevant)
+    precision, recall = _set_p(features, metric), _set_recall(features, metric)
     value = (x + 1.0) * precision * recall / (x * precision + recall)
     return pl.when(relret > 0).then(value).otherwise(0.0)
 
@@ -123,9 +124,8 @@ def _set_f(features: Features, metric: Metric) -> pl.Expr:
     trec_eval="num_nonrel_judged_ret",
 )
 def _num_nonrel_judged_ret(features: Features, metric: Metric) -> pl.Expr:
-    every = Metric(metric.measure, None, metric.params)
-    judged = judged_retrieved(features, every).cast(pl.Float64)
-    return judged - relevant_retrieved(features, every).cast(pl.Float64)
+    relret, _, _ = _set_counts(features, metric)
+    return judged_retrieved(features, metric).cast(pl.Float64) - relret
 
 
 @define(
