@@ -14,6 +14,7 @@ What is checked here:
 
 from __future__ import annotations
 
+import functools
 import gzip
 import importlib.util
 import io
@@ -101,6 +102,7 @@ def test_the_pass_over_the_runs_has_no_in_memory_fallback(
         plans = {"ranked": ranked_pass_frames}
         if runs.duplicates == "error":
             plans["ordered"] = ordered_pass_frames
+            plans["ties"] = functools.partial(ordered_pass_frames, ties=True)
         for plan_name, plan in plans.items():
             for i, frame in enumerate(plan(runs, part, prepared.labels)):
                 heavy[f"{plan_name} run {index} frame {i}"] = frame
@@ -109,6 +111,7 @@ def test_the_pass_over_the_runs_has_no_in_memory_fallback(
     if prepared.pools is not None:
         heavy["pool"] = prepared.pools.counts
     assert len(heavy) >= 12  # every frame of each plan, whole and in one bucket
+    assert any(name.startswith("ties") for name in heavy) == (runs.duplicates == "error")
     for name, frame in heavy.items():
         nodes = _physical_nodes(frame)
         assert len(nodes) > 3, name  # a real plan was read
@@ -118,7 +121,8 @@ def test_the_pass_over_the_runs_has_no_in_memory_fallback(
 def test_the_runs_are_numbered_without_a_global_sort() -> None:
     prepared = _prepared(CLASSIC)
     runs = prepared.runs
-    for plan in (ranked_pass_frames, ordered_pass_frames):
+    tied = functools.partial(ordered_pass_frames, ties=True)
+    for plan in (ranked_pass_frames, ordered_pass_frames, tied):
         hits = plan(runs, runs.inputs[0], prepared.labels)[0]
         labels = [node.split('label="', 1)[1].split("\\n", 1)[0] for node in _physical_nodes(hits)]
         assert not any(label.startswith("sort") for label in labels), (plan, labels)

@@ -1,15 +1,19 @@
-"""The pass over the runs: the ordered and ranked plans, and lazily scanned TREC files.
+"""The pass over the runs: the ordered, tied and ranked plans, and scanned TREC files.
 
 What is checked here:
 
-* both plans give every labelled row the position of a plain-Python reference
+* the three plans give every labelled row the position of a plain-Python reference
   (trec_eval's order: score descending, ties by document id descending) and every
   ranking its length, on random runs with ties, several systems in one frame, and
-  the rows in trec_eval's order, shuffled, or in order except for one row;
-* the ordered plan is the one taken for a run in order (also bucket by bucket), and a
-  run that only starts in order, a ranking split over two blocks, a NaN after a number
-  or ties in ascending document order are measured again by the ranked plan, with the
-  reference's positions; ranks beyond 2**53 keep their integer order;
+  the rows in trec_eval's order, with ties ascending or shuffled, shuffled whole, or
+  in order except for one swap;
+* the ordered plan is the one taken for a run in order (also bucket by bucket), the
+  tied plan for rankings sorted by score with ties in another order (Anserini's
+  ascending ids, the sample's bm25 run), the ranked plan at once for a run in no
+  order; a run that only starts in order, a ranking split over two blocks, a NaN after
+  a number or ties out of order later in the file are measured again by the plan their
+  rows allow, with the reference's positions; ranks beyond 2**53 keep their integer
+  order;
 * duplicates are found by either plan (adjacent or far apart), a hash collision
   without a duplicate changes nothing, and a ranking shared by two inputs is refused;
 * a plain TREC file is scanned lazily (its parse is part of the pass) and gives the
@@ -41,8 +45,9 @@ from rankset.evaluation import _evaluate as executors
 from rankset.evaluation import _kernel as kernel
 from rankset.evaluation import _pass as run_pass
 from rankset.evaluation._inputs import assign_system_names, read_runs
-from rankset.evaluation._pass import Runs, measure_pass
+from rankset.evaluation._pass import measure_pass
 from rankset.evaluation._plan import plan_evaluation_inputs
+from rankset.evaluation._runs import Runs, TextScanRejected, bucket_of
 from rankset.measures import GROUP, parse_metrics
 from rankset.schema import normalize_labels
 
@@ -123,12 +128,12 @@ def _measured(runs: Runs, labels: pl.LazyFrame) -> tuple[dict[Any, int], dict[An
 
 @pytest.fixture
 def plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Record which plan measured each run part."""
+    """Record which plan measured each run part: ordered, ties (ordered by key) or ranked."""
     taken: list[str] = []
     ordered, ranked = run_pass.ordered_pass_frames, run_pass.ranked_pass_frames
 
     def spy_ordered(*args: Any, **kwargs: Any) -> Any:
-        taken.append("ordered")
+        taken.append("ties" if kwargs.get("ties") else "ordered")
         return ordered(*args, **kwargs)
 
     def spy_ranked(*args: Any, **kwargs: Any) -> Any:
@@ -159,12 +164,19 @@ _rows = st.lists(
 @given(
     rows=_rows,
     seed=st.integers(0, 10_000),
-    arrangement=st.sampled_from(["ordered", "shuffled", "one-swap"]),
+    arrangement=st.sampled_from(
+        ["ordered", "ties-ascending", "ties-shuffled", "shuffled", "one-swap"]
+    ),
 )
-def test_both_plans_match_the_reference(rows: list[Row], seed: int, arrangement: str) -> None:
+def test_every_plan_matches_the_reference(rows: list[Row], seed: int, arrangement: str) -> None:
     rng = random.Random(seed)
     arranged = in_trec_eval_order(rows)
-    if arrangement == "shuffled":
+    if arrangement == "ties-ascending":
+        arranged = sorted(rows, key=lambda r: (r[0], r[1], -r[3], r[2].encode()))
+    elif arrangement == "ties-shuffled":
+        rng.shuffle(arranged)
+        arranged.sort(key=lambda r: (r[0], r[1], -r[3]))  # stable: ties stay shuffled
+    elif arrangement == "shuffled":
         rng.shuffle(arranged)
     elif arrangement == "one-swap" and len(arranged) > 2:
         i = rng.randrange(len(arranged) - 1)
@@ -176,9 +188,9 @@ def test_both_plans_match_the_reference(rows: list[Row], seed: int, arrangement:
         key: pos for key, pos in reference_positions(rows).items() if key[1:] in judged
     }
     runs = _runs(_frame(arranged))
-    for in_order in (True, False):  # the guess forced both ways: the ordered plan checks
+    for row_order in ("trec_eval", "by_key", "any"):  # every guess: the pass checks it
         forced = dataclasses.replace(
-            runs, inputs=[dataclasses.replace(p, in_order=in_order) for p in runs.inputs]
+            runs, inputs=[dataclasses.replace(p, row_order=row_order) for p in runs.inputs]
         )
         positions, lengths = _measured(forced, labels)
         assert positions == expected_hits
@@ -187,18 +199,37 @@ def test_both_plans_match_the_reference(rows: list[Row], seed: int, arrangement:
 
 def test_a_run_in_order_takes_the_ordered_plan(plans: list[str]) -> None:
     runs = _runs(SAMPLE / "rerank.trec")
-    assert [part.in_order for part in runs.inputs] == [True]
+    assert [part.row_order for part in runs.inputs] == ["trec_eval"]
     labels = rio.scan_labels(SAMPLE / "qrels.txt")
     measure_pass(runs, normalize_labels(labels), None, "streaming")
     assert plans == ["ordered"]
 
 
-def test_a_run_out_of_order_from_its_first_rows_is_ranked_at_once(plans: list[str]) -> None:
+def test_a_run_with_ascending_ties_takes_the_tied_plan(plans: list[str]) -> None:
     runs = _runs(SAMPLE / "bm25.trec")  # ties listed in ascending document order
-    assert [part.in_order for part in runs.inputs] == [False]
+    assert [part.row_order for part in runs.inputs] == ["by_key"]
     labels = normalize_labels(rio.scan_labels(SAMPLE / "qrels.txt"))
-    measure_pass(runs, labels, None, "streaming")
+    hits, counts, _ = measure_pass(runs, labels, None, "streaming")
+    assert plans == ["ties"]
+    ranked = dataclasses.replace(
+        runs, inputs=[dataclasses.replace(runs.inputs[0], row_order="any")]
+    )
+    again, again_counts, _ = measure_pass(ranked, labels, None, "streaming")
+    assert plans == ["ties", "ranked"]
+    assert_frame_equal(hits.sort([*GROUP, "doc_id"]), again.sort([*GROUP, "doc_id"]))
+    assert_frame_equal(counts.sort(list(GROUP)), again_counts.sort(list(GROUP)))
+
+
+def test_a_run_in_no_order_from_its_first_rows_is_ranked_at_once(plans: list[str]) -> None:
+    rows = [("s", f"q{q}", f"d{d}", float(d % 7)) for q in range(3) for d in range(20)]
+    random.Random(3).shuffle(rows)
+    runs = _runs(_frame(rows))
+    assert [part.row_order for part in runs.inputs] == ["any"]
+    labels = _labels([(q, d, 1) for _, q, d, _ in rows[::3]])
+    positions, _ = _measured(runs, labels)
     assert plans == ["ranked"]
+    assert positions == {k: v for k, v in reference_positions(rows).items() if k in positions}
+    assert len(positions) == len(rows[::3])
 
 
 def _late_disorder_rows() -> list[Row]:
@@ -211,7 +242,7 @@ def _late_disorder_rows() -> list[Row]:
 def test_a_run_that_only_starts_in_order_is_measured_again_ranked(plans: list[str]) -> None:
     rows = _late_disorder_rows()
     runs = _runs(_frame(rows))
-    assert runs.inputs[0].in_order  # the first 1,000 rows are in order
+    assert runs.inputs[0].row_order == "trec_eval"  # the first 1,000 rows are in order
     labels = _labels([(q, d, 1) for _, q, d, _ in rows[::7]])
     positions, lengths = _measured(runs, labels)
     assert plans == ["ordered", "ranked"]
@@ -235,11 +266,66 @@ def test_a_ranking_split_over_two_blocks_is_measured_again_ranked(plans: list[st
     assert lengths == {("s", "q1"): 3, ("s", "q2"): 1}
 
 
+def _tied_rows(ascending: bool) -> list[Row]:
+    """30 rankings of 50 documents, five to a score, ties ascending or in trec_eval's order."""
+    rows = [
+        ("s", f"q{q:04d}", f"d{d:03d}", float(10 - d // 5)) for q in range(30) for d in range(50)
+    ]
+    return sorted(
+        rows, key=lambda r: (r[1], -r[3], r[2] if ascending else _Descending(r[2].encode()))
+    )
+
+
+def test_ties_out_of_order_late_in_a_run_are_counted_again(plans: list[str]) -> None:
+    rows = _tied_rows(ascending=False)
+    rows[-3], rows[-2] = rows[-2], rows[-3]  # the last ranking: two tied documents swapped
+    runs = _runs(_frame(rows))
+    assert runs.inputs[0].row_order == "trec_eval"
+    labels = _labels([(q, d, 1) for _, q, d, _ in rows[::4]])
+    positions, lengths = _measured(runs, labels)
+    assert plans == ["ordered", "ties"]
+    assert positions == {k: v for k, v in reference_positions(rows).items() if k in positions}
+    assert len(positions) == len(rows[::4])
+    assert lengths == reference_lengths(rows)
+
+
+def test_a_run_that_only_starts_in_key_order_is_measured_again_ranked(plans: list[str]) -> None:
+    rows = _tied_rows(ascending=True)
+    rows[-50], rows[-1] = rows[-1], rows[-50]  # the last ranking's best and worst swapped
+    runs = _runs(_frame(rows))
+    assert runs.inputs[0].row_order == "by_key"
+    labels = _labels([(q, d, 1) for _, q, d, _ in rows[::4]])
+    positions, _ = _measured(runs, labels)
+    assert plans == ["ties", "ranked"]
+    assert positions == {k: v for k, v in reference_positions(rows).items() if k in positions}
+
+
+def test_buckets_number_runs_with_ascending_ties_like_one_pass(plans: list[str]) -> None:
+    rows = _tied_rows(ascending=True)
+    frame = _frame(rows)
+    labels = pl.DataFrame(
+        [(q, d, (i % 4)) for i, (_, q, d, _) in enumerate(rows[::3])],
+        schema=["query_id", "doc_id", "grade"],
+        orient="row",
+    )
+    whole = rankset.evaluate(frame, labels, METRICS, confidence=None).per_query
+    reference = rankset.evaluate(
+        frame.sample(fraction=1.0, shuffle=True, seed=5), labels, METRICS, confidence=None
+    ).per_query  # shuffled whole: ranked
+    assert plans == ["ties", "ranked"]
+    assert_frame_equal(whole, reference, check_exact=True)
+    for buckets in (2, 7):
+        plans.clear()
+        by_bucket = rankset.evaluate(frame, labels, METRICS, confidence=None, buckets=buckets)
+        assert_frame_equal(by_bucket.per_query, whole, check_exact=True)
+        assert plans == ["ties"] * buckets
+
+
 @pytest.mark.parametrize(
     ("rows", "expected_plans"),
     [
         ([("s", "q", "b", 2.0), ("s", "q", "a", 1.0)], ["ordered"]),
-        ([("s", "q", "a", 1.0), ("s", "q", "b", 1.0)], ["ordered", "ranked"]),  # ascending tie
+        ([("s", "q", "a", 1.0), ("s", "q", "b", 1.0)], ["ordered", "ties"]),  # ascending tie
     ],
     ids=["in-order", "ascending-tie"],
 )
@@ -247,11 +333,15 @@ def test_either_plan_numbers_what_the_other_does(
     rows: list[Row], expected_plans: list[str], plans: list[str]
 ) -> None:
     runs = _runs(_frame(rows))
-    forced = dataclasses.replace(runs, inputs=[dataclasses.replace(runs.inputs[0], in_order=True)])
+    forced = dataclasses.replace(
+        runs, inputs=[dataclasses.replace(runs.inputs[0], row_order="trec_eval")]
+    )
     labels = _labels([("q", doc, 1) for _, _, doc, _ in rows])
     hits, counts, _ = measure_pass(forced, labels, None, "streaming")
     assert plans == expected_plans
-    ranked = dataclasses.replace(runs, inputs=[dataclasses.replace(runs.inputs[0], in_order=False)])
+    ranked = dataclasses.replace(
+        runs, inputs=[dataclasses.replace(runs.inputs[0], row_order="any")]
+    )
     again, _, _ = measure_pass(ranked, labels, None, "streaming")
     assert_frame_equal(hits.sort("doc_id"), again.sort("doc_id"))
     assert hits.sort("pos")["doc_id"].to_list() == ["b", "a"]  # the larger id first
@@ -259,17 +349,17 @@ def test_either_plan_numbers_what_the_other_does(
 
 
 @pytest.mark.parametrize("score", [float("nan"), float("inf"), float("-inf")])
-@pytest.mark.parametrize("in_order", [True, False])
+@pytest.mark.parametrize("row_order", ["trec_eval", "by_key", "any"])
 @pytest.mark.parametrize("where", [0, 1])
-def test_either_plan_refuses_a_score_that_is_not_finite(
-    score: float, in_order: bool, where: int
+def test_every_plan_refuses_a_score_that_is_not_finite(
+    score: float, row_order: str, where: int
 ) -> None:
     # NaN used to rank first, silently (RR 1.0 where pytrec_eval gives 0.5).
     rows: list[Row] = [("s", "q", "a", 2.0), ("s", "q", "b", 1.0)]
     rows[where] = (*rows[where][:3], score)
     runs = _runs(_frame(rows))
     runs = dataclasses.replace(
-        runs, inputs=[dataclasses.replace(runs.inputs[0], in_order=in_order)]
+        runs, inputs=[dataclasses.replace(runs.inputs[0], row_order=row_order)]
     )
     labels = _labels([("q", "b", 1)])
     with pytest.raises(SchemaError, match=r"1 run row\(s\) have a score that is not a finite"):
@@ -299,18 +389,20 @@ def test_ranks_beyond_float_precision_keep_their_integer_order(plans: list[str])
         {"system": "s", "query_id": "q", "doc_id": ["b", "a"], "rank": [big + 1, big]}
     )
     runs = _runs(run, order="rank")
-    assert not runs.inputs[0].in_order  # rank big comes first
-    forced = dataclasses.replace(runs, inputs=[dataclasses.replace(runs.inputs[0], in_order=True)])
+    assert runs.inputs[0].row_order == "any"  # rank big comes first
+    forced = dataclasses.replace(
+        runs, inputs=[dataclasses.replace(runs.inputs[0], row_order="by_key")]
+    )
     labels = _labels([("q", "a", 1), ("q", "b", 1)])
     positions, _ = _measured(forced, labels)
-    assert plans == ["ordered", "ranked"]  # the pass's own check refuses the order too
+    assert plans == ["ties", "ranked"]  # the pass's own check refuses the order too
     assert positions == {("s", "q", "a"): 1, ("s", "q", "b"): 2}
 
 
 # --- duplicates and shared rankings --------------------------------------------------
 
 
-@pytest.mark.parametrize("in_order", [True, False])
+@pytest.mark.parametrize("row_order", ["trec_eval", "by_key", "any"])
 @pytest.mark.parametrize(
     "rows",
     [
@@ -319,10 +411,10 @@ def test_ranks_beyond_float_precision_keep_their_integer_order(plans: list[str])
     ],
     ids=["far-apart", "neighbours"],
 )
-def test_duplicates_are_found_by_either_plan(rows: list[Row], in_order: bool) -> None:
+def test_duplicates_are_found_by_every_plan(rows: list[Row], row_order: str) -> None:
     runs = _runs(_frame(rows))
     forced = dataclasses.replace(
-        runs, inputs=[dataclasses.replace(runs.inputs[0], in_order=in_order)]
+        runs, inputs=[dataclasses.replace(runs.inputs[0], row_order=row_order)]
     )
     with pytest.raises(SchemaError, match=r"duplicate documents.*doc 'a' \(2 times\)"):
         measure_pass(forced, _labels([("q", "a", 1)]), None, "streaming")
@@ -439,7 +531,7 @@ def test_a_file_that_breaks_the_scan_is_read_whole(
     def spy(*args: Any, **kwargs: Any) -> Any:
         try:
             return measure(*args, **kwargs)
-        except run_pass.TextScanRejected as rejection:
+        except TextScanRejected as rejection:
             rejections.append(str(rejection))
             raise
 
@@ -601,5 +693,5 @@ def test_more_buckets_than_queries_measures_only_the_occupied_ones(
     assert 0 < len(buckets) <= 40  # at most one bucket per query
     assert len(set(buckets)) == len(buckets)
     queries = whole["query_id"].unique()
-    expected = set(pl.select(run_pass.bucket_of(pl.lit(queries), 4096)).to_series().to_list())
+    expected = set(pl.select(bucket_of(pl.lit(queries), 4096)).to_series().to_list())
     assert {bucket for bucket, _ in buckets} == expected

@@ -7,7 +7,8 @@ for the layers above it (metric-vs-k curves, the cluster kernel): plan and measu
 
 Inside, one module per step: ``_options`` (the options and their constraints),
 ``_inputs`` (runs, names, labels, cutoffs), ``_rag_inputs`` (pools, answers), ``_plan``
-(:class:`EvaluationPlan`), ``_pass`` (the pass over the runs), ``_kernel`` (both phases
+(:class:`EvaluationPlan`), ``_runs`` (the run inputs and query buckets), ``_pass`` (the
+pass over the runs: the three numberings), ``_kernel`` (both phases
 over one set of whole queries), ``_query_policy``, ``_evaluate`` (the executor choice:
 all at once, by bucket, or on Dask through ``_dask``), ``_kernel_api`` (the kernel for
 other engines) and ``_partition`` (the bucket-partitioned dataset writer).
@@ -24,9 +25,9 @@ from rankset.evaluation._options import (
     resolve_engine,
 )
 from rankset.evaluation._partition import partition
-from rankset.evaluation._pass import BUCKET_SEED, bucket_of
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._result import EvaluationResult
+from rankset.evaluation._runs import BUCKET_SEED, bucket_of
 
 __all__ = [
     "BUCKET_SEED",

@@ -41,9 +41,9 @@ from rankset.evaluation._options import (
     check_resampling,
     resolve_engine,
 )
-from rankset.evaluation._pass import TextScanRejected
 from rankset.evaluation._plan import EvaluationPlan, plan_evaluation_inputs
 from rankset.evaluation._result import EvaluationResult, tidy
+from rankset.evaluation._runs import TextScanRejected
 from rankset.io import looks_like_ranx
 from rankset.measures import Metric, parse_metrics
 from rankset.scales import GradeScale

@@ -15,7 +15,8 @@ import polars as pl
 from rankset import io as rio
 from rankset._typing import DuplicatePolicy, OrderPolicy, PassEngine, ScorePrecision
 from rankset.errors import ParameterError, SchemaError
-from rankset.evaluation._pass import RunPart, Runs, collect_frames, looks_in_order
+from rankset.evaluation._pass import first_rows_order
+from rankset.evaluation._runs import RowOrder, RunPart, Runs, collect_frames
 from rankset.io import ParsedInput, looks_like_ranx
 from rankset.schema import cast_run, normalize_cutoffs, run_profile, scores_present
 
@@ -163,16 +164,18 @@ def assign_system_names(
         first_rows = frame
         if item.parsed.scan is not None:
             first_rows = item.parsed.scan.head.lazy().with_columns(system=pl.lit(literal))
-        in_order = duplicates == "error" and looks_in_order(
-            *cast_run(
-                first_rows,
-                source=item.parsed.source,
-                order=order,
-                has_scores=has_scores,
-                score_precision=score_precision,
-            ),
-            one_system=literal is not None,
-        )
+        row_order: RowOrder = "any"  # keep_best drops copies while ranking: rank it
+        if duplicates == "error":
+            row_order = first_rows_order(
+                *cast_run(
+                    first_rows,
+                    source=item.parsed.source,
+                    order=order,
+                    has_scores=has_scores,
+                    score_precision=score_precision,
+                ),
+                one_system=literal is not None,
+            )
         parts.append(
             RunPart(
                 frame,
@@ -181,7 +184,7 @@ def assign_system_names(
                 item.parsed.buckets,
                 profile,
                 literal,
-                in_order=in_order,
+                row_order=row_order,
                 scan=item.parsed.scan,
                 rows_checked=item.parsed.rows_checked,
             )

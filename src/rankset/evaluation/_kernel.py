@@ -26,9 +26,10 @@ import polars as pl
 
 from rankset._version import __version__
 from rankset.errors import ClusterError, SchemaError
-from rankset.evaluation._pass import SMALL_ENGINE, bucket_of, keep_bucket, measure_pass
+from rankset.evaluation._pass import SMALL_ENGINE, measure_pass
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._query_policy import IN_LABELS, apply_query_policy
+from rankset.evaluation._runs import bucket_of, keep_bucket
 from rankset.measures import GROUP, QUERY_K, Features
 from rankset.scales import check_grades_in_scale
 from rankset.schema import (

@@ -22,7 +22,7 @@ from rankset._typing import IntoLabels, IntoRun
 from rankset._validation import MAX_BUCKETS, check_int
 from rankset.errors import ParameterError
 from rankset.evaluation._inputs import assign_system_names, read_labels, read_runs
-from rankset.evaluation._pass import bucket_of
+from rankset.evaluation._runs import bucket_of
 from rankset.io import write_partitioned
 from rankset.schema import normalize_labels
 

@@ -2,71 +2,73 @@
 
 This is the step that reads every row of every run (besides a profile of runs whose
 tags and scores are not known beforehand); what comes after it works on the labelled
-rows (a small share of a deep run) and one row per ranking. Two numberings give the same
-frames:
+rows (a small share of a deep run) and one row per ranking. Three numberings give the
+same frames:
 
-* **in order**: most run files already list each ranking as one block, best first in
-  trec_eval's order (score descending, ties by document id descending in byte order).
-  Such a run is numbered from its row index: ``pos = row - first row of the ranking +
-  1``, with no rank, sort or group-by over the rows. The pass checks the order on the
-  way (each row against the one before it, in the same streaming pass) and keeps the
-  first row of each block; when a run turns out not to be in order, or a ranking is
-  split over several blocks, that run is measured again by the second numbering.
-* **ranked**: any order; each ranking is numbered by a rank over ``(system, query_id)``
-  of (key, doc id), which the streaming engine runs natively.
+* **in order** (:data:`RowOrder` ``"trec_eval"``): most run files list each ranking as
+  one block, best first in trec_eval's order (score descending, ties by document id
+  descending in byte order). Such a run is numbered from its row index: ``pos = row -
+  first row of the ranking + 1``, with no rank, sort or group-by over the rows.
+* **in key order** (``"by_key"``): each ranking is one block sorted by score (or rank),
+  but tied rows come in another order: ascending document ids as Anserini writes them,
+  index order from a dense retriever, whatever a reranker's sort left. A position is a
+  count, ``first row of the tie group - first row of the ranking + 1`` plus the number
+  of tied rows with a greater document id; the pass keeps each row's tie group (a
+  running maximum of tie starts) and the document ids of tied rows only, and the
+  counting is done afterwards for the tie groups that hold a labelled row.
+* **ranked** (``"any"``): any order; each ranking is numbered by a rank over ``(system,
+  query_id)`` of (key, doc id), which the streaming engine runs natively.
 
-Whether to try the first numbering is decided from a run's first rows
-(:func:`looks_in_order`), so an unordered file is not read twice.
+The first two check their order on the way (each row against the one before it, in the
+same streaming pass) and keep the first row of each block; when a run turns out not to
+be in the order assumed, or a ranking is split over several blocks, that run is measured
+again by the numbering its rows allow. Which numbering to try is decided from a run's
+first rows (:func:`first_rows_order`), so an unordered file is not read twice.
 
-Duplicate documents within a ranking are an error (trec_eval refuses them). Both numberings
-collect a 64-bit hash of each row's ``(query_id, doc_id)`` (and ``system`` when a run
-holds several), 8 bytes per row, 12 with the ordered numbering's block number; when two
-hashes of one ranking are equal, a second pass over that run names the duplicates (or
-finds a hash collision and goes on).
+Duplicate documents within a ranking are an error (trec_eval refuses them). Every
+numbering collects a 64-bit hash of each row's ``(query_id, doc_id)`` (and ``system``
+when a run holds several), 8 bytes per row, 12 with a block number; when two hashes of
+one ranking are equal, a second pass over that run names the duplicates (or finds a hash
+collision and goes on).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 import polars as pl
 
-from rankset._typing import DuplicatePolicy, OrderPolicy, ScorePrecision
 from rankset.errors import SchemaError
+from rankset.evaluation._runs import (
+    RowOrder,
+    RunPart,
+    Runs,
+    TextScanRejected,
+    collect_frames,
+)
 from rankset.io import TextScan, count_problems, id_problems, number_problems
 from rankset.measures import GROUP, NUM_RET
-from rankset.schema import (
-    cast_run,
-    duplicate_docs,
-    normalize_run,
-    raise_on_bad_rows,
-    raise_on_duplicate_docs,
-)
+from rankset.schema import duplicate_docs, raise_on_bad_rows, raise_on_duplicate_docs
 
 __all__ = [
-    "BUCKET_SEED",
     "SMALL_ENGINE",
-    "RunPart",
-    "Runs",
-    "TextScanRejected",
-    "bucket_of",
-    "collect_frames",
-    "keep_bucket",
-    "looks_in_order",
+    "first_rows_order",
     "measure_pass",
     "ordered_pass_frames",
     "ranked_pass_frames",
 ]
 
-#: Seed of the hash that assigns queries to buckets (Polars' hash, stable for a version).
-BUCKET_SEED = 20_261_122
-
 _ROW = "_row"
 _FIRST = "_first_row"
 _KEY = "_key"
 _IN_ORDER = "_in_order"
+_BY_KEY = "_by_key"
+_TIE = "_tie"
+_TIED = "_tied"
+_FIRST_DOC = "_first_doc"
+_MATE = "_mate"
 _LAYOUT_KEPT = "_layout_kept"
 _N_ROWS = "_n_rows"
 _HASH = "_hash"
@@ -81,120 +83,7 @@ PEEK_ROWS = 1_000
 # DL19 runs in 11 of 12 repetitions).
 SMALL_ENGINE: Literal["in-memory"] = "in-memory"
 
-
-def bucket_of(query_id: pl.Expr, buckets: int) -> pl.Expr:
-    """Return the bucket (0..buckets-1) of each query id: Polars' seeded hash of the text.
-
-    Every row of a query lands in the same bucket, in the runs and in the labels alike,
-    whatever the id's dtype (ids are hashed as strings).
-
-    Examples
-    --------
-    >>> ids = pl.Series(["q1", "q2", "q1"])
-    >>> buckets = pl.select(bucket_of(pl.lit(ids), 4)).to_series()
-    >>> buckets[0] == buckets[2] and 0 <= buckets[1] < 4
-    True
-    """
-    return (query_id.cast(pl.String).hash(seed=BUCKET_SEED) % buckets).cast(pl.Int64)
-
-
-def keep_bucket(frame: pl.LazyFrame, bucket: tuple[int, int] | None) -> pl.LazyFrame:
-    """Keep the rows of the queries in ``bucket`` (a filter pushed down to the scans)."""
-    if bucket is None:
-        return frame
-    return frame.filter(bucket_of(pl.col("query_id"), bucket[1]) == bucket[0])
-
-
-def collect_frames(
-    frames: Sequence[pl.LazyFrame], engine: Literal["streaming", "in-memory", "gpu", "dask"]
-) -> list[pl.DataFrame]:
-    """Collect ``frames`` together (sharing their scans) on a resolved engine.
-
-    ``"dask"`` collects here on the streaming engine: the steps before the per-bucket
-    kernel (naming the systems) run on the client.
-    """
-    if engine == "gpu":
-        gpu = pl.GPUEngine(raise_on_fail=False)
-        return [frame.collect(engine=gpu) for frame in frames]
-    return pl.collect_all(list(frames), engine="streaming" if engine == "dask" else engine)
-
-
-class TextScanRejected(Exception):
-    """A lazily scanned TREC file broke the scan's assumptions: read it whole instead."""
-
-
-@dataclass(frozen=True)
-class RunPart:
-    """One run input, named (it has its ``system`` column) but not yet numbered."""
-
-    frame: pl.LazyFrame
-    source: str
-    has_scores: bool
-    dataset_buckets: int | None  # set for a rankset.partition dataset (bucket column)
-    profile: dict[str, Any] | None = None  # tags (up to two), n_scores, n_rows
-    name: str | None = None  # the system name of every row; None: from the system column
-    in_order: bool = False  # its first rows are in trec_eval's order: try the ordered numbering
-    scan: TextScan | None = None  # a TREC file scanned lazily, on assumptions to verify
-    rows_checked: bool = False  # its reader applied the id rules to every row already
-
-    def in_bucket(self, bucket: int, buckets: int) -> pl.LazyFrame:
-        """Keep the queries of ``bucket``: by the dataset's folders, else by hash."""
-        if self.dataset_buckets == buckets:
-            return self.frame.filter(pl.col("bucket") == bucket)
-        return keep_bucket(self.frame, (bucket, buckets))
-
-    def rows(self, bucket: tuple[int, int] | None) -> pl.LazyFrame:
-        """Return the part's rows, only the queries of ``(bucket, buckets)`` when given."""
-        return self.frame if bucket is None else self.in_bucket(*bucket)
-
-
-@dataclass(frozen=True)
-class Runs:
-    """Every run input of an evaluation, with the ordering and duplicate policies."""
-
-    inputs: list[RunPart]
-    order: OrderPolicy
-    duplicates: DuplicatePolicy
-    score_precision: ScorePrecision = "float64"
-
-    @property
-    def sources(self) -> list[str]:
-        """The display name of each run input."""
-        return [part.source for part in self.inputs]
-
-    def numbered(self, part: RunPart, bucket: tuple[int, int] | None = None) -> pl.LazyFrame:
-        """One run normalised (numbered by rank); only the queries of ``bucket``."""
-        return normalize_run(
-            part.rows(bucket),
-            source=part.source,
-            order=self.order,
-            duplicates=self.duplicates,
-            has_scores=part.has_scores,
-            score_precision=self.score_precision,
-        )
-
-    def frame(self, bucket: tuple[int, int] | None = None) -> pl.LazyFrame:
-        """Every run normalised and stacked: ``system, query_id, doc_id, pos, ...``."""
-        parts = [self.numbered(part, bucket) for part in self.inputs]
-        return pl.concat(parts, how="diagonal_relaxed")
-
-    def dataset_buckets(self) -> int | None:
-        """Return the bucket count of the partitioned datasets among the runs, if any."""
-        counts = [part.dataset_buckets for part in self.inputs if part.dataset_buckets]
-        return max(counts) if counts else None
-
-    def cast(self, part: RunPart, bucket: tuple[int, int] | None) -> tuple[pl.LazyFrame, pl.Expr]:
-        """One run cast to the canonical dtypes, with its ordering key (best is largest)."""
-        return cast_run(
-            part.rows(bucket),
-            source=part.source,
-            order=self.order,
-            has_scores=part.has_scores,
-            score_precision=self.score_precision,
-        )
-
-
-# --- the two numberings ------------------------------------------------------------------
+# --- the three numberings ------------------------------------------------------------------
 
 
 def _same_ranking_as_previous_row(one_system: bool) -> pl.Expr:
@@ -216,17 +105,21 @@ def _keyed(frame: pl.LazyFrame, key: pl.Expr, *others: str) -> pl.LazyFrame:
     return frame.select("system", "query_id", "doc_id", key.alias(_KEY), *others)
 
 
-def _in_order(one_system: bool) -> pl.Expr:
+def _in_order(one_system: bool, *, ties_too: bool = True) -> pl.Expr:
     """Say whether every row follows the previous one of its ranking in trec_eval's order.
 
     Over rows ``system, query_id, doc_id`` and the ordering key; a missing key is never
-    in order (the ranked numbering then decides what it means).
+    in order (the ranked numbering then decides what it means). With ``ties_too=False``
+    tied rows may come in any order: the key only never increases within a ranking.
     """
     same = _same_ranking_as_previous_row(one_system)
     previous_key = pl.col(_KEY).shift(1)
-    follows = (pl.col(_KEY) < previous_key) | (
-        (pl.col(_KEY) == previous_key) & (pl.col("doc_id") < pl.col("doc_id").shift(1))
-    )
+    if ties_too:
+        follows = (pl.col(_KEY) < previous_key) | (
+            (pl.col(_KEY) == previous_key) & (pl.col("doc_id") < pl.col("doc_id").shift(1))
+        )
+    else:
+        follows = pl.col(_KEY) <= previous_key
     # NaN needs no care: Polars compares it as the largest float, as the rank does.
     return (~same | follows).fill_null(False).all() & pl.col(_KEY).is_not_null().all()
 
@@ -287,26 +180,59 @@ def ranked_pass_frames(
 
 
 def ordered_pass_frames(
-    runs: Runs, part: RunPart, labels: pl.LazyFrame, bucket: tuple[int, int] | None = None
+    runs: Runs,
+    part: RunPart,
+    labels: pl.LazyFrame,
+    bucket: tuple[int, int] | None = None,
+    *,
+    ties: bool = False,
 ) -> list[pl.LazyFrame]:
     """Build one run's pass for rows already in order: labelled rows, block starts, checks.
 
     The row index is taken after the bucket filter, so a ranking must be one block of
     the filtered rows; the checks say whether every row follows the one before it in
-    trec_eval's order, and :func:`_resolve_ordered` whether each ranking started once.
+    trec_eval's order (or, with ``ties``, in key order), and :func:`_resolve_ordered`
+    whether each ranking started once.
+
+    With ``ties`` each row also gets its tie group (the row index of the group's first
+    row, a running maximum), and a fifth frame holds the tie group and document id of
+    every tied row after a group's first, with the first row's document id beside the
+    second row: every document of every tie group of two or more rows, each once.
     """
     cast, key = runs.cast(part, bucket)
     one_system = part.name is not None
     rows = _keyed(cast, key, *_scan_columns(part)).with_row_index(_ROW)
-    starts = ~_same_ranking_as_previous_row(one_system)
-    return [
-        rows.select(_ROW, *GROUP, "doc_id").join(labels, on=["query_id", "doc_id"]),
+    same_ranking = _same_ranking_as_previous_row(one_system)
+    starts = ~same_ranking
+    order_checks = [
+        _in_order(one_system).alias(_IN_ORDER),
+        _in_order(one_system, ties_too=False).alias(_BY_KEY),
+    ]
+    hit_columns = [_ROW]
+    if ties:
+        tied = same_ranking & (pl.col(_KEY) == pl.col(_KEY).shift(1)).fill_null(False)
+        rows = rows.with_columns(
+            pl.when(tied).then(0).otherwise(pl.col(_ROW)).cum_max().alias(_TIE),
+            tied.alias(_TIED),
+            pl.col("doc_id").shift(1).alias(_FIRST_DOC),
+        )
+        hit_columns.append(_TIE)
+    frames = [
+        rows.select(*hit_columns, *GROUP, "doc_id").join(labels, on=["query_id", "doc_id"]),
         rows.filter(starts).select(*GROUP, _ROW),
-        rows.select(_in_order(one_system).alias(_IN_ORDER), *_checks(part, _KEY)),
+        rows.select(*order_checks, *_checks(part, _KEY)),
         rows.select(
             starts.cum_sum().cast(pl.UInt32).alias(_BLOCK), _row_hash(one_system).alias(_HASH)
         ),
     ]
+    if ties:
+        second_of_group = pl.col(_ROW) == pl.col(_TIE) + 1
+        frames.append(
+            rows.filter(_TIED).select(
+                _TIE, "doc_id", pl.when(second_of_group).then(pl.col(_FIRST_DOC)).alias(_FIRST_DOC)
+            )
+        )
+    return frames
 
 
 @dataclass(frozen=True)
@@ -355,29 +281,85 @@ def _resolve_ranked(frames: Sequence[pl.DataFrame]) -> _Measured:
     return _Measured(hits, counts, checks, hashes[0] if hashes else None)
 
 
-def _resolve_ordered(frames: Sequence[pl.DataFrame]) -> _Measured | None:
-    """Give the labelled rows their positions from the block starts (None: not in order)."""
-    hits, starts, checks, hashes = frames
-    split = starts.select(pl.struct(GROUP).is_duplicated().any()).item()
-    if split or not checks[_IN_ORDER].item():
-        return None
+def _resolve_ordered(frames: Sequence[pl.DataFrame]) -> _Measured | RowOrder:
+    """Give the labelled rows their positions from the block starts.
+
+    Returns the numbering to measure the run again with when its rows are not in the
+    order this pass assumed: ``"by_key"`` when only ties are out of order but the pass
+    did not keep them, ``"any"`` when a ranking is split or its keys are out of order.
+    """
+    hits, starts, checks, hashes, *mates = frames
+    if starts.select(pl.struct(GROUP).is_duplicated().any()).item():
+        return "any"
+    if not checks[_IN_ORDER].item():
+        if not checks[_BY_KEY].item():
+            return "any"
+        if not mates:
+            return "by_key"
     first = pl.col(_FIRST)
     starts = starts.select(*GROUP, pl.col(_ROW).cast(pl.Int64).alias(_FIRST)).with_columns(
         (first.shift(-1, fill_value=checks[_N_ROWS].item()) - first).cast(pl.Float64).alias(NUM_RET)
     )
-    numbered = hits.join(starts.select(*GROUP, _FIRST), on=list(GROUP), how="left").select(
+    hits = hits.join(starts.select(*GROUP, _FIRST), on=list(GROUP), how="left")
+    if checks[_IN_ORDER].item():
+        position = pl.col(_ROW).cast(pl.Int64) - first + 1
+    else:
+        hits = _count_greater_tied_documents(hits, mates[0])
+        position = pl.col(_TIE).cast(pl.Int64) - first + 1 + pl.col(_MATE)
+    numbered = hits.select(
         *GROUP,
         "doc_id",
-        (pl.col(_ROW).cast(pl.Int64) - first + 1).alias("pos"),
-        pl.exclude(*GROUP, "doc_id", _ROW, _FIRST),
+        position.alias("pos"),
+        pl.exclude(*GROUP, "doc_id", _ROW, _FIRST, _TIE, _MATE),
     )
     return _Measured(numbered, starts.select(*GROUP, NUM_RET), checks, hashes)
 
 
-def looks_in_order(frame: pl.LazyFrame, key: pl.Expr, *, one_system: bool) -> bool:
-    """Whether a run's first :data:`PEEK_ROWS` rows come in trec_eval's order."""
+def _count_greater_tied_documents(hits: pl.DataFrame, mates: pl.DataFrame) -> pl.DataFrame:
+    """Add :data:`_MATE` to ``hits``: the rows tied with each one that have a greater doc id.
+
+    ``mates`` holds the tied rows after each group's first (:func:`ordered_pass_frames`);
+    only the groups holding a labelled row are looked at, and a labelled row's tie group
+    and document id name it (a document appears once per ranking).
+    """
+    groups = hits.select(_TIE).unique()
+    mates = mates.join(groups, on=_TIE, how="semi")
+    members = pl.concat(
+        [
+            mates.select(_TIE, "doc_id"),
+            mates.filter(pl.col(_FIRST_DOC).is_not_null()).select(
+                _TIE, pl.col(_FIRST_DOC).alias("doc_id")
+            ),
+        ]
+    )
+    greater = (
+        hits.select(_TIE, "doc_id")
+        .join(members.rename({"doc_id": _MATE}), on=_TIE)
+        .group_by(_TIE, "doc_id")
+        .agg((pl.col(_MATE) > pl.col("doc_id")).sum().cast(pl.Int64).alias(_MATE))
+    )
+    return hits.join(greater, on=[_TIE, "doc_id"], how="left", maintain_order="left").with_columns(
+        pl.col(_MATE).fill_null(0)
+    )
+
+
+def first_rows_order(frame: pl.LazyFrame, key: pl.Expr, *, one_system: bool) -> RowOrder:
+    """Return how a run's first :data:`PEEK_ROWS` rows are arranged (:data:`RowOrder`)."""
     head = _keyed(frame.head(PEEK_ROWS), key)
-    return bool(head.select(_in_order(one_system)).collect(engine=SMALL_ENGINE).item())
+    in_order, by_key = (
+        head.select(_in_order(one_system), _in_order(one_system, ties_too=False).alias(_BY_KEY))
+        .collect(engine=SMALL_ENGINE)
+        .row(0)
+    )
+    return "trec_eval" if in_order else "by_key" if by_key else "any"
+
+
+def _pass_frames(
+    order: RowOrder, runs: Runs, part: RunPart, labels: pl.LazyFrame, bucket: tuple[int, int] | None
+) -> list[pl.LazyFrame]:
+    if order == "any":
+        return ranked_pass_frames(runs, part, labels, bucket)
+    return ordered_pass_frames(runs, part, labels, bucket, ties=order == "by_key")
 
 
 def measure_pass(
@@ -399,10 +381,13 @@ def measure_pass(
         A ranking repeats a document (``duplicates="error"``), or two run inputs hold a
         ranking of the same system and query.
     """
-    ordered = [runs.duplicates == "error" and part.in_order for part in runs.inputs]
+    # keep_best numbers while it drops copies: only the ranked numbering does that
+    tried: list[RowOrder] = [
+        part.row_order if runs.duplicates == "error" else "any" for part in runs.inputs
+    ]
     planned = [
-        (ordered_pass_frames if tried else ranked_pass_frames)(runs, part, labels, bucket)
-        for part, tried in zip(runs.inputs, ordered, strict=True)
+        _pass_frames(order, runs, part, labels, bucket)
+        for part, order in zip(runs.inputs, tried, strict=True)
     ]
     try:
         collected = iter(collect_frames([f for fs in planned for f in fs] + [*others], engine))
@@ -412,21 +397,27 @@ def measure_pass(
             scanned = ", ".join(part.source for part in runs.inputs if part.scan is not None)
             raise TextScanRejected(f"{scanned}: {error}") from error
         raise
-    measured: list[_Measured | None] = []
-    for part, frames, tried in zip(runs.inputs, planned, ordered, strict=True):
+    measured: list[_Measured | RowOrder] = []
+    for part, frames, order in zip(runs.inputs, planned, tried, strict=True):
         got = [next(collected) for _ in frames]
         if part.scan is not None and not _layout_kept(part.scan, got):
             raise TextScanRejected(f"{part.source}: a line left the plain layout")
         _refuse_bad_rows(runs, part, bucket, got)
-        measured.append(_resolve_ordered(got) if tried else _resolve_ranked(got))
+        measured.append(_resolve_ranked(got) if order == "any" else _resolve_ordered(got))
     rest = list(collected)
 
-    again = [i for i, result in enumerate(measured) if result is None]
-    if again:
-        replanned = [ranked_pass_frames(runs, runs.inputs[i], labels, bucket) for i in again]
+    # Measured again, each by the numbering its rows allow (at most twice more: a run
+    # that starts in key order but turns out split or unordered is then ranked).
+    while again := [i for i, result in enumerate(measured) if not isinstance(result, _Measured)]:
+        orders = [cast(RowOrder, measured[i]) for i in again]
+        replanned = [
+            _pass_frames(order, runs, runs.inputs[i], labels, bucket)
+            for i, order in zip(again, orders, strict=True)
+        ]
         recollected = iter(collect_frames([f for frames in replanned for f in frames], engine))
-        for i, frames in zip(again, replanned, strict=True):
-            measured[i] = _resolve_ranked([next(recollected) for _ in frames])
+        for i, order, frames in zip(again, orders, replanned, strict=True):
+            got = [next(recollected) for _ in frames]
+            measured[i] = _resolve_ranked(got) if order == "any" else _resolve_ordered(got)
 
     results = cast(list[_Measured], measured)  # every None was measured again above
     for part, result in zip(runs.inputs, results, strict=True):

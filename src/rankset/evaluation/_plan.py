@@ -23,8 +23,8 @@ from rankset.evaluation._inputs import (
     read_runs,
 )
 from rankset.evaluation._options import EvaluateOptions, resolve_engine
-from rankset.evaluation._pass import Runs
 from rankset.evaluation._rag_inputs import Pools, answer_positions, pool_tier_counts, read_answers
+from rankset.evaluation._runs import Runs
 from rankset.measures import Features, Metric, needs_grade_scale
 from rankset.scales import infer_scale, resolve_scale
 from rankset.schema import normalize_labels

@@ -17,7 +17,7 @@ from rankset import io as rio
 from rankset._typing import OrderPolicy, ScorePrecision
 from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation._inputs import RunInput, is_ranx_run
-from rankset.evaluation._pass import Runs
+from rankset.evaluation._runs import Runs
 from rankset.io import ParsedInput
 from rankset.measures import GROUP, Features
 from rankset.scales import TIERS

@@ -1,0 +1,149 @@
+"""The run inputs of an evaluation, named but not yet numbered, and their query buckets.
+
+:class:`Runs` holds every run input (:class:`RunPart`) with the evaluation's ordering
+and duplicate policies; :mod:`rankset.evaluation._pass` numbers them. The bucket helpers
+split the queries into hash buckets, the same way in the runs and in the labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import polars as pl
+
+from rankset._typing import DuplicatePolicy, OrderPolicy, ScorePrecision
+from rankset.io import TextScan
+from rankset.schema import cast_run, normalize_run
+
+__all__ = [
+    "BUCKET_SEED",
+    "RowOrder",
+    "RunPart",
+    "Runs",
+    "TextScanRejected",
+    "bucket_of",
+    "collect_frames",
+    "keep_bucket",
+]
+
+#: Seed of the hash that assigns queries to buckets (Polars' hash, stable for a version).
+BUCKET_SEED = 20_261_122
+
+#: How a run's rows are arranged, from the most to the least to be had for free:
+#: ``"trec_eval"`` (each ranking one block in trec_eval's order), ``"by_key"`` (each
+#: ranking one block sorted by its key, ties in any order), ``"any"``.
+RowOrder = Literal["trec_eval", "by_key", "any"]
+
+
+def bucket_of(query_id: pl.Expr, buckets: int) -> pl.Expr:
+    """Return the bucket (0..buckets-1) of each query id: Polars' seeded hash of the text.
+
+    Every row of a query lands in the same bucket, in the runs and in the labels alike,
+    whatever the id's dtype (ids are hashed as strings).
+
+    Examples
+    --------
+    >>> ids = pl.Series(["q1", "q2", "q1"])
+    >>> buckets = pl.select(bucket_of(pl.lit(ids), 4)).to_series()
+    >>> buckets[0] == buckets[2] and 0 <= buckets[1] < 4
+    True
+    """
+    return (query_id.cast(pl.String).hash(seed=BUCKET_SEED) % buckets).cast(pl.Int64)
+
+
+def keep_bucket(frame: pl.LazyFrame, bucket: tuple[int, int] | None) -> pl.LazyFrame:
+    """Keep the rows of the queries in ``bucket`` (a filter pushed down to the scans)."""
+    if bucket is None:
+        return frame
+    return frame.filter(bucket_of(pl.col("query_id"), bucket[1]) == bucket[0])
+
+
+def collect_frames(
+    frames: Sequence[pl.LazyFrame], engine: Literal["streaming", "in-memory", "gpu", "dask"]
+) -> list[pl.DataFrame]:
+    """Collect ``frames`` together (sharing their scans) on a resolved engine.
+
+    ``"dask"`` collects here on the streaming engine: the steps before the per-bucket
+    kernel (naming the systems) run on the client.
+    """
+    if engine == "gpu":
+        gpu = pl.GPUEngine(raise_on_fail=False)
+        return [frame.collect(engine=gpu) for frame in frames]
+    return pl.collect_all(list(frames), engine="streaming" if engine == "dask" else engine)
+
+
+class TextScanRejected(Exception):
+    """A lazily scanned TREC file broke the scan's assumptions: read it whole instead."""
+
+
+@dataclass(frozen=True)
+class RunPart:
+    """One run input, named (it has its ``system`` column) but not yet numbered."""
+
+    frame: pl.LazyFrame
+    source: str
+    has_scores: bool
+    dataset_buckets: int | None  # set for a rankset.partition dataset (bucket column)
+    profile: dict[str, Any] | None = None  # tags (up to two), n_scores, n_rows
+    name: str | None = None  # the system name of every row; None: from the system column
+    row_order: RowOrder = "any"  # the order its first rows showed: the numbering to try
+    scan: TextScan | None = None  # a TREC file scanned lazily, on assumptions to verify
+    rows_checked: bool = False  # its reader applied the id rules to every row already
+
+    def in_bucket(self, bucket: int, buckets: int) -> pl.LazyFrame:
+        """Keep the queries of ``bucket``: by the dataset's folders, else by hash."""
+        if self.dataset_buckets == buckets:
+            return self.frame.filter(pl.col("bucket") == bucket)
+        return keep_bucket(self.frame, (bucket, buckets))
+
+    def rows(self, bucket: tuple[int, int] | None) -> pl.LazyFrame:
+        """Return the part's rows, only the queries of ``(bucket, buckets)`` when given."""
+        return self.frame if bucket is None else self.in_bucket(*bucket)
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Every run input of an evaluation, with the ordering and duplicate policies."""
+
+    inputs: list[RunPart]
+    order: OrderPolicy
+    duplicates: DuplicatePolicy
+    score_precision: ScorePrecision = "float64"
+
+    @property
+    def sources(self) -> list[str]:
+        """The display name of each run input."""
+        return [part.source for part in self.inputs]
+
+    def numbered(self, part: RunPart, bucket: tuple[int, int] | None = None) -> pl.LazyFrame:
+        """One run normalised (numbered by rank); only the queries of ``bucket``."""
+        return normalize_run(
+            part.rows(bucket),
+            source=part.source,
+            order=self.order,
+            duplicates=self.duplicates,
+            has_scores=part.has_scores,
+            score_precision=self.score_precision,
+        )
+
+    def frame(self, bucket: tuple[int, int] | None = None) -> pl.LazyFrame:
+        """Every run normalised and stacked: ``system, query_id, doc_id, pos, ...``."""
+        parts = [self.numbered(part, bucket) for part in self.inputs]
+        return pl.concat(parts, how="diagonal_relaxed")
+
+    def dataset_buckets(self) -> int | None:
+        """Return the bucket count of the partitioned datasets among the runs, if any."""
+        counts = [part.dataset_buckets for part in self.inputs if part.dataset_buckets]
+        return max(counts) if counts else None
+
+    def cast(self, part: RunPart, bucket: tuple[int, int] | None) -> tuple[pl.LazyFrame, pl.Expr]:
+        """One run cast to the canonical dtypes, with its ordering key (best is largest)."""
+        return cast_run(
+            part.rows(bucket),
+            source=part.source,
+            order=self.order,
+            has_scores=part.has_scores,
+            score_precision=self.score_precision,
+        )
