@@ -306,11 +306,10 @@ def scan_trec_run(source: Source) -> ParsedInput | None:
     ).item()
     if not kept or _other_blanks(lines):
         return None  # read whole at once rather than after a pass
-    # Q0 stays, for the pass to check that no line left it empty (as a string: Polars
-    # reads those faster than categoricals when they are only counted).
-    run = _scan_plain_layout(path, separator, categorical=("system",)).rename(
-        {"system": SCANNED_TAG}
-    )
+    # Q0 and the tag stay, for the pass to check that no line left Q0 empty and every
+    # line has the first line's tag; as strings: nothing holds them, and Polars reads
+    # and compares those faster than it builds categoricals.
+    run = _scan_plain_layout(path, separator, categorical=()).rename({"system": SCANNED_TAG})
     scan = TextScan(tag, head.drop("q0").rename({"system": SCANNED_TAG}), separator)
     return ParsedInput(name, display_stem(path), "trec", run=run, scan=scan)
 
