@@ -1,19 +1,27 @@
 """Seeded synthetic retrieval workloads for the benchmark runner.
 
     python benchmarks/generate.py --size msmarco --out /tmp/rankset-bench/msmarco [--seed 0]
+        [--ties trec_eval,ascending,random]
 
-Writes four files to ``--out``:
+Writes to ``--out``:
 
 ``run.trec``
     ``qid Q0 docid rank score tag`` lines, ``depth`` documents per query, scores rounded to
     two decimals (so there are ties), lines ordered as trec_eval orders them (score
     descending, ties by document id descending).
+``run-ascending.trec``, ``run-random.trec``
+    The same rankings with each tie group in another order, as real runs come: ascending
+    document ids (Anserini and most toolkits), or a seeded random order (a dense
+    retriever's index order, a reranker's unstable sort). Queries stay in the same order,
+    scores descending within each; the rank column counts the lines as written. Only the
+    tie orders named in ``--ties`` are written (all three by default; only trec_eval's
+    for ``huge``).
 ``qrels.txt``
     ``qid 0 docid grade`` lines: 20 to 40 graded labels (0-3) per query, about half of them
     on retrieved documents (more often near the top), the rest on documents outside the
     run. Every query has at least one label of grade >= 1 and a full ranking: the two cases
     where pytrec_eval 0.5.11 can hang are kept out.
-``run.parquet``, ``qrels.parquet``
+``run.parquet``, ``run-ascending.parquet``, ``run-random.parquet``, ``qrels.parquet``
     The same data as ``query_id, doc_id, rank, score`` and ``query_id, doc_id, grade``.
 
 The ``huge`` size (100,000 x 1,000: 100 million rows, for the larger-than-memory mode) is
@@ -30,7 +38,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -53,6 +61,10 @@ CORPUS = 8_841_823  # documents in the MS MARCO passage collection
 QUERY_ID_SPACE = 1_200_000
 MIN_LABELS, MAX_LABELS = 20, 40
 RETRIEVED_SHARE = 0.5  # chance that a label falls on a retrieved document
+#: Tie orders: trec_eval's (doc id descending), Anserini's (ascending), a seeded shuffle.
+TIE_ORDERS = ("trec_eval", "ascending", "random")
+#: Mixed into the seed of the random tie order, so the rankings themselves do not change.
+TIE_SEED = 1
 GRADE_P = (0.45, 0.30, 0.15, 0.10)  # grades 0, 1, 2, 3
 
 
@@ -131,59 +143,32 @@ def make_qrels(rng: np.random.Generator, run: pl.DataFrame, n: int, depth: int) 
     )
 
 
-def generate_chunked(size: str, out: Path, seed: int = 0, text: bool = False) -> dict[str, int]:
-    """Write a workload too large for memory, CHUNK_QUERIES queries at a time."""
-    import pyarrow.parquet as pq
-
-    spec = SIZES[size]
-    rng = np.random.default_rng(seed)
-    query_ids = np.sort(rng.choice(QUERY_ID_SPACE * 10, size=spec.queries, replace=False))
-    out.mkdir(parents=True, exist_ok=True)
-    run_writer: pq.ParquetWriter | None = None
-    label_parts = []
-    lines = 0
-    handles = [(out / name).open("wb") for name in ("run.trec", "qrels.txt")] if text else []
-    try:
-        for start in range(0, spec.queries, CHUNK_QUERIES):
-            chunk = query_ids[start : start + CHUNK_QUERIES]
-            run = make_run(rng, chunk, spec.depth)
-            qrels = make_qrels(rng, run, chunk.size, spec.depth)
-            table = run.to_arrow()
-            if run_writer is None:
-                run_writer = pq.ParquetWriter(out / "run.parquet", table.schema)
-            run_writer.write_table(table)
-            label_parts.append(qrels)
-            lines += run.height
-            if text:
-                run.select(
-                    "query_id",
-                    pl.lit("Q0"),
-                    "doc_id",
-                    "rank",
-                    "score",
-                    pl.lit("bench"),
-                ).write_csv(handles[0], separator=" ", include_header=False, float_precision=2)
-                qrels.select("query_id", pl.lit("0"), "doc_id", "grade").write_csv(
-                    handles[1], separator=" ", include_header=False
-                )
-    finally:
-        if run_writer is not None:
-            run_writer.close()
-        for handle in handles:
-            handle.close()
-    labels = pl.concat(label_parts)
-    labels.write_parquet(out / "qrels.parquet", statistics=False)
-    return {"queries": spec.queries, "run_lines": lines, "labels": labels.height}
+def run_stem(ties: str) -> str:
+    """Return the file name, without suffix, of the run written with tie order ``ties``."""
+    return "run" if ties == "trec_eval" else f"run-{ties}"
 
 
-def generate(size: str, out: Path, seed: int = 0) -> dict[str, int]:
-    spec = SIZES[size]
-    rng = np.random.default_rng(seed)
-    query_ids = np.sort(rng.choice(QUERY_ID_SPACE, size=spec.queries, replace=False))
-    run = make_run(rng, query_ids, spec.depth)
-    qrels = make_qrels(rng, run, spec.queries, spec.depth)
+def reorder_ties(run: pl.DataFrame, ties: str, rng: np.random.Generator) -> pl.DataFrame:
+    """Return ``run`` (in trec_eval's order) with each tie group in order ``ties``.
 
-    out.mkdir(parents=True, exist_ok=True)
+    Queries keep their order and scores stay descending within each; ``rank`` is
+    renumbered as the lines are written.
+    """
+    if ties == "trec_eval":
+        return run
+    if ties == "ascending":
+        tie_key = pl.col("doc_id")
+    else:
+        tie_key = pl.Series("_shuffle", rng.permutation(run.height))
+    reordered = run.with_columns(_tie_key=tie_key).sort(
+        ["query_id", "score", "_tie_key"], descending=[False, True, False], maintain_order=True
+    )
+    return reordered.drop("_tie_key").with_columns(
+        rank=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("query_id")
+    )
+
+
+def write_trec_run(run: pl.DataFrame, out: Any) -> None:
     run.select(
         "query_id",
         pl.lit("Q0").alias("q0"),
@@ -191,13 +176,89 @@ def generate(size: str, out: Path, seed: int = 0) -> dict[str, int]:
         "rank",
         "score",
         pl.lit("bench").alias("tag"),
-    ).write_csv(out / "run.trec", separator=" ", include_header=False, float_precision=2)
+    ).write_csv(out, separator=" ", include_header=False, float_precision=2)
+
+
+def generate_chunked(
+    size: str,
+    out: Path,
+    seed: int = 0,
+    text: bool = False,
+    tie_orders: tuple[str, ...] = TIE_ORDERS,
+) -> dict[str, int]:
+    """Write a workload too large for memory, CHUNK_QUERIES queries at a time."""
+    import pyarrow.parquet as pq
+
+    spec = SIZES[size]
+    rng = np.random.default_rng(seed)
+    tie_rng = np.random.default_rng([seed, TIE_SEED])
+    query_ids = np.sort(rng.choice(QUERY_ID_SPACE * 10, size=spec.queries, replace=False))
+    out.mkdir(parents=True, exist_ok=True)
+    writers: dict[str, pq.ParquetWriter] = {}
+    label_parts = []
+    lines = 0
+    handles = {ties: (out / f"{run_stem(ties)}.trec").open("wb") for ties in tie_orders if text}
+    qrels_text = (out / "qrels.txt").open("wb") if text else None
+    try:
+        for start in range(0, spec.queries, CHUNK_QUERIES):
+            chunk = query_ids[start : start + CHUNK_QUERIES]
+            run = make_run(rng, chunk, spec.depth)
+            qrels = make_qrels(rng, run, chunk.size, spec.depth)
+            for ties in tie_orders:
+                ordered = reorder_ties(run, ties, tie_rng)
+                table = ordered.to_arrow()
+                if ties not in writers:
+                    path = out / f"{run_stem(ties)}.parquet"
+                    writers[ties] = pq.ParquetWriter(path, table.schema)
+                writers[ties].write_table(table)
+                if text:
+                    write_trec_run(ordered, handles[ties])
+            label_parts.append(qrels)
+            lines += run.height
+            if qrels_text is not None:
+                qrels.select("query_id", pl.lit("0"), "doc_id", "grade").write_csv(
+                    qrels_text, separator=" ", include_header=False
+                )
+    finally:
+        for writer in writers.values():
+            writer.close()
+        for handle in [*handles.values(), *([qrels_text] if qrels_text else [])]:
+            handle.close()
+    labels = pl.concat(label_parts)
+    labels.write_parquet(out / "qrels.parquet", statistics=False)
+    return {"queries": spec.queries, "run_lines": lines, "labels": labels.height}
+
+
+def generate(
+    size: str, out: Path, seed: int = 0, tie_orders: tuple[str, ...] = TIE_ORDERS
+) -> dict[str, int]:
+    spec = SIZES[size]
+    rng = np.random.default_rng(seed)
+    query_ids = np.sort(rng.choice(QUERY_ID_SPACE, size=spec.queries, replace=False))
+    run = make_run(rng, query_ids, spec.depth)
+    qrels = make_qrels(rng, run, spec.queries, spec.depth)
+
+    out.mkdir(parents=True, exist_ok=True)
+    tie_rng = np.random.default_rng([seed, TIE_SEED])
+    for ties in tie_orders:
+        ordered = reorder_ties(run, ties, tie_rng)
+        write_trec_run(ordered, out / f"{run_stem(ties)}.trec")
+        ordered.write_parquet(out / f"{run_stem(ties)}.parquet", statistics=False)
     qrels.select("query_id", pl.lit("0").alias("iter"), "doc_id", "grade").write_csv(
         out / "qrels.txt", separator=" ", include_header=False
     )
-    run.write_parquet(out / "run.parquet", statistics=False)
     qrels.write_parquet(out / "qrels.parquet", statistics=False)
     return {"queries": spec.queries, "run_lines": run.height, "labels": qrels.height}
+
+
+def tie_orders_option(text: str) -> tuple[str, ...]:
+    """Parse ``--ties``: a comma-separated subset of :data:`TIE_ORDERS`."""
+    orders = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in orders if name not in TIE_ORDERS]
+    if unknown or not orders:
+        msg = f"--ties takes a comma-separated list of {', '.join(TIE_ORDERS)}; got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return orders
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -206,16 +267,25 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--text", action="store_true", help="huge: also write TREC text")
+    parser.add_argument(
+        "--ties",
+        type=tie_orders_option,
+        default=None,
+        help="tie orders to write, comma-separated (default: trec_eval,ascending,random; "
+        "huge: trec_eval)",
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     if args.size in CHUNKED:
-        counts = generate_chunked(args.size, args.out, args.seed, text=args.text)
+        ties = args.ties or ("trec_eval",)  # 100 million rows: one order unless asked
+        counts = generate_chunked(args.size, args.out, args.seed, text=args.text, tie_orders=ties)
     else:
-        counts = generate(args.size, args.out, args.seed)
+        ties = args.ties or TIE_ORDERS
+        counts = generate(args.size, args.out, args.seed, tie_orders=ties)
     seconds = time.perf_counter() - start
     print(
         f"{args.size}: {counts['queries']:,} queries, {counts['run_lines']:,} run lines, "
-        f"{counts['labels']:,} labels -> {args.out} ({seconds:.1f} s)"
+        f"{counts['labels']:,} labels, ties {', '.join(ties)} -> {args.out} ({seconds:.1f} s)"
     )
 
 
