@@ -199,3 +199,34 @@ def test_worst_queries_are_queries_with_a_relevant_label(sample_report: Path) ->
     assert not listed & unjudged
     assert "only queries with a relevant label" in worst
     assert '<th class="num" scope="col">num_rel</th>' not in page  # not asked for
+
+
+@pytest.mark.parametrize(
+    ("correction", "named"),
+    [
+        ("holm", "(Holm)"),
+        ("bonferroni", "(Bonferroni)"),
+        ("bh", "(Benjamini-Hochberg)"),
+        (None, "p not adjusted"),
+    ],
+)
+def test_the_comparison_caption_names_the_correction_applied(
+    sample_result: rankset.EvaluationResult, correction: Any, named: str
+) -> None:
+    # The caption said "Holm" whatever correction the comparison had been made with.
+    comparison = rankset.compare(
+        sample_result, "bm25", tests=["randomization"], correction=correction, n_resamples=200
+    )
+    page = build_report(
+        sample_result, baseline="bm25", comparison=comparison, correction=correction
+    )
+    caption = re.search(r"Each system against the baseline.*?</caption>", page, re.S)
+    assert caption is not None
+    assert named in caption.group(0)
+    others = {"(Holm)", "(Bonferroni)", "(Benjamini-Hochberg)", "p not adjusted"} - {named}
+    assert not any(other in caption.group(0) for other in others)
+
+
+def test_an_unknown_correction_is_refused(sample_result: rankset.EvaluationResult) -> None:
+    with pytest.raises(rankset.ParameterError, match="correction"):
+        build_report(sample_result, correction="sidak")  # type: ignore[arg-type]

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
-from rankset._typing import IntoLabels, IntoRun
-from rankset._validation import check_int
+from rankset._typing import Correction, IntoLabels, IntoRun, choices_of
+from rankset._validation import check_choice, check_int
 from rankset.errors import GradeScaleError
 from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
 from rankset.io import atomic_path
@@ -52,6 +52,7 @@ def build_report(
     fused: str | None = None,
     n_resamples: int | None = None,
     worst_among: Collection[str] | None = None,
+    correction: Correction | None = "holm",
 ) -> str:
     """Render results as one self-contained HTML document.
 
@@ -91,6 +92,9 @@ def build_report(
         The query ids the worst queries are picked from (:func:`report` passes those
         with a relevant label: a query without one scores 0 and says nothing about a
         system); every query when ``None``.
+    correction
+        The correction :func:`rankset.compare` applied to ``comparison``'s p-values,
+        named in its caption (``None``: not adjusted).
 
     Returns
     -------
@@ -111,6 +115,8 @@ def build_report(
     (True, True)
     """
     worst = check_int("worst", worst, 0)
+    if correction is not None:
+        check_choice("correction", correction, choices_of(Correction))
     # Loads Altair (rankset.charts), so only once a page is built.
     from rankset.report import _sections
 
@@ -135,6 +141,7 @@ def build_report(
                     alpha=_ALPHA,
                     sample=sample,
                     n_resamples=n_resamples,
+                    correction=correction,
                 ),
             )
         )

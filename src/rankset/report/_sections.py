@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 import polars as pl
 
 from rankset import charts
+from rankset._typing import Correction
 from rankset._version import __version__
 from rankset.fusion import fusion_changes
 from rankset.report._html import NA, config_value, esc, esc_code, esc_expr, fmt, page, table
@@ -252,10 +253,12 @@ def comparison_section(
     alpha: float,
     sample: QuerySample | None = None,
     n_resamples: int | None = None,
+    correction: Correction | None = "holm",
 ) -> str:
     """Show the rows of ``test`` (else the frame's first test) against the baseline, charted.
 
-    ``alpha`` is the level the caption names for the check marks of ``reject``.
+    ``alpha`` is the level the caption names for the check marks of ``reject``, and
+    ``correction`` the adjustment of its p-values.
     """
     tests = comparison["test"].unique(maintain_order=True).to_list()
     test = test if test in tests else tests[0]
@@ -277,10 +280,9 @@ def comparison_section(
         ],
         caption=(
             f"Each system against the baseline{' ' + esc_code(baseline) if baseline else ''}, "
-            f"paired {esc(test)} test{_resamples(n_resamples)}; p adjusted over every row "
-            "(Holm); ✓ marks "
-            f"p (adjusted) &lt; {alpha:g}. W / T / L: queries where the system wins, ties, "
-            "loses."
+            f"paired {esc(test)} test{_resamples(n_resamples)}; {_adjustment(correction)}; "
+            f"✓ marks p (adjusted) &lt; {alpha:g}. W / T / L: queries where the system wins, "
+            "ties, loses."
         ),
         caption_is_html=True,
     )
@@ -419,6 +421,15 @@ def worst_section(
 def _colors(result: EvaluationResult) -> alt.Scale:
     """One colour per system of the evaluation, the same in every chart of the page."""
     return charts.system_colors(result.systems)
+
+
+_CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
+
+
+def _adjustment(correction: Correction | None) -> str:
+    if correction is None:
+        return "p not adjusted for the number of rows"
+    return f"p adjusted over every row ({_CORRECTION_NAMES[correction]})"
 
 
 def _resamples(n_resamples: int | None) -> str:
