@@ -7,6 +7,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import altair as alt
 import polars as pl
@@ -105,3 +106,32 @@ def test_save_chart_svg_and_png(tmp_path: Path, curves: rankset.Curves) -> None:
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     forced = charts.save_chart(chart, tmp_path / "curves.out", format="svg")
     assert forced.read_text(encoding="utf-8").lstrip().startswith("<svg")
+
+
+def _five_system_diagnosis() -> pl.DataFrame:
+    """Per-query diagnosis rows of five systems: both charts wrap them to two rows."""
+    return pl.DataFrame(
+        {
+            "system": [f"s{i}" for i in range(5) for _ in range(2)],
+            "query_id": ["q1", "q2"] * 5,
+            "k": 5,
+            "ra_nwg": [0.9, 0.2] * 5,
+            "proc": [1.0, 0.9] * 5,
+            "pct_proc": [0.9, 0.2] * 5,
+            "quadrant": ["healthy", "reranking miss"] * 5,
+        }
+    )
+
+
+@pytest.mark.skipif(not HAS_VL_CONVERT, reason="vl-convert is not installed")
+@pytest.mark.parametrize(
+    "draw", [charts.diagnostic_scatter, charts.diagnostic_heatmap], ids=["scatter", "heatmap"]
+)
+def test_wrapped_panels_draw_one_x_axis_each_and_none_under_empty_cells(draw: Any) -> None:
+    # Five systems wrap to a second row with empty cells; the shared x axes of a wrapped
+    # facet used to be drawn under those empty cells too.
+    import vl_convert
+
+    svg = vl_convert.vegalite_to_svg(draw(_five_system_diagnosis()).to_dict())
+    axis_titles = re.findall(r">PROC@5(?: \(threshold [\d.]+\))?</text>", svg)
+    assert len(axis_titles) == 5

@@ -157,6 +157,9 @@ def diagnostic_scatter(
             ),
             columns=_PANELS_PER_ROW,
         )
+        # An x axis under each panel: a wrapped facet's shared axes also sit under the
+        # empty cells of its last row.
+        .resolve_axis(x="independent")
         .properties(title=title(f"Retrieval vs reranking at K = {k}", subtitle))
     )
 
@@ -288,6 +291,7 @@ def diagnostic_heatmap(
             ),
             columns=_HEATMAPS_PER_ROW,  # more systems wrap instead of leaving the page
         )
+        .resolve_axis(x="independent")  # no axis under the empty cells of the last row
         .properties(title=title(f"Diagnostic matrix at K = {k_text}", subtitle))
     )
 
