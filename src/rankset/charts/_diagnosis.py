@@ -145,7 +145,7 @@ def diagnostic_scatter(
     subtitle = [f"dashed: thresholds PROC = {limits['proc']:g}, %PROC = {limits['pct_proc']:g}"]
     if n_unplaced:
         subtitle.append(f"{n_unplaced} unclassifiable (system, query) pairs not shown")
-    return (
+    chart: alt.TopLevelMixin = (
         alt.layer(
             proc_rule, pct_rule, labels, points, data=inline_frame(placed, max_rows, "diagnosis")
         )
@@ -162,6 +162,7 @@ def diagnostic_scatter(
         .resolve_axis(x="independent")
         .properties(title=title(f"Retrieval vs reranking at K = {k}", subtitle))
     )
+    return chart
 
 
 _PANELS_PER_ROW = 3
@@ -282,7 +283,7 @@ def diagnostic_heatmap(
         if n_unclassified
         else ""
     )
-    return (
+    chart: alt.TopLevelMixin = (
         alt.layer(rect, name, count, data=inline_frame(counts, max_rows, "diagnosis counts"))
         .properties(width=220, height=180)
         .facet(
@@ -294,6 +295,7 @@ def diagnostic_heatmap(
         .resolve_axis(x="independent")  # no axis under the empty cells of the last row
         .properties(title=title(f"Diagnostic matrix at K = {k_text}", subtitle))
     )
+    return chart
 
 
 def _thresholds(diagnosis: Any, given: Mapping[str, float] | None) -> dict[str, float]:
