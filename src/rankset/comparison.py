@@ -114,6 +114,7 @@ _CORRECTIONS = ("holm", "bonferroni", "bh")  # = rankset.stats.CORRECTIONS (nump
 _REQUIRED = ("system", "query_id", "metric", "value")
 _BASE = "_baseline_value"
 _ORDER = "_metric_order"
+_SYSTEM_ORDER = "_system_order"
 _TEST_ORDER = "_test_order"
 
 
@@ -225,7 +226,8 @@ def compare(
             )
             raise MissingDependencyError(msg) from None
 
-    systems = per_query["system"].unique().sort().to_list()
+    # In the order given: an EvaluationResult keeps its inputs' order, a frame its own.
+    systems = [str(s) for s in per_query["system"].unique(maintain_order=True).to_list()]
     _check_baseline(baseline, systems)
     others = [system for system in systems if system != baseline]
     slices = _slices(per_query, by_columns, metadata)
@@ -241,12 +243,14 @@ def compare(
     pairs = _pair_with_baseline(frame, baseline, others)
     if slices is not None:
         pairs = pairs.join(slices, on="query_id", how="left")
-    keys = ["system", "metric", *by_columns]
+    keys = ["system", _SYSTEM_ORDER, "metric", *by_columns]
+    ranks = {system: position for position, system in enumerate(systems)}
     pairs = pairs.with_columns(
+        pl.col("system").replace_strict(ranks, return_dtype=pl.Int64).alias(_SYSTEM_ORDER),
         pl.col("metric").replace_strict(order, return_dtype=pl.Int64).alias(_ORDER),
         pl.col("value").is_not_null().and_(pl.col(_BASE).is_not_null()).alias("_aligned"),
     )
-    sort_keys = ["system", _ORDER, *by_columns]
+    sort_keys = [_SYSTEM_ORDER, _ORDER, *by_columns]
     rows = _summarise_pairs(pairs, keys, greater).sort(sort_keys, nulls_last=True)
     aligned = (
         pairs.filter(pl.col("_aligned"))

@@ -165,7 +165,7 @@ def curves(
     # One system at a time: a system's table at every k is queries x cutoffs rows of
     # every aggregation, and only its values (4 bytes of keys each) are kept.
     summaries, kept = [], []
-    for system in collected.scored["system"].unique().sort().to_list():
+    for system in collected.config["systems"]:  # in the order the runs were given
         frame = _at_every_k(
             collected,
             system,

@@ -64,8 +64,9 @@ class Diagnosis:
     ----------
     per_query
         One row per (system, query): ``system, query_id, k, ra_nwg, proc, pct_proc,
-        quadrant`` (null when the query cannot be classified). Sorted by system,
-        quadrant (in :data:`QUADRANTS` order, null last) and query.
+        quadrant`` (null when the query cannot be classified). Sorted by system (in the
+        order the runs were given), quadrant (in :data:`QUADRANTS` order, null last) and
+        query.
     counts
         One row per system and quadrant, zeros included, plus one row with a null
         quadrant for the unclassifiable queries: ``system, quadrant, n_queries, share``.
@@ -105,7 +106,7 @@ class Diagnosis:
                 values="n_queries",
                 on_columns=[*QUADRANTS, _UNCLASSIFIED],
             )
-            .sort("system")
+            .sort(_system_rank(self.counts["system"].unique(maintain_order=True).to_list()))
         )
 
     def __repr__(self) -> str:
@@ -208,7 +209,7 @@ def diagnose(
         .with_columns(_quadrant(thresholds["proc"], thresholds["pct_proc"]))
         .select("system", "query_id", "k", "ra_nwg", "proc", "pct_proc", "quadrant")
         .sort(
-            "system",
+            _system_rank(result.systems),
             _order("quadrant", QUADRANTS),
             "query_id",
             nulls_last=True,
@@ -439,7 +440,8 @@ def quadrant_counts(per_query: pl.DataFrame) -> pl.DataFrame:
     >>> quadrant_counts(frame)["n_queries"].to_list()
     [1, 0, 0, 1, 1]
     """
-    grid = per_query.select(pl.col("system").unique()).join(
+    systems = per_query["system"].unique(maintain_order=True).to_list()
+    grid = pl.DataFrame({"system": systems}, schema={"system": pl.String}).join(
         pl.DataFrame({"quadrant": [*QUADRANTS, None]}, schema={"quadrant": pl.String}), how="cross"
     )
     tallies = per_query.group_by("system", "quadrant").agg(n_queries=pl.len())
@@ -452,7 +454,12 @@ def quadrant_counts(per_query: pl.DataFrame) -> pl.DataFrame:
             .then(pl.col("n_queries") / classified.over("system"))
             .fill_nan(None)
         )
-        .sort("system", _order("quadrant", QUADRANTS), nulls_last=True, maintain_order=True)
+        .sort(
+            _system_rank(systems),
+            _order("quadrant", QUADRANTS),
+            nulls_last=True,
+            maintain_order=True,
+        )
     )
 
 
@@ -482,7 +489,14 @@ def _present_metrics(result: EvaluationResult) -> list[str]:
 
 
 def _present_systems(result: EvaluationResult) -> list[str]:
-    return sorted(result.per_query["system"].unique().to_list())
+    return result.systems
+
+
+def _system_rank(systems: list[str]) -> pl.Expr:
+    """Sort key keeping the systems in the order given (the order of the inputs)."""
+    return pl.col("system").replace_strict(
+        {system: position for position, system in enumerate(systems)}, return_dtype=pl.Int64
+    )
 
 
 def _require_metrics(result: EvaluationResult, needed: list[str], caller: str) -> None:

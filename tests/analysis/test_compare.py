@@ -84,7 +84,7 @@ THREE_SYSTEMS = per_query(
 
 def test_delta_means_and_win_tie_loss_by_hand() -> None:
     out = compare(THREE_SYSTEMS, "base", tests=["randomization"], n_resamples=2000)
-    assert out["system"].to_list() == ["better", "same"]
+    assert out["system"].to_list() == ["same", "better"]  # the frame's order
     same = row(out, system="same")
     # same - base per query: +0.25, 0, -0.25, 0.
     assert same["n_queries"] == 4
@@ -270,10 +270,10 @@ def test_slices_from_a_column_of_the_per_query_frame() -> None:
     )
     out = compare(frame, "base", tests=["randomization"], by="difficulty", n_resamples=200)
     assert out.select("system", "difficulty", "n_queries").rows() == [
-        ("better", "easy", 2),
-        ("better", "hard", 2),
         ("same", "easy", 2),
         ("same", "hard", 2),
+        ("better", "easy", 2),
+        ("better", "hard", 2),
     ]
     # better - base on the hard queries q1, q2: +0.75, +0.5.
     assert row(out, system="better", difficulty="hard")["delta"] == pytest.approx(0.625)
@@ -320,7 +320,9 @@ def test_seeded_deterministic_and_independent_of_row_order() -> None:
     assert other_seed["delta"].to_list() == first["delta"].to_list()
 
 
-def test_rows_are_ordered_by_system_metric_and_test() -> None:
+def test_rows_keep_the_systems_order_then_metrics_and_tests_as_asked() -> None:
+    # Systems come in the order given (the frame's, or the evaluation's inputs'), not
+    # alphabetically: a table reads in the order the user listed the runs.
     systems: Values = {
         "z": {"q1": 0.5, "q2": 0.3},
         "base": {"q1": 0.2, "q2": 0.3},
@@ -329,15 +331,22 @@ def test_rows_are_ordered_by_system_metric_and_test() -> None:
     frame = per_query({"rr": systems, "ap": systems})
     out = compare(frame, "base", metrics=["rr", "AP"], tests=["wilcoxon", "randomization"])
     assert out.select("system", "metric", "test").rows() == [
-        ("a", "rr", "wilcoxon"),
-        ("a", "rr", "randomization"),
-        ("a", "ap", "wilcoxon"),
-        ("a", "ap", "randomization"),
         ("z", "rr", "wilcoxon"),
         ("z", "rr", "randomization"),
         ("z", "ap", "wilcoxon"),
         ("z", "ap", "randomization"),
+        ("a", "rr", "wilcoxon"),
+        ("a", "rr", "randomization"),
+        ("a", "ap", "wilcoxon"),
+        ("a", "ap", "randomization"),
     ]
+    again = compare(frame.sort("system"), "base", metrics=["rr", "AP"], tests=["randomization"])
+    assert again["system"].unique(maintain_order=True).to_list() == ["a", "z"]
+    for system in ("a", "z"):  # the same figures whatever the order
+        assert_frame_equal(
+            again.filter(system=system),
+            out.filter(system=system, test="randomization"),
+        )
     assert out.columns == list(COMPARE_COLUMNS)
 
 
@@ -351,7 +360,7 @@ def test_lazy_frame_input() -> None:
 
 def test_unknown_baseline_lists_systems_and_suggests() -> None:
     message = (
-        r"The 'baseline' parameter must be one of the systems: 'base', 'better', 'same'. "
+        r"The 'baseline' parameter must be one of the systems: 'base', 'same', 'better'. "
         r"Got 'bse' instead. Did you mean 'base'"
     )
     with pytest.raises(ParameterError, match=message):

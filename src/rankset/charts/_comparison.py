@@ -118,7 +118,7 @@ def comparison_chart(
             ).alias("W/T/L")
         )
     metrics = unique(frame, "metric")
-    systems = sorted(unique(frame, "system"))
+    systems = unique(frame, "system")  # in the order of the inputs
     scale = colors or system_colors(systems)
     lower = [m for m in metrics if not _greater_is_better(m, strict=False)]
 

@@ -152,9 +152,7 @@ def diagnostic_scatter(
         .properties(width=280, height=280)
         .facet(
             # Three panels a row: four systems or more wrap instead of leaving the page.
-            facet=alt.Facet(
-                "system:N", title=None, sort=sorted(unique(placed, "system")), header=header()
-            ),
+            facet=alt.Facet("system:N", title=None, sort=unique(placed, "system"), header=header()),
             columns=_PANELS_PER_ROW,
         )
         # An x axis under each panel: a wrapped facet's shared axes also sit under the
@@ -287,9 +285,7 @@ def diagnostic_heatmap(
         alt.layer(rect, name, count, data=inline_frame(counts, max_rows, "diagnosis counts"))
         .properties(width=220, height=180)
         .facet(
-            facet=alt.Facet(
-                "system:N", title=None, sort=sorted(unique(counts, "system")), header=header()
-            ),
+            facet=alt.Facet("system:N", title=None, sort=unique(counts, "system"), header=header()),
             columns=_HEATMAPS_PER_ROW,  # more systems wrap instead of leaving the page
         )
         .resolve_axis(x="independent")  # no axis under the empty cells of the last row

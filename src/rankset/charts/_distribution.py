@@ -70,7 +70,7 @@ def distribution_chart(
         )
         .select("system", "query_id", "metric", "value", "jitter")
     )
-    systems = sorted(unique(frame, "system"))
+    systems = unique(frame, "system")  # in the order of the inputs
     scale = colors or system_colors(systems)
     y = alt.Y("system:N", title=None, sort=systems)
     x = alt.X("value:Q", title=name)

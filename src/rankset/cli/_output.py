@@ -120,7 +120,7 @@ def format_table(result: EvaluationResult) -> str:
             str(counts[system]),
             *(format_value(means.get((system, metric))) for metric in metrics),
         ]
-        for system in sorted(counts)
+        for system in result.systems  # in the order the runs were given
     ]
     return render_table(["system", "queries", *metrics], rows)
 

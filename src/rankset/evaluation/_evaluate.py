@@ -308,7 +308,7 @@ def result_of(
 ) -> EvaluationResult:
     """Turn the finished frames into the tidy per-query result and its summary."""
     frame = collected.scored.join(collected.stats, on="query_id", how="left")
-    per_query = tidy(frame, plan.metrics, plan.values)
+    per_query = tidy(frame, plan.metrics, plan.values, collected.config["systems"])
     summary = summarise_means(
         per_query, ["metric"], confidence=confidence, n_resamples=n_resamples, seed=seed
     )

@@ -29,7 +29,7 @@ from rankset.errors import ClusterError, SchemaError
 from rankset.evaluation._pass import SMALL_ENGINE, measure_pass
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._query_policy import IN_LABELS, apply_query_policy
-from rankset.evaluation._runs import bucket_of, keep_bucket
+from rankset.evaluation._runs import Runs, bucket_of, keep_bucket
 from rankset.measures import GROUP, QUERY_K, Features
 from rankset.scales import check_grades_in_scale
 from rankset.schema import (
@@ -245,11 +245,29 @@ def labels_in_bucket(plan: EvaluationPlan, bucket: tuple[int, int] | None) -> pl
     return keep_bucket(plan.labels, bucket)
 
 
+def systems_in_input_order(runs: Runs, measured: list[str]) -> list[str]:
+    """Order the systems as the runs were given: each input's name in turn.
+
+    An input that names its systems in a ``system`` column takes its place with those
+    systems in alphabetical order (several such inputs share the first one's place).
+    """
+    named = [part.name for part in runs.inputs if part.name is not None]
+    from_columns = sorted(set(measured) - set(named))
+    order: list[str] = []
+    for part in runs.inputs:
+        if part.name is not None:
+            order.append(part.name)
+        elif from_columns:
+            order += from_columns
+            from_columns = []
+    return [system for system in dict.fromkeys(order) if system in set(measured)]
+
+
 def finish(plan: EvaluationPlan, merged: PartialResult) -> Collected:
     """Apply the query policies and the pools to the merged partitions; describe the run."""
     features, runs = plan.features, plan.runs
     aggregates, stats, extra = merged.aggregates, merged.stats, dict(merged.extra)
-    systems = aggregates["system"].unique().sort().to_list()
+    systems = systems_in_input_order(runs, aggregates["system"].unique().to_list())
     if stats.height == 0:
         msg = f"{plan.label_source}: the labels have no rows; expected at least one label."
         raise SchemaError(msg)

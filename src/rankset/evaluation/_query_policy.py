@@ -37,8 +37,8 @@ def apply_query_policy(
     )
     n_label_queries = stats.height
     counts = (
-        per_system.join(answered, on="system", how="left")
-        .join(run_only, on="system", how="left")
+        per_system.join(answered, on="system", how="left", maintain_order="left")
+        .join(run_only, on="system", how="left", maintain_order="left")
         .with_columns(
             pl.col("n_answered").fill_null(0).cast(pl.Int64),
             pl.col("n_run_queries_without_labels").fill_null(0).cast(pl.Int64),

@@ -55,8 +55,12 @@ class EvaluationResult:
 
     @property
     def systems(self) -> list[str]:
-        """System names, sorted."""
-        return sorted(self.per_query["system"].unique().to_list())
+        """System names in the order the runs were given (``config["systems"]``)."""
+        given = self.config.get("systems")
+        present = self.per_query["system"].unique(maintain_order=True).to_list()
+        if isinstance(given, list):
+            return [system for system in given if system in set(present)]
+        return present
 
     def wide(self) -> pl.DataFrame:
         """Per-query values with one column per metric (``system, query_id, <metrics>``).
@@ -124,15 +128,19 @@ class EvaluationResult:
             )
             raise ParameterError(msg)
         order = {name: i for i, name in enumerate(self.metrics)}
+        ranks = {name: i for i, name in enumerate(self.systems)}
         sliced = (
             self.per_query.join(
                 metadata.select(pl.col("query_id").cast(pl.String), *keys).unique("query_id"),
                 on="query_id",
                 how="left",
             )
-            .with_columns(_order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
-            .sort(["system", *keys, "_order", "query_id"], nulls_last=True)
-            .drop("_order")
+            .with_columns(
+                _system=pl.col("system").replace_strict(ranks, return_dtype=pl.Int64),
+                _order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64),
+            )
+            .sort(["_system", *keys, "_order", "query_id"], nulls_last=True)
+            .drop("_system", "_order")
         )
         return summarise_means(
             sliced,
@@ -162,7 +170,13 @@ class EvaluationResult:
         return self.summary._repr_html_()
 
 
-def tidy(frame: pl.DataFrame, metrics: list[Metric], values: Mapping[str, pl.Expr]) -> pl.DataFrame:
+def tidy(
+    frame: pl.DataFrame,
+    metrics: list[Metric],
+    values: Mapping[str, pl.Expr],
+    systems: Sequence[str],
+) -> pl.DataFrame:
+    """One row per (system, query, metric): systems in ``systems`` order, metrics as asked."""
     pieces = []
     for metric in metrics:
         if metric.k is None:
@@ -182,9 +196,13 @@ def tidy(frame: pl.DataFrame, metrics: list[Metric], values: Mapping[str, pl.Exp
             )
         )
     order = {metric.name: i for i, metric in enumerate(metrics)}
+    ranks = {system: i for i, system in enumerate(systems)}
     tidy = pl.concat(pieces, how="vertical")
     return (
-        tidy.with_columns(_order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64))
-        .sort(["system", "_order", "query_id"])
-        .drop("_order")
+        tidy.with_columns(
+            _system=pl.col("system").replace_strict(ranks, return_dtype=pl.Int64),
+            _order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64),
+        )
+        .sort(["_system", "_order", "query_id"])
+        .drop("_system", "_order")
     )

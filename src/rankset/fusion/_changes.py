@@ -47,7 +47,7 @@ def fusion_changes(diagnosis: Diagnosis, fused: str = "fused") -> pl.DataFrame:
     miss); the fused pool has it but ranks ``c`` first (a reranking miss).
     """
     frame = diagnosis.per_query.select("system", "query_id", "quadrant")
-    systems = frame["system"].unique().sort().to_list()
+    systems = frame["system"].unique(maintain_order=True).to_list()
     if fused not in systems:
         msg = f"The diagnosis has no system {fused!r} (systems: {', '.join(systems)})."
         raise ParameterError(msg + did_you_mean(fused, systems))

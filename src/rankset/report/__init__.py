@@ -11,8 +11,8 @@ metric names, configuration values) is HTML-escaped; chart specs are embedded by
 Choices, stated once:
 
 - Default baseline: when ``baseline`` is not given and there are two systems or more, the
-  first system in alphabetical order (the order of :attr:`EvaluationResult.systems`; the order
-  of the inputs is not kept by :func:`rankset.evaluate`). Pass ``baseline=`` to choose.
+  first run given (:attr:`EvaluationResult.systems` keeps the order of the inputs, as every
+  table and chart of the page does). Pass ``baseline=`` to choose.
 - Significance: the paired randomization test (no scipy needed), Holm correction over every
   row of the table, ``alpha = 0.05``.
 - Labels that do not fit the grade scale: when ``scale=`` is not given and the labels have

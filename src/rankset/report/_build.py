@@ -205,7 +205,7 @@ def report(
         Metrics of the summary, the comparison and the worst queries (the first one).
     baseline
         System the others are compared with; by default, with two systems or more, the
-        first system in alphabetical order. With one system there is no comparison.
+        first run given. With one system there is no comparison.
     k
         Cutoff of the diagnostic matrix (``ra_nwg@k``, ``proc@k``, ``pct_proc@k``).
     k_max

@@ -189,7 +189,7 @@ def summary_section(
         .otherwise(pl.col("mean") == pl.col("_min"))
         .fill_null(False)
     )
-    cells = summary.join(best, on="metric", how="left").select(
+    cells = summary.join(best, on="metric", how="left", maintain_order="left").select(
         "system",
         "metric",
         pl.concat_str(
@@ -208,8 +208,9 @@ def summary_section(
             pl.lit("]</span></td>"),
         ).alias("cell"),
     )
+    order = {system: i for i, system in enumerate(result.systems)}
     wide = cells.pivot(on="metric", index="system", values="cell", on_columns=metrics).sort(
-        "system"
+        pl.col("system").replace_strict(order, return_dtype=pl.Int64)
     )
     rows = wide.select(
         pl.concat_str(
@@ -386,7 +387,13 @@ def worst_section(
     values = (
         rows.filter(pl.col("metric") == metric, pl.col("value").is_not_null())
         .select("system", "query_id", "value")
-        .sort(["system", "value", "query_id"], descending=[False, lower_is_better, False])
+        .with_columns(
+            _system=pl.col("system").replace_strict(
+                {system: i for i, system in enumerate(result.systems)}, return_dtype=pl.Int64
+            )
+        )
+        .sort(["_system", "value", "query_id"], descending=[False, lower_is_better, False])
+        .drop("_system")
         .group_by("system", maintain_order=True)
         .head(worst)
         .with_columns(rank=pl.int_range(1, pl.len() + 1).over("system"))
