@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
@@ -123,3 +125,16 @@ def test_system_names_from_uniform_tags_else_stems(tmp_path: pytest.TempPathFact
     assert rankset.evaluate([one, two], labels, ["ap"]).systems == ["first", "second"]
     # An explicit name wins.
     assert rankset.evaluate([one], labels, ["ap"], names=["mine"]).systems == ["mine"]
+
+
+@pytest.mark.parametrize("tag", ["rank", "Anserini", "run", "0"])
+def test_a_file_tagged_with_a_placeholder_is_named_by_its_stem(tmp_path: Path, tag: str) -> None:
+    # A single rank_llm run (tagged "rank") used to be the system "rank".
+    labels = tmp_path / "qrels.txt"
+    labels.write_text("q 0 a 1\n")
+    run = tmp_path / "rankvicuna-over-bm25.trec"
+    run.write_text(f"q Q0 a 1 2.0 {tag}\n")
+    assert rankset.evaluate([run], labels, ["ap"]).systems == ["rankvicuna-over-bm25"]
+    # A frame has no stem to fall back on: its column keeps the tag.
+    frame = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [2.0], "system": [tag]})
+    assert rankset.evaluate(frame, labels, ["ap"]).systems == [tag]

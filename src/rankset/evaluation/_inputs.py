@@ -120,7 +120,7 @@ def assign_system_names(
             continue
         tags: list[str] = profile["tags"]
         is_file = item.parsed.stem is not None
-        if len(tags) == 1:
+        if len(tags) == 1 and not (is_file and _placeholder_tag(tags[0])):
             candidates.append((tags[0], item.parsed.stem))
         elif len(tags) > 1 and not is_file:
             candidates.append((None, None))  # a multi-system frame keeps its column
@@ -191,6 +191,28 @@ def assign_system_names(
         )
 
     return Runs(inputs=parts, order=order, duplicates=duplicates, score_precision=score_precision)
+
+
+# Run tags that name a toolkit or hold a placeholder, not a system: a file tagged so is
+# named by its stem (every rank_llm run is tagged "rank", every Anserini run "Anserini").
+_PLACEHOLDER_TAGS = frozenset(
+    {"rank", "run", "runid", "run_id", "tag", "system", "sys", "default", "dummy", "test"}
+    | {"none", "null", "anserini", "pyserini", "terrier", "pyterrier", "lucene", "indri"}
+    | {"rank_llm", "ranx", "trec", "trec_eval"}
+)
+
+
+def _placeholder_tag(tag: str) -> bool:
+    """Whether a run tag says nothing about the system (a placeholder, a toolkit, a number).
+
+    Examples
+    --------
+    >>> _placeholder_tag("rank"), _placeholder_tag("Anserini"), _placeholder_tag("0")
+    (True, True, True)
+    >>> _placeholder_tag("bm25"), _placeholder_tag("splade-pp-ed")
+    (False, False)
+    """
+    return tag.casefold() in _PLACEHOLDER_TAGS or tag.isdigit()
 
 
 def _known_profile(parsed: ParsedInput) -> dict[str, Any] | None:
