@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
+from _ties import TIE_ORDERS, tie_orders_option
 
 
 class Size(NamedTuple):
@@ -61,8 +62,6 @@ CORPUS = 8_841_823  # documents in the MS MARCO passage collection
 QUERY_ID_SPACE = 1_200_000
 MIN_LABELS, MAX_LABELS = 20, 40
 RETRIEVED_SHARE = 0.5  # chance that a label falls on a retrieved document
-#: Tie orders: trec_eval's (doc id descending), Anserini's (ascending), a seeded shuffle.
-TIE_ORDERS = ("trec_eval", "ascending", "random")
 #: Mixed into the seed of the random tie order, so the rankings themselves do not change.
 TIE_SEED = 1
 GRADE_P = (0.45, 0.30, 0.15, 0.10)  # grades 0, 1, 2, 3
@@ -249,16 +248,6 @@ def generate(
     )
     qrels.write_parquet(out / "qrels.parquet", statistics=False)
     return {"queries": spec.queries, "run_lines": run.height, "labels": qrels.height}
-
-
-def tie_orders_option(text: str) -> tuple[str, ...]:
-    """Parse ``--ties``: a comma-separated subset of :data:`TIE_ORDERS`."""
-    orders = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in orders if name not in TIE_ORDERS]
-    if unknown or not orders:
-        msg = f"--ties takes a comma-separated list of {', '.join(TIE_ORDERS)}; got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return orders
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -46,6 +46,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _ties import tie_orders_option
+
 # One column per metric: rankset name, pytrec_eval measure (request, result key), ranx name,
 # ir-measures name.
 METRICS: list[tuple[str, str, str, str, str]] = [
@@ -75,7 +77,7 @@ TIME = "/usr/bin/time"
 # PYTHONDONTWRITEBYTECODE=1 every rankset process would compile its modules, about 50 ms).
 MEASURED_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 #: Tie orders in the order they are reported: the realistic ones first.
-TIE_ORDERS = ("ascending", "random", "trec_eval")
+REPORTED_ORDERS = ("ascending", "random", "trec_eval")
 
 
 def run_file(data: Path, ties: str, suffix: str) -> Path:
@@ -541,16 +543,6 @@ def drive(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def tie_orders_option(text: str) -> tuple[str, ...]:
-    """Parse ``--ties``: a comma-separated subset of :data:`TIE_ORDERS`."""
-    orders = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in orders if name not in TIE_ORDERS]
-    if unknown or not orders:
-        msg = f"--ties takes a comma-separated list of {', '.join(TIE_ORDERS)}; got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return orders
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True, help="folder made by generate.py")
@@ -568,7 +560,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--ties",
         type=tie_orders_option,
-        default=TIE_ORDERS,
+        default=REPORTED_ORDERS,
         help="tie orders to measure, comma-separated, in this order (default: "
         "ascending,random,trec_eval; those without a run file are skipped)",
     )

@@ -126,6 +126,29 @@ def _measured(runs: Runs, labels: pl.LazyFrame) -> tuple[dict[Any, int], dict[An
     return positions, lengths
 
 
+def _measured_like_the_reference(rows: list[Row], guessed: str, every: int) -> None:
+    """Measure ``rows`` (every ``every``-th row labelled): the reference's positions and lengths.
+
+    ``guessed`` is the order the first rows show, the numbering tried first.
+    """
+    runs = _runs(_frame(rows))
+    assert runs.inputs[0].row_order == guessed
+    labels = _labels([(q, d, 1) for _, q, d, _ in rows[::every]])
+    positions, lengths = _measured(runs, labels)
+    assert positions == {k: v for k, v in reference_positions(rows).items() if k in positions}
+    assert len(positions) == len(rows[::every])
+    assert lengths == reference_lengths(rows)
+
+
+def _graded_labels(rows: list[Row]) -> pl.DataFrame:
+    """A label on each of ``rows``, grades 0 to 3 in turn."""
+    return pl.DataFrame(
+        [(q, d, i % 4) for i, (_, q, d, _) in enumerate(rows)],
+        schema=["query_id", "doc_id", "grade"],
+        orient="row",
+    )
+
+
 @pytest.fixture
 def plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record which plan measured each run part: ordered, ties (ordered by key) or ranked."""
@@ -240,15 +263,9 @@ def _late_disorder_rows() -> list[Row]:
 
 
 def test_a_run_that_only_starts_in_order_is_measured_again_ranked(plans: list[str]) -> None:
-    rows = _late_disorder_rows()
-    runs = _runs(_frame(rows))
-    assert runs.inputs[0].row_order == "trec_eval"  # the first 1,000 rows are in order
-    labels = _labels([(q, d, 1) for _, q, d, _ in rows[::7]])
-    positions, lengths = _measured(runs, labels)
+    # the first 1,000 rows are in order
+    _measured_like_the_reference(_late_disorder_rows(), "trec_eval", every=7)
     assert plans == ["ordered", "ranked"]
-    assert positions == {k: v for k, v in reference_positions(rows).items() if k in positions}
-    assert len(positions) == len(rows[::7])
-    assert lengths == reference_lengths(rows)
 
 
 def test_a_ranking_split_over_two_blocks_is_measured_again_ranked(plans: list[str]) -> None:
@@ -279,35 +296,21 @@ def _tied_rows(ascending: bool) -> list[Row]:
 def test_ties_out_of_order_late_in_a_run_are_counted_again(plans: list[str]) -> None:
     rows = _tied_rows(ascending=False)
     rows[-3], rows[-2] = rows[-2], rows[-3]  # the last ranking: two tied documents swapped
-    runs = _runs(_frame(rows))
-    assert runs.inputs[0].row_order == "trec_eval"
-    labels = _labels([(q, d, 1) for _, q, d, _ in rows[::4]])
-    positions, lengths = _measured(runs, labels)
+    _measured_like_the_reference(rows, "trec_eval", every=4)
     assert plans == ["ordered", "ties"]
-    assert positions == {k: v for k, v in reference_positions(rows).items() if k in positions}
-    assert len(positions) == len(rows[::4])
-    assert lengths == reference_lengths(rows)
 
 
 def test_a_run_that_only_starts_in_key_order_is_measured_again_ranked(plans: list[str]) -> None:
     rows = _tied_rows(ascending=True)
     rows[-50], rows[-1] = rows[-1], rows[-50]  # the last ranking's best and worst swapped
-    runs = _runs(_frame(rows))
-    assert runs.inputs[0].row_order == "by_key"
-    labels = _labels([(q, d, 1) for _, q, d, _ in rows[::4]])
-    positions, _ = _measured(runs, labels)
+    _measured_like_the_reference(rows, "by_key", every=4)
     assert plans == ["ties", "ranked"]
-    assert positions == {k: v for k, v in reference_positions(rows).items() if k in positions}
 
 
 def test_buckets_number_runs_with_ascending_ties_like_one_pass(plans: list[str]) -> None:
     rows = _tied_rows(ascending=True)
     frame = _frame(rows)
-    labels = pl.DataFrame(
-        [(q, d, (i % 4)) for i, (_, q, d, _) in enumerate(rows[::3])],
-        schema=["query_id", "doc_id", "grade"],
-        orient="row",
-    )
+    labels = _graded_labels(rows[::3])
     whole = rankset.evaluate(frame, labels, METRICS, confidence=None).per_query
     reference = rankset.evaluate(
         frame.sample(fraction=1.0, shuffle=True, seed=5), labels, METRICS, confidence=None
@@ -370,11 +373,7 @@ def test_buckets_number_ordered_runs_like_one_pass(plans: list[str]) -> None:
     rows = _late_disorder_rows()
     rows[-50], rows[-49] = rows[-49], rows[-50]  # back in order
     frame = _frame(rows)
-    labels = pl.DataFrame(
-        [(q, d, (i % 4)) for i, (_, q, d, _) in enumerate(rows[::5])],
-        schema=["query_id", "doc_id", "grade"],
-        orient="row",
-    )
+    labels = _graded_labels(rows[::5])
     whole = rankset.evaluate(frame, labels, METRICS, confidence=None).per_query
     for buckets in (2, 7):
         plans.clear()

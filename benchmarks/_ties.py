@@ -1,0 +1,21 @@
+"""The tie orders of the benchmark runs, shared by ``generate.py`` and ``run.py``.
+
+No heavy import here: ``run.py``'s timed workers import this module too.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+#: Tie orders: trec_eval's (doc id descending), Anserini's (ascending), a seeded shuffle.
+TIE_ORDERS = ("trec_eval", "ascending", "random")
+
+
+def tie_orders_option(text: str) -> tuple[str, ...]:
+    """Parse ``--ties``: a comma-separated subset of :data:`TIE_ORDERS`, in the order given."""
+    orders = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in orders if name not in TIE_ORDERS]
+    if unknown or not orders:
+        msg = f"--ties takes a comma-separated list of {', '.join(TIE_ORDERS)}; got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return orders
