@@ -13,6 +13,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rankset._version import __version__
 from rankset.comparison import compare
 from rankset.cutoff_curves import Curves, curves
@@ -45,9 +47,14 @@ from rankset.measures import Metric, available_measures, define, parse_metric, p
 from rankset.scales import GradeScale
 from rankset.textmatch import TextMatch, match_text
 
+if TYPE_CHECKING:  # loaded on first use (numpy): see __getattr__
+    from rankset.label_quality import agreement
+
 # Heavier modules (Altair charts, the HTML report) load on first use: rankset.charts,
 # rankset.report.
 _LAZY_MODULES = ("charts", "report")
+# Functions of modules that import numpy, loaded on first use: name -> module.
+_LAZY_FUNCTIONS = {"agreement": "label_quality"}
 
 __all__ = [
     "ClusterError",
@@ -69,6 +76,7 @@ __all__ = [
     "TextMatch",
     "UnknownMetricError",
     "__version__",
+    "agreement",
     "available_measures",
     "compare",
     "curves",
@@ -99,5 +107,9 @@ def __getattr__(name: str) -> object:
         import importlib
 
         return importlib.import_module(f"rankset.{name}")
+    if name in _LAZY_FUNCTIONS:
+        import importlib
+
+        return getattr(importlib.import_module(f"rankset.{_LAZY_FUNCTIONS[name]}"), name)
     msg = f"module 'rankset' has no attribute {name!r}"
     raise AttributeError(msg)

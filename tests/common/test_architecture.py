@@ -26,7 +26,7 @@ LAYERS: list[set[str]] = [
     {"schema", "scales", "textmatch"},
     {"measures"},
     {"evaluation"},
-    {"comparison", "diagnosis", "cutoff_curves", "cluster", "testing", "fusion"},
+    {"comparison", "diagnosis", "cutoff_curves", "cluster", "testing", "fusion", "label_quality"},
     {"charts"},
     {"report"},
     {"cli"},

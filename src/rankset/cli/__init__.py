@@ -107,7 +107,7 @@ def _read_standard_input(args: argparse.Namespace) -> None:
 
 def _refuse_overwriting_inputs(args: argparse.Namespace) -> None:
     """Refuse an output path that is one of the call's inputs (it would be replaced)."""
-    named = [*(getattr(args, "runs", None) or [])]
+    named = [*(getattr(args, "runs", None) or []), *(getattr(args, "judges", None) or [])]
     named += [getattr(args, name, None) for name in ("labels", "pool", "answers")]
     inputs = [source for source in named if isinstance(source, str)]  # not standard input
     outputs = [getattr(args, name, None) for name in ("per_query", "out")]

@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import polars as pl
+
 from rankset._format import format_p, format_value
 from rankset.cli._output import (
     dump_json,
@@ -329,6 +331,52 @@ def _partition(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _agreement(args: argparse.Namespace) -> int:
+    from rankset.io import write_parquet
+    from rankset.label_quality import agreement
+
+    with progress(args) as step:
+        step(f"comparing {len(args.judges)} judge(s) with {args.labels}")
+        result = agreement(
+            args.labels,
+            list(args.judges),
+            out_of_scale="drop" if args.drop_out_of_scale else "error",
+            n_resamples=args.n_resamples,
+            seed=args.seed,
+        )
+    table = result.table
+    if args.out:
+        config = {"reference": args.labels, "judges": list(args.judges), "grades": result.grades}
+        write_parquet(result.intervals, args.out, config=config)
+    if args.json:
+        print(dump_json(records(table)))
+        return EXIT_OK
+    statistics = [c for c in table.columns if c.startswith(("kappa", "alpha"))]
+    header = ["judge", "pairs", *statistics]
+    rows = [
+        [row["judge"], str(row["n_pairs"]), *(format_value(row[s]) for s in statistics)]
+        for row in table.iter_rows(named=True)
+    ]
+    print(render_table(header, rows))
+    dropped = table.filter(
+        (pl.col("n_reference_only") > 0)
+        | (pl.col("n_judge_only") > 0)
+        | (pl.col("n_out_of_scale") > 0)
+    )
+    for row in dropped.iter_rows(named=True):
+        parts = [
+            f"{row[column]} {what}"
+            for column, what in (
+                ("n_reference_only", "reference pair(s) it did not grade"),
+                ("n_judge_only", "pair(s) not in the reference"),
+                ("n_out_of_scale", "out-of-scale grade(s) left out"),
+            )
+            if row[column]
+        ]
+        print(f"rankset: {row['judge']}: " + ", ".join(parts), file=sys.stderr)
+    return EXIT_OK
+
+
 def _measures(args: argparse.Namespace) -> int:
     from rankset.measures import available_measures, measure_table
 
@@ -354,4 +402,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "measures": _measures,
     "partition": _partition,
     "fuse": _fuse,
+    "agreement": _agreement,
 }

@@ -317,6 +317,30 @@ def _add_commands(commands: Any) -> None:
     partition.add_argument("--buckets", type=int, default=16, metavar="N", help="(default 16)")
     partition.add_argument("--out", required=True, metavar="DIR", help="new dataset folder")
 
+    agreement = commands.add_parser(
+        "agreement",
+        help="agreement of judges' labels with reference labels (kappa, alpha)",
+        description="Join each judge's labels with the reference labels on (query, doc) and "
+        "print Cohen's kappa (unweighted, linear, quadratic), kappa binarised at each grade "
+        "threshold and Krippendorff's alpha (nominal, ordinal), one row per judge; judges "
+        "are named after their files. Bootstrap intervals over queries go to --out.",
+    )
+    agreement.add_argument("labels", metavar="REFERENCE", help="reference labels (qrels)")
+    agreement.add_argument(
+        "judges", nargs="+", metavar="JUDGE", help="labels of a judge (qrels), repeatable"
+    )
+    agreement.add_argument(
+        "--drop-out-of-scale",
+        action="store_true",
+        help="leave out (and count) a judge's grades outside the reference's grades "
+        "(default: an error)",
+    )
+    agreement.add_argument(
+        "--out", metavar="FILE.parquet", help="write the intervals (judge, statistic, ...)"
+    )
+    agreement.add_argument("--json", action="store_true", help="print the table as JSON")
+    _add_resampling_options(agreement, 1000)
+
     measures = commands.add_parser("measures", help="list the available measures")
     measures.add_argument(
         "--markdown",
