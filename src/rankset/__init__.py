@@ -49,12 +49,13 @@ from rankset.textmatch import TextMatch, match_text
 
 if TYPE_CHECKING:  # loaded on first use (numpy): see __getattr__
     from rankset.label_quality import agreement
+    from rankset.rank_stability import ranking_stability
 
 # Heavier modules (Altair charts, the HTML report) load on first use: rankset.charts,
 # rankset.report.
 _LAZY_MODULES = ("charts", "report")
 # Functions of modules that import numpy, loaded on first use: name -> module.
-_LAZY_FUNCTIONS = {"agreement": "label_quality"}
+_LAZY_FUNCTIONS = {"agreement": "label_quality", "ranking_stability": "rank_stability"}
 
 __all__ = [
     "ClusterError",
@@ -89,6 +90,7 @@ __all__ = [
     "parse_metric",
     "parse_metrics",
     "partition",
+    "ranking_stability",
     "read",
     "read_answers",
     "read_labels",
