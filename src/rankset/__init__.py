@@ -49,13 +49,18 @@ from rankset.textmatch import TextMatch, match_text
 
 if TYPE_CHECKING:  # loaded on first use (numpy): see __getattr__
     from rankset.label_quality import agreement
+    from rankset.ppi import ppi_means
     from rankset.rank_stability import ranking_stability
 
 # Heavier modules (Altair charts, the HTML report) load on first use: rankset.charts,
 # rankset.report.
 _LAZY_MODULES = ("charts", "report")
 # Functions of modules that import numpy, loaded on first use: name -> module.
-_LAZY_FUNCTIONS = {"agreement": "label_quality", "ranking_stability": "rank_stability"}
+_LAZY_FUNCTIONS = {
+    "agreement": "label_quality",
+    "ppi_means": "ppi",
+    "ranking_stability": "rank_stability",
+}
 
 __all__ = [
     "ClusterError",
@@ -90,6 +95,7 @@ __all__ = [
     "parse_metric",
     "parse_metrics",
     "partition",
+    "ppi_means",
     "ranking_stability",
     "read",
     "read_answers",

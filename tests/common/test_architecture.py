@@ -35,6 +35,7 @@ LAYERS: list[set[str]] = [
         "fusion",
         "label_quality",
         "rank_stability",
+        "ppi",
     },
     {"charts"},
     {"report"},
