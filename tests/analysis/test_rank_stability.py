@@ -27,6 +27,17 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
 
 
+def _read_qrels(path: Path) -> pl.DataFrame:
+    """A TREC qrels file (plain or gzipped) as ``query_id, iter, doc_id, grade``."""
+    return pl.read_csv(
+        path,
+        separator=" ",
+        has_header=False,
+        new_columns=["query_id", "iter", "doc_id", "grade"],
+        schema_overrides={"query_id": pl.String, "doc_id": pl.String},
+    )
+
+
 @settings(max_examples=80, deadline=None)
 @given(pairs=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=3, max_size=12))
 def test_kendall_tau_b_equals_scipys(pairs: list[tuple[int, int]]) -> None:
@@ -62,13 +73,7 @@ def test_rbo_by_hand() -> None:
 
 def test_means_and_ranks_are_those_of_evaluate() -> None:
     runs = {"bm25": SAMPLE / "bm25.trec", "rerank": SAMPLE / "rerank.trec"}
-    qrels = pl.read_csv(
-        SAMPLE / "qrels.txt",
-        separator=" ",
-        has_header=False,
-        new_columns=["query_id", "iter", "doc_id", "grade"],
-        schema_overrides={"query_id": pl.String, "doc_id": pl.String},
-    )
+    qrels = _read_qrels(SAMPLE / "qrels.txt")
     strict = qrels.with_columns(pl.col("grade").ge(3).cast(pl.Int64))  # only grade 3 counts
     result = rankset.ranking_stability(
         runs, {"nist": qrels, "strict": strict}, "ap", n_resamples=100
@@ -118,13 +123,7 @@ def test_dl19_orderings_under_other_label_sets(shared_data: Path) -> None:
         ),
     }
     runs = {name: shared_data / path for name, path in names.items()}
-    qrels = pl.read_csv(
-        shared_data / "anserini_qrels_topics/qrels/qrels.dl19-passage.txt.gz",
-        separator=" ",
-        has_header=False,
-        new_columns=["query_id", "iter", "doc_id", "grade"],
-        schema_overrides={"query_id": pl.String, "doc_id": pl.String},
-    )
+    qrels = _read_qrels(shared_data / "anserini_qrels_topics/qrels/qrels.dl19-passage.txt.gz")
     binarised = qrels.with_columns(pl.col("grade").ge(2).cast(pl.Int64))
     top10 = pl.concat(
         rankset.scan_run(path).collect().filter(pl.col("rank") <= 10).select("query_id", "doc_id")
