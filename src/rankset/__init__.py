@@ -48,6 +48,7 @@ from rankset.scales import GradeScale
 from rankset.textmatch import TextMatch, match_text
 
 if TYPE_CHECKING:  # loaded on first use (numpy): see __getattr__
+    from rankset.judging import judging_queue
     from rankset.label_quality import agreement
     from rankset.ppi import ppi_means
     from rankset.rank_stability import ranking_stability
@@ -58,6 +59,7 @@ _LAZY_MODULES = ("charts", "report")
 # Functions of modules that import numpy, loaded on first use: name -> module.
 _LAZY_FUNCTIONS = {
     "agreement": "label_quality",
+    "judging_queue": "judging",
     "ppi_means": "ppi",
     "ranking_stability": "rank_stability",
 }
@@ -90,6 +92,7 @@ __all__ = [
     "diagnose",
     "evaluate",
     "fuse",
+    "judging_queue",
     "match_text",
     "optimize_fusion",
     "parse_metric",

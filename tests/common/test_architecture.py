@@ -36,6 +36,7 @@ LAYERS: list[set[str]] = [
         "label_quality",
         "rank_stability",
         "ppi",
+        "judging",
     },
     {"charts"},
     {"report"},

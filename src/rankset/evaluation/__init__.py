@@ -15,6 +15,7 @@ other engines) and ``_partition`` (the bucket-partitioned dataset writer).
 """
 
 from rankset.evaluation._evaluate import evaluate, evaluate_with, plan_and_measure, result_of
+from rankset.evaluation._inputs import numbered_runs
 from rankset.evaluation._kernel import Collected, PartialResult
 from rankset.evaluation._options import (
     DEFAULT_K,
@@ -43,6 +44,7 @@ __all__ = [
     "check_resampling",
     "evaluate",
     "evaluate_with",
+    "numbered_runs",
     "partition",
     "plan_and_measure",
     "resolve_engine",

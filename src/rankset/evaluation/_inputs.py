@@ -18,12 +18,20 @@ from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation._pass import first_rows_order
 from rankset.evaluation._runs import RowOrder, RunPart, Runs, collect_frames
 from rankset.io import ParsedInput, looks_like_ranx
-from rankset.schema import cast_run, normalize_cutoffs, run_profile, scores_present
+from rankset.schema import (
+    cast_run,
+    duplicate_docs,
+    normalize_cutoffs,
+    raise_on_duplicate_docs,
+    run_profile,
+    scores_present,
+)
 
 __all__ = [
     "RunInput",
     "assign_system_names",
     "is_ranx_run",
+    "numbered_runs",
     "read_cutoffs",
     "read_labels",
     "read_runs",
@@ -269,3 +277,34 @@ def read_cutoffs(
         f"query_id, k. Got {type(cutoffs).__name__} instead."
     )
     raise ParameterError(msg)
+
+
+def numbered_runs(
+    runs: Any,
+    *,
+    names: Sequence[str] | None = None,
+    order: OrderPolicy = "auto",
+    score_precision: ScorePrecision = "float64",
+) -> pl.DataFrame:
+    """Every row of the runs, named and numbered as :func:`rankset.evaluate` does.
+
+    Returns ``system, query_id, doc_id, pos`` (and the runs' other columns): systems
+    named by the same rule (explicit name > uniform tag > file stem), each ranking in
+    trec_eval's order. A ranking that repeats a document is refused, as evaluate does.
+
+    Examples
+    --------
+    >>> numbered_runs({"a": {"q": {"x": 1.0, "y": 2.0}}}).select("doc_id", "pos").rows()
+    [('y', 1), ('x', 2)]
+    """
+    inputs = read_runs(runs, names)
+    named = assign_system_names(
+        inputs, order=order, duplicates="error", engine="in-memory", score_precision=score_precision
+    )
+    frames = []
+    for part in named.inputs:
+        numbered = named.numbered(part).collect()
+        offenders = duplicate_docs(numbered.lazy()).collect()
+        raise_on_duplicate_docs(offenders, part.source)
+        frames.append(numbered.sort("system", "query_id", "pos", maintain_order=True))
+    return pl.concat(frames, how="diagonal_relaxed")  # the inputs in the order given
