@@ -58,6 +58,7 @@ from rankset.charts._export import (
     javascript_bundle,
     save_chart,
 )
+from rankset.charts._labels import agreement_chart, stability_chart
 from rankset.charts._theme import PALETTE, THEME, register_theme, system_colors
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "PALETTE",
     "THEME",
     "ChartFormat",
+    "agreement_chart",
     "comparison_chart",
     "curves_chart",
     "diagnostic_heatmap",
@@ -77,6 +79,7 @@ __all__ = [
     "javascript_bundle",
     "register_theme",
     "save_chart",
+    "stability_chart",
     "system_colors",
 ]
 
