@@ -63,3 +63,27 @@ def test_both_charts_render() -> None:
     svg = vl_convert.vegalite_to_svg(charts.stability_chart(stability).to_dict())
     assert ">human</text>" in svg
     assert ">judge</text>" in svg
+
+
+def test_the_confusion_chart_shows_each_reference_grades_shares() -> None:
+    result = _agreement()
+    spec = charts.confusion_chart(result).to_dict()
+    rows = spec["data"]["values"]
+    assert len(rows) == 2 * 9  # two judges, 3 x 3 cells, zeros included
+    assert spec["facet"]["sort"] == ["far", "close"]  # the judges in the order given
+    close = {
+        (r["reference_grade"], r["judge_grade"]): r["share"] for r in rows if r["judge"] == "close"
+    }
+    # reference 2: d graded 1, c graded 2 -> half each; reference 0 and 1 all agree
+    assert close[("2", "1")] == close[("2", "2")] == 0.5
+    assert close[("0", "0")] == close[("1", "1")] == 1.0
+    for grade in ("0", "1", "2"):
+        assert sum(v for (r, _), v in close.items() if r == grade) == 1.0
+
+
+@pytest.mark.skipif(not HAS_VL_CONVERT, reason="vl-convert is not installed")
+def test_the_confusion_chart_renders() -> None:
+    import vl_convert
+
+    svg = vl_convert.vegalite_to_svg(charts.confusion_chart(_agreement()).to_dict())
+    assert svg.count(">judge's grade</text>") == 2  # one x axis per panel

@@ -58,7 +58,7 @@ from rankset.charts._export import (
     javascript_bundle,
     save_chart,
 )
-from rankset.charts._labels import agreement_chart, stability_chart
+from rankset.charts._labels import agreement_chart, confusion_chart, stability_chart
 from rankset.charts._theme import PALETTE, THEME, register_theme, system_colors
 
 __all__ = [
@@ -68,6 +68,7 @@ __all__ = [
     "ChartFormat",
     "agreement_chart",
     "comparison_chart",
+    "confusion_chart",
     "curves_chart",
     "diagnostic_heatmap",
     "diagnostic_scatter",

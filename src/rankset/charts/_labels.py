@@ -8,7 +8,7 @@ import polars as pl
 from rankset.charts._common import MAX_ROWS, VALUE_FORMAT, inline_frame, title, to_frame, unique
 from rankset.charts._theme import system_colors
 
-__all__ = ["agreement_chart", "stability_chart"]
+__all__ = ["agreement_chart", "confusion_chart", "stability_chart"]
 
 #: The statistics an agreement chart shows by default, besides every ``kappa_at_T``.
 _SHOWN = ("kappa", "kappa_quadratic", "alpha_ordinal")
@@ -66,6 +66,76 @@ def agreement_chart(agreement: object, *, max_rows: int = MAX_ROWS) -> alt.TopLe
             height=alt.Step(16),
             title=title("Agreement with the reference labels", "one row per judge"),
         )
+    )
+    return chart
+
+
+def confusion_chart(
+    agreement: object, *, columns: int = 4, max_rows: int = MAX_ROWS
+) -> alt.TopLevelMixin:
+    """Chart each judge's confusion matrix against the reference grades (a heatmap each).
+
+    Parameters
+    ----------
+    agreement
+        A :class:`rankset.label_quality.Agreement` or its ``confusion`` frame.
+    columns
+        Panels per row before wrapping.
+    max_rows
+        Most rows to inline (one per judge and cell).
+
+    Returns
+    -------
+    altair.FacetChart
+        Reference grade down, judge grade across, the share of the reference grade's
+        pairs in each cell (a row sums to 1), the count in the tooltip.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> cells = pl.DataFrame({"judge": "j", "reference_grade": [0.0, 0.0, 1.0, 1.0],
+    ...                       "judge_grade": [0.0, 1.0, 0.0, 1.0], "n_pairs": [3, 1, 0, 2]})
+    >>> [row["share"] for row in confusion_chart(cells).to_dict()["data"]["values"]]
+    [0.75, 0.25, 0.0, 1.0]
+    """
+    cells = to_frame(
+        agreement, "confusion", ("judge", "reference_grade", "judge_grade", "n_pairs"), "agreement"
+    )
+    judges = unique(cells, "judge")
+    shares = cells.with_columns(
+        share=(
+            pl.col("n_pairs") / pl.col("n_pairs").sum().over("judge", "reference_grade")
+        ).fill_nan(None)
+    )
+    grades = [f"{g:g}" for g in sorted(set(cells["reference_grade"].to_list()))]
+    shown = shares.with_columns(
+        pl.col("reference_grade").map_elements(lambda g: f"{g:g}", return_dtype=pl.String),
+        pl.col("judge_grade").map_elements(lambda g: f"{g:g}", return_dtype=pl.String),
+    )
+    base = alt.Chart().encode(
+        x=alt.X("judge_grade:O", sort=grades, title="judge's grade", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("reference_grade:O", sort=grades, title="reference grade"),
+    )
+    rect = base.mark_rect().encode(
+        color=alt.Color("share:Q", scale=alt.Scale(domain=[0, 1], scheme="blues"), title="share"),
+        tooltip=[
+            alt.Tooltip("judge:N"),
+            alt.Tooltip("reference_grade:O", title="reference"),
+            alt.Tooltip("judge_grade:O", title="judge"),
+            alt.Tooltip("n_pairs:Q", title="pairs"),
+            alt.Tooltip("share:Q", format=".0%"),
+        ],
+    )
+    text = base.mark_text(fontSize=11).encode(
+        text=alt.Text("share:Q", format=".0%"),
+        color=alt.condition(alt.datum.share > 0.5, alt.value("white"), alt.value("black")),
+    )
+    chart: alt.TopLevelMixin = (
+        alt.layer(rect, text, data=inline_frame(shown, max_rows, "confusion"))
+        .properties(width=160, height=160)
+        .facet(facet=alt.Facet("judge:N", title=None, sort=judges), columns=columns)
+        .resolve_axis(x="independent")  # no axis under the empty cells of the last row
+        .properties(title=title("Judge's grade given the reference grade", "rows sum to 100%"))
     )
     return chart
 
