@@ -138,6 +138,14 @@ def ranking_stability(
         raise ParameterError(msg)
     base_scores = dict(base.select("system", "mean").iter_rows())
     base_order = _order(base_scores, greater)
+    # competition ranks, computed once above in the ranks frame
+    rank_of = {
+        labels_name: dict(
+            ranks.filter(pl.col("labels") == labels_name).select("system", "rank").iter_rows()
+        )
+        for labels_name in names
+    }
+    base_rank = rank_of[reference]
     rows = []
     for other in names[1:]:
         theirs = means.filter(pl.col("labels") == other)
@@ -145,8 +153,7 @@ def ranking_stability(
         common = [s for s in systems if s in scores]
         order = _order({s: scores[s] for s in common}, greater)
         reference_order = [s for s in base_order if s in scores]
-        base_rank = _ranks(base_scores, greater)
-        other_rank = _ranks(scores, greater)
+        other_rank = rank_of[other]
         top = base_order[0]
         top_row = theirs.filter(pl.col("system") == top)
         rows.append(
@@ -197,17 +204,6 @@ def _order(scores: Mapping[str, float | None], greater: bool) -> list[str]:
         return (-value if greater else value, system)
 
     return sorted(scores, key=key)
-
-
-def _ranks(scores: Mapping[str, float | None], greater: bool) -> dict[str, int]:
-    """Competition ranks: 1 for the best, equal means share the lower rank."""
-    order = _order(scores, greater)
-    ranks: dict[str, int] = {}
-    for position, system in enumerate(order, start=1):
-        previous = order[position - 2] if position > 1 else None
-        same = previous is not None and scores[previous] == scores[system]
-        ranks[system] = ranks[previous] if same and previous is not None else position
-    return ranks
 
 
 def kendall_tau_b(x: list[float], y: list[float]) -> float:
