@@ -341,6 +341,7 @@ def _agreement(args: argparse.Namespace) -> int:
             args.labels,
             list(args.judges),
             out_of_scale="drop" if args.drop_out_of_scale else "error",
+            confidence=0.95 if args.out else None,  # the intervals only go to --out
             n_resamples=args.n_resamples,
             seed=args.seed,
         )
