@@ -21,7 +21,6 @@ pair left out as out of scale counts in ``n_out_of_scale`` only.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -144,7 +143,7 @@ def agreement(
     confusions: list[pl.DataFrame] = []
     per_grades: list[pl.DataFrame] = []
     for name, labels in named.items():
-        judged, source = _read(labels, name)
+        judged, source = _read_parsed(labels, name)
         pairs, counts = _pairs(ref, judged, scale, name, source, out_of_scale)
         per_query = _per_query_confusion(pairs, k)
         total = per_query.sum(axis=0)
@@ -175,7 +174,10 @@ def agreement(
 
 
 def _read(labels: Any, what: str) -> tuple[pl.DataFrame, str]:
-    parsed = rio.read(labels, kind="labels")
+    return _read_parsed(rio.read(labels, kind="labels"), what)
+
+
+def _read_parsed(parsed: rio.ParsedInput, what: str) -> tuple[pl.DataFrame, str]:
     if parsed.labels is None:
         msg = f"{parsed.source}: no labels found for {what}; expected query_id, doc_id, grade."
         raise SchemaError(msg)
@@ -189,24 +191,24 @@ def _read(labels: Any, what: str) -> tuple[pl.DataFrame, str]:
     return collected, parsed.source
 
 
-def _named_judges(judges: Any) -> dict[str, Any]:
+def _named_judges(judges: Any) -> dict[str, rio.ParsedInput]:
+    """Read each judge's labels; name it as given, else after its file, else judgeN.
+
+    File names follow the readers' stem rule (``gpt4.qrels.gz`` is ``gpt4``); when two
+    judges would share a name, all are numbered instead.
+    """
     if isinstance(judges, Mapping) and not _looks_like_labels(judges):
         if not judges:
             raise ParameterError("agreement() needs at least one judge; got an empty mapping.")
-        return {str(name): labels for name, labels in judges.items()}
+        return {str(name): rio.read(labels, kind="labels") for name, labels in judges.items()}
     items = list(judges) if isinstance(judges, list | tuple) else [judges]
     if not items:
         raise ParameterError("agreement() needs at least one judge; got an empty list.")
-    names = []
-    for position, item in enumerate(items, start=1):
-        if isinstance(item, str | os.PathLike):
-            stem = os.path.basename(os.fspath(item)).split(".", 1)[0]
-            names.append(stem or f"judge{position}")
-        else:
-            names.append(f"judge{position}")
+    parsed = [rio.read(item, kind="labels") for item in items]
+    names = [p.stem or f"judge{i}" for i, p in enumerate(parsed, start=1)]
     if len(set(names)) != len(names):
         names = [f"judge{position}" for position in range(1, len(items) + 1)]
-    return dict(zip(names, items, strict=True))
+    return dict(zip(names, parsed, strict=True))
 
 
 def _looks_like_labels(mapping: Mapping[Any, Any]) -> bool:
