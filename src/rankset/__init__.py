@@ -50,7 +50,7 @@ from rankset.textmatch import TextMatch, match_text
 if TYPE_CHECKING:  # loaded on first use (numpy): see __getattr__
     from rankset.judging import judging_queue
     from rankset.label_quality import agreement
-    from rankset.ppi import ppi_means
+    from rankset.ppi import ppi_compare, ppi_means
     from rankset.rank_stability import ranking_stability
 
 # Heavier modules (Altair charts, the HTML report) load on first use: rankset.charts,
@@ -60,6 +60,7 @@ _LAZY_MODULES = ("charts", "report")
 _LAZY_FUNCTIONS = {
     "agreement": "label_quality",
     "judging_queue": "judging",
+    "ppi_compare": "ppi",
     "ppi_means": "ppi",
     "ranking_stability": "rank_stability",
 }
@@ -98,6 +99,7 @@ __all__ = [
     "parse_metric",
     "parse_metrics",
     "partition",
+    "ppi_compare",
     "ppi_means",
     "ranking_stability",
     "read",
