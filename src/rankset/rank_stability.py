@@ -44,11 +44,14 @@ class Stability:
         system under these labels.
     reference : str
         The label set the others are compared with.
+    metric : str
+        The metric that ranks the systems (its canonical name).
     """
 
     ranks: pl.DataFrame
     correlations: pl.DataFrame
     reference: str
+    metric: str = ""
 
 
 def ranking_stability(
@@ -191,7 +194,7 @@ def ranking_stability(
             "top_ci_high": pl.Float64,
         },
     )
-    return Stability(ranks=ranks, correlations=correlations, reference=reference)
+    return Stability(ranks=ranks, correlations=correlations, reference=reference, metric=name)
 
 
 def _order(scores: Mapping[str, float | None], greater: bool) -> list[str]:

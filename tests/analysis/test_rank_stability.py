@@ -151,3 +151,54 @@ def test_dl19_orderings_under_other_label_sets(shared_data: Path) -> None:
         ).statistic
         assert tau == pytest.approx(expected, abs=1e-12)
     assert set(table["top_reference"]) == {"rankvicuna-over-splade"}
+
+
+# --- rankset stability: the command line ----------------------------------------------------
+
+
+def _write_labels(path: Path, frame: pl.DataFrame) -> Path:
+    frame.select("query_id", "iter", "doc_id", "grade").write_csv(
+        path, separator=" ", include_header=False
+    )
+    return path
+
+
+def test_the_stability_command_prints_scipys_tau(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from rankset.cli import main
+
+    qrels = _read_qrels(SAMPLE / "qrels.txt")
+    strict = _write_labels(tmp_path / "strict.txt", qrels.with_columns(pl.col("grade") // 3))
+    runs = [SAMPLE / "bm25.trec", SAMPLE / "rerank.trec"]
+    code = main(
+        ["stability", *map(str, runs), "--qrels", str(SAMPLE / "qrels.txt"), "--qrels",
+         str(strict), "-m", "ap", "--json", "--n-resamples", "50"]
+    )  # fmt: skip
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["metric"], out["reference"]) == ("ap", "qrels")
+    (row,) = out["correlations"]
+    assert row["labels"] == "strict"  # named after the file, as the readers name it
+    means = {
+        name: rankset.evaluate(runs, labels, ["ap"], confidence=None).summary.sort("system")
+        for name, labels in (("qrels", SAMPLE / "qrels.txt"), ("strict", strict))
+    }
+    expected = scipy_stats.kendalltau(means["qrels"]["mean"], means["strict"]["mean"]).statistic
+    assert row["kendall_tau_b"] == pytest.approx(expected, abs=1e-12)
+    printed = {(r["labels"], r["system"]): r["mean"] for r in out["ranks"]}
+    for name, frame in means.items():
+        for system, mean in frame.select("system", "mean").iter_rows():
+            assert printed[(name, system)] == pytest.approx(mean, abs=1e-12)
+
+
+def test_the_stability_command_needs_two_label_sets(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from rankset.cli import main
+
+    runs = [str(SAMPLE / "bm25.trec"), str(SAMPLE / "rerank.trec")]
+    assert main(["stability", *runs, "--qrels", str(SAMPLE / "qrels.txt")]) == 2
+    assert "needs --qrels twice or more" in capsys.readouterr().err

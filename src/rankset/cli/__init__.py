@@ -48,6 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     """Run the chosen command; a rankset error, OS error or memory error is a message."""
     try:
+        _split_label_sets(args)
         _read_standard_input(args)
         _refuse_overwriting_inputs(args)
         if getattr(args, "dask", None) is None:
@@ -93,6 +94,13 @@ def _show_warning(
     print(f"rankset: warning: {message}", file=file or sys.stderr)
 
 
+def _split_label_sets(args: argparse.Namespace) -> None:
+    """Where ``--qrels`` repeats (report, stability): the first is the reference."""
+    labels = getattr(args, "labels", None)
+    if isinstance(labels, list):
+        args.labels, args.label_sets = labels[0], labels[1:]
+
+
 def _read_standard_input(args: argparse.Namespace) -> None:
     """Let ``-`` name standard input, for one run or the labels (``zcat run.gz | ...``)."""
     runs = list(getattr(args, "runs", None) or [])
@@ -107,7 +115,11 @@ def _read_standard_input(args: argparse.Namespace) -> None:
 
 def _refuse_overwriting_inputs(args: argparse.Namespace) -> None:
     """Refuse an output path that is one of the call's inputs (it would be replaced)."""
-    named = [*(getattr(args, "runs", None) or []), *(getattr(args, "judges", None) or [])]
+    named = [
+        *(getattr(args, "runs", None) or []),
+        *(getattr(args, "judges", None) or []),
+        *(getattr(args, "label_sets", None) or []),
+    ]
     named += [getattr(args, name, None) for name in ("labels", "pool", "answers")]
     inputs = [source for source in named if isinstance(source, str)]  # not standard input
     outputs = [getattr(args, name, None) for name in ("per_query", "out")]

@@ -154,6 +154,9 @@ def _report(args: argparse.Namespace) -> int:
     from rankset.report import DEFAULT_REPORT_METRICS, report
 
     options = _evaluation_options(args)
+    label_sets = _named_label_sets(args)
+    if label_sets:
+        options["label_sets"] = dict(list(label_sets.items())[1:])
     with progress(args) as step:
         step("evaluating, comparing, curves, diagnosis")
         path = report(
@@ -378,6 +381,74 @@ def _agreement(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _named_label_sets(args: argparse.Namespace) -> dict[str, str]:
+    """Name the reference and the other label sets after their files (labelsN on a clash)."""
+    from pathlib import Path
+
+    from rankset.io import display_stem
+
+    others = list(getattr(args, "label_sets", None) or [])
+    if not others:
+        return {}
+    paths = [args.labels, *others]
+    names = [display_stem(Path(path)) for path in paths]
+    if len(set(names)) != len(names):
+        names = [names[0], *(f"labels{i}" for i in range(2, len(paths) + 1))]
+        if names[0] in names[1:]:
+            names[0] = "labels1"
+    return dict(zip(names, paths, strict=True))
+
+
+def _stability(args: argparse.Namespace) -> int:
+    from rankset.errors import ParameterError
+    from rankset.rank_stability import ranking_stability
+
+    label_sets = _named_label_sets(args)
+    if not label_sets:
+        msg = "rankset stability needs --qrels twice or more: the reference, then other labels."
+        raise ParameterError(msg)
+    options = _evaluation_options(args)
+    with progress(args) as step:
+        step(f"ranking {len(args.runs)} run(s) under {len(label_sets)} label sets")
+        result = ranking_stability(
+            args.runs,
+            label_sets,
+            args.metric,
+            rbo_p=args.rbo_p,
+            n_resamples=args.n_resamples,
+            seed=args.seed,
+            **options,
+        )
+    if args.json:
+        output = {
+            "metric": result.metric,
+            "reference": result.reference,
+            "correlations": records(result.correlations),
+            "ranks": records(result.ranks),
+        }
+        print(dump_json(output))
+        return EXIT_OK
+    print(f"{result.metric}: each label set's order of the systems against {result.reference}'s")
+    print(_frame_text(result.correlations.drop("n_systems", "top_reference")))
+    print()
+    print(_frame_text(result.ranks))
+    return EXIT_OK
+
+
+def _frame_text(frame: pl.DataFrame) -> str:
+    """Render a frame as the CLI's tables: numbers as format_value writes them."""
+
+    def cell(value: object) -> str:
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, float) or value is None:
+            return format_value(value)
+        return str(value)
+
+    rows = [[cell(value) for value in row] for row in frame.iter_rows()]
+    return render_table(frame.columns, rows)
+
+
 def _measures(args: argparse.Namespace) -> int:
     from rankset.measures import available_measures, measure_table
 
@@ -404,4 +475,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "partition": _partition,
     "fuse": _fuse,
     "agreement": _agreement,
+    "stability": _stability,
 }

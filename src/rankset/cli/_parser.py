@@ -29,14 +29,18 @@ _QUIET_HELP = "no progress display on stderr"
 _DEFAULTS = EvaluateOptions()
 
 
-def _add_input_options(parser: argparse.ArgumentParser, *, runs_help: str) -> None:
+def _add_input_options(
+    parser: argparse.ArgumentParser, *, runs_help: str, labels_help: str | None = None
+) -> None:
+    """Add the inputs and evaluation options; with ``labels_help``, ``--qrels`` repeats."""
     parser.add_argument("runs", nargs="+", metavar="RUN", help=runs_help)
     parser.add_argument(
         "--qrels",
         "--labels",
         dest="labels",
         metavar="LABELS",
-        help="labels file; optional when the runs carry labels (JSONL samples)",
+        action="append" if labels_help else "store",
+        help=labels_help or "labels file; optional when the runs carry labels (JSONL samples)",
     )
     parser.add_argument(
         "--relevance-level",
@@ -256,7 +260,12 @@ def _add_commands(commands: Any) -> None:
         description="Write one static HTML file: summary with CIs, comparison with "
         "significance, metric-vs-k curves, the diagnostic matrix and the worst queries.",
     )
-    _add_input_options(report, runs_help="run files")
+    _add_input_options(
+        report,
+        runs_help="run files",
+        labels_help="labels file; repeat it to add other label sets of the same pairs (an "
+        "LLM judge's), compared with the first in a 'Label sets' section",
+    )
     _add_metric_option(report, "ndcg@10 ap recall@100 ra_nwg@10 proc@10 pct_proc@10")
     report.add_argument("--baseline", metavar="NAME", help="baseline system of the comparison")
     report.add_argument("-k", "--k", dest="k", type=int, default=10, help="diagnosis cutoff")
@@ -340,6 +349,28 @@ def _add_commands(commands: Any) -> None:
     )
     agreement.add_argument("--json", action="store_true", help="print the table as JSON")
     _add_resampling_options(agreement, 1000)
+
+    stability = commands.add_parser(
+        "stability",
+        help="does the order of the systems hold under other labels?",
+        description="Rank the systems by their mean metric under each label set and compare "
+        "every order with the first label set's: Kendall's tau-b, tau_AP, rank-biased "
+        "overlap, rank changes, and whether the top system stays on top. Label sets are "
+        "named after their files.",
+    )
+    _add_input_options(
+        stability,
+        runs_help="run files (two systems or more)",
+        labels_help="labels file, twice or more: the first is the reference",
+    )
+    stability.add_argument(
+        "-m", "--metric", default="ndcg@10", help="the metric that ranks the systems (ndcg@10)"
+    )
+    stability.add_argument(
+        "--rbo-p", type=float, default=0.9, metavar="P", help="RBO persistence (default 0.9)"
+    )
+    stability.add_argument("--json", action="store_true", help="print both tables as JSON")
+    _add_resampling_options(stability, 1000)
 
     measures = commands.add_parser("measures", help="list the available measures")
     measures.add_argument(

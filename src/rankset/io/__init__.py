@@ -49,6 +49,7 @@ from rankset.io._parsed import (
 from rankset.io._partitioned import write_partitioned
 from rankset.io._ranx import looks_like_ranx
 from rankset.io._readers import read, read_labels, read_run, scan_labels, scan_run
+from rankset.io._sources import display_stem
 from rankset.io._trec import scan_trec_run
 from rankset.io._writers import atomic_path, write_labels, write_parquet, write_run
 
@@ -62,6 +63,7 @@ __all__ = [
     "WriteFormat",
     "atomic_path",
     "count_problems",
+    "display_stem",
     "id_problems",
     "looks_like_ranx",
     "number_problems",

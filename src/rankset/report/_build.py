@@ -18,14 +18,16 @@ import polars as pl
 
 from rankset._typing import Correction, IntoLabels, IntoRun, choices_of
 from rankset._validation import check_choice, check_int
-from rankset.errors import GradeScaleError
+from rankset.errors import GradeScaleError, ParameterError
 from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
-from rankset.io import atomic_path
+from rankset.io import atomic_path, display_stem
 from rankset.report._measures import canonical_names, curve_measures, needs_grade_scale
 
 if TYPE_CHECKING:
     from rankset.cutoff_curves import Curves
     from rankset.diagnosis import Diagnosis
+    from rankset.label_quality import Agreement
+    from rankset.rank_stability import Stability
 
 __all__ = ["DEFAULT_REPORT_METRICS", "build_report", "report"]
 
@@ -53,6 +55,9 @@ def build_report(
     n_resamples: int | None = None,
     worst_among: Collection[str] | None = None,
     correction: Correction | None = "holm",
+    agreement: Agreement | None = None,
+    stability: Stability | None = None,
+    reference_labels: str = "reference",
 ) -> str:
     """Render results as one self-contained HTML document.
 
@@ -95,6 +100,14 @@ def build_report(
     correction
         The correction :func:`rankset.compare` applied to ``comparison``'s p-values,
         named in its caption (``None``: not adjusted).
+    agreement
+        Other label sets against the reference labels (:func:`rankset.agreement`): a
+        "Label sets" section with its table and confusion matrices.
+    stability
+        The systems' order under each label set (:func:`rankset.ranking_stability`),
+        shown in the same section (needs ``agreement``).
+    reference_labels
+        The name of the reference labels in that section.
 
     Returns
     -------
@@ -155,6 +168,9 @@ def build_report(
         sections.append(
             ("fusion", "What fusion changed", _sections.fusion_section(diagnosis, fused))
         )
+    if agreement is not None:
+        labels_html = _sections.labels_section(result, agreement, stability, reference_labels)
+        sections.append(("labels", "Label sets", labels_html))
     if worst and result.metrics:
         sections.append(
             (
@@ -190,6 +206,7 @@ def report(
     fused: str | None = None,
     n_resamples: int = 2000,
     seed: int = 0,
+    label_sets: Mapping[str, IntoLabels] | None = None,
     **evaluate_options: Any,
 ) -> Path:
     """Evaluate, compare, draw curves and diagnose runs, and write the HTML report.
@@ -218,6 +235,11 @@ def report(
     n_resamples, seed
         Bootstrap resamples of the confidence intervals and random sign assignments of the
         randomization test; one seed for all.
+    label_sets
+        Other labels of the same pairs, ``{name: labels}`` (an LLM judge's, a shallow
+        pool's): a "Label sets" section gives their agreement with ``labels`` (the
+        reference; grades outside its scale are counted and left out) and, with two
+        systems or more, the systems' order by the first metric under each.
     **evaluate_options
         Passed to :func:`rankset.evaluate` (``scale=``, ``pool=``, ``missing=``...). When
         ``scale`` is not given, the labels choose it (``rag5``, else ``binary`` or
@@ -232,7 +254,8 @@ def report(
     Raises
     ------
     ParameterError
-        If ``worst`` is not an int >= 0 (checked before anything is computed).
+        If ``worst`` is not an int >= 0, or ``label_sets`` is given without ``labels`` or
+        names the reference (checked before anything is computed).
 
     Examples
     --------
@@ -245,6 +268,7 @@ def report(
     r.html True
     """
     check_int("worst", worst, 0)  # before seconds of work, not after
+    reference_labels = _check_label_sets(labels, label_sets)
     names = canonical_names(metrics)
     notes: list[str] = []
     options = EvaluateOptions.from_kwargs(evaluate_options, "report")
@@ -304,6 +328,23 @@ def report(
         else:
             diagnosis = diagnose(runs, labels, k=k, **options.as_kwargs(excluded=("k",)))
 
+    agreement = stability = None
+    if label_sets:
+        from rankset.label_quality import agreement as label_agreement
+
+        agreement = label_agreement(labels, dict(label_sets), out_of_scale="drop", confidence=None)
+        if len(systems) >= 2 and result.metrics:
+            from rankset.rank_stability import ranking_stability
+
+            stability = ranking_stability(
+                runs,
+                {reference_labels: labels, **label_sets},
+                result.metrics[0],
+                n_resamples=n_resamples,
+                seed=seed,
+                **options.as_kwargs(),
+            )
+
     page = build_report(
         result,
         baseline=baseline,
@@ -317,11 +358,40 @@ def report(
         fused=fused,
         n_resamples=n_resamples,
         worst_among=relevant,
+        agreement=agreement,
+        stability=stability,
+        reference_labels=reference_labels,
     )
     target = Path(out)
     with atomic_path(out) as temp:
         temp.write_text(page, encoding="utf-8")
     return target
+
+
+def _check_label_sets(labels: object, label_sets: Mapping[str, object] | None) -> str:
+    """Return the reference labels' name (its file's stem, else "reference")."""
+    if isinstance(labels, str | os.PathLike) and not isinstance(labels, bytes):
+        reference = display_stem(Path(labels))
+    else:
+        reference = "reference"
+    if not label_sets:
+        return reference
+    if not isinstance(label_sets, Mapping):
+        msg = (
+            "The 'label_sets' parameter must be a mapping {name: labels}. "
+            f"Got {type(label_sets).__name__} instead."
+        )
+        raise ParameterError(msg)
+    if labels is None:
+        msg = "The 'label_sets' parameter needs 'labels': the reference they are compared with."
+        raise ParameterError(msg)
+    if reference in label_sets:
+        msg = (
+            f"The 'label_sets' parameter names {reference!r}, the name of the reference "
+            "labels; give that label set another name."
+        )
+        raise ParameterError(msg)
+    return reference
 
 
 def _with_num_rel(names: Sequence[str]) -> list[str]:

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from rankset.cutoff_curves import Curves
     from rankset.diagnosis import Diagnosis
     from rankset.evaluation import EvaluationResult
+    from rankset.label_quality import Agreement
+    from rankset.rank_stability import Stability
 
 __all__ = [
     "CHART_QUERIES",
@@ -37,6 +39,7 @@ __all__ = [
     "curves_section",
     "diagnosis_section",
     "document",
+    "labels_section",
     "query_sample",
     "summary_section",
     "worst_section",
@@ -365,6 +368,69 @@ def fusion_section(diagnosis: Diagnosis, fused: str) -> str:
             "where they were."
         ),
     )
+
+
+def labels_section(
+    result: EvaluationResult, agreement: Agreement, stability: Stability | None, reference: str
+) -> str:
+    """Compare other label sets with the reference: agreement, then the systems' order."""
+    table_frame = agreement.table
+    thresholds = [c for c in table_frame.columns if c.startswith("kappa_at_")]
+    agreement_table = table(
+        table_frame,
+        [
+            ("judge", "label set", "key"),
+            ("n_pairs", "shared pairs", "int"),
+            ("n_reference_only", "reference only", "int"),
+            ("n_judge_only", "set only", "int"),
+            ("n_out_of_scale", "out of scale", "int"),
+            ("kappa", "κ", "num"),
+            ("kappa_linear", "κ linear", "num"),
+            ("kappa_quadratic", "κ quadratic", "num"),
+            ("alpha_ordinal", "α ordinal", "num"),
+            *((c, f"κ, grade ≥ {c.removeprefix('kappa_at_')}", "num") for c in thresholds),
+        ],
+        caption=(
+            f"Agreement of each label set with the reference {esc_code(reference)} on the "
+            "(query, document) pairs both graded: Cohen's κ (unweighted, with linear or "
+            "quadratic weights), Krippendorff's α, and κ with the grades binarised at each "
+            "threshold. Pairs graded on one side only, and grades outside the reference's "
+            f"scale ({esc(', '.join(f'{g:g}' for g in agreement.grades))}), are counted and "
+            "left out."
+        ),
+        caption_is_html=True,
+    )
+    parts = [agreement_table]
+    charts_html = [_chart(charts.confusion_chart(agreement), "chart-confusion")]
+    if stability is not None:
+        parts.append(
+            table(
+                stability.correlations,
+                [
+                    ("labels", "label set", "key"),
+                    ("n_systems", "systems", "int"),
+                    ("kendall_tau_b", "Kendall τ-b", "num"),
+                    ("tau_ap", "τ AP", "num"),
+                    ("rbo", "RBO", "num"),
+                    ("n_rank_changes", "rank changes", "int"),
+                    ("top", "top system", "text"),
+                    ("top_stays", "reference's top stays", "mark"),
+                ],
+                caption=(
+                    f"The order of the systems by mean {esc_code(stability.metric)} under each "
+                    "label "
+                    f"set, against their order under {esc_code(reference)}: τ AP weighs swaps "
+                    "near the top more; RBO (p = 0.9) is the overlap of the two orders, "
+                    "weighted toward the top."
+                ),
+                caption_is_html=True,
+            )
+        )
+        bump = charts.stability_chart(stability, colors=_colors(result))
+        charts_html.insert(0, _chart(bump, "chart-stability"))
+    else:
+        parts.append('<p class="explain">One system: no order of systems to compare.</p>')
+    return "\n".join(parts) + f'\n<div class="charts">{"".join(charts_html)}</div>'
 
 
 def worst_section(
