@@ -10,6 +10,7 @@ write their files to temporary folders only.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -60,6 +61,64 @@ EXPECTED: dict[str, tuple[list[str], int]] = {
         2,
     ),
 }
+
+# Notebook 4 reads the LLMJudge files where they are (they are not redistributed), else
+# simulates three judges on the sample: its checks follow the data it will find.
+LLMJUDGE = Path(
+    os.environ.get(
+        "RANKSET_LLMJUDGE", NOTEBOOKS_DIR.parents[1] / "shared" / "data" / "llmjudge_dl23"
+    )
+)
+
+
+def _best_quadratic_kappa() -> str:
+    """The line notebook 4 must print, from scikit-learn on the label files themselves."""
+    import polars as pl
+    from sklearn.metrics import cohen_kappa_score
+
+    def read(path: Path) -> pl.DataFrame:
+        return pl.read_csv(
+            path,
+            separator=" ",
+            has_header=False,
+            new_columns=["query_id", "iteration", "doc_id", "grade"],
+            schema_overrides={"query_id": pl.String, "doc_id": pl.String},
+        ).select("query_id", "doc_id", "grade")
+
+    reference = read(LLMJUDGE / "llmjudge_test_qrel_idx.txt")
+    scale = reference["grade"].unique().to_list()
+    kappas = {}
+    for path in sorted((LLMJUDGE / "llm_labels").glob("*.txt.gz")):
+        pairs = reference.join(read(path), on=["query_id", "doc_id"], suffix="_judge").filter(
+            pl.col("grade_judge").is_in(scale)
+        )
+        kappas[path.name.removesuffix(".txt.gz")] = cohen_kappa_score(
+            pairs["grade"], pairs["grade_judge"], weights="quadratic"
+        )
+    best = max(kappas, key=lambda name: kappas[name])
+    return f"best quadratic kappa: {best} {kappas[best]:.4f}"
+
+
+if (LLMJUDGE / "llm_labels").is_dir():
+    EXPECTED["04-llm-judges.ipynb"] = (
+        [
+            "LLMJudge: 33 judges, 4,423 pairs graded by NIST",
+            _best_quadratic_kappa(),
+            # RMITIR-llama70B's two 5s and h2oloo-zeroshot2's 10 (the data's README)
+            "out-of-scale grades left out: 3",
+            "NIST's delta inside the corrected interval:",
+        ],
+        3,
+    )
+else:
+    EXPECTED["04-llm-judges.ipynb"] = (
+        [
+            "Simulated: 3 judges on the sample's 830 pairs",
+            "out-of-scale grades left out: 0",
+            "NIST's delta inside the corrected interval:",
+        ],
+        3,
+    )
 
 
 @pytest.fixture(scope="module")
