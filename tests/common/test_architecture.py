@@ -21,7 +21,7 @@ SRC = Path(rankset.__file__).resolve().parent
 # Lowest first. A module belongs to the layer of its top-level name under rankset.
 LAYERS: list[set[str]] = [
     {"errors", "_version", "_typing", "_validation", "_dependencies", "_format"},
-    {"stats", "_resample"},
+    {"stats", "_resample", "multiple"},
     {"io"},
     {"schema", "scales", "textmatch"},
     {"measures"},
