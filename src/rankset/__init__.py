@@ -48,8 +48,10 @@ from rankset.scales import GradeScale
 from rankset.textmatch import TextMatch, match_text
 
 if TYPE_CHECKING:  # loaded on first use (numpy): see __getattr__
+    from rankset.all_pairs import compare_all, significance_matrix
     from rankset.judging import judging_queue
     from rankset.label_quality import agreement
+    from rankset.many_systems import anova, average_replicates, rank_intervals
     from rankset.ppi import ppi_compare, ppi_means
     from rankset.rank_stability import ranking_stability
 
@@ -59,6 +61,11 @@ _LAZY_MODULES = ("charts", "report")
 # Functions of modules that import numpy, loaded on first use: name -> module.
 _LAZY_FUNCTIONS = {
     "agreement": "label_quality",
+    "anova": "many_systems",
+    "average_replicates": "many_systems",
+    "compare_all": "all_pairs",
+    "rank_intervals": "many_systems",
+    "significance_matrix": "all_pairs",
     "judging_queue": "judging",
     "ppi_compare": "ppi",
     "ppi_means": "ppi",
@@ -86,8 +93,11 @@ __all__ = [
     "UnknownMetricError",
     "__version__",
     "agreement",
+    "anova",
     "available_measures",
+    "average_replicates",
     "compare",
+    "compare_all",
     "curves",
     "define",
     "diagnose",
@@ -101,6 +111,7 @@ __all__ = [
     "partition",
     "ppi_compare",
     "ppi_means",
+    "rank_intervals",
     "ranking_stability",
     "read",
     "read_answers",
@@ -110,6 +121,7 @@ __all__ = [
     "regressions",
     "scan_labels",
     "scan_run",
+    "significance_matrix",
     "write_labels",
     "write_run",
 ]

@@ -69,8 +69,8 @@ Engine: TypeAlias = Literal["auto", "streaming", "in-memory", "gpu", "dask"]
 PassEngine: TypeAlias = Literal["streaming", "in-memory", "gpu"]
 #: Whether a measure needs a cutoff.
 CutoffRule: TypeAlias = Literal["required", "optional", "none"]
-#: Paired significance tests.
-Test: TypeAlias = Literal["randomization", "t", "wilcoxon"]
+#: Significance tests: three paired tests, then two family-wise over every system.
+Test: TypeAlias = Literal["randomization", "t", "wilcoxon", "tukey", "randomized_tukey"]
 #: Multiple-testing corrections (``None`` for none).
 Correction: TypeAlias = Literal["holm", "bonferroni", "bh"]
 #: The diagnostic matrix's four classes of a query.

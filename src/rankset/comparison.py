@@ -62,16 +62,21 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankset._typing import Test, choices_of
-from rankset._validation import check_fraction, check_int, did_you_mean, missing_columns_message
-from rankset.errors import (
-    MissingDependencyError,
-    ParameterError,
-    SchemaError,
-    UnknownMetricError,
+from rankset._comparison_inputs import (
+    COMPARE_COLUMNS,
+    check_baseline,
+    check_by,
+    check_options,
+    higher_is_better,
+    per_query_frame,
+    query_slices,
+    select_metrics,
 )
+from rankset._typing import Test, choices_of
+from rankset._validation import did_you_mean
+from rankset.errors import MissingDependencyError, ParameterError
 from rankset.evaluation import EvaluationResult
-from rankset.measures import greater_is_better, parse_metric
+from rankset.family_tests import FAMILY_TESTS, family_rows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -79,39 +84,22 @@ if TYPE_CHECKING:
     from rankset.stats import Correction, FloatArray
 
 __all__ = [
+    "ALL_TESTS",
     "COMPARE_COLUMNS",
+    "FAMILY_TESTS",
     "TESTS",
     "Test",
+    "check_tests",
     "compare",
     "higher_is_better",
     "paired_outcome",
 ]
 
-#: Paired tests :func:`compare` can run.
-TESTS: tuple[Test, ...] = choices_of(Test)  # type: ignore[assignment]
+#: Every test :func:`compare` can run.
+ALL_TESTS: tuple[Test, ...] = choices_of(Test)  # type: ignore[assignment]
+#: The paired tests, run by default.
+TESTS: tuple[Test, ...] = tuple(t for t in ALL_TESTS if t not in FAMILY_TESTS)
 
-#: Columns of the comparison frame; ``by`` columns come right after ``metric``.
-COMPARE_COLUMNS = (
-    "system",
-    "metric",
-    "test",
-    "n_queries",
-    "n_dropped",
-    "mean",
-    "baseline_mean",
-    "delta",
-    "ci_low",
-    "ci_high",
-    "p",
-    "p_adj",
-    "reject",
-    "wins",
-    "ties",
-    "losses",
-)
-
-_CORRECTIONS = ("holm", "bonferroni", "bh")  # = rankset.stats.CORRECTIONS (numpy-free here)
-_REQUIRED = ("system", "query_id", "metric", "value")
 _BASE = "_baseline_value"
 _ORDER = "_metric_order"
 _SYSTEM_ORDER = "_system_order"
@@ -146,8 +134,12 @@ def compare(
         result, in its order.
     tests
         Any of ``"randomization"`` (paired sign-flip test of the mean difference),
-        ``"t"`` (paired t-test) and ``"wilcoxon"`` (signed-rank test); the last two
-        need scipy (``pip install "rankset[stats]"``).
+        ``"t"`` (paired t-test) and ``"wilcoxon"`` (signed-rank test), run by default;
+        and the family-wise ``"tukey"`` (Tukey's HSD over a systems × queries ANOVA)
+        and ``"randomized_tukey"`` (Sakai's randomised Tukey HSD), which test every
+        system at once on the queries all of them scored, so their ``p_adj`` is their
+        ``p`` (see :mod:`rankset.family_tests`). ``"t"``, ``"wilcoxon"`` and
+        ``"tukey"`` need scipy (``pip install "rankset[stats]"``).
     correction
         Multiple-testing correction within each test's rows: ``"holm"``,
         ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg) or ``None``.
@@ -210,12 +202,20 @@ def compare(
     """
     from rankset import stats
 
-    per_query, known_metrics = _per_query(result)
-    metric_names = _select_metrics(metrics, known_metrics)
-    test_names = _check_tests(tests)
-    _check_options(correction, alpha, seed, n_resamples, confidence)
-    by_columns = _check_by(by)
-    if any(test in ("t", "wilcoxon") for test in test_names):
+    per_query, known_metrics = per_query_frame(result)
+    metric_names = select_metrics(metrics, known_metrics)
+    test_names = check_tests(tests)
+    check_options(correction, alpha, seed, n_resamples, confidence)
+    by_columns = check_by(by)
+    family = [test for test in test_names if test in FAMILY_TESTS]
+    if family and by_columns:
+        msg = (
+            f"The family-wise tests ({', '.join(family)}) compare every system at once over "
+            "all queries; they cannot run within 'by' slices. Drop 'by', or ask for the "
+            "paired tests."
+        )
+        raise ParameterError(msg)
+    if any(test in ("t", "wilcoxon", *FAMILY_TESTS) for test in test_names):
         try:
             stats.require_scipy()
         except MissingDependencyError as error:
@@ -228,9 +228,9 @@ def compare(
 
     # In the order given: an EvaluationResult keeps its inputs' order, a frame its own.
     systems = [str(s) for s in per_query["system"].unique(maintain_order=True).to_list()]
-    _check_baseline(baseline, systems)
+    check_baseline(baseline, systems)
     others = [system for system in systems if system != baseline]
-    slices = _slices(per_query, by_columns, metadata)
+    slices = query_slices(per_query, by_columns, metadata)
     greater = {name: higher_is_better(name) for name in metric_names}
     order = {name: i for i, name in enumerate(metric_names)}
 
@@ -240,11 +240,71 @@ def compare(
         pl.col("metric").cast(pl.String),
         pl.col("value").cast(pl.Float64),
     )
+    sort_keys = [_SYSTEM_ORDER, _ORDER, *by_columns]
+    ranks = {system: position for position, system in enumerate(systems)}
+    per_test = []
+    paired = [test for test in test_names if test not in FAMILY_TESTS]
+    if paired:
+        per_test.append(
+            _paired_rows(
+                frame, baseline, others, slices, by_columns, ranks, order, greater, paired,
+                test_names, correction, alpha=alpha, seed=seed, n_resamples=n_resamples,
+                confidence=confidence,
+            )
+        )  # fmt: skip
+    if family:
+        rows = family_rows(
+            frame, systems, [(system, baseline) for system in others], metric_names, family,
+            greater=greater, alpha=alpha, seed=seed, n_resamples=n_resamples,
+            confidence=confidence,
+        )  # fmt: skip
+        per_test.append(
+            rows.drop("baseline").with_columns(
+                pl.col("system").replace_strict(ranks, return_dtype=pl.Int64).alias(_SYSTEM_ORDER),
+                pl.col("metric").replace_strict(order, return_dtype=pl.Int64).alias(_ORDER),
+                pl.col("test")
+                .replace_strict(
+                    {test: i for i, test in enumerate(test_names)}, return_dtype=pl.Int64
+                )
+                .alias(_TEST_ORDER),
+            )
+        )
+    columns = ["system", "metric", *by_columns]
+    columns += [name for name in COMPARE_COLUMNS if name not in ("system", "metric")]
+    return (
+        pl.concat(
+            [piece.select(*columns, _SYSTEM_ORDER, _ORDER, _TEST_ORDER) for piece in per_test]
+        )
+        .sort([*sort_keys, _TEST_ORDER], nulls_last=True)
+        .select(columns)
+    )
+
+
+def _paired_rows(
+    frame: pl.DataFrame,
+    baseline: str,
+    others: list[str],
+    slices: pl.DataFrame | None,
+    by_columns: list[str],
+    ranks: dict[str, int],
+    order: dict[str, int],
+    greater: dict[str, bool],
+    tests: list[Test],
+    all_tests: list[Test],
+    correction: Correction | None,
+    *,
+    alpha: float,
+    seed: int,
+    n_resamples: int,
+    confidence: float,
+) -> pl.DataFrame:
+    """Return the rows of the paired tests, each test's p-values corrected over its rows."""
+    from rankset import stats
+
     pairs = _pair_with_baseline(frame, baseline, others)
     if slices is not None:
         pairs = pairs.join(slices, on="query_id", how="left")
     keys = ["system", _SYSTEM_ORDER, "metric", *by_columns]
-    ranks = {system: position for position, system in enumerate(systems)}
     pairs = pairs.with_columns(
         pl.col("system").replace_strict(ranks, return_dtype=pl.Int64).alias(_SYSTEM_ORDER),
         pl.col("metric").replace_strict(order, return_dtype=pl.Int64).alias(_ORDER),
@@ -260,7 +320,7 @@ def compare(
     p_values, intervals = _run_tests(
         aligned,
         rows["n_queries"].to_numpy(),
-        test_names,
+        tests,
         seed=seed,
         n_resamples=n_resamples,
         confidence=confidence,
@@ -270,214 +330,40 @@ def compare(
         pl.Series("ci_high", intervals[:, 1], dtype=pl.Float64, nan_to_null=True),
     )
     per_test = []
-    for position, test in enumerate(test_names):
+    for test in tests:
         p = p_values[test]
         per_test.append(
             rows.with_columns(
                 pl.lit(test, dtype=pl.String).alias("test"),
-                pl.lit(position, dtype=pl.Int64).alias(_TEST_ORDER),
+                pl.lit(all_tests.index(test), dtype=pl.Int64).alias(_TEST_ORDER),
                 pl.Series("p", p, dtype=pl.Float64, nan_to_null=True),
                 pl.Series(
                     "p_adj", stats.adjust_pvalues(p, correction), dtype=pl.Float64, nan_to_null=True
                 ),
             )
         )
-    return (
-        pl.concat(per_test, how="vertical")
-        .with_columns(reject=pl.col("p_adj") < alpha)
-        .sort([*sort_keys, _TEST_ORDER], nulls_last=True)
-        .select(
-            "system",
-            "metric",
-            *by_columns,
-            *[name for name in COMPARE_COLUMNS if name not in ("system", "metric")],
-        )
-    )
+    return pl.concat(per_test, how="vertical").with_columns(reject=pl.col("p_adj") < alpha)
 
 
 # --- inputs ------------------------------------------------------------------------------
 
 
-def _per_query(
-    result: EvaluationResult | pl.DataFrame | pl.LazyFrame,
-) -> tuple[pl.DataFrame, list[str]]:
-    if isinstance(result, EvaluationResult):
-        frame = result.per_query
-        declared = result.metrics
-    elif isinstance(result, pl.LazyFrame):
-        frame, declared = result.collect(), []
-    elif isinstance(result, pl.DataFrame):
-        frame, declared = result, []
-    else:
-        msg = (
-            "The 'result' parameter must be an EvaluationResult or a per-query polars "
-            f"DataFrame. Got {type(result).__name__} instead."
-        )
-        raise ParameterError(msg)
-    missing = [name for name in _REQUIRED if name not in frame.columns]
-    if missing:
-        msg = missing_columns_message("The per-query frame", missing, _REQUIRED, frame.columns)
-        raise SchemaError(msg)
-    repeated = frame.filter(pl.struct("system", "query_id", "metric").is_duplicated())
-    if repeated.height:
-        first = repeated.row(0, named=True)
-        msg = (
-            f"The per-query frame has {repeated.height} rows that repeat a (system, query_id, "
-            f"metric), e.g. ({first['system']!r}, {first['query_id']!r}, {first['metric']!r})."
-        )
-        raise SchemaError(msg)
-    present = frame["metric"].unique(maintain_order=True).to_list()
-    known = [name for name in declared if name in present] or present
-    return frame, known
-
-
-def _select_metrics(metrics: Sequence[str] | None, known: list[str]) -> list[str]:
-    if metrics is None:
-        if not known:
-            msg = "The per-query frame holds no metric to compare."
-            raise ParameterError(msg)
-        return known
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    chosen: list[str] = []
-    for raw in metrics:
-        name = raw if raw in known else _canonical(raw)
-        if name not in known:
-            msg = f"The metric {raw!r} is not in the result (metrics: {', '.join(known)})."
-            msg += did_you_mean(raw, known)
-            raise ParameterError(msg)
-        if name not in chosen:
-            chosen.append(name)
-    if not chosen:
-        msg = "The 'metrics' parameter must name at least one metric. Got [] instead."
-        raise ParameterError(msg)
-    return chosen
-
-
-def _canonical(name: str) -> str:
-    try:
-        return parse_metric(name).name
-    except UnknownMetricError:
-        return name
-
-
-def higher_is_better(name: str) -> bool:
-    """Return whether a higher value of metric ``name`` wins a paired comparison.
-
-    Raises
-    ------
-    ParameterError
-        The name is not a known metric's, so wins and losses cannot be oriented.
-
-    Examples
-    --------
-    >>> higher_is_better("ndcg@10"), higher_is_better("harm@5")
-    (True, False)
-    """
-    try:
-        return greater_is_better(name)
-    except UnknownMetricError:
-        msg = (
-            f"Cannot tell whether a higher {name!r} is better: it is not a known metric "
-            "name, so wins and losses cannot be oriented."
-        )
-        raise ParameterError(msg) from None
-
-
-def _check_tests(tests: Sequence[str]) -> list[Test]:
+def check_tests(tests: Sequence[str]) -> list[Test]:
+    """Return the distinct tests asked for, in order, each one known."""
     if isinstance(tests, str):
         tests = [tests]
     chosen: list[Test] = []
     for test in tests:
-        if test not in TESTS:
-            msg = (
-                f"The 'tests' parameter must hold names among {', '.join(map(repr, TESTS))}. "
-                f"Got {test!r} instead."
-            )
-            raise ParameterError(msg + did_you_mean(str(test), list(TESTS)))
+        if test not in ALL_TESTS:
+            names = ", ".join(map(repr, ALL_TESTS))
+            msg = f"The 'tests' parameter must hold names among {names}. Got {test!r} instead."
+            raise ParameterError(msg + did_you_mean(str(test), list(ALL_TESTS)))
         if test not in chosen:
             chosen.append(test)
     if not chosen:
         msg = "The 'tests' parameter must name at least one test. Got [] instead."
         raise ParameterError(msg)
     return chosen
-
-
-def _check_options(
-    correction: object, alpha: object, seed: object, n_resamples: object, confidence: object
-) -> None:
-    if correction is not None and correction not in _CORRECTIONS:
-        allowed = ", ".join(repr(c) for c in (*_CORRECTIONS, None))
-        msg = f"The 'correction' parameter must be one of {allowed}. Got {correction!r} instead."
-        raise ParameterError(msg)
-    check_fraction("alpha", alpha)
-    check_fraction("confidence", confidence)
-    check_int("seed", seed, 0)
-    check_int("n_resamples", n_resamples, 1)
-
-
-def _check_by(by: str | Sequence[str] | None) -> list[str]:
-    columns = [] if by is None else [by] if isinstance(by, str) else list(by)
-    reserved = {*COMPARE_COLUMNS, "query_id", "value"}
-    for column in columns:
-        if not isinstance(column, str) or column in reserved or column.startswith("_"):
-            msg = (
-                "The 'by' parameter must name metadata columns other than "
-                f"{', '.join(sorted(reserved))}. Got {column!r} instead."
-            )
-            raise ParameterError(msg)
-    if len(set(columns)) != len(columns):
-        msg = f"The 'by' parameter names a column twice. Got {columns!r} instead."
-        raise ParameterError(msg)
-    return columns
-
-
-def _check_baseline(baseline: str, systems: list[str]) -> None:
-    if baseline in systems:
-        return
-    msg = (
-        f"The 'baseline' parameter must be one of the systems: "
-        f"{', '.join(map(repr, systems))}. Got {baseline!r} instead."
-    )
-    raise ParameterError(msg + did_you_mean(str(baseline), systems))
-
-
-def _slices(
-    per_query: pl.DataFrame, by: list[str], metadata: pl.DataFrame | None
-) -> pl.DataFrame | None:
-    """Return ``query_id`` + the ``by`` columns, one row per query (``None`` without ``by``)."""
-    if not by:
-        return None
-    if metadata is None:
-        source, where = per_query, "the per-query frame"
-    elif isinstance(metadata, pl.DataFrame):
-        source, where = metadata, "metadata"
-        if "query_id" not in metadata.columns:
-            msg = f"The metadata frame must have a 'query_id' column. Got {metadata.columns}."
-            raise ParameterError(msg)
-    else:
-        msg = f"The 'metadata' parameter must be a polars DataFrame. Got {type(metadata)}."
-        raise ParameterError(msg)
-    missing = [column for column in by if column not in source.columns]
-    if missing:
-        available = [c for c in source.columns if c != "query_id"]
-        msg = (
-            f"The 'by' column(s) {', '.join(map(repr, missing))} are not in {where} "
-            f"(columns: {', '.join(available) or 'none'})."
-        )
-        if metadata is None:
-            msg += " Pass metadata=<frame with query_id and these columns>."
-        raise ParameterError(msg + did_you_mean(missing[0], available))
-    slices = source.select(pl.col("query_id").cast(pl.String), *by).unique()
-    conflicting = slices.filter(pl.col("query_id").is_duplicated())
-    if conflicting.height:
-        query = conflicting["query_id"][0]
-        msg = (
-            f"Each query must belong to one slice, but {where} gives query {query!r} "
-            f"several values of {', '.join(by)}."
-        )
-        raise ParameterError(msg)
-    return slices
 
 
 # --- alignment and per-comparison figures ------------------------------------------------

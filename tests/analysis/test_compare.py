@@ -373,7 +373,8 @@ def test_unknown_baseline_lists_systems_and_suggests() -> None:
         ({"metrics": ["ndcg@5"]}, r"The metric 'ndcg@5' is not in the result \(metrics: ndcg@10\)"),
         (
             {"tests": ["wilcoxn"]},
-            r"among 'randomization', 't', 'wilcoxon'. Got 'wilcoxn' instead. Did you mean 'wilcox",
+            r"among 'randomization', 't', 'wilcoxon', 'tukey', 'randomized_tukey'. Got 'wilcoxn' "
+            r"instead. Did you mean 'wilcox",
         ),
         ({"tests": []}, r"must name at least one test"),
         ({"correction": "fdr"}, r"The 'correction' parameter must be one of 'holm'"),

@@ -27,7 +27,11 @@ LAYERS: list[set[str]] = [
     {"measures"},
     {"evaluation"},
     {
+        "_comparison_inputs",
+        "family_tests",
         "comparison",
+        "all_pairs",
+        "many_systems",
         "diagnosis",
         "cutoff_curves",
         "cluster",
