@@ -32,6 +32,7 @@ LAYERS: list[set[str]] = [
         "comparison",
         "all_pairs",
         "many_systems",
+        "paper_tables",
         "diagnosis",
         "cutoff_curves",
         "cluster",

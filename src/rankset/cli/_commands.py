@@ -99,9 +99,16 @@ def _curves(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     from rankset.comparison import compare
+    from rankset.errors import ParameterError
     from rankset.evaluation import DEFAULT_METRICS, evaluate
     from rankset.io import write_parquet
 
+    if not args.all_pairs and not args.baseline:
+        raise ParameterError("rankset compare needs --baseline NAME, or --all-pairs.")
+    tests = [test.replace("-", "_") for test in args.tests or ()]
+    if not tests:
+        tests = ["randomization"] if args.all_pairs else ["randomization", "t", "wilcoxon"]
+    correction = None if args.correction == "none" else args.correction
     with progress(args) as step:
         step(f"evaluating {len(args.runs)} run(s)")
         result = evaluate(
@@ -112,26 +119,47 @@ def _compare(args: argparse.Namespace) -> int:
             confidence=None,
             **_evaluation_options(args),
         )
-        step(f"paired tests, {args.n_resamples} resamples")
-        table = compare(
-            result,
-            baseline=args.baseline,
-            tests=args.tests or ("randomization", "t", "wilcoxon"),
-            correction=None if args.correction == "none" else args.correction,
-            alpha=args.alpha,
-            seed=args.seed,
-            n_resamples=args.n_resamples,
-        )
+        step(f"tests, {args.n_resamples} resamples")
+        settings = {
+            "tests": tests,
+            "correction": correction,
+            "alpha": args.alpha,
+            "seed": args.seed,
+            "n_resamples": args.n_resamples,
+        }
+        if args.all_pairs:
+            from rankset.all_pairs import compare_all
+
+            baselines = [args.baseline] if args.baseline else None
+            table = compare_all(result, baselines=baselines, **settings)
+        else:
+            table = compare(result, baseline=args.baseline, **settings)
     report_dropped(result.query_counts)
     if args.out:
         config = {**result.config, "baseline": args.baseline, "correction": args.correction}
         write_parquet(table, args.out, config=config)
+    if args.table_format:
+        from rankset.paper_tables import comparison_table
+
+        print(
+            comparison_table(
+                table,
+                format=args.table_format,
+                decimals=args.decimals,
+                percent=args.percent,
+                baseline=args.baseline or "baseline",
+            ),
+            end="",
+        )
+        return EXIT_OK
     if args.json:
         print(dump_json(records(table)))
         return EXIT_OK
+    pairs = "baseline" in table.columns
     rows = [
         [
             row["system"],
+            *([row["baseline"]] if pairs else []),
             row["metric"],
             row["test"],
             str(row["n_queries"]),
@@ -139,13 +167,19 @@ def _compare(args: argparse.Namespace) -> int:
             format_value(row["delta"], signed=True),
             f"[{format_value(row['ci_low'], signed=True)}, "
             f"{format_value(row['ci_high'], signed=True)}]",
+            *([format_value(row["effect_size"], signed=True)] if pairs else []),
             format_p(row["p_adj"]) + (" *" if row["reject"] else "  "),
             f"{row['wins']}/{row['ties']}/{row['losses']}",
         ]
         for row in table.iter_rows(named=True)
     ]
-    header = ["system", "metric", "test", "queries", "mean", "delta", "95% CI", "p_adj", "W/T/L"]
-    print(f"Against {args.baseline}; * = significant at {args.alpha} after {args.correction}.")
+    header = ["system", *(["baseline"] if pairs else []), "metric", "test", "queries", "mean"]
+    header += ["delta", "95% CI", *(["d"] if pairs else []), "p_adj", "W/T/L"]
+    against = "each pair" if pairs and not args.baseline else args.baseline
+    print(
+        f"Against {against}; * = significant at {args.alpha} after {args.correction} "
+        "(tukey tests: family-wise already)."
+    )
     print(render_table(header, rows))
     return EXIT_OK
 

@@ -209,13 +209,24 @@ def _add_commands(commands: Any) -> None:
     _add_input_options(compare, runs_help="run files")
     _add_metric_option(compare, "ndcg@10 ap rr recall@100 precision@10")
     compare.add_argument("--k", type=int, default=None, help="cutoff for @k metrics")
-    compare.add_argument("--baseline", required=True, metavar="NAME", help="baseline system")
+    compare.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="baseline system (with --all-pairs: compare every other system with it only)",
+    )
+    compare.add_argument(
+        "--all-pairs",
+        action="store_true",
+        help="compare every pair of systems, each pair once, with a paired effect size",
+    )
     compare.add_argument(
         "--test",
         dest="tests",
         action="append",
-        choices=choices_of(Test),
-        help="paired test, repeatable (default: all three; t and wilcoxon need scipy)",
+        choices=[*choices_of(Test), "randomized-tukey"],
+        help="test, repeatable: randomization, t, wilcoxon (paired; default all three, or "
+        "randomization with --all-pairs), tukey, randomized-tukey (family-wise over every "
+        "system); t, wilcoxon and tukey need scipy",
     )
     compare.add_argument(
         "--correction",
@@ -229,6 +240,17 @@ def _add_commands(commands: Any) -> None:
     _add_resampling_options(compare, 10000)
     compare.add_argument("--out", metavar="FILE.parquet", help="write the comparison to Parquet")
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    compare.add_argument(
+        "--format",
+        dest="table_format",
+        choices=("latex", "markdown"),
+        help="print a table for a paper instead: systems by metrics, best in bold, "
+        "significance as superscript letters (--all-pairs) or daggers (against --baseline)",
+    )
+    compare.add_argument(
+        "--decimals", type=int, default=4, metavar="N", help="digits in --format (default 4)"
+    )
+    compare.add_argument("--percent", action="store_true", help="--format on a 0-100 scale")
 
     diagnose = commands.add_parser(
         "diagnose",
