@@ -59,6 +59,7 @@ from rankset.charts._export import (
     save_chart,
 )
 from rankset.charts._labels import agreement_chart, confusion_chart, stability_chart
+from rankset.charts._systems import rank_interval_chart, significance_chart
 from rankset.charts._theme import PALETTE, THEME, register_theme, system_colors
 
 __all__ = [
@@ -78,8 +79,10 @@ __all__ = [
     "enable_offline",
     "inline_html",
     "javascript_bundle",
+    "rank_interval_chart",
     "register_theme",
     "save_chart",
+    "significance_chart",
     "stability_chart",
     "system_colors",
 ]
