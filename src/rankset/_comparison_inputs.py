@@ -10,8 +10,14 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from rankset._validation import check_fraction, check_int, did_you_mean, missing_columns_message
-from rankset.errors import ParameterError, SchemaError, UnknownMetricError
+from rankset._validation import (
+    check_fraction,
+    check_int,
+    did_you_mean,
+    missing_columns_message,
+    warn_user,
+)
+from rankset.errors import ParameterError, RanksetWarning, SchemaError, UnknownMetricError
 from rankset.evaluation import EvaluationResult
 from rankset.measures import greater_is_better, parse_metric
 
@@ -24,6 +30,8 @@ __all__ = [
     "per_query_frame",
     "query_slices",
     "select_metrics",
+    "unreachable_significance",
+    "warn_unreachable_significance",
 ]
 
 #: Columns of the comparison frame; ``by`` columns come right after ``metric``.
@@ -211,3 +219,35 @@ def query_slices(
         )
         raise ParameterError(msg)
     return slices
+
+
+def unreachable_significance(
+    n_rows: int, n_resamples: int, alpha: float, correction: str | None
+) -> str | None:
+    """Say why the randomization test cannot reach significance after the correction.
+
+    Its smallest p-value is ``1 / (n_resamples + 1)``; Holm and Bonferroni multiply the
+    smallest by the number of rows, so with too few resamples no row can be significant,
+    whatever the data. (Benjamini-Hochberg leaves a p-value shared by every row as is.)
+    ``None`` when some row can be significant.
+    """
+    if correction not in ("holm", "bonferroni") or n_rows < 2:
+        return None
+    if n_rows / (n_resamples + 1) < alpha:
+        return None
+    needed = int(n_rows / alpha)  # then n_rows / (needed + 1) < alpha
+    return (
+        f"With n_resamples={n_resamples:,}, the randomization test's smallest p-value is "
+        f"1/{n_resamples + 1:,}; {correction} over {n_rows:,} rows then rejects nothing at "
+        f"alpha={alpha:g}, whatever the data. Use n_resamples >= {needed:,} (CLI "
+        "--n-resamples), correction='bh', or the t or Tukey tests."
+    )
+
+
+def warn_unreachable_significance(
+    n_rows: int, n_resamples: int, alpha: float, correction: str | None
+) -> None:
+    """Warn (:class:`RanksetWarning`) with :func:`unreachable_significance`'s message."""
+    message = unreachable_significance(n_rows, n_resamples, alpha, correction)
+    if message is not None:
+        warn_user(message, RanksetWarning)

@@ -29,6 +29,7 @@ from rankset._comparison_inputs import (
     higher_is_better,
     per_query_frame,
     select_metrics,
+    warn_unreachable_significance,
 )
 from rankset._typing import Correction, Test
 from rankset._validation import did_you_mean
@@ -334,6 +335,8 @@ def _paired(
     adjusted = []
     for test in tests:
         part = rows.filter(pl.col("test") == test)
+        if test == "randomization":
+            warn_unreachable_significance(part.height, n_resamples, alpha, correction)
         p = part["p"].fill_null(float("nan")).to_numpy()
         adjusted.append(
             part.with_columns(

@@ -71,6 +71,7 @@ from rankset._comparison_inputs import (
     per_query_frame,
     query_slices,
     select_metrics,
+    warn_unreachable_significance,
 )
 from rankset._typing import Test, choices_of
 from rankset._validation import did_you_mean
@@ -329,6 +330,8 @@ def _paired_rows(
         pl.Series("ci_low", intervals[:, 0], dtype=pl.Float64, nan_to_null=True),
         pl.Series("ci_high", intervals[:, 1], dtype=pl.Float64, nan_to_null=True),
     )
+    if "randomization" in tests:
+        warn_unreachable_significance(rows.height, n_resamples, alpha, correction)
     per_test = []
     for test in tests:
         p = p_values[test]

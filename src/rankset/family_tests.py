@@ -17,7 +17,11 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     import numpy as np
+
+    FloatMatrix: TypeAlias = np.ndarray[Any, np.dtype[np.float64]]
 
 __all__ = ["FAMILY_TESTS", "complete_matrix", "family_rows"]
 
@@ -50,12 +54,14 @@ def family_rows(
 
     from rankset import multiple, stats
 
+    position = {system: i for i, system in enumerate(systems)}
+    left = [position[system] for system, _ in pairs]
+    right = [position[baseline] for _, baseline in pairs]
+    matrices = {metric: complete_matrix(frame, systems, metric) for metric in metrics}
+    randomized = _randomized_p(matrices, n_resamples, seed) if "randomized_tukey" in tests else {}
     pieces = []
     for metric in metrics:
-        matrix, n_dropped = complete_matrix(frame, systems, metric)
-        position = {system: i for i, system in enumerate(systems)}
-        left = [position[system] for system, _ in pairs]
-        right = [position[baseline] for _, baseline in pairs]
+        matrix, n_dropped, _ = matrices[metric]
         n = matrix.shape[0]
         figures: dict[str, Any] = {"n_queries": n, "n_dropped": n_dropped}
         if n >= 2:
@@ -80,21 +86,43 @@ def family_rows(
         for test in tests:
             p = np.full(len(pairs), np.nan)
             if n >= 2:
-                if test == "tukey":
-                    matrix_p = multiple.tukey_hsd(matrix)[1]
-                else:
-                    matrix_p = multiple.randomized_tukey_hsd(
-                        matrix, n_resamples=n_resamples, seed=seed
-                    )
+                matrix_p = multiple.tukey_hsd(matrix)[1] if test == "tukey" else randomized[metric]
                 p = matrix_p[left, right]
             pieces.append(_rows(pairs, metric, test, p, figures, alpha, effect_sizes))
     return pl.concat(pieces, how="vertical")
 
 
+def _randomized_p(
+    matrices: dict[str, tuple[FloatMatrix, int, tuple[str, ...]]], n_resamples: int, seed: int
+) -> dict[str, FloatMatrix]:
+    """Randomised Tukey p-values per metric; metrics over the same queries share permutations."""
+    import numpy as np
+
+    from rankset import multiple
+
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for metric, (matrix, _, queries) in matrices.items():
+        if matrix.shape[0] >= 2:
+            groups.setdefault(queries, []).append(metric)
+    p: dict[str, FloatMatrix] = {}
+    for members in groups.values():
+        stack = np.stack([matrices[metric][0] for metric in members])
+        for metric, values in zip(
+            members,
+            multiple.randomized_tukey_hsd(stack, n_resamples=n_resamples, seed=seed),
+            strict=True,
+        ):
+            p[metric] = values
+    return p
+
+
 def complete_matrix(
     frame: pl.DataFrame, systems: list[str], metric: str
-) -> tuple[np.ndarray[Any, np.dtype[np.float64]], int]:
-    """Return the (queries × systems) values of the queries every system scored, by id."""
+) -> tuple[FloatMatrix, int, tuple[str, ...]]:
+    """Return the (queries × systems) values of the queries every system scored, by id.
+
+    Also the number of queries left out (NA or absent for some system) and the ids kept.
+    """
     import numpy as np
 
     wide = (
@@ -107,7 +135,8 @@ def complete_matrix(
             wide = wide.with_columns(pl.lit(None, dtype=pl.Float64).alias(system))
     complete = wide.drop_nulls(subset=systems)
     matrix = complete.select(systems).to_numpy().astype(np.float64, copy=False)
-    return matrix.reshape(complete.height, len(systems)), wide.height - complete.height
+    queries = tuple(complete["query_id"].to_list())
+    return matrix.reshape(complete.height, len(systems)), wide.height - complete.height, queries
 
 
 def _rows(

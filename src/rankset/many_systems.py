@@ -96,7 +96,7 @@ def rank_intervals(
     )
     pieces = []
     for name in names:
-        matrix, _ = complete_matrix(frame, systems, name)
+        matrix, _, _ = complete_matrix(frame, systems, name)
         n = matrix.shape[0]
         greater = higher_is_better(name)
         means: list[float | None] = [None] * len(systems)
@@ -181,7 +181,7 @@ def anova(result: Result, *, metrics: Sequence[str] | None = None) -> pl.DataFra
     )
     rows: list[dict[str, Any]] = []
     for name in names:
-        matrix, _ = complete_matrix(frame, systems, name)
+        matrix, _, _ = complete_matrix(frame, systems, name)
         table = multiple.two_way_anova(matrix)
         for source, (df, sum_sq, mean_sq, statistic, p) in table.items():
             rows.append(

@@ -220,3 +220,18 @@ def test_bad_arguments_are_refused() -> None:
         compare_all(frame, baselines=["bm2"])
     with pytest.raises(ParameterError, match="tied_test"):
         rank_intervals(frame, tied_test="t")
+
+
+def test_a_resample_count_that_cannot_reach_significance_is_said() -> None:
+    frame = _per_query(9, n=12)  # 6 pairs x 2 metrics = 12 rows
+    # 12 / (100 + 1) >= 0.05: Holm can reject nothing; with 300, 12 / 301 < 0.05
+    with pytest.warns(rankset.RanksetWarning, match=r"n_resamples >= 240"):
+        compare_all(frame, tests=["randomization"], n_resamples=100)
+    with pytest.warns(rankset.RanksetWarning, match="holm over 3 rows"):
+        rankset.compare(frame, "bm25", metrics=["ap"], tests=["randomization"], n_resamples=50)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compare_all(frame, tests=["randomization"], n_resamples=300)
+        compare_all(frame, tests=["randomization"], n_resamples=100, correction="bh")

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
+from rankset._comparison_inputs import unreachable_significance
 from rankset._typing import Correction, IntoLabels, IntoRun, choices_of
 from rankset._validation import check_choice, check_int
-from rankset.errors import GradeScaleError, ParameterError
+from rankset.errors import GradeScaleError, ParameterError, RanksetWarning
 from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
 from rankset.io import atomic_path, display_stem
 from rankset.report._measures import canonical_names, curve_measures, needs_grade_scale
@@ -295,9 +297,15 @@ def report(
         from rankset.comparison import compare
 
         baseline = systems[0] if baseline is None else baseline
-        comparison = compare(
-            result, baseline, tests=[_TEST], n_resamples=n_resamples, seed=seed, alpha=_ALPHA
-        )
+        rows = (len(systems) - 1) * len(result.metrics)
+        unreachable = unreachable_significance(rows, n_resamples, _ALPHA, "holm")
+        if unreachable is not None:
+            notes.append(f"Comparison: {unreachable}")
+        with warnings.catch_warnings():  # said once, in the page's notes
+            warnings.filterwarnings("ignore", "With n_resamples=", RanksetWarning)
+            comparison = compare(
+                result, baseline, tests=[_TEST], n_resamples=n_resamples, seed=seed, alpha=_ALPHA
+            )
 
     from rankset.cutoff_curves import curves as compute_curves
 
