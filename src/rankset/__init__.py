@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # loaded on first use (numpy): see __getattr__
     from rankset.judging import judging_queue
     from rankset.label_quality import agreement
     from rankset.many_systems import anova, average_replicates, rank_intervals
+    from rankset.paper_tables import comparison_table
     from rankset.ppi import ppi_compare, ppi_means
     from rankset.rank_stability import ranking_stability
 
@@ -64,6 +65,7 @@ _LAZY_FUNCTIONS = {
     "anova": "many_systems",
     "average_replicates": "many_systems",
     "compare_all": "all_pairs",
+    "comparison_table": "paper_tables",
     "rank_intervals": "many_systems",
     "significance_matrix": "all_pairs",
     "judging_queue": "judging",
@@ -98,6 +100,7 @@ __all__ = [
     "average_replicates",
     "compare",
     "compare_all",
+    "comparison_table",
     "curves",
     "define",
     "diagnose",
