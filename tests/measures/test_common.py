@@ -10,7 +10,8 @@ import pytest
 
 import rankset
 
-UNBOUNDED = {"dcg", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+# signed_gain is a mean of signed utilities: its sign is its point
+UNBOUNDED = {"dcg", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "signed_gain"}
 
 
 def _metric_names() -> list[str]:

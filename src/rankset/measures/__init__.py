@@ -8,7 +8,8 @@ spelling of one.
 
 Importing this package imports the measure families, :mod:`rankset.measures.ranking`
 (classic IR), :mod:`rankset.measures.sets` (trec_eval's set measures) and
-:mod:`rankset.measures.rag` (RAG set metrics), which fills the registry.
+:mod:`rankset.measures.rag` (RAG set metrics) and :mod:`rankset.measures.utility`
+(signed-utility set metrics), which fills the registry.
 ``docs/measures.md`` is :func:`measure_table`'s output; ``docs/adding-a-measure.md``
 walks through defining a new measure.
 
@@ -22,7 +23,7 @@ Examples
 
 from __future__ import annotations
 
-from rankset.measures import rag, ranking, sets
+from rankset.measures import rag, ranking, sets, utility
 from rankset.measures._features import (
     GROUP,
     NUM_RET,
@@ -70,4 +71,5 @@ __all__ = [
     "ratio_or_zero",
     "sets",
     "temporary_measures",
+    "utility",
 ]
