@@ -22,9 +22,28 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
 RUNS = {"bm25": SAMPLE / "bm25.trec", "rerank": SAMPLE / "rerank.trec"}
 QRELS = SAMPLE / "qrels.txt"
-OPTIONS = {"scale": "trec_dl", "confidence": None}
+# Nugget labels from the sample's labels: a passage graded g supports nugget "g<g>-<r>"
+# (r = the first digit of its id), fully from grade 2, partly at grade 1; grade-3 nuggets
+# are vital. Several passages share a nugget, as in real nugget labels.
+NUGGETS = (
+    pl.read_csv(QRELS, separator=" ", has_header=False, new_columns=["q", "i", "d", "g"])
+    .filter(pl.col("g") >= 1)
+    .select(
+        pl.col("q").alias("query_id"),
+        pl.format("g{}-{}", "g", pl.col("d").str.slice(-1)).alias("nugget_id"),
+        pl.col("d").alias("doc_id"),
+        pl.when(pl.col("g") >= 2).then(pl.lit("support")).otherwise(pl.lit("partial_support"))
+        .alias("support"),
+        pl.when(pl.col("g") == 3).then(pl.lit("vital")).otherwise(pl.lit("okay"))
+        .alias("importance"),
+    )
+)  # fmt: skip
+OPTIONS = {"scale": "trec_dl", "confidence": None, "nuggets": NUGGETS}
 # Measures whose value is a sum of non-integer terms: the ones order can change.
-FLOAT_SUMS = {"ap", "bpref", "dcg", "ndcg", "ndcg_exp", "ra_nwg", "proc", "pct_proc"}
+FLOAT_SUMS = {
+    "ap", "bpref", "dcg", "ndcg", "ndcg_exp", "ra_nwg", "proc", "pct_proc", "alpha_ndcg",
+    "udcg", "signed_gain", "ragas_context_precision",
+}  # fmt: skip
 # containment needs passage text and answers, which the sample runs do not carry; its
 # value is a minimum position compared with k, with no floating-point sum.
 SKIPPED = {"containment"}
@@ -91,6 +110,7 @@ def _shuffled_runs(seed: int) -> dict[str, pl.DataFrame]:
 
 
 MIXES = [
+    ["alpha_ndcg@10", "nugget_recall@5", "ndcg@10"],
     ["ndcg@10", "ndcg"],
     ["ndcg@10", "recall@10"],
     ["ap", "ndcg@10", "bpref", "precision@10"],

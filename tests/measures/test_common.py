@@ -42,7 +42,22 @@ def _random_case(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
 # Every query but q0 has an answer, found in the text of d3 when retrieved.
 ANSWERS = {f"q{q}": ["of d3"] for q in range(1, 12)}
 METRICS = _metric_names()
-OPTIONS = {"scale": "trec_dl", "answers": ANSWERS}
+# Nugget labels for every query: nugget j of query q is supported by d(q + j) (fully when
+# j is even, partly otherwise) and by d(2j); the vital ones are j < 2.
+NUGGETS = pl.DataFrame(
+    [
+        (f"q{q}", f"n{j}", doc, support, "vital" if j < 2 else "okay")
+        for q in range(12)
+        for j in range(4)
+        for doc, support in (
+            (f"d{(q + j) % 20}", "support" if j % 2 == 0 else "partial_support"),
+            (f"d{(2 * j + 10) % 20}", "support"),
+        )
+    ],
+    schema=["query_id", "nugget_id", "doc_id", "support", "importance"],
+    orient="row",
+).unique(subset=["query_id", "nugget_id", "doc_id"], keep="first", maintain_order=True)
+OPTIONS = {"scale": "trec_dl", "answers": ANSWERS, "nuggets": NUGGETS}
 CAN_BE_NA = {name for name, spec in rankset.available_measures().items() if spec.na_rule}
 
 

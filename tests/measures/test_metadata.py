@@ -23,6 +23,16 @@ LABELS = pl.DataFrame(
     }
 )
 ANSWERS = {"q1": ["alpha"], "q2": ["beta"]}
+# Each query has a vital nugget supported by a and b, and an okay one by c (partly).
+NUGGETS = pl.DataFrame(
+    {
+        "query_id": ["q1"] * 3 + ["q2"] * 3,
+        "nugget_id": ["n1", "n1", "n2"] * 2,
+        "doc_id": ["a", "b", "c"] * 2,
+        "support": ["support", "support", "partial_support"] * 2,
+        "importance": ["vital", "vital", "okay"] * 2,
+    }
+)
 
 
 def _run(queries: list[str]) -> pl.DataFrame:
@@ -39,7 +49,9 @@ def _run(queries: list[str]) -> pl.DataFrame:
 
 
 def _value(metric: str, run: pl.DataFrame, query: str) -> float | None:
-    result = rankset.evaluate(run, LABELS, [metric], missing="zero", answers=ANSWERS)
+    result = rankset.evaluate(
+        run, LABELS, [metric], missing="zero", answers=ANSWERS, nuggets=NUGGETS
+    )
     values = result.per_query.filter(pl.col("query_id") == query)["value"].to_list()
     assert len(values) == 1
     value: float | None = values[0]

@@ -120,7 +120,7 @@ def _refuse_overwriting_inputs(args: argparse.Namespace) -> None:
         *(getattr(args, "judges", None) or []),
         *(getattr(args, "label_sets", None) or []),
     ]
-    named += [getattr(args, name, None) for name in ("labels", "pool", "answers")]
+    named += [getattr(args, name, None) for name in ("labels", "pool", "answers", "nuggets")]
     inputs = [source for source in named if isinstance(source, str)]  # not standard input
     outputs = [getattr(args, name, None) for name in ("per_query", "out")]
     for output in outputs:

@@ -41,6 +41,7 @@ def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
         "pool": args.pool,
         "pool_depth": args.pool_depth,
         "answers": args.answers,
+        "nuggets": args.nuggets,
         "engine": args.engine,
         "buckets": args.buckets,
     }

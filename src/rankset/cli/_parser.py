@@ -127,6 +127,13 @@ def _add_input_options(
         metavar="FILE",
         help="acceptable answers for containment@k: 'query_id<TAB>answer' lines or JSONL",
     )
+    parser.add_argument(
+        "--nuggets",
+        metavar="FILE",
+        help="nugget labels for nugget_coverage@k, alpha_ndcg@k...: Parquet/CSV/JSONL with "
+        "query_id, nugget_id, doc_id, support, importance, or nuggetizer's assignment JSONL "
+        "(without --qrels, the labels they imply)",
+    )
 
 
 def _add_metric_option(parser: argparse.ArgumentParser, default: str) -> None:

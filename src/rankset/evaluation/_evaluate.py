@@ -69,6 +69,7 @@ def evaluate(
     pool: IntoRun | Mapping[str, IntoRun] | None = None,
     pool_depth: int | None = None,
     answers: IntoLabels | Mapping[str, Sequence[str]] | None = None,
+    nuggets: Any = None,
     score_precision: ScorePrecision = "float64",
     engine: Engine = "auto",
     buckets: int | None = None,
@@ -125,6 +126,12 @@ def evaluate(
     answers
         Acceptable answer strings for ``containment@k``: ``{query_id: [answers]}``, a frame
         ``query_id, answer`` or a file; by default the samples' ``expected_answer``.
+    nuggets
+        Nugget labels for the nugget measures (``nugget_coverage@k``, ``alpha_ndcg@k``...):
+        a frame or file with ``query_id, nugget_id, doc_id, support, importance``, or
+        nuggetizer's assignment JSONL (:func:`rankset.io.read_nuggets`). Without
+        ``labels``, the labels are those the nuggets imply (1 for a passage fully
+        supporting a nugget, 0 for the other passages they name).
     score_precision
         ``"float64"``: scores are doubles, as trec_eval 10.0 reads them. ``"float32"``:
         scores are rounded to 32-bit floats before ordering, as trec_eval 9.0.8 and

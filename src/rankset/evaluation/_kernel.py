@@ -110,6 +110,8 @@ def measure_queries(
             if plan.answers is not None
             else None
         ),
+        "nugget_values": plan.nugget_values,
+        "nugget_stats": plan.nugget_stats,
     }
     wanted = {
         name: frame if name == "grades" else keep_bucket(frame, bucket)
@@ -279,6 +281,9 @@ def finish(plan: EvaluationPlan, merged: PartialResult) -> Collected:
     if "answer_positions" in extra:
         scored = scored.join(extra["answer_positions"], on=["system", "query_id"], how="left")
         stats = stats.join(extra["answer_counts"], on="query_id", how="left")
+    if "nugget_values" in extra:
+        scored = scored.join(extra["nugget_values"], on=["system", "query_id"], how="left")
+        stats = stats.join(extra["nugget_stats"], on="query_id", how="left")
     config = {
         **plan.config(),
         "scale": features.scale.describe(),

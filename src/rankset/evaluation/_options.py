@@ -93,6 +93,7 @@ class EvaluateOptions:
     pool: IntoRun | Mapping[str, IntoRun] | None = None
     pool_depth: int | None = field(default=None, metadata=_check("int", 1, "optional"))
     answers: IntoLabels | Mapping[str, Sequence[str]] | None = None
+    nuggets: Any = None
     score_precision: ScorePrecision = field(
         default="float64", metadata=_check("choice", ScorePrecision)
     )

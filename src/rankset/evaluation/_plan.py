@@ -22,10 +22,13 @@ from rankset.evaluation._inputs import (
     read_labels,
     read_runs,
 )
+from rankset.evaluation._nugget_inputs import labels_from_nuggets, nugget_stats, nugget_values
 from rankset.evaluation._options import EvaluateOptions, resolve_engine
 from rankset.evaluation._rag_inputs import Pools, answer_positions, pool_tier_counts, read_answers
 from rankset.evaluation._runs import Runs
+from rankset.io import read_nuggets
 from rankset.measures import Features, Metric, needs_grade_scale
+from rankset.measures.nuggets import NUGGET_MEASURES
 from rankset.scales import infer_scale, resolve_scale
 from rankset.schema import normalize_labels
 from rankset.textmatch import TextMatch
@@ -33,7 +36,14 @@ from rankset.textmatch import TextMatch
 __all__ = ["EvaluationPlan", "plan_evaluation_inputs"]
 
 # Options that carry inputs: the plan holds them read, so its options drop them.
-_INPUT_OPTIONS = {"cutoffs": None, "names": None, "pool": None, "answers": None, "client": None}
+_INPUT_OPTIONS = {
+    "cutoffs": None,
+    "names": None,
+    "pool": None,
+    "answers": None,
+    "nuggets": None,
+    "client": None,
+}
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,8 @@ class EvaluationPlan:
     pools: Pools | None
     answers: pl.LazyFrame | None
     answer_positions: pl.LazyFrame | None
+    nugget_values: pl.LazyFrame | None
+    nugget_stats: pl.LazyFrame | None
     text_match: pl.DataFrame | None
     options: EvaluateOptions
     engine: PassEngine | Literal["dask"]
@@ -117,6 +129,9 @@ def plan_evaluation_inputs(
         engine=engine,
         score_precision=options.score_precision,
     )
+    nugget_frame = read_nuggets(options.nuggets) if options.nuggets is not None else None
+    if labels is None and nugget_frame is not None:
+        labels = labels_from_nuggets(nugget_frame)  # 1: supports a nugget fully
     label_input = read_labels(labels, inputs)
     label_source = label_input.source if label_input is not None else "labels"
     if label_input is None or label_input.labels is None:
@@ -144,6 +159,13 @@ def plan_evaluation_inputs(
     answer_frame = (
         read_answers(options.answers, inputs, label_input) if features.containment_modes else None
     )
+    if features.nugget_columns and nugget_frame is None:
+        asked = [m.name for m in metrics if m.spec.name in NUGGET_MEASURES]
+        msg = (
+            f"{', '.join(asked)} need nugget labels: pass nuggets= (CLI --nuggets FILE), a "
+            "frame or file with query_id, nugget_id, doc_id, support and importance."
+        )
+        raise ParameterError(msg)
     return EvaluationPlan(
         metrics=metrics,
         values=values,
@@ -164,6 +186,16 @@ def plan_evaluation_inputs(
         answer_positions=(
             answer_positions(features, run_frame, answer_frame)
             if answer_frame is not None
+            else None
+        ),
+        nugget_values=(
+            nugget_values(features, run_frame, nugget_frame)
+            if nugget_frame is not None and features.nugget_columns
+            else None
+        ),
+        nugget_stats=(
+            nugget_stats(features, nugget_frame).lazy()
+            if nugget_frame is not None and features.nugget_columns
             else None
         ),
         text_match=text_match,

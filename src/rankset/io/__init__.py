@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from rankset._typing import InputFormat, Kind, Source, WriteFormat
 from rankset.io._answers import read_answers
+from rankset.io._nuggets import NUGGET_SCHEMA, read_nuggets
 from rankset.io._parsed import (
     ID_CONTROL_CHARACTERS,
     ParsedInput,
@@ -55,6 +56,7 @@ from rankset.io._writers import atomic_path, write_labels, write_parquet, write_
 
 __all__ = [
     "ID_CONTROL_CHARACTERS",
+    "NUGGET_SCHEMA",
     "InputFormat",
     "Kind",
     "ParsedInput",
@@ -70,6 +72,7 @@ __all__ = [
     "read",
     "read_answers",
     "read_labels",
+    "read_nuggets",
     "read_run",
     "scan_labels",
     "scan_run",

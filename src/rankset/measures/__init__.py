@@ -8,8 +8,9 @@ spelling of one.
 
 Importing this package imports the measure families, :mod:`rankset.measures.ranking`
 (classic IR), :mod:`rankset.measures.sets` (trec_eval's set measures) and
-:mod:`rankset.measures.rag` (RAG set metrics) and :mod:`rankset.measures.utility`
-(signed-utility set metrics), which fills the registry.
+:mod:`rankset.measures.rag` (RAG set metrics), :mod:`rankset.measures.utility`
+(signed-utility set metrics) and :mod:`rankset.measures.nuggets` (nugget coverage), which
+fills the registry.
 ``docs/measures.md`` is :func:`measure_table`'s output; ``docs/adding-a-measure.md``
 walks through defining a new measure.
 
@@ -23,7 +24,7 @@ Examples
 
 from __future__ import annotations
 
-from rankset.measures import rag, ranking, sets, utility
+from rankset.measures import nuggets, rag, ranking, sets, utility
 from rankset.measures._features import (
     GROUP,
     NUM_RET,
@@ -31,7 +32,9 @@ from rankset.measures._features import (
     QUERY_K,
     FeatureConflictError,
     Features,
+    log2_of_positions,
     ratio_or_zero,
+    sequential_sum,
 )
 from rankset.measures._names import (
     greater_is_better,
@@ -62,13 +65,16 @@ __all__ = [
     "available_measures",
     "define",
     "greater_is_better",
+    "log2_of_positions",
     "measure_table",
     "needs_grade_scale",
+    "nuggets",
     "parse_metric",
     "parse_metrics",
     "rag",
     "ranking",
     "ratio_or_zero",
+    "sequential_sum",
     "sets",
     "temporary_measures",
     "utility",
