@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # loaded on first use (numpy): see __getattr__
     from rankset.judging import judging_queue
     from rankset.label_quality import agreement
     from rankset.many_systems import anova, average_replicates, rank_intervals
+    from rankset.nugget_diagnosis import nugget_misses
     from rankset.paper_tables import comparison_table
     from rankset.ppi import ppi_compare, ppi_means
     from rankset.rank_stability import ranking_stability
@@ -70,6 +71,7 @@ _LAZY_FUNCTIONS = {
     "rank_intervals": "many_systems",
     "significance_matrix": "all_pairs",
     "judging_queue": "judging",
+    "nugget_misses": "nugget_diagnosis",
     "ppi_compare": "ppi",
     "ppi_means": "ppi",
     "ranking_stability": "rank_stability",
@@ -109,6 +111,7 @@ __all__ = [
     "fuse",
     "judging_queue",
     "match_text",
+    "nugget_misses",
     "optimize_fusion",
     "parse_metric",
     "parse_metrics",

@@ -42,6 +42,7 @@ LAYERS: list[set[str]] = [
         "rank_stability",
         "ppi",
         "judging",
+        "nugget_diagnosis",
     },
     {"charts"},
     {"report"},

@@ -317,3 +317,34 @@ def test_the_command_line_reads_nuggetizer_output(
     summary = json.loads(capsys.readouterr().out)
     means = {row["metric"]: row["mean"] for row in summary}
     assert means == {"nugget_coverage_partial@1": 0.25, "nugget_coverage@2": 0.5}
+
+
+def test_nugget_misses_tell_retrieval_from_ranking_misses() -> None:
+    # n1: supported by a (1st) -> covered; n2: by c (4th) -> below k; n3: by z, never
+    # retrieved -> not retrieved; n4 okay, below k, left out unless vital_only=False
+    nuggets = {
+        "n1": ("vital", {"a": "support"}),
+        "n2": ("vital", {"c": "support", "b": "partial_support"}),
+        "n3": ("vital", {"z": "support"}),
+        "n4": ("okay", {"d": "support"}),
+    }
+    runs = {
+        "first": {"q": {"a": 5.0, "b": 4.0, "x": 3.0, "c": 2.0, "d": 1.0}},
+        "second": {"q": {"c": 5.0, "a": 4.0, "d": 3.0}},
+    }
+    frame = as_frame({"q": nuggets})
+    out = rankset.nugget_misses(runs, frame, k=2)
+    assert out.select("system", "nugget_id", "miss", "best_pos", "n_supporting").rows() == [
+        ("first", "n2", "below k", 4, 1),
+        ("first", "n3", "not retrieved", None, 1),
+        ("second", "n3", "not retrieved", None, 1),
+    ]
+    every = rankset.nugget_misses(runs, frame, k=2, vital_only=False)
+    assert ("first", "n4", "below k", 5) in every.select(
+        "system", "nugget_id", "miss", "best_pos"
+    ).rows()
+    # the misses agree with the measure: vital coverage = 1 - misses / vital nuggets
+    res = rankset.evaluate(runs, None, ["vital_coverage@2"], nuggets=frame, confidence=None)
+    for system, value in res.per_query.select("system", "value").rows():
+        missed = out.filter(system=system).height
+        assert value == pytest.approx(1 - missed / 3)
