@@ -348,3 +348,40 @@ def test_nugget_misses_tell_retrieval_from_ranking_misses() -> None:
     for system, value in res.per_query.select("system", "value").rows():
         missed = out.filter(system=system).height
         assert value == pytest.approx(1 - missed / 3)
+
+
+# RAGChecker's example (amazon-science/RAGChecker, examples/checking_outputs.json,
+# Apache-2.0): for each ground-truth claim, the checker's label against each retrieved
+# chunk ("E" entailment; "N" neutral; "C" contradiction), in retrieval order. Their
+# reported per-query claim_recall / context_precision and the overall 61.4 / 87.5.
+RAGCHECKER_RETRIEVED2ANSWER = {
+    "0": ["NENN", "NNNN", "NNNN", "ENNN", "EENN", "ENNE", "CCNN", "NNNN", "NNNN", "NNNN",
+          "NNNN", "NNNN", "NNNN", "NNNN", "NNNN", "NNNN", "NNNN", "NNNN", "NNNN", "NNNN",
+          "NNNN", "NENN"],
+    "1": ["NEN", "NEE", "NEN", "CEE", "NNE", "ENE", "EEE", "NEE"],
+}  # fmt: skip
+RAGCHECKER_REPORTED = {"0": (0.22727272727272727, 0.75), "1": (1.0, 1.0)}
+
+
+def test_ragcheckers_published_example_reproduces() -> None:
+    rows, run = [], {}
+    for query, claims in RAGCHECKER_RETRIEVED2ANSWER.items():
+        chunks = [f"{j:03d}" for j in range(len(claims[0]))]
+        run[query] = {chunk: float(len(chunks) - j) for j, chunk in enumerate(chunks)}
+        for i, labels in enumerate(claims):
+            for chunk, label in zip(chunks, labels, strict=True):
+                support = "support" if label == "E" else "not_support"
+                rows.append((query, f"claim{i}", chunk, support, "vital"))
+    nuggets = pl.DataFrame(
+        rows, schema=["query_id", "nugget_id", "doc_id", "support", "importance"], orient="row"
+    )
+    res = rankset.evaluate(
+        run, None, ["claim_recall@4", "context_precision@4"], nuggets=nuggets, confidence=None
+    )
+    for query, (claim_recall, context_precision) in RAGCHECKER_REPORTED.items():
+        got = dict(res.per_query.filter(query_id=query).select("measure", "value").rows())
+        assert got["nugget_coverage"] == pytest.approx(claim_recall, abs=1e-15)
+        assert got["context_precision"] == pytest.approx(context_precision, abs=1e-15)
+    means = dict(res.summary.select("metric", "mean").rows())
+    assert round(100 * means["nugget_coverage@4"], 1) == 61.4
+    assert round(100 * means["context_precision@4"], 1) == 87.5
