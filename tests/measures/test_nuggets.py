@@ -385,3 +385,18 @@ def test_ragcheckers_published_example_reproduces() -> None:
     means = dict(res.summary.select("metric", "mean").rows())
     assert round(100 * means["nugget_coverage@4"], 1) == 61.4
     assert round(100 * means["context_precision@4"], 1) == 87.5
+
+
+def test_the_report_takes_nugget_measures_and_leaves_them_out_of_the_curves(
+    tmp_path: Path,
+) -> None:
+    from rankset.report import report
+
+    nuggets = as_frame({"q": {"n1": ("vital", {"a": "support"}), "n2": ("okay", {"c": "support"})}})
+    runs = {"x": {"q": {"a": 2.0, "b": 1.0}}, "y": {"q": {"c": 2.0, "a": 1.0}}}
+    page = report(
+        runs, None, metrics=["rr", "nugget_coverage@1"], nuggets=nuggets,
+        out=tmp_path / "r.html", n_resamples=50, scale="binary",
+    ).read_text(encoding="utf-8")  # fmt: skip
+    assert "nugget_coverage@1" in page
+    assert "<h2>Metric vs k</h2>" in page  # rr's curve; nugget_coverage has none

@@ -15,6 +15,7 @@ from rankset.measures import (
     parse_metric,
     parse_metrics,
 )
+from rankset.measures.nuggets import NUGGET_MEASURES
 
 __all__ = [
     "canonical_names",
@@ -38,6 +39,8 @@ def canonical_names(metrics: str | Sequence[str]) -> list[str]:
 def curve_measures(names: Sequence[str]) -> list[str]:
     """Measures (with parameters, without cutoff) of the metrics that take a cutoff.
 
+    The nugget measures are left out: their pass has no per-query cutoff to sweep.
+
     Examples
     --------
     >>> curve_measures(["ndcg@10", "ndcg@5", "rprec", "fbeta(beta=0.5)@10"])
@@ -48,6 +51,6 @@ def curve_measures(names: Sequence[str]) -> list[str]:
         dict.fromkeys(
             Metric(metric.measure, None, metric.params).name
             for metric in measures
-            if metric.spec.cutoff != "none"
+            if metric.spec.cutoff != "none" and metric.spec.name not in NUGGET_MEASURES
         )
     )
