@@ -23,6 +23,7 @@ from rankset.measures import greater_is_better, parse_metric
 
 __all__ = [
     "COMPARE_COLUMNS",
+    "RELATIVE_DELTA",
     "check_baseline",
     "check_by",
     "check_options",
@@ -44,6 +45,7 @@ COMPARE_COLUMNS = (
     "mean",
     "baseline_mean",
     "delta",
+    "relative_delta",
     "ci_low",
     "ci_high",
     "p",
@@ -52,6 +54,14 @@ COMPARE_COLUMNS = (
     "wins",
     "ties",
     "losses",
+)
+
+#: ``delta`` over ``|baseline_mean|`` (0.14: 14% better), null when the baseline's mean
+#: is 0: the relative change evaluation services show beside each difference.
+RELATIVE_DELTA = (
+    pl.when(pl.col("baseline_mean") != 0)
+    .then((pl.col("mean") - pl.col("baseline_mean")) / pl.col("baseline_mean").abs())
+    .otherwise(None)
 )
 
 _CORRECTIONS = ("holm", "bonferroni", "bh")  # = rankset.stats.CORRECTIONS (numpy-free here)

@@ -51,6 +51,7 @@ ALL_PAIRS_COLUMNS = (
     "mean",
     "baseline_mean",
     "delta",
+    "relative_delta",
     "ci_low",
     "ci_high",
     "effect_size",

@@ -64,6 +64,7 @@ import polars as pl
 
 from rankset._comparison_inputs import (
     COMPARE_COLUMNS,
+    RELATIVE_DELTA,
     check_baseline,
     check_by,
     check_options,
@@ -431,6 +432,7 @@ def _summarise_pairs(
         )
         .with_columns(
             delta=pl.col("mean") - pl.col("baseline_mean"),
+            relative_delta=RELATIVE_DELTA,
             losses=(pl.col("n_queries") - pl.col("wins") - pl.col("ties")).cast(pl.UInt32),
         )
     )

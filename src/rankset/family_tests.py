@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from rankset._comparison_inputs import RELATIVE_DELTA
+
 if TYPE_CHECKING:
     from typing import TypeAlias
 
@@ -204,6 +206,7 @@ def _rows(
     rows = pl.DataFrame(data, schema=schema)
     return rows.with_columns(
         delta=pl.col("mean") - pl.col("baseline_mean"),
+        relative_delta=RELATIVE_DELTA,
         p_adj=pl.col("p"),
         reject=pl.col("p") < alpha,
     )

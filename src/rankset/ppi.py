@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from rankset._comparison_inputs import RELATIVE_DELTA
 from rankset._validation import check_fraction, did_you_mean
 from rankset.comparison import COMPARE_COLUMNS
 from rankset.errors import ParameterError, SchemaError
@@ -250,6 +251,7 @@ def ppi_compare(
         .with_columns(
             pl.col("n_dropped").fill_null(0).cast(pl.UInt32),
             reject=pl.col("p_adj") < alpha,
+            relative_delta=RELATIVE_DELTA,
         )
         .select(COMPARE_COLUMNS)
     )

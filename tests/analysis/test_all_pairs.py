@@ -235,3 +235,15 @@ def test_a_resample_count_that_cannot_reach_significance_is_said() -> None:
         warnings.simplefilter("error")
         compare_all(frame, tests=["randomization"], n_resamples=300)
         compare_all(frame, tests=["randomization"], n_resamples=100, correction="bh")
+
+
+def test_relative_delta_is_delta_over_the_baselines_mean() -> None:
+    frame = _per_query(10, n=8)
+    zero = frame.with_columns(
+        pl.when(pl.col("system") == "bm25").then(0.0).otherwise("value").alias("value")
+    )
+    for table in (rankset.compare(frame, "bm25", tests=["t"]), compare_all(frame, tests=["t"])):
+        for row in table.iter_rows(named=True):
+            assert row["relative_delta"] == pytest.approx(row["delta"] / row["baseline_mean"])
+    rows = rankset.compare(zero, "bm25", tests=["t"])
+    assert rows["relative_delta"].is_null().all()  # a baseline mean of 0: no ratio

@@ -20,6 +20,8 @@ from rankset.evaluation import EvaluateOptions
 RUN = {"q": {"a": 2.0, "b": 1.0}}
 LABELS = {"q": {"a": 1}}
 SUMMARY_OPTIONS = {"confidence", "n_resamples", "seed"}
+# Arguments about which metrics to compute, not how: ks expands the metric list.
+METRIC_ARGUMENTS = {"ks"}
 FIELDS = {field.name: field for field in dataclasses.fields(EvaluateOptions)}
 
 
@@ -71,7 +73,8 @@ def test_evaluate_takes_exactly_the_options_with_their_defaults() -> None:
     keyword = {
         name: parameter.default
         for name, parameter in parameters.items()
-        if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name not in SUMMARY_OPTIONS
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+        and name not in SUMMARY_OPTIONS | METRIC_ARGUMENTS
     }
     defaults = {name: field.default for name, field in FIELDS.items()}
     assert keyword == defaults

@@ -62,6 +62,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             args.runs,
             args.labels,
             args.metrics or DEFAULT_METRICS,
+            ks=args.ks,
             k=args.k,
             **_evaluation_options(args),
         )
@@ -70,6 +71,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         result.to_parquet(args.per_query)
     if args.json:
         print(dump_json(summary_records(result)))
+    elif args.ks:
+        print(_frame_text(result.by_k()))
     else:
         print(format_table(result))
     return EXIT_OK
@@ -166,6 +169,7 @@ def _compare(args: argparse.Namespace) -> int:
             str(row["n_queries"]),
             format_value(row["mean"]),
             format_value(row["delta"], signed=True),
+            _percent(row["relative_delta"]),
             f"[{format_value(row['ci_low'], signed=True)}, "
             f"{format_value(row['ci_high'], signed=True)}]",
             *([format_value(row["effect_size"], signed=True)] if pairs else []),
@@ -175,7 +179,7 @@ def _compare(args: argparse.Namespace) -> int:
         for row in table.iter_rows(named=True)
     ]
     header = ["system", *(["baseline"] if pairs else []), "metric", "test", "queries", "mean"]
-    header += ["delta", "95% CI", *(["d"] if pairs else []), "p_adj", "W/T/L"]
+    header += ["delta", "rel.", "95% CI", *(["d"] if pairs else []), "p_adj", "W/T/L"]
     against = "each pair" if pairs and not args.baseline else args.baseline
     print(
         f"Against {against}; * = significant at {args.alpha} after {args.correction} "
@@ -183,6 +187,11 @@ def _compare(args: argparse.Namespace) -> int:
     )
     print(render_table(header, rows))
     return EXIT_OK
+
+
+def _percent(value: float | None) -> str:
+    """Format a relative change as evaluation services show it: +14.0%."""
+    return "NA" if value is None else f"{100 * value:+.1f}%"
 
 
 def _report(args: argparse.Namespace) -> int:

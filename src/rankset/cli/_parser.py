@@ -136,6 +136,19 @@ def _add_input_options(
     )
 
 
+def _cutoff_list(text: str) -> list[int]:
+    """Parse ``1,5,10,20`` (argparse type)."""
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        msg = f"expected cutoffs separated by commas, like 1,5,10,20; got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+    if not values or min(values) < 1:
+        msg = f"expected cutoffs >= 1, like 1,5,10,20; got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return values
+
+
 def _add_metric_option(parser: argparse.ArgumentParser, default: str) -> None:
     parser.add_argument(
         "-m",
@@ -188,6 +201,13 @@ def _add_commands(commands: Any) -> None:
     _add_input_options(evaluate, runs_help="run files (TREC, JSONL, Parquet, ...)")
     _add_metric_option(evaluate, "ndcg@10 ap rr recall@100 precision@10")
     evaluate.add_argument("--k", type=int, default=None, help="cutoff for @k metrics")
+    evaluate.add_argument(
+        "--ks",
+        type=_cutoff_list,
+        metavar="K,K,...",
+        help="compute every metric without a fixed cutoff at each of these (e.g. 1,5,10,20) "
+        "and print one row per system and k",
+    )
     evaluate.add_argument(
         "--per-query", metavar="OUT.parquet", help="write per-query values to Parquet"
     )

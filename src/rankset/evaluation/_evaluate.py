@@ -45,7 +45,7 @@ from rankset.evaluation._plan import EvaluationPlan, plan_evaluation_inputs
 from rankset.evaluation._result import EvaluationResult, tidy
 from rankset.evaluation._runs import TextScanRejected
 from rankset.io import looks_like_ranx
-from rankset.measures import Metric, parse_metrics
+from rankset.measures import Metric, expand_cutoffs, parse_metrics
 from rankset.scales import GradeScale
 from rankset.textmatch import TextMatch
 
@@ -57,6 +57,7 @@ def evaluate(
     labels: IntoLabels | None = None,
     metrics: str | Metric | Iterable[str | Metric] = DEFAULT_METRICS,
     *,
+    ks: Sequence[int] | None = None,
     k: int | None = None,
     relevance_level: float = 1,
     missing: MissingPolicy = "skip",
@@ -93,6 +94,10 @@ def evaluate(
         own labels (JSONL RAG samples with ``expected_output``).
     metrics
         Metric names in any accepted spelling (see :func:`rankset.parse_metric`).
+    ks
+        Cutoffs to compute every metric at that has none fixed: ``["precision", "ndcg"]``
+        with ``ks=[1, 5, 10, 20]`` is eight metrics (:func:`rankset.measures.expand_cutoffs`);
+        :meth:`EvaluationResult.by_k` tabulates them by k.
     k
         Cutoff for ``@k`` metrics on queries without a per-query cutoff.
     relevance_level
@@ -181,6 +186,8 @@ def evaluate(
     """
     given = locals()
     options = EvaluateOptions(**{name: given[name] for name in EvaluateOptions.option_names()})
+    if ks is not None:
+        metrics = expand_cutoffs(metrics, ks)
     return evaluate_with(
         runs, labels, metrics, options, confidence=confidence, n_resamples=n_resamples, seed=seed
     )

@@ -87,6 +87,29 @@ class EvaluationResult:
             on_columns=self.metrics,
         )
 
+    def by_k(self) -> pl.DataFrame:
+        """Return the means as a table by cutoff: ``system, k`` and a column per measure.
+
+        The shape evaluation services report ``metrics_by_k`` in; metrics without a cutoff
+        (``rprec``, or ``ap`` over the full ranking) have a null ``k``. Pairs with
+        ``evaluate(..., ks=[1, 5, 10, 20])``.
+
+        Examples
+        --------
+        >>> import rankset
+        >>> res = rankset.evaluate({"q1": {"a": 2.0, "b": 1.0}}, {"q1": {"b": 1}},
+        ...                        ["precision", "recall"], ks=[1, 2], confidence=None)
+        >>> res.by_k().rows()
+        [('run', 1, 0.0, 0.0), ('run', 2, 0.5, 1.0)]
+        """
+        mapping = self.per_query.select("metric", "measure", "k").unique(maintain_order=True)
+        measures = mapping["measure"].unique(maintain_order=True).to_list()
+        return (
+            self.summary.join(mapping, on="metric", maintain_order="left")
+            .pivot(on="measure", index=["system", "k"], values="mean", on_columns=measures)
+            .sort("k", nulls_last=True, maintain_order=True)
+        )
+
     def summary_by(
         self,
         metadata: pl.DataFrame,

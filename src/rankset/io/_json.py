@@ -542,6 +542,22 @@ def _dataset_query_labels(query: Mapping[str, Any], where: str) -> list[tuple[st
         msg = f"{where}: relevant_documents must be a list and relevance_scores an object"
         raise InputFormatError(msg)
     docs = [id_text(doc, where, "relevant document") for doc in relevant]
+    # The dataset's own rules: a query has a relevant document, and relevance_scores, when
+    # given, grade every one of them (else a document would silently get grade 1).
+    if not docs:
+        msg = (
+            f"{where}: no relevant document; every query of a dataset needs at least one "
+            "in relevant_documents."
+        )
+        raise InputFormatError(msg)
+    ungraded = [doc for doc in docs if scores and doc not in scores]
+    if ungraded:
+        msg = (
+            f"{where}: relevance_scores does not grade {', '.join(map(repr, ungraded[:3]))}"
+            f"{' and more' if len(ungraded) > 3 else ''}; when given it must cover every "
+            "document of relevant_documents."
+        )
+        raise InputFormatError(msg)
     # Documents graded only in relevance_scores are labels too.
     docs += [doc for doc in scores if doc not in set(docs)]
     return [(doc, _scalar_text(scores[doc]) if doc in scores else "1") for doc in docs]

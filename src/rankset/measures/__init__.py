@@ -37,6 +37,7 @@ from rankset.measures._features import (
     sequential_sum,
 )
 from rankset.measures._names import (
+    expand_cutoffs,
     greater_is_better,
     needs_grade_scale,
     parse_metric,
@@ -64,6 +65,7 @@ __all__ = [
     "ParamSpec",
     "available_measures",
     "define",
+    "expand_cutoffs",
     "greater_is_better",
     "log2_of_positions",
     "measure_table",

@@ -38,7 +38,7 @@ from rankset.measures._registry import (
     name_index,
 )
 
-__all__ = ["parse_metric", "parse_metrics"]
+__all__ = ["expand_cutoffs", "parse_metric", "parse_metrics"]
 
 _CANONICAL = re.compile(
     r"^(?P<base>[a-z%][a-z0-9_%+\-]*?)"
@@ -50,6 +50,8 @@ _CANONICAL = re.compile(
 _TREC_EVAL = re.compile(r"^(?P<base>[a-z_]+?)[_.](?P<k>\d+)$")
 # -at-k style: retrieval-recall-at-k, answer-containment-at-k
 _AT_K = re.compile(r"^(?P<base>[a-z\-]+?)-at-k$")
+# _at_ style, as evaluation services name response keys: precision_at_5, recall_at_k
+_UNDERSCORE_AT = re.compile(r"^(?P<base>[a-z][a-z0-9_]*?)_at_(?P<k>\d+|k)$")
 
 
 def parse_metric(text: str | Metric) -> Metric:
@@ -58,8 +60,9 @@ def parse_metric(text: str | Metric) -> Metric:
     Accepted: canonical names (``ndcg@10``, ``fbeta(beta=0.5)@10``, ``recall@k``),
     ir-measures (``nDCG@10``, ``P@5``, ``R@100``, ``RR``, ``AP``, ``P(rel=2)@10``),
     trec_eval (``ndcg_cut_10``, ``ndcg_cut.10``, ``P_5``, ``map``, ``recip_rank``),
-    ranx (``mrr@10``, ``hit_rate@5``, ``r-precision``, ``precision@10-l2``) and ``-at-k``
-    names (``retrieval-ndcg-at-k``).
+    ranx (``mrr@10``, ``hit_rate@5``, ``r-precision``, ``precision@10-l2``), ``-at-k``
+    names (``retrieval-ndcg-at-k``) and ``_at_`` names (``precision_at_5``,
+    ``recall_at_k``), as evaluation services name their response keys.
 
     Parameters
     ----------
@@ -108,6 +111,11 @@ def parse_metric(text: str | Metric) -> Metric:
     if match and match["base"] in known:
         return _build(known[match["base"]], PER_QUERY, {}, raw)
 
+    match = _UNDERSCORE_AT.match(lowered)
+    if match and match["base"] in known:
+        k = PER_QUERY if match["k"] == "k" else int(match["k"])
+        return _build(known[match["base"]], k, {}, raw)
+
     raise UnknownMetricError(_unknown_message(raw, known))
 
 
@@ -123,6 +131,30 @@ def parse_metrics(names: str | Metric | Iterable[str | Metric]) -> list[Metric]:
         msg = "No metric was given: pass at least one metric name (e.g. 'ndcg@10')."
         raise ParameterError(msg)
     return list(seen.values())
+
+
+def expand_cutoffs(names: str | Metric | Iterable[str | Metric], ks: Iterable[int]) -> list[Metric]:
+    """Give every metric without a fixed cutoff each cutoff of ``ks``.
+
+    A bare name (``precision``, ``ndcg``) or ``@k`` becomes one metric per k; a fixed
+    cutoff (``ndcg@10``) and a measure without one (``rprec``) stay as they are.
+
+    Examples
+    --------
+    >>> [m.name for m in expand_cutoffs(["precision", "ndcg@3", "rprec"], [1, 5])]
+    ['precision@1', 'precision@5', 'ndcg@3', 'rprec']
+    """
+    cutoffs = [int(k) for k in ks]
+    if not cutoffs or any(k < 1 for k in cutoffs):
+        msg = f"The 'ks' parameter must hold cutoffs >= 1. Got {cutoffs!r} instead."
+        raise ParameterError(msg)
+    expanded: list[Metric] = []
+    for metric in parse_metrics(names):
+        if metric.spec.cutoff == "none" or isinstance(metric.k, int):
+            expanded.append(metric)
+        else:
+            expanded += [Metric(metric.measure, k, metric.params) for k in cutoffs]
+    return parse_metrics(expanded)
 
 
 def _parse_params(text: str | None, raw: str) -> dict[str, ParamValue]:
@@ -160,11 +192,21 @@ def _build(
 
 def _unknown_message(raw: str, known: Mapping[str, str]) -> str:
     base = re.split(r"[@(]", raw.lower(), maxsplit=1)[0]
+    # Suggest only names that parse as written (not trec_eval's ndcg_cut, which needs _k).
+    parsing = [name for name in sorted(known) if _parses(name)]
     return (
-        f"Unknown metric {raw!r}.{did_you_mean(base, sorted(known))} Known measures: "
+        f"Unknown metric {raw!r}.{did_you_mean(base, parsing)} Known measures: "
         + ", ".join(sorted(available_measures()))
         + "."
     )
+
+
+def _parses(name: str) -> bool:
+    try:
+        parse_metric(name)
+    except (UnknownMetricError, ParameterError):
+        return False
+    return True
 
 
 def greater_is_better(name: str | Metric) -> bool:
