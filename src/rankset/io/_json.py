@@ -240,9 +240,50 @@ def _sniff_record(value: Any) -> str:
     if isinstance(value, dict):
         if "grade_1_5" in value:
             return "rag-gs"
-        if "expected_output" in value or "actual_output" in value:
+        if any(key in value for key in (*_SAMPLE_KEYS, "hypothesis")):
             return "samples"
     return "records-jsonl"
+
+
+# The sample contract's keys, snake_case or camelCase.
+_SAMPLE_KEYS: Final = {
+    "expected_output": "expected_output",
+    "expectedOutput": "expected_output",
+    "actual_output": "actual_output",
+    "actualOutput": "actual_output",
+}
+_SAMPLE_ALIASES: Final = {
+    **_SAMPLE_KEYS,
+    "expectedAnswer": "expected_answer",
+    "queryId": "query_id",
+}
+
+
+def _sample_fields(sample: Mapping[str, Any], position: int, where: str) -> dict[str, Any]:
+    """One sample with canonical keys; a ``{hypothesis, reference}`` record as a sample.
+
+    Such a record (an evaluation API's recall@k input) holds JSON-serialised chunk lists:
+    the chunks are matched by exact text, so each chunk is its own id; its query is its
+    ``id``/``query_id`` or its position (q1, q2...), and its cutoff its ``k``, else the
+    whole retrieved list, as that API's default.
+    """
+    fields = {_SAMPLE_ALIASES.get(key, key): value for key, value in sample.items()}
+    if "hypothesis" not in fields:
+        return fields
+    retrieved = _maybe_json_string(fields.pop("hypothesis"), where, "hypothesis")
+    reference = _maybe_json_string(fields.pop("reference", None), where, "reference")
+    if not isinstance(retrieved, list) or not isinstance(reference, list):
+        msg = f"{where}: hypothesis and reference must be JSON lists of chunks"
+        raise InputFormatError(msg)
+    if not any(fields.get(key) is not None for key in ("id", "query_id", "qid")):
+        fields["query_id"] = f"q{position}"
+    k = fields.pop("k", None) or len(retrieved)
+    given = fields.get("metadata")
+    metadata: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {}
+    fields["metadata"] = {"k": k, **metadata} if retrieved else metadata
+    fields["actual_output"] = retrieved
+    fields["expected_output"] = reference
+    return fields
 
 
 def _as_records(document: _Record | list[_Record], name: str, format: str) -> list[_Record]:
@@ -302,8 +343,8 @@ def _sample_query_id(sample: Mapping[str, Any], where: str) -> str:
 
 def _parse_samples(records: list[_Record], name: str, stem: str | None) -> ParsedInput:
     tables = _SampleTables.empty()
-    for record in records:
-        sample = _require_object(record)
+    for position, record in enumerate(records, start=1):
+        sample = _sample_fields(_require_object(record), position, record.where)
         query_id = _sample_query_id(sample, record.where)
         _add_expected_output(tables, sample, query_id, record.where)
         _add_actual_output(tables, sample, query_id, record.where)
