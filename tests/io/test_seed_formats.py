@@ -9,6 +9,8 @@ camelCase scoring as in snake_case.
 from __future__ import annotations
 
 import json
+import math
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,3 +78,54 @@ def test_camel_case_sample_keys_read_as_snake_case(tmp_path: Path) -> None:
     ]
     assert got[0] == got[1]
     assert got[0][0] == 0.5
+
+
+SAMPLES_YAML = """\
+samples:
+  - id: q-1
+    input: { question: "What is our refund window?" }
+    expected_output: ["doc-3", "doc-9"]        # binary relevance
+    actual_output: ["doc-7", "doc-3", "doc-1", "doc-9", "doc-2"]
+    metadata: { k: 5 }
+  - id: q-2
+    input: { question: "..." }
+    expected_output: []
+    actualOutput: {"retrieved": [{"id": "doc-7", "text": "..."}, {"id": "doc-3"}]}
+    metadata: { k: 5 }
+"""
+
+
+def test_yaml_samples_and_the_worked_comparison(tmp_path: Path) -> None:
+    path = tmp_path / "samples.yaml"
+    path.write_text(SAMPLES_YAML, encoding="utf-8")
+    names = ["retrieval-hit-at-k", "retrieval-recall-at-k", "retrieval-mrr", "retrieval-ndcg-at-k"]
+    res = rankset.evaluate(path, None, names, confidence=None)
+    q1 = dict(res.per_query.filter(query_id="q-1").select("metric", "value").rows())
+    # the seed's worked comparison: hit 1, recall 1, RR 1/2, nDCG ~ 0.65
+    ndcg = (1 / math.log2(3) + 1 / math.log2(5)) / (1 + 1 / math.log2(3))
+    assert q1 == pytest.approx({"hit@k": 1.0, "recall@k": 1.0, "rr": 0.5, "ndcg@k": ndcg})
+    # q-2 has no relevant document: scored 0 everywhere and counted, not dropped
+    q2 = dict(res.per_query.filter(query_id="q-2").select("metric", "value").rows())
+    assert q2 == {"hit@k": 0.0, "recall@k": 0.0, "rr": 0.0, "ndcg@k": 0.0}
+    means = dict(res.summary.select("metric", "mean").rows())
+    assert means["hit@k"] == 0.5
+    assert means["rr"] == 0.25
+    assert means["ndcg@k"] == pytest.approx(ndcg / 2)
+    assert res.query_counts["n_scored"].to_list() == [2]
+
+
+def test_yaml_without_pyyaml_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "samples.yml"
+    path.write_text(SAMPLES_YAML, encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "yaml", None)  # import yaml now fails
+    with pytest.raises(rankset.MissingDependencyError, match=r"rankset\[yaml\]"):
+        rankset.evaluate(path, None, ["rr"])
+
+
+def test_bad_yaml_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text("samples: [unclosed\n", encoding="utf-8")
+    with pytest.raises(rankset.InputFormatError, match=r"broken\.yaml: not valid YAML"):
+        rankset.evaluate(path, None, ["rr"])

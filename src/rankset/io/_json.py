@@ -28,6 +28,7 @@ import polars as pl
 
 from rankset._typing import InputFormat, Kind
 from rankset.errors import InputFormatError, ParameterError
+from rankset.io._dataset_rules import dataset_query_labels, scalar_text
 from rankset.io._parsed import (
     ALIASES,
     ANSWERS_SCHEMA,
@@ -45,6 +46,8 @@ from rankset.io._tables import check_rows, first_uncastable, parse_table
 __all__ = ["JSON_FORMATS", "loads", "parse_json"]
 
 #: The formats read from JSON or JSON Lines.
+#: The label row that marks a sample with an empty expected_output as labelled.
+NO_RELEVANT_DOCUMENT: Final = "<no relevant document>"
 JSON_FORMATS: Final = frozenset({"samples", "rag-gs", "dataset-json", "records-jsonl", "ranx"})
 # An escaped UTF-16 surrogate: paired it is one character, alone it is none.
 _SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
@@ -305,17 +308,6 @@ def _require_object(record: _Record) -> Mapping[str, Any]:
     return record.value
 
 
-def _scalar_text(value: Any) -> str | None:
-    """JSON scalar -> text for a checked numeric cast (None stays null)."""
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return json.dumps(value)
-    if isinstance(value, int | float):
-        return repr(value)
-    return json.dumps(value)
-
-
 def _maybe_json_string(value: Any, where: str, field: str) -> Any:
     if not isinstance(value, str):
         return value
@@ -369,7 +361,7 @@ def _add_expected_output(
     if expected is None:
         return
     if isinstance(expected, Mapping):
-        pairs = [(str(doc), _scalar_text(gain)) for doc, gain in expected.items()]
+        pairs = [(str(doc), scalar_text(gain)) for doc, gain in expected.items()]
     elif isinstance(expected, list):
         pairs = [(id_text(doc, where, "expected_output item"), "1") for doc in expected]
     else:
@@ -378,6 +370,12 @@ def _add_expected_output(
             f"object, found {json.dumps(expected)}"
         )
         raise InputFormatError(msg)
+    if not pairs:
+        # No relevant document: the query is still scored (hit, recall, RR, nDCG 0, as the
+        # sample contract says; NA where a metric defines it so), not dropped. One label
+        # row marks it labelled: a passage no run retrieves, graded -1 (in the pool,
+        # unjudged: it counts nowhere).
+        pairs = [(NO_RELEVANT_DOCUMENT, "-1")]
     labels = tables.labels
     for doc_id, grade in pairs:
         labels["query_id"].append(query_id)
@@ -435,7 +433,7 @@ def _add_cutoff(
     if metadata.get("k") is None:
         return
     tables.cutoffs["query_id"].append(query_id)
-    tables.cutoffs["k"].append(_scalar_text(metadata["k"]))
+    tables.cutoffs["k"].append(scalar_text(metadata["k"]))
     tables.cutoffs["where"].append(where)
 
 
@@ -527,7 +525,7 @@ def _parse_records(
         for canonical, value in _canonical_fields(obj, mapping).items():
             column = columns.setdefault(canonical, [])
             column.extend([None] * (row - len(column)))
-            column.append(_scalar_text(value))
+            column.append(scalar_text(value))
     for source_name in mapping:
         if source_name not in seen:
             msg = f"{name}: key {source_name!r} named in 'columns' is in no record"
@@ -568,37 +566,9 @@ def _parse_dataset_json(
     labels: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "grade": [], "where": []}
     for position, query in enumerate(queries, start=1):
         record = _Record(query, f"{name}, query {position}")
-        for doc_id, grade in _dataset_query_labels(_require_object(record), record.where):
+        for doc_id, grade in dataset_query_labels(_require_object(record), record.where):
             labels["query_id"].append(id_text(query.get("query_id"), record.where, "query_id"))
             labels["doc_id"].append(doc_id)
             labels["grade"].append(grade)
             labels["where"].append(record.where)
     return ParsedInput(name, stem, "dataset-json", labels=_checked_frame(labels, LABELS_SCHEMA))
-
-
-def _dataset_query_labels(query: Mapping[str, Any], where: str) -> list[tuple[str, str | None]]:
-    relevant = query.get("relevant_documents") or []
-    scores = query.get("relevance_scores") or {}
-    if not isinstance(relevant, list) or not isinstance(scores, Mapping):
-        msg = f"{where}: relevant_documents must be a list and relevance_scores an object"
-        raise InputFormatError(msg)
-    docs = [id_text(doc, where, "relevant document") for doc in relevant]
-    # The dataset's own rules: a query has a relevant document, and relevance_scores, when
-    # given, grade every one of them (else a document would silently get grade 1).
-    if not docs:
-        msg = (
-            f"{where}: no relevant document; every query of a dataset needs at least one "
-            "in relevant_documents."
-        )
-        raise InputFormatError(msg)
-    ungraded = [doc for doc in docs if scores and doc not in scores]
-    if ungraded:
-        msg = (
-            f"{where}: relevance_scores does not grade {', '.join(map(repr, ungraded[:3]))}"
-            f"{' and more' if len(ungraded) > 3 else ''}; when given it must cover every "
-            "document of relevant_documents."
-        )
-        raise InputFormatError(msg)
-    # Documents graded only in relevance_scores are labels too.
-    docs += [doc for doc in scores if doc not in set(docs)]
-    return [(doc, _scalar_text(scores[doc]) if doc in scores else "1") for doc in docs]

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import warnings
 from collections.abc import Mapping
@@ -15,6 +16,7 @@ from typing import Any, Final
 
 import polars as pl
 
+from rankset._dependencies import import_optional
 from rankset._typing import InputFormat, Kind, Source, choices_of
 from rankset._validation import check_choice
 from rankset.errors import InputFormatError, ParameterError
@@ -387,5 +389,17 @@ def _parse_bytes(
     if resolved == "tsv":
         frame = read_delimited(data, name, "\t")
         return parse_table(frame.lazy(), name, stem, "tsv", mapping, kind, validate_rows=True)
+    if resolved == "yaml":
+        return parse_json(_yaml_as_json(data, name), name, stem, None, mapping, kind)
     json_format = None if resolved == "json" else resolved
     return parse_json(decode_text(data, name), name, stem, json_format, mapping, kind)
+
+
+def _yaml_as_json(data: bytes, name: str) -> str:
+    """Return a YAML document (sample files: ``samples:``, a list) as JSON, via PyYAML."""
+    yaml = import_optional("yaml", extra="yaml", purpose=f"Reading {name} (YAML)")
+    try:
+        document = yaml.safe_load(decode_text(data, name))
+    except yaml.YAMLError as error:
+        raise InputFormatError(f"{name}: not valid YAML ({error})") from None
+    return json.dumps(document, default=str)

@@ -48,6 +48,8 @@ _EXTENSION_FORMATS: Final[Mapping[str, str]] = {
     ".json": "json",
     ".jsonl": "json",
     ".ndjson": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
 }
 # Extensions that name a format and so are not part of a run's display stem.
 _FORMAT_EXTENSIONS: Final = frozenset(
