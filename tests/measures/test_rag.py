@@ -377,3 +377,17 @@ def test_the_cli_says_which_scale_the_labels_chose(capsys: pytest.CaptureFixture
     assert "using scale='trec_dl'" in captured.err
     assert "sys.exit" not in captured.err  # no source line under the message
     assert "ra_nwg@10" in captured.out
+
+
+def test_harm_with_the_distractors_only_rubric() -> None:
+    # tiers in the top 4 (rag5): 5, 2, 1, 3 -> tier <= 2: 2 of 4; tier 1 only: 1 of 4
+    labels = {"q": {"a": 5, "b": 2, "c": 1, "d": 3, "e": 1}}
+    run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
+    names = ["Harm@4", "harm(max_tier=1)@4", "harm(max_tier=1,unjudged=1)@5"]
+    res = rankset.evaluate(run, labels, names, confidence=None)
+    got = dict(res.per_query.select("metric", "value").rows())
+    assert got == {
+        "harm@4": 0.5,
+        "harm(max_tier=1)@4": 0.25,
+        "harm(max_tier=1,unjudged=1)@5": 0.2,  # 4 retrieved, none unlabelled: 1 of 5
+    }

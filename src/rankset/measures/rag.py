@@ -19,8 +19,9 @@ query's best evidence that set holds, where the headroom is, and how much junk c
 ``precision_4plus@k``
     Tier ≥ 4 passages in the top K over K.
 ``harm@k``
-    Labelled tier ≤ 2 passages (weak, distractors) in the top K over K; ``harm(unjudged=1)``
-    also counts unlabelled ones. Read it beside ``judged@k``.
+    Labelled tier ≤ 2 passages (weak, distractors) in the top K over K; ``harm(max_tier=1)``
+    counts distractors (tier 1) only, the stricter rubric; ``harm(unjudged=1)`` also counts
+    unlabelled ones. Read it beside ``judged@k``.
 ``containment@k``
     1 if any acceptable answer string occurs in the text of a top-K passage
     (``match=exact`` substring by default, ``casefold``, or ``whitespace``-normalised).
@@ -97,6 +98,13 @@ _WEIGHT_PARAMS = (
 )
 _UNJUDGED = ParamSpec(
     "unjudged", int, 0, description="1: count unlabelled passages as harmful", choices=(0, 1)
+)
+_HARM_TIERS = ParamSpec(
+    "max_tier",
+    int,
+    2,
+    description="harmful tiers: 2 counts tiers 1-2 (weak and distractors), 1 distractors only",
+    choices=(1, 2),
 )
 _MATCH = ParamSpec(
     "match",
@@ -338,11 +346,11 @@ def _precision_4plus(features: Features, metric: Metric) -> pl.Expr:
     description="Labelled tier <= 2 passages (weak, distractors) in the top K over K; lower "
     "is better.",
     cutoff="required",
-    params=(_UNJUDGED,),
+    params=(_UNJUDGED, _HARM_TIERS),
     greater_is_better=False,
 )
 def _harm(features: Features, metric: Metric) -> pl.Expr:
-    harmful = tiers_in_top(features, metric, 1, 2)
+    harmful = tiers_in_top(features, metric, 1, int(metric.get("max_tier")))  # type: ignore[arg-type]
     if metric.get("unjudged"):
         harmful = harmful + untiered_in_top(features, metric)
     return harmful / features.cutoff_value(metric)

@@ -40,6 +40,8 @@ shape: (4, 2)
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from rankset.measures._features import (
@@ -271,7 +273,7 @@ def _precision(features: Features, metric: Metric) -> pl.Expr:
     description="Relevant documents in the top k divided by all relevant labels of the query.",
     cutoff="optional",
     params=(REL,),
-    aliases=("retrieval-recall",),
+    aliases=("retrieval-recall", "retrievalrecall"),
     trec_eval="recall_{k}",
     ir_measures="R",
     ranx="recall",
@@ -324,6 +326,7 @@ def _fbeta(features: Features, metric: Metric) -> pl.Expr:
     description="1 if every relevant label of the query is in the top k (0 when there is none).",
     cutoff="required",
     params=(REL,),
+    aliases=("retrievalrecallall",),
 )
 def _recall_all(features: Features, metric: Metric) -> pl.Expr:
     num_rel = num_relevant(features, metric)
@@ -470,3 +473,46 @@ def _num_rel(features: Features, metric: Metric) -> pl.Expr:
 )
 def _num_rel_ret(features: Features, metric: Metric) -> pl.Expr:
     return relevant_retrieved(features, metric)
+
+
+# --- nDCG over the retrieved list only ---------------------------------------------------
+
+
+def _any_ideal(found: pl.Series) -> pl.Series:
+    """1 + 1/log2(2) + ... + 1/log2(m) for each count m (0 for m = 0), added in order."""
+    table = {}
+    for count in found.unique().drop_nulls().to_list():
+        total = 0.0
+        for position in range(1, int(count) + 1):
+            total += 1.0 if position == 1 else 1.0 / math.log2(position)
+        table[count] = total
+    return found.replace_strict(table, default=None, return_dtype=pl.Float64)
+
+
+@define(
+    "ndcg_any",
+    description="nDCG over the retrieved list only: binary gains, position p discounted by "
+    "log2(p) (the first by 1), over the same relevances sorted (RAG libraries' NDCGAny).",
+    cutoff="required",
+    params=(REL,),
+    aliases=("retrievalndcgany", "ndcg-any"),
+)
+def _ndcg_any(features: Features, metric: Metric) -> pl.Expr:
+    """Differs from ``ndcg``: the ideal is built from the relevant documents *retrieved*.
+
+    DCG = rel_1 + sum over p >= 2 of rel_p / log2(p); the ideal puts the m relevant
+    documents of the top K first. Relevant labels never retrieved do not lower it, and a
+    query with none retrieved scores 0.
+    """
+    level = features.level(metric)
+    rel = relevant_row(features, level)
+    discount = features.row_column(
+        "_any_discount",
+        pl.when(pl.col("pos") == 1).then(1.0).otherwise(pl.col("pos").cast(pl.Float64).log(2)),
+    )
+    name = f"_dcg_any_{level_key(level)}_{features.cutoff_key(metric)}"
+    contribution = pl.col(rel).cast(pl.Float64) / pl.col(discount)
+    dcg = features.aggregate_within_cutoff(name, contribution, metric)
+    found = relevant_retrieved(features, metric)
+    ideal = found.map_batches(_any_ideal, return_dtype=pl.Float64, is_elementwise=True)
+    return pl.when(found > 0).then(dcg / ideal).otherwise(0.0)
