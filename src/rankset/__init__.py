@@ -50,6 +50,7 @@ from rankset.textmatch import TextMatch, match_text
 
 if TYPE_CHECKING:  # loaded on first use (numpy): see __getattr__
     from rankset.all_pairs import compare_all, significance_matrix
+    from rankset.explanations import explain
     from rankset.judging import judging_queue
     from rankset.label_quality import agreement
     from rankset.many_systems import anova, average_replicates, rank_intervals
@@ -70,6 +71,7 @@ _LAZY_FUNCTIONS = {
     "comparison_table": "paper_tables",
     "rank_intervals": "many_systems",
     "significance_matrix": "all_pairs",
+    "explain": "explanations",
     "judging_queue": "judging",
     "nugget_misses": "nugget_diagnosis",
     "ppi_compare": "ppi",
@@ -108,6 +110,7 @@ __all__ = [
     "define",
     "diagnose",
     "evaluate",
+    "explain",
     "fuse",
     "judging_queue",
     "match_text",

@@ -43,6 +43,7 @@ LAYERS: list[set[str]] = [
         "ppi",
         "judging",
         "nugget_diagnosis",
+        "explanations",
     },
     {"charts"},
     {"report"},

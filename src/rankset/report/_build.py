@@ -60,6 +60,7 @@ def build_report(
     agreement: Agreement | None = None,
     stability: Stability | None = None,
     reference_labels: str = "reference",
+    explanations: pl.DataFrame | None = None,
 ) -> str:
     """Render results as one self-contained HTML document.
 
@@ -110,6 +111,9 @@ def build_report(
         shown in the same section (needs ``agreement``).
     reference_labels
         The name of the reference labels in that section.
+    explanations
+        ``system, query_id, reason`` (:func:`rankset.explain`): the worst queries show which
+        relevant documents each system found, where, and which it missed.
 
     Returns
     -------
@@ -178,7 +182,7 @@ def build_report(
             (
                 "worst",
                 "Worst queries",
-                _sections.worst_section(result, worst, query_text, worst_among),
+                _sections.worst_section(result, worst, query_text, worst_among, explanations),
             )
         )
     missing = [
@@ -353,6 +357,10 @@ def report(
                 **options.as_kwargs(),
             )
 
+    explanations = None
+    if worst and result.metrics:
+        explanations = _worst_explanations(runs, labels, result, options)
+
     page = build_report(
         result,
         baseline=baseline,
@@ -369,11 +377,31 @@ def report(
         agreement=agreement,
         stability=stability,
         reference_labels=reference_labels,
+        explanations=explanations,
     )
     target = Path(out)
     with atomic_path(out) as temp:
         temp.write_text(page, encoding="utf-8")
     return target
+
+
+def _worst_explanations(
+    runs: Any, labels: Any, result: EvaluationResult, options: EvaluateOptions
+) -> pl.DataFrame | None:
+    """Explain every query at the first metric's cutoff (the worst are picked from them)."""
+    from rankset.explanations import explain
+    from rankset.measures import parse_metric
+
+    if labels is None:  # labels carried by the runs (samples): the report names no reason
+        return None
+    cutoff = parse_metric(result.metrics[0]).k
+    return explain(
+        runs,
+        labels,
+        cutoff if isinstance(cutoff, int) else None,
+        relevance_level=options.relevance_level,
+        names=options.names,
+    )
 
 
 def _check_label_sets(labels: object, label_sets: Mapping[str, object] | None) -> str:

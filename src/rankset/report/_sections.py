@@ -438,10 +438,12 @@ def worst_section(
     worst: int,
     query_text: Mapping[str, str] | None,
     among: Collection[str] | None = None,
+    explanations: pl.DataFrame | None = None,
 ) -> str:
     """List, per system, the ``worst`` queries by the first metric (NA left out, ties by id).
 
-    ``among`` limits them to those query ids (the queries with a relevant label).
+    ``among`` limits them to those query ids (the queries with a relevant label);
+    ``explanations`` (``system, query_id, reason``, from :func:`rankset.explain`) adds why.
     """
     metric = result.metrics[0]
     lower_is_better = not greater_is_better(metric)
@@ -476,6 +478,11 @@ def worst_section(
         )
         values = values.join(texts, on="query_id", how="left", maintain_order="left")
         columns.append(("query_text", "query text", "longtext"))
+    if explanations is not None:
+        reasons = explanations.select("system", "query_id", "reason")
+        values = values.join(reasons, on=["system", "query_id"], how="left", maintain_order="left")
+        values = values.with_columns(pl.col("reason").fill_null("no relevant label"))
+        columns.append(("reason", "relevant documents", "longtext"))
     direction = "highest" if lower_is_better else "lowest"
     parts = [
         f'<p class="explain">Per system, the {worst} queries with the {direction} '
