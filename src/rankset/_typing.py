@@ -59,8 +59,9 @@ WriteFormat: TypeAlias = Literal["trec", "parquet", "csv"]
 MissingPolicy: TypeAlias = Literal["skip", "zero"]
 #: How a ranking is ordered: by score when present, always by score, or by rank.
 OrderPolicy: TypeAlias = Literal["auto", "score", "rank"]
-#: What a document twice in one ranking does: an error, or its best copy is kept.
-DuplicatePolicy: TypeAlias = Literal["error", "keep_best"]
+#: What a document twice in one ranking does: an error; its best copy is kept; or every
+#: copy keeps its place, the first as the document and the later ones as non-relevant.
+DuplicatePolicy: TypeAlias = Literal["error", "keep_best", "in_place"]
 #: Scores as trec_eval 10.0 keeps them (doubles), or as 9.0.8 and pytrec_eval do (floats).
 ScorePrecision: TypeAlias = Literal["float64", "float32"]
 #: The Polars engine of the pass over the runs, or a Dask cluster.

@@ -85,7 +85,10 @@ def normalize_run(
         ``"auto"``: by score when the run has scores, else by rank; ``"score"`` or
         ``"rank"`` force one.
     duplicates
-        ``"error"`` (checked by :func:`raise_on_duplicate_docs`) or ``"keep_best"``.
+        ``"error"`` (checked by :func:`raise_on_duplicate_docs`), ``"keep_best"``, or
+        ``"in_place"``: every copy keeps its position; the best-placed is the document,
+        the later ones become ``<doc_id>#copy<n>`` (no label matches them), as chunk-level
+        evaluations count a document once but let each chunk of it hold its slot.
     has_scores
         Whether the score column holds values; computed from the data when ``None``.
 
@@ -115,6 +118,17 @@ def normalize_run(
     run, first = cast_run(
         run, source=source, order=order, has_scores=has_scores, score_precision=score_precision
     )
+    if duplicates == "in_place":
+        run = run.sort(
+            ["system", "query_id", first, "doc_id"], descending=[False, False, True, True]
+        )
+        copy = pl.int_range(pl.len()).over(["system", "query_id", "doc_id"])
+        run = run.with_columns(
+            doc_id=pl.when(copy == 0)
+            .then(pl.col("doc_id"))
+            .otherwise(pl.format("{}#copy{}", "doc_id", copy + 1))
+        )
+        return run.with_columns(pos=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(RUN_KEY))
     if duplicates == "keep_best":
         run = run.sort(
             ["system", "query_id", first, "doc_id"], descending=[False, False, True, True]
@@ -267,8 +281,10 @@ def raise_on_duplicate_docs(offenders: pl.DataFrame, source: str) -> None:
     )
     msg = (
         f"{source}: duplicate documents in a ranking (first offenders: {listed}). trec_eval "
-        "refuses such runs too; pass duplicates='keep_best' (CLI --keep-best-duplicate) to "
-        "keep each document's best-ranked copy."
+        "refuses such runs too; pass duplicates='keep_best' (CLI --duplicates keep-best) to "
+        "keep each document's best-ranked copy, or duplicates='in_place' (CLI --duplicates "
+        "in-place) to let every copy keep its slot, later copies counting as non-relevant "
+        "(chunks of one document)."
     )
     raise SchemaError(msg)
 

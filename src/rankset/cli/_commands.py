@@ -36,7 +36,13 @@ def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
         "missing": args.missing,
         "order": args.order,
         "score_precision": args.score_precision,
-        "duplicates": "keep_best" if args.keep_best_duplicate else "error",
+        "duplicates": (
+            args.duplicates.replace("-", "_")
+            if args.duplicates
+            else "keep_best"
+            if args.keep_best_duplicate
+            else "error"
+        ),
         "names": args.names,
         "pool": args.pool,
         "pool_depth": args.pool_depth,

@@ -76,6 +76,12 @@ def _add_input_options(
         help="keep the best-ranked copy of a duplicated document instead of failing",
     )
     parser.add_argument(
+        "--duplicates",
+        choices=("error", "keep-best", "in-place"),
+        help="a document twice in one ranking: error (default), keep-best (its best copy), "
+        "or in-place (every copy keeps its slot, later copies count as non-relevant)",
+    )
+    parser.add_argument(
         "--name",
         dest="names",
         action="append",

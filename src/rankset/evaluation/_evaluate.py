@@ -111,7 +111,10 @@ def evaluate(
     order
         ``"auto"`` (scores when present, else ranks), ``"score"`` or ``"rank"``.
     duplicates
-        ``"error"`` or ``"keep_best"`` for a document ranked twice in one query.
+        ``"error"`` or ``"keep_best"`` for a document ranked twice in one query, or
+        ``"in_place"``: every copy keeps its position, later copies count as non-relevant
+        documents (chunks of one document: the document counts once, each chunk holds its
+        slot).
     names
         System names, one per run, overriding the naming rule.
     default_k
