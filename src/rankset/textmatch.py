@@ -63,7 +63,7 @@ _GOLD_ID: Final = "_tm_gold_id"
 _STATUS: Final = "_tm_status"
 _CHUNK: Final = ("system", "query_id", _POS)
 
-# A leading "Date: ..." line, as conversation-memory documents carry (seed 002).
+# A leading "Date: ..." line, as conversation-memory documents carry.
 _DATE_LINE: Final = r"^\s*date:[^\n]*\n"
 # A speaker prefix at the start of any line ("user: ", "assistant: ").
 _SPEAKER: Final = r"(?m)^[ \t]*(?:user|assistant):[ \t]*"
