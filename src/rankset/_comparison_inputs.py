@@ -31,6 +31,7 @@ __all__ = [
     "per_query_frame",
     "query_slices",
     "select_metrics",
+    "tidy_values",
     "unreachable_significance",
     "warn_unreachable_significance",
 ]
@@ -99,6 +100,16 @@ def per_query_frame(
     present = frame["metric"].unique(maintain_order=True).to_list()
     known = [name for name in declared if name in present] or present
     return frame, known
+
+
+def tidy_values(per_query: pl.DataFrame, metrics: Sequence[str]) -> pl.DataFrame:
+    """Return ``system, query_id, metric, value`` (String ids, Float64 values) of ``metrics``."""
+    return per_query.filter(pl.col("metric").is_in(list(metrics))).select(
+        pl.col("system").cast(pl.String),
+        pl.col("query_id").cast(pl.String),
+        pl.col("metric").cast(pl.String),
+        pl.col("value").cast(pl.Float64),
+    )
 
 
 def select_metrics(metrics: Sequence[str] | None, known: list[str]) -> list[str]:

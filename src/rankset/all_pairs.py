@@ -25,10 +25,12 @@ from collections.abc import Sequence
 import polars as pl
 
 from rankset._comparison_inputs import (
+    COMPARE_COLUMNS,
     check_options,
     higher_is_better,
     per_query_frame,
     select_metrics,
+    tidy_values,
     warn_unreachable_significance,
 )
 from rankset._typing import Correction, Test
@@ -40,29 +42,16 @@ from rankset.family_tests import FAMILY_TESTS, family_rows
 
 __all__ = ["ALL_PAIRS_COLUMNS", "compare_all", "significance_matrix"]
 
-#: Columns of :func:`compare_all`'s frame.
+#: Columns of :func:`compare_all`'s frame: :data:`rankset.comparison.COMPARE_COLUMNS` with
+#: ``baseline`` after ``system`` and the effect size and its interval before ``p``.
 ALL_PAIRS_COLUMNS = (
-    "system",
+    COMPARE_COLUMNS[0],
     "baseline",
-    "metric",
-    "test",
-    "n_queries",
-    "n_dropped",
-    "mean",
-    "baseline_mean",
-    "delta",
-    "relative_delta",
-    "ci_low",
-    "ci_high",
+    *COMPARE_COLUMNS[1 : COMPARE_COLUMNS.index("p")],
     "effect_size",
     "effect_ci_low",
     "effect_ci_high",
-    "p",
-    "p_adj",
-    "reject",
-    "wins",
-    "ties",
-    "losses",
+    *COMPARE_COLUMNS[COMPARE_COLUMNS.index("p") :],
 )
 
 Result = EvaluationResult | pl.DataFrame | pl.LazyFrame
@@ -136,12 +125,7 @@ def compare_all(
         msg = f"compare_all() needs two systems or more. Got {systems!r}."
         raise ParameterError(msg)
     pairs = _pairs(systems, baselines)
-    frame = per_query.filter(pl.col("metric").is_in(names)).select(
-        pl.col("system").cast(pl.String),
-        pl.col("query_id").cast(pl.String),
-        pl.col("metric").cast(pl.String),
-        pl.col("value").cast(pl.Float64),
-    )
+    frame = tidy_values(per_query, names)
     greater = {name: higher_is_better(name) for name in names}
     pieces = []
     paired = [test for test in chosen if test in TESTS]

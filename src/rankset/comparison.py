@@ -72,6 +72,7 @@ from rankset._comparison_inputs import (
     per_query_frame,
     query_slices,
     select_metrics,
+    tidy_values,
     warn_unreachable_significance,
 )
 from rankset._typing import Test, choices_of
@@ -236,12 +237,7 @@ def compare(
     greater = {name: higher_is_better(name) for name in metric_names}
     order = {name: i for i, name in enumerate(metric_names)}
 
-    frame = per_query.filter(pl.col("metric").is_in(metric_names)).select(
-        pl.col("system").cast(pl.String),
-        pl.col("query_id").cast(pl.String),
-        pl.col("metric").cast(pl.String),
-        pl.col("value").cast(pl.Float64),
-    )
+    frame = tidy_values(per_query, metric_names)
     sort_keys = [_SYSTEM_ORDER, _ORDER, *by_columns]
     ranks = {system: position for position, system in enumerate(systems)}
     per_test = []

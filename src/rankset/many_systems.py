@@ -17,7 +17,12 @@ from typing import Any
 
 import polars as pl
 
-from rankset._comparison_inputs import higher_is_better, per_query_frame, select_metrics
+from rankset._comparison_inputs import (
+    higher_is_better,
+    per_query_frame,
+    select_metrics,
+    tidy_values,
+)
 from rankset._validation import check_choice, check_fraction, check_int, did_you_mean
 from rankset.errors import ParameterError
 from rankset.evaluation import EvaluationResult
@@ -88,12 +93,7 @@ def rank_intervals(
     per_query, known = per_query_frame(result)
     names = select_metrics(metrics, known)
     systems = [str(s) for s in per_query["system"].unique(maintain_order=True).to_list()]
-    frame = per_query.select(
-        pl.col("system").cast(pl.String),
-        pl.col("query_id").cast(pl.String),
-        pl.col("metric").cast(pl.String),
-        pl.col("value").cast(pl.Float64),
-    )
+    frame = tidy_values(per_query, names)
     pieces = []
     for name in names:
         matrix, _, _ = complete_matrix(frame, systems, name)
@@ -173,12 +173,7 @@ def anova(result: Result, *, metrics: Sequence[str] | None = None) -> pl.DataFra
     per_query, known = per_query_frame(result)
     names = select_metrics(metrics, known)
     systems = [str(s) for s in per_query["system"].unique(maintain_order=True).to_list()]
-    frame = per_query.select(
-        pl.col("system").cast(pl.String),
-        pl.col("query_id").cast(pl.String),
-        pl.col("metric").cast(pl.String),
-        pl.col("value").cast(pl.Float64),
-    )
+    frame = tidy_values(per_query, names)
     rows: list[dict[str, Any]] = []
     for name in names:
         matrix, _, _ = complete_matrix(frame, systems, name)
