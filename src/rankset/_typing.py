@@ -81,7 +81,7 @@ Change: TypeAlias = Literal[
     "coverage regression", "ordering regression", "mixed", "unchanged", "improved"
 ]
 #: How chunk texts are matched to gold texts.
-MatchMode: TypeAlias = Literal["exact", "normalized", "contained"]
+MatchMode: TypeAlias = Literal["exact", "normalized", "contained", "json_escaped"]
 #: Formats a chart is saved as.
 ChartFormat: TypeAlias = Literal["html", "png", "svg", "json"]
 

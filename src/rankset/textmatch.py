@@ -1,4 +1,4 @@
-"""Match retrieved text chunks to gold texts, so chunk-level runs can be scored by id.
+r"""Match retrieved text chunks to gold texts, so chunk-level runs can be scored by id.
 
 Some RAG systems return ranked *chunks of text* and are judged against a list of gold
 texts per query, with no document ids on either side. :func:`match_text` gives every
@@ -18,8 +18,12 @@ Rules (each stated once, here):
   ``grade`` column when there is one, else 1.0.
 * **Modes.** ``"exact"``: the chunk text equals the gold text. ``"normalized"``: equal
   after :func:`normalize_text`. ``"contained"``: the normalised chunk text is a substring
-  of the normalised gold text (the chunk comes from that gold document). A chunk whose
-  compared text is empty or null matches nothing, in every mode.
+  of the normalised gold text (the chunk comes from that gold document).
+  ``"json_escaped"``: the chunk text, as it is or JSON-escaped (``json.dumps`` without
+  its quotes: ``\n`` for a line break, ``\"`` for a quote, ``\uXXXX`` beyond ASCII), is a
+  substring of the gold text as it is: gold documents stored as JSON strings still match
+  the chunks cut from them. A chunk whose compared text is empty or null matches
+  nothing, in every mode.
 * **Several gold matches.** A chunk that matches several gold items takes the first one
   in gold order; it does not fall back to a later item when the first is already taken.
   Two gold items with the same compared text therefore cannot both be credited.
@@ -37,6 +41,7 @@ tests ``str.contains(..., literal=True)`` row-wise.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, get_args
@@ -48,7 +53,7 @@ from rankset.errors import SchemaError
 
 __all__ = ["MatchMode", "TextMatch", "match_text", "normalize_text"]
 
-MatchMode = Literal["exact", "normalized", "contained"]
+MatchMode = Literal["exact", "normalized", "contained", "json_escaped"]
 
 _MODES: Final = get_args(MatchMode)
 _MAX_LISTED: Final = 5
@@ -154,8 +159,9 @@ def match_text(
         ... in input order per query) and ``grade`` (default 1.0).
     mode
         ``"exact"`` (equal strings), ``"normalized"`` (equal after
-        :func:`normalize_text`) or ``"contained"`` (normalised chunk is a substring of
-        the normalised gold text).
+        :func:`normalize_text`), ``"contained"`` (normalised chunk is a substring of
+        the normalised gold text) or ``"json_escaped"`` (the chunk, as it is or
+        JSON-escaped, is a substring of the gold text).
 
     Returns
     -------
@@ -216,6 +222,9 @@ def match_text(
     keyed_items = items.select("query_id", _GOLD, _GOLD_ID, compare(pl.col("text")).alias(_GKEY))
     if mode == "contained":
         matches = _contained_matches(keyed_chunks, keyed_items)
+    elif mode == "json_escaped":
+        escaped = pl.col(_KEY).map_batches(_json_escaped, return_dtype=pl.String)
+        matches = _contained_matches(keyed_chunks.with_columns(_escaped=escaped), keyed_items)
     else:
         matches = _equal_matches(keyed_chunks, keyed_items)
 
@@ -330,8 +339,8 @@ def _check_gold_ids(labels: pl.DataFrame) -> None:
 
 
 def _compared_text(mode: MatchMode) -> Callable[[pl.Expr], pl.Expr]:
-    """Return what each mode compares: the raw text for ``"exact"``, else normalised."""
-    if mode == "exact":
+    """Return what each mode compares: raw text for exact and JSON-escaped, else normalised."""
+    if mode in ("exact", "json_escaped"):
         return _unchanged
     return normalize_text
 
@@ -351,13 +360,25 @@ def _equal_matches(chunks: pl.LazyFrame, items: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def _contained_matches(chunks: pl.LazyFrame, items: pl.LazyFrame) -> pl.LazyFrame:
-    """Per chunk, the first gold item (in gold order) whose text contains the chunk's."""
+    """Per chunk, the first gold item (in gold order) whose text contains the chunk's.
+
+    A chunk with an ``_escaped`` column also matches a gold text holding that form.
+    """
+    contains = pl.col(_GKEY).str.contains(pl.col(_KEY), literal=True)
+    if "_escaped" in chunks.collect_schema().names():
+        contains = contains | pl.col(_GKEY).str.contains(pl.col("_escaped"), literal=True)
     return (
         chunks.join(items, on="query_id", how="inner")
-        .filter(pl.col(_GKEY).str.contains(pl.col(_KEY), literal=True))
+        .filter(contains)
         .group_by(*_CHUNK)
         .agg(pl.col(_GOLD).min(), pl.col(_GOLD_ID).sort_by(_GOLD).first())
     )
+
+
+def _json_escaped(texts: pl.Series) -> pl.Series:
+    """Each text as ``json.dumps`` writes it, without the quotes (once per distinct text)."""
+    table = {text: json.dumps(text)[1:-1] for text in texts.unique().drop_nulls().to_list()}
+    return texts.replace_strict(table, default=None, return_dtype=pl.String)
 
 
 def _credit(chunks: pl.LazyFrame) -> pl.LazyFrame:

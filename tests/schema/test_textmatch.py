@@ -380,7 +380,8 @@ def test_run_without_an_order() -> None:
 def test_bad_mode() -> None:
     with pytest.raises(
         ParameterError,
-        match=r"The 'mode' parameter must be one of 'exact', 'normalized', 'contained'\. "
+        match=r"The 'mode' parameter must be one of 'exact', 'normalized', 'contained', "
+        r"'json_escaped'\. "
         r"Got 'fuzzy' instead\.",
     ):
         match_text(chunks(("s", "q1", [PARIS])), golds(q1=[PARIS]), mode="fuzzy")  # type: ignore[arg-type]
@@ -449,3 +450,21 @@ def test_properties_against_a_plain_python_reference(
                 (f"s{i}", len(texts), n_matched, len(texts) - n_matched - n_unmatched, n_unmatched)
             )
     assert tm.report.rows() == expected_report
+
+
+def test_json_escaped_mode_matches_chunks_of_json_stored_gold_texts() -> None:
+    import json
+
+    document = 'Line one.\nHe said "hi" in a café.'
+    stored = json.dumps(document)[1:-1]  # the gold text as a JSON string holds it
+    gold = pl.DataFrame({"query_id": ["q"], "text": [stored], "gold_id": ["doc"]})
+    chunks = ['He said "hi" in a café.', "Line one.\nHe said", "unrelated"]
+    run = pl.DataFrame({"system": "s", "query_id": "q", "text": chunks, "score": [3.0, 2.0, 1.0]})
+    escaped = rankset.match_text(run, gold, mode="json_escaped")
+    assert escaped.run.collect().sort("pos")["doc_id"].to_list() == [
+        "doc",  # its escaped form (\\" and \\u00e9) is in the stored text
+        "#dup1:doc",  # also matches, credited once
+        "#unmatched:3",
+    ]
+    exact = rankset.match_text(run, gold, mode="exact")
+    assert exact.report["n_matched"].to_list() == [0]
