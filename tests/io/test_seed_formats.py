@@ -129,3 +129,29 @@ def test_bad_yaml_names_the_file(tmp_path: Path) -> None:
     path.write_text("samples: [unclosed\n", encoding="utf-8")
     with pytest.raises(rankset.InputFormatError, match=r"broken\.yaml: not valid YAML"):
         rankset.evaluate(path, None, ["rr"])
+
+
+def test_runs_of_chunks_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rankset.cli import main
+
+    chunks = tmp_path / "chunks.jsonl"
+    chunks.write_text(
+        "\n".join(
+            json.dumps({"query_id": "q1", "text": text, "rank": rank})
+            for rank, text in enumerate(RETRIEVED[:3], start=1)
+        ),
+        encoding="utf-8",
+    )
+    gold = tmp_path / "gold.csv"
+    gold.write_text(
+        "query_id,text\n" + "".join(f'q1,"{text}"\n' for text in REFERENCE), encoding="utf-8"
+    )
+    args = ["evaluate", str(chunks), "--gold", str(gold), "-m", "recall@3", "--json"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    (row,) = json.loads(captured.out)
+    assert row["mean"] == pytest.approx(2 / 3)  # two of the three reference chunks
+    assert "chunks: 2 of 3 chunks matched a gold text" in captured.err
+    assert main([*args, "--qrels", str(gold)]) == 2

@@ -62,11 +62,14 @@ def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
 def _evaluate(args: argparse.Namespace) -> int:
     from rankset.evaluation import DEFAULT_METRICS, evaluate
 
+    runs, labels = args.runs, args.labels
+    if args.gold:
+        runs, labels = _matched_chunks(args), None
     with progress(args) as step:
         step(f"evaluating {len(args.runs)} run(s)")
         result = evaluate(
-            args.runs,
-            args.labels,
+            runs,
+            labels,
             args.metrics or DEFAULT_METRICS,
             ks=args.ks,
             k=args.k,
@@ -82,6 +85,29 @@ def _evaluate(args: argparse.Namespace) -> int:
     else:
         print(format_table(result))
     return EXIT_OK
+
+
+def _matched_chunks(args: argparse.Namespace) -> Any:
+    """Match the runs of text chunks to the gold texts of --gold (``rankset.match_text``)."""
+    from rankset.errors import ParameterError
+    from rankset.io import read_text_table
+    from rankset.textmatch import match_text
+
+    if args.labels is not None:
+        raise ParameterError("--gold gives the labels (the gold texts): leave --qrels out.")
+    chunks = pl.concat(
+        [read_text_table(path, ("system", "query_id", "text")) for path in args.runs],
+        how="diagonal_relaxed",
+    )
+    gold = read_text_table(args.gold)
+    matched = match_text(chunks, gold, mode=args.match.replace("-", "_"))
+    for row in matched.report.iter_rows(named=True):
+        print(
+            f"rankset: {row['system']}: {row['n_matched']} of {row['n_chunks']} chunks "
+            f"matched a gold text ({row['n_duplicate']} repeats, {row['n_unmatched']} none)",
+            file=sys.stderr,
+        )
+    return matched
 
 
 def _curves(args: argparse.Namespace) -> int:

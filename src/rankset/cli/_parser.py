@@ -208,6 +208,18 @@ def _add_commands(commands: Any) -> None:
     _add_metric_option(evaluate, "ndcg@10 ap rr recall@100 precision@10")
     evaluate.add_argument("--k", type=int, default=None, help="cutoff for @k metrics")
     evaluate.add_argument(
+        "--gold",
+        metavar="FILE",
+        help="runs of text chunks: gold texts per query (query_id, text[, gold_id, grade]; "
+        "Parquet/CSV/JSONL); each chunk takes the id of the gold text it matches",
+    )
+    evaluate.add_argument(
+        "--match",
+        choices=("exact", "normalized", "contained", "json-escaped"),
+        default="exact",
+        help="how a chunk matches a gold text with --gold (default exact)",
+    )
+    evaluate.add_argument(
         "--ks",
         type=_cutoff_list,
         metavar="K,K,...",
