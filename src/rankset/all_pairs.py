@@ -40,7 +40,7 @@ from rankset.errors import ParameterError
 from rankset.evaluation import EvaluationResult
 from rankset.family_tests import FAMILY_TESTS, family_rows
 
-__all__ = ["ALL_PAIRS_COLUMNS", "compare_all", "significance_matrix"]
+__all__ = ["ALL_PAIRS_COLUMNS", "compare_all", "comparison_rows", "significance_matrix"]
 
 #: Columns of :func:`compare_all`'s frame: :data:`rankset.comparison.COMPARE_COLUMNS` with
 #: ``baseline`` after ``system`` and the effect size and its interval before ``p``.
@@ -197,12 +197,7 @@ def significance_matrix(
     if value not in comparison.columns:
         msg = f"The 'value' parameter must name a column of the comparison. Got {value!r}."
         raise ParameterError(msg + did_you_mean(value, comparison.columns))
-    metric = metric or str(comparison["metric"][0])
-    test = test or str(comparison["test"][0])
-    rows = comparison.filter((pl.col("metric") == metric) & (pl.col("test") == test))
-    if rows.height == 0:
-        msg = f"The comparison has no rows for metric {metric!r} and test {test!r}."
-        raise ParameterError(msg)
+    rows = comparison_rows(comparison, metric, test)
     antisymmetric = value in ("delta", "effect_size")
     flipped = rows.select(
         pl.col("baseline").alias("system"),
@@ -230,6 +225,27 @@ def significance_matrix(
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+
+def comparison_rows(
+    comparison: pl.DataFrame, metric: str | None = None, test: str | None = None
+) -> pl.DataFrame:
+    """Return the rows of one metric and one test (by default the frame's first of each).
+
+    Raises
+    ------
+    ParameterError
+        The frame has no such rows.
+    """
+    if comparison.height == 0:
+        raise ParameterError("The comparison has no rows.")
+    metric = metric or str(comparison["metric"][0])
+    test = test or str(comparison["test"][0])
+    rows = comparison.filter((pl.col("metric") == metric) & (pl.col("test") == test))
+    if rows.height == 0:
+        msg = f"The comparison has no rows for metric {metric!r} and test {test!r}."
+        raise ParameterError(msg)
+    return rows
 
 
 def _pairs(systems: list[str], baselines: Sequence[str] | None) -> list[tuple[str, str]]:

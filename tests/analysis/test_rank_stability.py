@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankset
+from _trec_files import read_qrels
 from rankset.errors import ParameterError
 from rankset.rank_stability import kendall_tau_b, rbo, tau_ap
 
@@ -25,17 +26,6 @@ scipy_stats = pytest.importorskip("scipy.stats")
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
-
-
-def _read_qrels(path: Path) -> pl.DataFrame:
-    """A TREC qrels file (plain or gzipped) as ``query_id, iter, doc_id, grade``."""
-    return pl.read_csv(
-        path,
-        separator=" ",
-        has_header=False,
-        new_columns=["query_id", "iter", "doc_id", "grade"],
-        schema_overrides={"query_id": pl.String, "doc_id": pl.String},
-    )
 
 
 @settings(max_examples=80, deadline=None)
@@ -73,7 +63,7 @@ def test_rbo_by_hand() -> None:
 
 def test_means_and_ranks_are_those_of_evaluate() -> None:
     runs = {"bm25": SAMPLE / "bm25.trec", "rerank": SAMPLE / "rerank.trec"}
-    qrels = _read_qrels(SAMPLE / "qrels.txt")
+    qrels = read_qrels(SAMPLE / "qrels.txt")
     strict = qrels.with_columns(pl.col("grade").ge(3).cast(pl.Int64))  # only grade 3 counts
     result = rankset.ranking_stability(
         runs, {"nist": qrels, "strict": strict}, "ap", n_resamples=100
@@ -123,7 +113,7 @@ def test_dl19_orderings_under_other_label_sets(shared_data: Path) -> None:
         ),
     }
     runs = {name: shared_data / path for name, path in names.items()}
-    qrels = _read_qrels(shared_data / "anserini_qrels_topics/qrels/qrels.dl19-passage.txt.gz")
+    qrels = read_qrels(shared_data / "anserini_qrels_topics/qrels/qrels.dl19-passage.txt.gz")
     binarised = qrels.with_columns(pl.col("grade").ge(2).cast(pl.Int64))
     top10 = pl.concat(
         rankset.scan_run(path).collect().filter(pl.col("rank") <= 10).select("query_id", "doc_id")
@@ -170,7 +160,7 @@ def test_the_stability_command_prints_scipys_tau(
 
     from rankset.cli import main
 
-    qrels = _read_qrels(SAMPLE / "qrels.txt")
+    qrels = read_qrels(SAMPLE / "qrels.txt")
     strict = _write_labels(tmp_path / "strict.txt", qrels.with_columns(pl.col("grade") // 3))
     runs = [SAMPLE / "bm25.trec", SAMPLE / "rerank.trec"]
     code = main(

@@ -76,14 +76,10 @@ def _best_quadratic_kappa() -> str:
     import polars as pl
     from sklearn.metrics import cohen_kappa_score
 
+    from _trec_files import read_qrels
+
     def read(path: Path) -> pl.DataFrame:
-        return pl.read_csv(
-            path,
-            separator=" ",
-            has_header=False,
-            new_columns=["query_id", "iteration", "doc_id", "grade"],
-            schema_overrides={"query_id": pl.String, "doc_id": pl.String},
-        ).select("query_id", "doc_id", "grade")
+        return read_qrels(path).select("query_id", "doc_id", "grade")
 
     reference = read(LLMJUDGE / "llmjudge_test_qrel_idx.txt")
     scale = reference["grade"].unique().to_list()

@@ -17,23 +17,14 @@ from scipy.stats import kendalltau
 from sklearn.metrics import cohen_kappa_score
 
 import rankset
+from _trec_files import read_qrels
 from rankset.errors import ParameterError
 from rankset.report import report
 
 
-def _read(path: Path) -> pl.DataFrame:
-    return pl.read_csv(
-        path,
-        separator=" ",
-        has_header=False,
-        new_columns=["query_id", "iteration", "doc_id", "grade"],
-        schema_overrides={"query_id": pl.String, "doc_id": pl.String},
-    )
-
-
 def _judge(tmp_path: Path) -> Path:
     """The sample's labels with every seventh grade moved by one: a judge that errs."""
-    qrels = _read(QRELS)
+    qrels = read_qrels(QRELS)
     moved = pl.when(pl.col("grade") > 0).then(pl.col("grade") - 1).otherwise(1)
     judge = qrels.with_row_index().with_columns(
         pl.when(pl.col("index") % 7 == 6).then(moved).otherwise(pl.col("grade")).alias("grade")
@@ -70,8 +61,8 @@ def test_the_section_shows_kappas_and_tau_from_independent_references(tmp_path: 
     page = out.read_text(encoding="utf-8")
     section = _section(page)
     assert "<code>qrels</code>" in section  # the reference, named after its file
-    reference = _read(QRELS).sort("query_id", "doc_id")
-    other = _read(judge).sort("query_id", "doc_id")
+    reference = read_qrels(QRELS).sort("query_id", "doc_id")
+    other = read_qrels(judge).sort("query_id", "doc_id")
     kappa = cohen_kappa_score(reference["grade"], other["grade"])
     quadratic = cohen_kappa_score(reference["grade"], other["grade"], weights="quadratic")
     cells = _cells(section, "llm")  # two rows headed llm: agreement (11 cells), then order
@@ -145,8 +136,8 @@ def test_the_report_command_takes_repeated_qrels(tmp_path: Path) -> None:
     assert code == 0
     section = _section(out.read_text(encoding="utf-8"))
     assert '<th scope="row">llm-judge</th>' in section  # named after its file
-    reference = _read(QRELS).sort("query_id", "doc_id")
-    other = _read(judge).sort("query_id", "doc_id")
+    reference = read_qrels(QRELS).sort("query_id", "doc_id")
+    other = read_qrels(judge).sort("query_id", "doc_id")
     assert _cells(section, "llm-judge")[4] == fmt(
         cohen_kappa_score(reference["grade"], other["grade"])
     )

@@ -5,10 +5,10 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from rankset.all_pairs import comparison_rows
 from rankset.charts._common import MAX_ROWS, VALUE_FORMAT, inline_frame, title, to_frame, unique
 from rankset.charts._theme import system_colors
 from rankset.comparison import higher_is_better
-from rankset.errors import ParameterError
 
 __all__ = ["rank_interval_chart", "significance_chart"]
 
@@ -55,14 +55,8 @@ def significance_chart(
         ("system", "baseline", "metric", "test", "delta", "p_adj", "reject"),
         "comparison",
     )
-    if rows.height == 0:
-        raise ParameterError("The comparison has no rows to chart.")
-    metric = metric or str(rows["metric"][0])
-    test = test or str(rows["test"][0])
-    rows = rows.filter((pl.col("metric") == metric) & (pl.col("test") == test))
-    if rows.height == 0:
-        msg = f"The comparison has no rows for metric {metric!r} and test {test!r}."
-        raise ParameterError(msg)
+    rows = comparison_rows(rows, metric, test)
+    metric, test = str(rows["metric"][0]), str(rows["test"][0])
     sign = 1.0 if higher_is_better(metric) else -1.0
     pairs = rows.select("system", "baseline", "delta", "p_adj", "reject")
     cells = pl.concat(
