@@ -142,15 +142,18 @@ def compare_all(
                 n_resamples=n_resamples, confidence=confidence, effect_sizes=True,
             )
         )  # fmt: skip
-    rank = {pair: i for i, pair in enumerate(pairs)}
+    # The pairs' order as a frame: a join, not a Python call per row.
+    pair_order = pl.DataFrame(
+        [(system, baseline, i) for i, (system, baseline) in enumerate(pairs)],
+        schema={"system": pl.String, "baseline": pl.String, "_pair": pl.Int64},
+        orient="row",
+    )
     metric_rank = {name: i for i, name in enumerate(names)}
     test_rank = {test: i for i, test in enumerate(chosen)}
     return (
         pl.concat([piece.select(ALL_PAIRS_COLUMNS) for piece in pieces])
+        .join(pair_order, on=["system", "baseline"], how="left")
         .with_columns(
-            _pair=pl.struct("system", "baseline").map_elements(
-                lambda row: rank[(row["system"], row["baseline"])], return_dtype=pl.Int64
-            ),
             _metric=pl.col("metric").replace_strict(metric_rank, return_dtype=pl.Int64),
             _test=pl.col("test").replace_strict(test_rank, return_dtype=pl.Int64),
         )
@@ -303,11 +306,10 @@ def _paired(
         pieces.append(rows.with_columns(pl.lit(baseline).alias("baseline")))
     rows = pl.concat(pieces)
     # Effect sizes on each pair's shared queries, by query id, as compare aligns them.
-    left = frame.rename({"system": "system", "value": "value"})
     right = frame.rename({"system": "baseline", "value": "base"})
     wanted = pl.DataFrame(pairs, schema=["system", "baseline"], orient="row")
     diffs = (
-        wanted.join(left, on="system")
+        wanted.join(frame, on="system")
         .join(right, on=["baseline", "metric", "query_id"])
         .filter(pl.col("value").is_not_null() & pl.col("base").is_not_null())
         .sort("system", "baseline", "metric", "query_id")
