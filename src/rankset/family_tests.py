@@ -76,15 +76,18 @@ def family_rows(
                 wins=(sign * diffs > 0).sum(axis=0),
                 ties=(diffs == 0).sum(axis=0),
                 losses=(sign * diffs < 0).sum(axis=0),
-                interval=stats.paired_bootstrap_cis(
-                    diffs, confidence=confidence, n_resamples=n_resamples, seed=seed
-                ),
             )
-            if effect_sizes:
-                figures["effect"] = multiple.paired_effect_sizes(diffs)
-                figures["effect_interval"] = multiple.bootstrap_effect_size_cis(
+            if effect_sizes:  # one set of resamples for both intervals
+                interval, effect_interval = multiple.bootstrap_difference_and_effect_cis(
                     diffs, confidence=confidence, n_resamples=n_resamples, seed=seed
                 )
+                figures["effect"] = multiple.paired_effect_sizes(diffs)
+                figures["effect_interval"] = effect_interval
+            else:
+                interval = stats.paired_bootstrap_cis(
+                    diffs, confidence=confidence, n_resamples=n_resamples, seed=seed
+                )
+            figures["interval"] = interval
         for test in tests:
             p = np.full(len(pairs), np.nan)
             if n >= 2:

@@ -47,6 +47,7 @@ from rankset.stats import _chunks, _generator, require_scipy
 
 __all__ = [
     "AnovaTable",
+    "bootstrap_difference_and_effect_cis",
     "bootstrap_effect_size_cis",
     "bootstrap_rank_intervals",
     "paired_effect_sizes",
@@ -276,11 +277,32 @@ def bootstrap_effect_size_cis(
     Every column shares the resampled queries. Returns ``(n_columns, 2)``: low, high (NaN
     for a column whose differences are constant).
     """
+    return bootstrap_difference_and_effect_cis(
+        diffs, confidence=confidence, n_resamples=n_resamples, seed=seed, rng=rng
+    )[1]
+
+
+def bootstrap_difference_and_effect_cis(
+    diffs: npt.ArrayLike,
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = 1_000,
+    seed: int = 0,
+    rng: np.random.Generator | None = None,
+) -> tuple[FloatArray, FloatArray]:
+    """Bootstrap intervals of each column's mean difference and its effect size, at once.
+
+    One set of resampled queries serves both: the resampled means are those of
+    :func:`rankset.stats.paired_bootstrap_cis` for the same seed, and the effect sizes
+    reuse them. Returns two ``(n_columns, 2)`` arrays; a constant column has the exact
+    interval of its mean and a NaN effect-size interval.
+    """
     values = _values(diffs, minimum=1)
     check_fraction("confidence", confidence)
     check_int("n_resamples", n_resamples, 1)
     generator = _generator(seed, rng)
     n, c = values.shape
+    means = np.empty((n_resamples, c))
     effects = np.empty((n_resamples, c))
     start = 0
     for size in _chunks(n_resamples, n):
@@ -288,17 +310,22 @@ def bootstrap_effect_size_cis(
         mean = counts @ values / n
         square = counts @ (values**2) / n
         variance = np.maximum(square - mean**2, 0.0) * n / max(n - 1, 1)
+        means[start : start + size] = mean
         with np.errstate(divide="ignore", invalid="ignore"):
             effects[start : start + size] = mean / np.sqrt(variance)
         start += size
     tail = (1.0 - confidence) / 2.0
     effects[~np.isfinite(effects)] = np.nan
-    bounds = np.full((c, 2), np.nan)
     constant = np.all(values == values[0], axis=0)
+    mean_bounds = np.quantile(means, [tail, 1.0 - tail], axis=0).T
+    mean_bounds[constant] = values[0, constant][:, None]
+    effect_bounds = np.full((c, 2), np.nan)
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a column with no finite resample
-        bounds[~constant] = np.nanquantile(effects[:, ~constant], [tail, 1.0 - tail], axis=0).T
-    return bounds
+        effect_bounds[~constant] = np.nanquantile(
+            effects[:, ~constant], [tail, 1.0 - tail], axis=0
+        ).T
+    return np.asarray(mean_bounds, dtype=np.float64), effect_bounds
 
 
 def bootstrap_rank_intervals(
@@ -368,7 +395,10 @@ def _values(matrix: npt.ArrayLike, *, minimum: int = 2) -> FloatArray:
 
 
 def _counts(generator: np.random.Generator, size: int, n: int) -> FloatArray:
-    """How often each query is drawn in each of ``size`` resamples: ``(size, n)``."""
+    """How often each query is drawn in each of ``size`` resamples: ``(size, n)``.
+
+    The draws :func:`rankset.stats.bootstrap_column_mean_cis` makes for the same generator.
+    """
     index = generator.integers(0, n, size=(size, n))
     index += (np.arange(size, dtype=np.int64) * n)[:, None]
     counts = np.bincount(index.ravel(), minlength=size * n).reshape(size, n)
