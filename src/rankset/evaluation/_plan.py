@@ -129,7 +129,11 @@ def plan_evaluation_inputs(
         engine=engine,
         score_precision=options.score_precision,
     )
-    nugget_frame = read_nuggets(options.nuggets) if options.nuggets is not None else None
+    # Read only when used: for nugget measures, or for the labels they imply.
+    asks_nuggets = any(metric.spec.name in NUGGET_MEASURES for metric in metrics)
+    nugget_frame = None
+    if options.nuggets is not None and (asks_nuggets or labels is None):
+        nugget_frame = read_nuggets(options.nuggets)
     if labels is None and nugget_frame is not None:
         labels = labels_from_nuggets(nugget_frame)  # 1: supports a nugget fully
     label_input = read_labels(labels, inputs)
