@@ -60,8 +60,13 @@ def test_every_pair_once_with_compares_figures_and_one_correction() -> None:
         got = table.filter(baseline=baseline)
         joined = got.join(expected, on=["system", "metric", "test"], suffix="_compare")
         assert joined.height == got.height
-        for column in ("mean", "delta", "ci_low", "ci_high", "p", "wins", "losses"):
+        for column in ("mean", "delta", "wins", "losses"):
             assert joined[column].to_list() == joined[f"{column}_compare"].to_list(), column
+        # The resampled statistics come from one matrix product over every comparison of a
+        # call; a call with fewer columns may round the last bit differently (BLAS).
+        for column in ("ci_low", "ci_high", "p"):
+            expected = joined[f"{column}_compare"].to_list()
+            assert joined[column].to_list() == pytest.approx(expected, rel=1e-12), column
     for test in ("randomization", "t"):
         rows = table.filter(test=test)
         holm = multitest.multipletests(rows["p"].to_numpy(), method="holm")[1]
