@@ -17,8 +17,12 @@ def summarise_means(
     confidence: float | None = 0.95,
     n_resamples: int = 1000,
     seed: int = 0,
+    geometric: Sequence[str] = (),
 ) -> pl.DataFrame:
     """Mean, bootstrap CI, query and NA counts per (*outer, *keys) of a tidy frame.
+
+    Rows whose first key is in ``geometric`` hold logarithms (``gm_map``): their mean and
+    interval are exponentiated, which makes them a geometric mean and its interval.
 
     ``per_query`` must be sorted by outer, keys, query_id, with every key of an outer
     group holding the same queries (what evaluation produces): each mean adds its values
@@ -70,6 +74,13 @@ def summarise_means(
                 )
             )
         bounds = pl.concat(pieces)
-    return means.join(bounds, on=group, how="left", maintain_order="left").select(
+    summary = means.join(bounds, on=group, how="left", maintain_order="left").select(
         *group, "mean", "ci_low", "ci_high", "n_queries", "n_na"
     )
+    if geometric:
+        logged = pl.col(keys[0]).is_in(list(geometric))
+        summary = summary.with_columns(
+            pl.when(logged).then(pl.col(name).exp()).otherwise(pl.col(name)).alias(name)
+            for name in ("mean", "ci_low", "ci_high")
+        )
+    return summary

@@ -10,8 +10,19 @@ import pytest
 
 import rankset
 
-# signed_gain is a mean of signed utilities: its sign is its point
-UNBOUNDED = {"dcg", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "signed_gain"}
+# signed_gain and utility are signed utilities: their sign is their point; gm_map and
+# gm_bpref are logarithms (their summaries are geometric means)
+UNBOUNDED = {
+    "dcg",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "num_nonrel_judged_ret",
+    "signed_gain",
+    "utility",
+    "gm_map",
+    "gm_bpref",
+}
 
 
 def _metric_names() -> list[str]:

@@ -45,7 +45,7 @@ from rankset.evaluation._plan import EvaluationPlan, plan_evaluation_inputs
 from rankset.evaluation._result import EvaluationResult, tidy
 from rankset.evaluation._runs import TextScanRejected
 from rankset.io import looks_like_ranx
-from rankset.measures import Metric, expand_cutoffs, parse_metrics
+from rankset.measures import Metric, expand_cutoffs, geometric_metrics, parse_metrics
 from rankset.scales import GradeScale
 from rankset.textmatch import TextMatch
 
@@ -327,7 +327,12 @@ def result_of(
     frame = collected.scored.join(collected.stats, on="query_id", how="left")
     per_query = tidy(frame, plan.metrics, plan.values, collected.config["systems"])
     summary = summarise_means(
-        per_query, ["metric"], confidence=confidence, n_resamples=n_resamples, seed=seed
+        per_query,
+        ["metric"],
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+        geometric=geometric_metrics(plan.metrics),
     )
     return EvaluationResult(
         per_query=per_query,

@@ -13,7 +13,7 @@ from rankset._resample import summarise_means
 from rankset._validation import missing_columns_message
 from rankset.errors import ParameterError
 from rankset.io import write_parquet
-from rankset.measures import PER_QUERY, QUERY_K, Metric
+from rankset.measures import PER_QUERY, QUERY_K, Metric, geometric_metrics
 
 __all__ = ["EvaluationResult", "tidy"]
 
@@ -172,6 +172,7 @@ class EvaluationResult:
             confidence=confidence,
             n_resamples=n_resamples,
             seed=seed,
+            geometric=geometric_metrics(self.metrics),
         )
 
     def to_parquet(self, path: str | Path) -> Path:

@@ -24,7 +24,7 @@ Examples
 
 from __future__ import annotations
 
-from rankset.measures import nuggets, rag, ranking, sets, utility
+from rankset.measures import incomplete, interpolated, nuggets, rag, ranking, sets, utility
 from rankset.measures._features import (
     GROUP,
     NUM_RET,
@@ -38,6 +38,7 @@ from rankset.measures._features import (
 )
 from rankset.measures._names import (
     expand_cutoffs,
+    geometric_metrics,
     greater_is_better,
     needs_grade_scale,
     parse_metric,
@@ -66,7 +67,10 @@ __all__ = [
     "available_measures",
     "define",
     "expand_cutoffs",
+    "geometric_metrics",
     "greater_is_better",
+    "incomplete",
+    "interpolated",
     "log2_of_positions",
     "measure_table",
     "needs_grade_scale",

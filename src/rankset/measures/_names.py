@@ -41,7 +41,7 @@ from rankset.measures._registry import (
 __all__ = ["expand_cutoffs", "parse_metric", "parse_metrics"]
 
 _CANONICAL = re.compile(
-    r"^(?P<base>[a-z%][a-z0-9_%+\-]*?)"
+    r"^(?P<base>[a-z0-9%][a-z0-9_%+\-]*?)"
     r"(?:\((?P<params>[^()]*)\))?"
     r"(?:@(?P<k>\d+|k))?"
     r"(?:-l(?P<level>\d+))?$"
@@ -207,6 +207,18 @@ def _parses(name: str) -> bool:
     except (UnknownMetricError, ParameterError):
         return False
     return True
+
+
+def geometric_metrics(names: Iterable[str | Metric]) -> list[str]:
+    """Return the names among ``names`` whose summary is a geometric mean (``gm_map``).
+
+    Examples
+    --------
+    >>> geometric_metrics(["ap", "gm_map"])
+    ['gm_map']
+    """
+    parsed = (parse_metric(name) for name in names)
+    return [metric.name for metric in parsed if metric.spec.average == "geometric"]
 
 
 def greater_is_better(name: str | Metric) -> bool:

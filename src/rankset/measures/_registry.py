@@ -25,6 +25,7 @@ from rankset.errors import ParameterError, UnknownMetricError
 from rankset.measures._features import Features
 
 __all__ = [
+    "Average",
     "CutoffRule",
     "EmptyValue",
     "MeasureSpec",
@@ -39,6 +40,9 @@ __all__ = [
 ]
 
 CutoffRule = Literal["required", "optional", "none"]
+#: How a summary averages a measure over queries: the mean, or the geometric mean (the
+#: per-query values are then logarithms and the summary exponentiates their mean).
+Average = Literal["mean", "geometric"]
 ParamValue = int | float | str
 #: A query's value when the system did not answer it: a number, None (NA), or ``"labels"``
 #: for a measure that reads the labels only (the query gets its usual value).
@@ -135,6 +139,10 @@ class MeasureSpec:
         ir-measures' name (``"nDCG"``; it takes ``@k`` and ``(rel=...)`` like rankset).
     ranx
         ranx's name (``"ndcg"``; it takes ``@k`` and ``-l<level>``).
+    average
+        ``"mean"``, or ``"geometric"`` for a measure whose per-query value is a logarithm
+        (``gm_map``): its summary mean and interval are the exponentials of the mean and
+        interval of the logarithms.
     """
 
     name: str
@@ -149,6 +157,7 @@ class MeasureSpec:
     trec_eval: tuple[str, ...] = ()
     ir_measures: str | None = None
     ranx: str | None = None
+    average: Average = "mean"
 
     def param(self, name: str) -> ParamSpec:
         """Return the parameter spec called ``name``."""
@@ -254,6 +263,7 @@ def define(
     trec_eval: str | Sequence[str] = (),
     ir_measures: str | None = None,
     ranx: str | None = None,
+    average: Average = "mean",
 ) -> MeasureSpec: ...
 
 
@@ -272,6 +282,7 @@ def define(
     trec_eval: str | Sequence[str] = (),
     ir_measures: str | None = None,
     ranx: str | None = None,
+    average: Average = "mean",
 ) -> Callable[[Build], Build]: ...
 
 
@@ -289,6 +300,7 @@ def define(
     trec_eval: str | Sequence[str] = (),
     ir_measures: str | None = None,
     ranx: str | None = None,
+    average: Average = "mean",
 ) -> MeasureSpec | Callable[[Build], Build]:
     """Add a measure to the registry: the only way to define one.
 
@@ -332,6 +344,7 @@ def define(
             trec_eval=(trec_eval,) if isinstance(trec_eval, str) else tuple(trec_eval),
             ir_measures=ir_measures,
             ranx=ranx,
+            average=average,
         )
         _check(spec)
         _REGISTRY[spec.name] = spec

@@ -62,10 +62,15 @@ __all__ = [
     "first_relevant_position",
     "ideal_discounted_gain",
     "judged_retrieved",
+    "judged_row",
+    "nonrelevant_above_row",
+    "num_nonrelevant_label_stat",
     "num_relevant",
+    "num_relevant_label_stat",
     "precision_sum",
     "relevant_retrieved",
     "relevant_row",
+    "relevant_so_far_row",
     "relevant_within_r",
 ]
 
@@ -88,12 +93,14 @@ def relevant_row(features: Features, level: float) -> str:
     return features.row_column(name, (pl.col("grade") >= level).fill_null(False))
 
 
-def _judged_row(features: Features) -> str:
+def judged_row(features: Features) -> str:
+    """Row column: the document has a label of grade >= 0 (judged)."""
     # Negative grades mean "in the pool but unjudged" (trec_eval); null = not in labels.
     return features.row_column("_judged", (pl.col("grade") >= 0).fill_null(False))
 
 
-def _relevant_so_far_row(features: Features, level: float) -> str:
+def relevant_so_far_row(features: Features, level: float) -> str:
+    """Row column: relevant documents at or above this position."""
     rel = relevant_row(features, level)
     name = f"_cumrel_{level_key(level)}"
     return features.row_column(
@@ -101,9 +108,10 @@ def _relevant_so_far_row(features: Features, level: float) -> str:
     )
 
 
-def _nonrelevant_above_row(features: Features, level: float) -> str:
+def nonrelevant_above_row(features: Features, level: float) -> str:
+    """Row column: judged non-relevant documents at or above this position."""
     rel = relevant_row(features, level)
-    judged = _judged_row(features)
+    judged = judged_row(features)
     name = f"_nonrel_above_{level_key(level)}"
     judged_nonrel = (pl.col(judged) & ~pl.col(rel)).cast(pl.UInt32)
     return features.row_column(name, judged_nonrel.cum_sum().over(GROUP, order_by="pos"))
@@ -120,13 +128,15 @@ def _gain_row(features: Features, exponential: bool) -> str:
 # --- label features --------------------------------------------------------------------
 
 
-def _num_relevant_label_stat(features: Features, level: float) -> str:
+def num_relevant_label_stat(features: Features, level: float) -> str:
+    """Label statistic: the query's relevant labels (grade >= level); returns its name."""
     name = f"_nrel_{level_key(level)}"
     features.label_aggregate(name, (pl.col("grade") >= level).sum().cast(pl.Float64))
     return name
 
 
-def _num_nonrelevant_label_stat(features: Features, level: float) -> str:
+def num_nonrelevant_label_stat(features: Features, level: float) -> str:
+    """Label statistic: the query's judged non-relevant labels (0 <= grade < level)."""
     name = f"_nnonrel_{level_key(level)}"
     grade = pl.col("grade")
     features.label_aggregate(name, ((grade >= 0) & (grade < level)).sum().cast(pl.Float64))
@@ -135,7 +145,7 @@ def _num_nonrelevant_label_stat(features: Features, level: float) -> str:
 
 def num_relevant(features: Features, metric: Metric) -> pl.Expr:
     """Count the relevant labels of the query (grade >= level)."""
-    return pl.col(_num_relevant_label_stat(features, features.level(metric)))
+    return pl.col(num_relevant_label_stat(features, features.level(metric)))
 
 
 def ideal_discounted_gain(
@@ -168,7 +178,7 @@ def relevant_retrieved(features: Features, metric: Metric) -> pl.Expr:
 
 def judged_retrieved(features: Features, metric: Metric) -> pl.Expr:
     """Count the judged documents (grade >= 0) within the metric's cutoff."""
-    judged = _judged_row(features)
+    judged = judged_row(features)
     name = f"_judgedret_{features.cutoff_key(metric)}"
     return features.aggregate_within_cutoff(name, pl.col(judged), metric)
 
@@ -186,7 +196,7 @@ def precision_sum(features: Features, metric: Metric) -> pl.Expr:
     """Sum of precision at each relevant position within the cutoff (AP numerator)."""
     level = features.level(metric)
     rel = relevant_row(features, level)
-    cumrel = _relevant_so_far_row(features, level)
+    cumrel = relevant_so_far_row(features, level)
     name = f"_precsum_{level_key(level)}_{features.cutoff_key(metric)}"
     precision_here = pl.col(cumrel).cast(pl.Float64) / pl.col("pos").cast(pl.Float64)
     contribution = pl.when(pl.col(rel)).then(precision_here).otherwise(0.0)
@@ -206,7 +216,7 @@ def relevant_within_r(features: Features, metric: Metric) -> pl.Expr:
     """Relevant documents within the first R positions, R = number relevant (R-prec)."""
     level = features.level(metric)
     rel = relevant_row(features, level)
-    num_rel = _num_relevant_label_stat(features, level)
+    num_rel = num_relevant_label_stat(features, level)
     features.share_with_rows(num_rel)
     name = f"_relret_{level_key(level)}_r"
     expr = (pl.col(rel) & (pl.col("pos") <= pl.col(num_rel))).sum().cast(pl.Float64)
@@ -221,9 +231,9 @@ def bpref_sum(features: Features, metric: Metric) -> pl.Expr:
     """
     level = features.level(metric)
     rel = relevant_row(features, level)
-    above = _nonrelevant_above_row(features, level)
-    num_rel = _num_relevant_label_stat(features, level)
-    num_nonrel = _num_nonrelevant_label_stat(features, level)
+    above = nonrelevant_above_row(features, level)
+    num_rel = num_relevant_label_stat(features, level)
+    num_nonrel = num_nonrelevant_label_stat(features, level)
     features.share_with_rows(num_rel, num_nonrel)
     n = pl.col(above).cast(pl.Float64)
     big_r = pl.col(num_rel)
@@ -424,6 +434,38 @@ def _rprec(features: Features, metric: Metric) -> pl.Expr:
 )
 def _bpref(features: Features, metric: Metric) -> pl.Expr:
     return ratio_or_zero(bpref_sum(features, metric), num_relevant(features, metric))
+
+
+#: trec_eval's floor under a value before its logarithm is taken (MIN_GEO_MEAN).
+MIN_GEO_MEAN = 0.00001
+
+
+@define(
+    "gm_map",
+    description="AP averaged geometrically over queries (GMAP): per query log(max(AP, "
+    "0.00001)), the summary exp of their mean.",
+    cutoff="none",
+    params=(REL,),
+    empty_value=math.log(MIN_GEO_MEAN),
+    trec_eval="gm_map",
+    average="geometric",
+)
+def _gm_map(features: Features, metric: Metric) -> pl.Expr:
+    return _ap(features, metric).clip(MIN_GEO_MEAN, None).log()
+
+
+@define(
+    "gm_bpref",
+    description="bpref averaged geometrically over queries: per query log(max(bpref, "
+    "0.00001)), the summary exp of their mean.",
+    cutoff="none",
+    params=(REL,),
+    empty_value=math.log(MIN_GEO_MEAN),
+    trec_eval="gm_bpref",
+    average="geometric",
+)
+def _gm_bpref(features: Features, metric: Metric) -> pl.Expr:
+    return _bpref(features, metric).clip(MIN_GEO_MEAN, None).log()
 
 
 @define(

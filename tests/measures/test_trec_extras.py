@@ -1,0 +1,94 @@
+"""trec_eval 10.0's further measures on cases small enough to compute by hand.
+
+The parity test (tests/parity/test_trec_eval_binary.py) checks them against the binary on
+real and generated runs; here each formula is worked out on paper.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import rankset
+
+# Four documents retrieved: a (grade 2), b (1), x (no label), d (-1: pooled, unjudged);
+# c (grade 0) is labelled but not retrieved.
+RUN = {"q1": {"a": 4.0, "b": 3.0, "x": 2.0, "d": 1.0}}
+LABELS = {"q1": {"a": 2, "b": 1, "c": 0, "d": -1}}
+
+
+def _values(names: list[str], run: dict = RUN, labels: dict = LABELS, **options: object) -> dict:
+    result = rankset.evaluate(run, labels, names, confidence=None, **options)
+    return dict(result.per_query.select("metric", "value").iter_rows())
+
+
+def test_unjudged_share_counts_the_end_of_a_short_ranking_as_judged() -> None:
+    values = _values(["unj@2", "unj@4", "unj@5", "unj@20"])
+    # unjudged: x (rank 3), d (rank 4); 2 of the top 4, 2 of top 5 and 20 over k
+    assert values == {"unj@2": 0.0, "unj@4": 0.5, "unj@5": 0.4, "unj@20": 0.1}
+
+
+def test_rbp_scales_gains_by_the_highest_grade() -> None:
+    values = _values(["rbp", "rbp(p=0.5)"])
+    # gains 2/2 = 1 at rank 1 and 1/2 at rank 2
+    assert values["rbp"] == pytest.approx(0.1 * (1.0 + 0.5 * 0.9))
+    assert values["rbp(p=0.5)"] == pytest.approx(0.5 * (1.0 + 0.5 * 0.5))
+
+
+def test_rbp_residual_adds_the_unjudged_weight_and_the_tail() -> None:
+    values = _values(["rbp_resid", "rbp_resid(p=0.5)"])
+    # unjudged at ranks 3 and 4: p^4 + (1 - p)(p^2 + p^3)
+    assert values["rbp_resid"] == pytest.approx(0.9**4 + 0.1 * (0.81 + 0.729))
+    assert values["rbp_resid(p=0.5)"] == pytest.approx(0.5**4 + 0.5 * (0.25 + 0.125))
+    judged = _values(["rbp_resid"], labels={"q1": {"a": 1, "b": 0, "x": 0, "d": 0}})
+    assert judged["rbp_resid"] == 0.0
+
+
+def test_inferred_ap_by_hand() -> None:
+    run = {"q1": {"r1": 6.0, "u": 5.0, "n": 4.0, "x": 3.0, "r2": 2.0}}
+    labels = {"q1": {"r1": 1, "u": -1, "n": 0, "r2": 1, "r3": 1}}
+    # r1 at rank 1: 1. r2 at 0-based rank 4, above it 3 labelled (r1, u, n), 1 relevant
+    # and 1 judged non-relevant: 1/5 + 4/5 * 3/4 * (1 + e) / (2 + 2e).
+    eps = 0.00001
+    second = 1 / 5 + (4 / 5) * (3 / 4) * ((1 + eps) / (2 + 2 * eps))
+    assert _values(["infap"], run, labels)["infap"] == pytest.approx((1 + second) / 3)
+
+
+def test_bing_discounts_by_the_non_relevant_documents_above() -> None:
+    run = {"q1": {"n1": 5.0, "r1": 4.0, "n2": 3.0, "n3": 2.0, "r2": 1.0}}
+    labels = {"q1": {"r1": 1, "r2": 1, "r3": 1}}
+    # r1: one non-relevant above, 1/log2(3); r2: three above, 1/log2(5); over 3 relevant
+    expected = (1 / math.log2(3) + 1 / math.log2(5)) / 3
+    assert _values(["bing"], run, labels)["bing"] == pytest.approx(expected)
+
+
+def test_utility_weighs_the_four_cells() -> None:
+    values = _values(["utility", "utility(a=2,b=-0.5,c=-1,d=0.1,n_docs=10)"])
+    # relevant retrieved 2 (a, b), non-relevant retrieved 2, relevant missed 0,
+    # non-relevant not retrieved 10 + 2 - 4 - 2 = 6
+    assert values["utility"] == 2 - 2
+    assert values["utility(a=2,b=-0.5,c=-1,d=0.1,n_docs=10)"] == pytest.approx(4 - 1 + 0.6)
+
+
+def test_rprec_mult_truncates_m_r_plus_point_nine() -> None:
+    run = {"q1": {f"d{i}": float(10 - i) for i in range(1, 6)}}
+    labels = {"q1": {"d2": 1, "d4": 1, "d9": 1, "d8": 1}}
+    values = _values([f"rprec_mult(mult={m})" for m in (0.2, 0.6, 1.0, 2.0)], run, labels)
+    # R = 4: depths trunc(1.7) = 1, trunc(3.3) = 3, 4, 8 (past the end of 5)
+    assert values["rprec_mult(mult=0.2)"] == 0.0
+    assert values["rprec_mult(mult=0.6)"] == pytest.approx(1 / 3)
+    assert values["rprec_mult"] == 0.5
+    assert values["rprec_mult(mult=2)"] == 0.25
+
+
+def test_geometric_means_exponentiate_the_mean_log() -> None:
+    run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 2.0, "d": 1.0}, "q3": {"e": 1.0}}
+    labels = {"q1": {"a": 1}, "q2": {"d": 1}, "q3": {"f": 1}}
+    result = rankset.evaluate(run, labels, ["gm_map", "ap"], confidence=None)
+    means = dict(result.summary.select("metric", "mean").iter_rows())
+    # AP 1, 0.5 and 0 (floored at 0.00001): (1 * 0.5 * 0.00001) ** (1/3)
+    assert means["gm_map"] == pytest.approx((0.5 * 0.00001) ** (1 / 3))
+    assert means["ap"] == pytest.approx(0.5)
+    per_query = result.per_query.filter(result.per_query["metric"] == "gm_map")
+    assert per_query["value"].to_list() == pytest.approx([0.0, math.log(0.5), math.log(1e-5)])
