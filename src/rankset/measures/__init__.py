@@ -24,7 +24,16 @@ Examples
 
 from __future__ import annotations
 
-from rankset.measures import incomplete, interpolated, nuggets, rag, ranking, sets, utility
+from rankset.measures import (
+    gain_curves,
+    incomplete,
+    interpolated,
+    nuggets,
+    rag,
+    ranking,
+    sets,
+    utility,
+)
 from rankset.measures._features import (
     GROUP,
     NUM_RET,
@@ -67,6 +76,7 @@ __all__ = [
     "available_measures",
     "define",
     "expand_cutoffs",
+    "gain_curves",
     "geometric_metrics",
     "greater_is_better",
     "incomplete",
