@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
+import tarfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -118,3 +121,26 @@ def pytrec_worker() -> Iterator[PytrecEvalWorker]:
     """A pytrec_eval child process for the whole session (see _pytrec_reference's docstring)."""
     with PytrecEvalWorker() as worker:
         yield worker
+
+
+def _build_trec_eval(shared: Path, version: str, folder: Path) -> Path:
+    source = shared / "trec_eval_src" / f"trec_eval-{version}.tar.gz"
+    if not source.exists():
+        pytest.skip(f"{source} not found")
+    if shutil.which("make") is None or shutil.which("cc") is None:
+        pytest.skip("building trec_eval needs make and a C compiler")
+    with tarfile.open(source) as archive:
+        archive.extractall(folder, filter="data")
+    build = folder / f"trec_eval-{version}"
+    done = subprocess.run(
+        ["make", "-s"], cwd=build, capture_output=True, text=True, timeout=300, check=False
+    )
+    if done.returncode != 0:
+        pytest.skip(f"trec_eval {version} did not build: {done.stderr[-500:]}")
+    return build / "trec_eval"
+
+
+@pytest.fixture(scope="session")
+def trec_eval_10(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """trec_eval 10.0 built from NIST's source in the shared folder (skips without it)."""
+    return _build_trec_eval(shared_data, "10.0", tmp_path_factory.mktemp("trec_eval_10"))

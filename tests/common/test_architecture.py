@@ -44,6 +44,7 @@ LAYERS: list[set[str]] = [
         "judging",
         "nugget_diagnosis",
         "explanations",
+        "compat",
     },
     {"charts"},
     {"report"},

@@ -31,6 +31,11 @@ EXIT_BAD_INPUT = 2
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["trec_eval"]:  # trec_eval's own option grammar, not argparse's
+        from rankset.compat import trec_eval
+
+        return trec_eval.main(arguments[1:])
     parser = _parser.build_parser()
     args = parser.parse_args(argv)
     if args.version:

@@ -1,0 +1,11 @@
+"""Other evaluation tools' faces over rankset, so switching is a change of command.
+
+* :func:`rankset.compat.trec_eval.main`: trec_eval 10.0's command line (``rankset
+  trec_eval [options] QRELS RUN``) printing trec_eval's output byte for byte.
+"""
+
+from __future__ import annotations
+
+from rankset.compat import trec_eval
+
+__all__ = ["trec_eval"]

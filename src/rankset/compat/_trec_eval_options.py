@@ -1,0 +1,371 @@
+"""trec_eval 10.0's command line: its options, measure table and ``.params`` syntax.
+
+The measure table follows ``measures.c`` (its order is the output's order); each row says
+how trec_eval prints the measure and which rankset metric computes it.
+"""
+
+from __future__ import annotations
+
+import getopt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from rankset.errors import RanksetError
+
+__all__ = [
+    "MEASURE_TABLE",
+    "USAGE",
+    "Column",
+    "Measure",
+    "Options",
+    "TrecEvalError",
+    "parse_command_line",
+    "plan_columns",
+]
+
+USAGE = (
+    "Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file\n"
+    "   -h: Give full help information, including other options\n"
+    "   -q: In addition to summary evaluation, give evaluation for each query\n"
+    "   -m: calculate and print measures indicated by 'measure'\n"
+    "       ('-m all_qrels' prints all qrels measures, '-m official' is default)\n"
+)
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+
+
+class TrecEvalError(RanksetError):
+    """A trec_eval failure: its message lines for stderr and its exit status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One row of trec_eval's measure table and how rankset computes it.
+
+    ``kind``: ``runid``, ``num_q``, ``long`` (a count, summed), ``double`` (averaged),
+    ``geometric`` (summary only), ``cut_long`` / ``cut_double`` (one value per cutoff),
+    ``param`` (one value; parameters change its printed name) and ``relstring``.
+    ``metric`` spells the rankset metric of one cutoff or of the parameter text.
+    """
+
+    name: str
+    kind: str
+    metric: Callable[[str], str] | None = None
+    defaults: tuple[float, ...] = ()
+
+
+def _fixed(name: str) -> Callable[[str], str]:
+    return lambda _: name
+
+
+def _utility_metric(params: str) -> str:
+    a, b, c, d = (float(value) for value in (params or "1,-1,0,0").split(","))
+    return f"utility(a={a!r},b={b!r},c={c!r},d={d!r})"
+
+
+def _pair_metric(base: str) -> Callable[[str], str]:
+    def metric(params: str) -> str:
+        parts = [part.partition("=") for part in params.split(",")] if params else []
+        if any(key != "p" or not sep for key, sep, _ in parts):
+            msg = f"rankset trec_eval: '{base}' takes only p=<number> (got '{params}')"
+            raise TrecEvalError(msg, 1)
+        return f"{base}(p={float(parts[-1][2])!r})" if parts else base
+
+    return metric
+
+
+def _set_f_metric(params: str) -> str:
+    return f"set_f(x={float(params)!r})" if params else "set_f"
+
+
+def _no_params(name: str, metric: str) -> Callable[[str], str]:
+    def build(params: str) -> str:
+        if params:
+            msg = f"rankset trec_eval: parameters of '{name}' (gain maps) are not supported yet"
+            raise TrecEvalError(msg, 1)
+        return metric
+
+    return build
+
+
+#: trec_eval 10.0's measure table, in its order (``measures.c``), for the measures of
+#: ``all_trec``; ``metric`` is None where rankset has no counterpart yet.
+MEASURE_TABLE: tuple[Measure, ...] = (
+    Measure("runid", "runid"),
+    Measure("num_q", "num_q"),
+    Measure("num_ret", "long", _fixed("num_ret")),
+    Measure("num_rel", "long", _fixed("num_rel")),
+    Measure("num_rel_ret", "long", _fixed("num_rel_ret")),
+    Measure("map", "double", _fixed("ap")),
+    Measure("gm_map", "geometric", _fixed("gm_map")),
+    Measure("Rprec", "double", _fixed("rprec")),
+    Measure("bpref", "double", _fixed("bpref")),
+    Measure("recip_rank", "double", _fixed("rr")),
+    Measure("iprec_at_recall", "cut_double", lambda r: f"iprec_at_recall(recall={r})", _POINTS),
+    Measure("P", "cut_long", lambda k: f"precision@{k}", _CUTS),
+    Measure("relstring", "relstring", None, (10,)),
+    Measure("recall", "cut_long", lambda k: f"recall@{k}", _CUTS),
+    Measure("infAP", "double", _fixed("infap")),
+    Measure("gm_bpref", "geometric", _fixed("gm_bpref")),
+    Measure("Rprec_mult", "cut_double", lambda m: f"rprec_mult(mult={m})", _MULTS),
+    Measure("utility", "param", _utility_metric),
+    Measure("11pt_avg", "param", _no_params("11pt_avg", "iprec_avg")),
+    Measure("binG", "double", _fixed("bing")),
+    Measure("G", "param", _no_params("G", "g")),
+    Measure("dcg", "param", _no_params("dcg", "dcg")),
+    Measure("ideal_dcg", "param"),
+    Measure("ndcg", "param", _no_params("ndcg", "ndcg")),
+    Measure("ndcg_rel", "param", _no_params("ndcg_rel", "ndcg_rel")),
+    Measure("Rndcg", "param", _no_params("Rndcg", "rndcg")),
+    Measure("ndcg_cut", "cut_long", lambda k: f"ndcg@{k}", _CUTS),
+    Measure("map_cut", "cut_long", lambda k: f"ap@{k}", _CUTS),
+    Measure("relative_P", "cut_long", lambda k: f"relative_p@{k}", _CUTS),
+    Measure("success", "cut_long", lambda k: f"hit@{k}", (1, 5, 10)),
+    Measure("set_P", "double", _fixed("set_p")),
+    Measure("set_relative_P", "double", _fixed("set_relative_p")),
+    Measure("set_recall", "double", _fixed("set_recall")),
+    Measure("set_map", "double", _fixed("set_map")),
+    Measure("set_F", "param", _set_f_metric),
+    Measure("num_nonrel_judged_ret", "long", _fixed("num_nonrel_judged_ret")),
+    Measure("rbp", "param", _pair_metric("rbp")),
+    Measure("rbp_resid", "param", _pair_metric("rbp_resid")),
+    Measure("unj", "cut_long", lambda k: f"unj@{k}", (5, 10, 20)),
+)
+_BY_NAME = {measure.name: measure for measure in MEASURE_TABLE}
+_GROUPS = {
+    "official": [
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        "iprec_at_recall",
+        "P",
+    ],
+    "all_trec": [
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        "iprec_at_recall",
+        "P",
+        "relstring",
+        "recall",
+        "unj",
+        "rbp",
+        "rbp_resid",
+        "infAP",
+        "gm_bpref",
+        "utility",
+        "11pt_avg",
+        "ndcg",
+        "relative_P",
+        "Rprec_mult",
+        "success",
+        "map_cut",
+        "ndcg_cut",
+        "ndcg_rel",
+        "Rndcg",
+        "binG",
+        "G",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
+        "num_nonrel_judged_ret",
+    ],
+    "set": [
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "utility",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
+    ],
+}
+
+
+@dataclass
+class Options:
+    """trec_eval's command line, parsed."""
+
+    qrels: str
+    run: str
+    per_query: bool = False
+    summary: bool = True
+    complete: bool = False
+    level: int = 1
+    max_depth: int | None = None
+    judged_only: bool = False
+    n_docs: int = 0
+    measures: dict[str, str] | None = None  # name -> parameter text ("" = defaults)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One printed value of a measure: its printed name and its rankset metric."""
+
+    printed: str
+    metric: str | None
+    kind: str
+
+
+def parse_command_line(argv: Sequence[str]) -> Options:
+    """Read trec_eval's options (GNU getopt, as trec_eval's ``getopt_long``)."""
+    long_options = [
+        "help",
+        "version",
+        "query_eval_wanted",
+        "measure=",
+        "complete_rel_info_wanted",
+        "level_for_rel=",
+        "nosummary",
+        "Debug_level=",
+        "Judged_docs_only",
+        "Number_docs_in_coll=",
+        "Max_retrieved_per_topic=",
+        "Rel_info_format=",
+        "Results_format=",
+        "Zscore=",
+    ]
+    try:
+        pairs, rest = getopt.gnu_getopt(list(argv), "hvqm:cl:nD:JN:M:R:T:oZ:", long_options)
+    except getopt.GetoptError as error:
+        raise TrecEvalError(f"trec_eval: {error}\n{USAGE}", 1) from None
+    measures: dict[str, str] = {}
+    found: dict[str, str] = {}
+    for flag, value in pairs:
+        if flag in ("-m", "--measure"):
+            _mark(measures, value)
+        elif flag in ("-h", "--help", "-v", "--version", "-D", "--Debug_level", "-o"):
+            msg = f"rankset trec_eval: option {flag} is not supported; see `rankset measures`"
+            raise TrecEvalError(msg, 1)
+        elif flag in ("-R", "-T", "-Z", "--Rel_info_format", "--Results_format", "--Zscore"):
+            if flag in ("-R", "--Rel_info_format") and value == "qrels":
+                continue
+            if flag in ("-T", "--Results_format") and value == "trec_results":
+                continue
+            msg = f"rankset trec_eval: {flag} {value} is not supported (only the TREC formats)"
+            raise TrecEvalError(msg, 1)
+        else:
+            found[flag] = value
+    if len(rest) != 2:
+        raise TrecEvalError(USAGE.rstrip("\n"), 1)
+    options = Options(qrels=rest[0], run=rest[1], measures=measures or None)
+    for flag, value in found.items():
+        if flag in ("-q", "--query_eval_wanted"):
+            options.per_query = True
+        elif flag in ("-n", "--nosummary"):
+            options.summary = False
+        elif flag in ("-c", "--complete_rel_info_wanted"):
+            options.complete = True
+        elif flag in ("-J", "--Judged_docs_only"):
+            options.judged_only = True
+        elif flag in ("-l", "--level_for_rel"):
+            options.level = _atol(value)
+        elif flag in ("-M", "--Max_retrieved_per_topic"):
+            options.max_depth = _atol(value)
+        elif flag in ("-N", "--Number_docs_in_coll"):
+            options.n_docs = _atol(value)
+    return options
+
+
+def _atol(text: str) -> int:
+    """C's ``atol``: the leading integer of ``text``, 0 if none."""
+    digits = ""
+    for i, char in enumerate(text.strip()):
+        if char.isdigit() or (i == 0 and char in "+-"):
+            digits += char
+        else:
+            break
+    try:
+        return int(digits)
+    except ValueError:
+        return 0
+
+
+def _mark(measures: dict[str, str], text: str) -> None:
+    name, _, params = text.partition(".")
+    if name in _GROUPS:
+        for member in _GROUPS[name]:
+            measures.setdefault(member, "")
+        return
+    if name not in _BY_NAME:
+        raise TrecEvalError(f"trec_eval: illegal measure '{name}'", 1)
+    if "." in text and not params:
+        raise TrecEvalError(f"trec_eval: improper measure in parameter '{name}'", 1)
+    measures[name] = params
+
+
+def plan_columns(options: Options) -> tuple[list[tuple[Measure, list[Column]]], list[str]]:
+    """Return the measures asked, in table order, with their printed values; and those left out."""
+    asked = options.measures or dict.fromkeys(_GROUPS["official"], "")
+    planned: list[tuple[Measure, list[Column]]] = []
+    unsupported = []
+    for measure in MEASURE_TABLE:
+        if measure.name not in asked:
+            continue
+        params = asked[measure.name]
+        if measure.kind in ("runid", "num_q", "relstring"):
+            printed = f"{measure.name}_{params}" if params else measure.name
+            planned.append((measure, [Column(printed, None, measure.kind)]))
+        elif measure.metric is None:
+            unsupported.append(measure.name)
+        else:
+            planned.append((measure, _columns(measure, params, options)))
+    return planned, unsupported
+
+
+def _columns(measure: Measure, params: str, options: Options) -> list[Column]:
+    assert measure.metric is not None
+    if measure.kind == "cut_long":
+        cutoffs = _cutoffs(params, int) if params else list(measure.defaults)
+        return [
+            Column(f"{measure.name}_{int(k)}", measure.metric(str(int(k))), "double")
+            for k in cutoffs
+        ]
+    if measure.kind == "cut_double":
+        points = _cutoffs(params, float) if params else list(measure.defaults)
+        return [
+            Column(f"{measure.name}_{p:3.2f}", measure.metric(repr(float(p))), "double")
+            for p in points
+        ]
+    printed = f"{measure.name}_{params}" if params else measure.name
+    metric = measure.metric(params)
+    if measure.name == "utility" and options.n_docs:
+        metric = metric[:-1] + f",n_docs={options.n_docs})"
+    return [Column(printed, metric, "double" if measure.kind == "param" else measure.kind)]
+
+
+def _cutoffs(text: str, kind: type[int] | type[float]) -> list[float]:
+    try:
+        values = sorted(kind(part) for part in text.split(","))
+    except ValueError:
+        raise TrecEvalError(f"trec_eval: improper cutoff list '{text}'", 1) from None
+    if any(value <= 0 for value in values) and kind is int:
+        raise TrecEvalError("trec_eval: Negative cutoff detected", 1)
+    if len(set(values)) != len(values):
+        raise TrecEvalError("trec_eval: duplicate cutoff detected", 1)
+    return [float(value) for value in values]

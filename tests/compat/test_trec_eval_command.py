@@ -1,0 +1,120 @@
+"""``rankset trec_eval`` prints trec_eval's own regression outputs byte for byte.
+
+The expected files are trec_eval's (``tests/data/trec_eval``, see its NOTICE), produced by
+the commands its README lists; they always ship with the tests, so this runs everywhere.
+The parity tests build trec_eval 10.0 itself and compare on generated runs too.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from rankset.cli import main as cli_main
+from rankset.compat import trec_eval
+
+CASES = [
+    ("out.test", [], "qrels.test", "results.test"),
+    ("out.test.aq", ["-m", "all_trec", "-q"], "qrels.test", "results.test"),
+    ("out.test.aqc", ["-m", "all_trec", "-q", "-c"], "qrels.test", "results.trunc"),
+    (
+        "out.test.aql",
+        ["-m", "all_trec", "-mrelstring.20", "-q", "-l2"],
+        "qrels.rel_level",
+        "results.test",
+    ),
+]
+
+
+def _run(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = trec_eval.main(argv, out=out, err=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize(("expected", "options", "qrels", "run"), CASES, ids=[c[0] for c in CASES])
+def test_output_equals_trec_evals_regression_file(
+    trec_eval_data: Path, expected: str, options: list[str], qrels: str, run: str
+) -> None:
+    argv = [*options, str(trec_eval_data / qrels), str(trec_eval_data / run)]
+    status, out, err = _run(argv)
+    assert (status, err) == (0, "")
+    assert out == (trec_eval_data / expected).read_text(encoding="utf-8")
+
+
+def test_the_cli_runs_the_drop_in(trec_eval_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status = cli_main(
+        ["trec_eval", str(trec_eval_data / "qrels.test"), str(trec_eval_data / "results.test")]
+    )
+    assert status == 0
+    assert capsys.readouterr().out == (trec_eval_data / "out.test").read_text(encoding="utf-8")
+
+
+def test_unreadable_files_exit_2_with_trec_evals_messages(trec_eval_data: Path) -> None:
+    qrels = str(trec_eval_data / "qrels.test")
+    status, out, err = _run([qrels, "no/such/run"])
+    assert (status, out) == (2, "")
+    assert err == (
+        "trec_eval.get_results: Cannot read results file 'no/such/run'\n"
+        "trec_eval: Quit in file 'no/such/run'\n"
+    )
+    status, _, err = _run(["no/such/qrels", qrels])
+    assert status == 2
+    assert err.startswith("trec_eval.get_qrels: Cannot read qrels file 'no/such/qrels'")
+
+
+def test_bad_options_and_measures_exit_1(trec_eval_data: Path) -> None:
+    files = [str(trec_eval_data / "qrels.test"), str(trec_eval_data / "results.test")]
+    assert _run(["-m", "foo", *files])[:2] == (1, "")
+    assert _run(["-m", "foo", *files])[2] == "trec_eval: illegal measure 'foo'\n"
+    assert _run(["-m", "P.0", *files])[0] == 1
+    status, _, err = _run(files[:1])
+    assert status == 1
+    assert err.startswith("Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file")
+
+
+def test_a_labelled_query_without_results_stops_10_0_unless_c(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q0 0 z 1\nq1 0 a 1\nq2 0 b 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 9 tag\nq3 Q0 a 1 9 tag\n", encoding="utf-8")
+    status, out, err = _run(["-q", "-m", "map", str(qrels), str(run)])
+    assert (status, out, err) == (4, "", "trec_eval: result qid 'q0' not found in qrels\n")
+    status, out, err = _run(["-q", "-c", "-m", "map", "-m", "num_ret", str(qrels), str(run)])
+    assert status == 0
+    # -c: every labelled query, the unanswered ones with empty rankings (10.0 prints them)
+    assert out.splitlines() == [
+        "num_ret               \tq0\t0",
+        "map                   \tq0\t0.0000",
+        "num_ret               \tq1\t1",
+        "map                   \tq1\t1.0000",
+        "num_ret               \tq2\t0",
+        "map                   \tq2\t0.0000",
+        "num_ret               \tall\t1",
+        "map                   \tall\t0.3333",
+    ]
+
+
+def test_duplicate_documents_exit_4(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 9 tag\nq1 Q0 a 2 8 tag\n", encoding="utf-8")
+    status, out, err = _run([str(qrels), str(run)])
+    assert (status, out) == (4, "")
+    assert err.startswith("trec_eval.form_res_qrels: duplicate docs a")
+
+
+def test_runid_is_the_last_lines_tag_and_params_name_the_lines(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 9 first\r\nq1 Q0 b 2 8 last\r\n\r\n", encoding="utf-8")
+    status, out, _ = _run(["-m", "runid", "-m", "rbp.p=0.5", "-m", "P.1,2", str(qrels), str(run)])
+    assert status == 0
+    # rbp = (1 - 0.5) * 1; P_1 = 1, P_2 = 1/2
+    assert out.splitlines() == [
+        "runid                 \tall\tlast",
+        "P_1                   \tall\t1.0000",
+        "P_2                   \tall\t0.5000",
+        "rbp_p=0.5             \tall\t0.5000",
+    ]

@@ -1,0 +1,84 @@
+"""``rankset trec_eval`` against the trec_eval 10.0 binary, byte for byte.
+
+trec_eval 10.0 is built from NIST's source in the shared folder (skips without it or
+without a C compiler). Both run on trec_eval's test files and on generated runs with
+ties, decimal scores, unlabelled documents, negative ("pooled, unjudged") and multi-level
+grades, labelled queries missing from the run and run queries without labels, for each
+option set; stdout, stderr and the exit status must be equal.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rankset.compat import trec_eval
+
+OPTION_SETS = [
+    ["-q", "-m", "all_trec"],
+    ["-m", "all_trec"],
+    ["-q", "-c", "-m", "all_trec"],
+    ["-q", "-c", "-l2", "-m", "all_trec"],
+    ["-q", "-c", "-M10", "-m", "all_trec"],
+    ["-q", "-c", "-J", "-m", "all_trec"],
+    ["-q", "-c", "-J", "-M7", "-l2", "-m", "all_trec", "-m", "relstring.15"],
+    ["-q", "-c", "-m", "official", "-m", "P.1,3,50", "-m", "set_F.0.25", "-m", "utility.2,-1,1,0"],
+    ["-q", "-c", "-n", "-m", "rbp.p=0.5", "-m", "rbp_resid.p=0.7", "-m", "unj.1,7"],
+    ["-q", "-m", "map"],  # labelled queries without results: 10.0 stops with status 4
+]
+
+
+def _generated(folder: Path, seed: int) -> tuple[Path, Path]:
+    rng = random.Random(seed)
+    qrels_lines, run_lines = [], []
+    for q in range(14):
+        query = f"{q:03d}" if q % 3 else f"q{q}"
+        pool = [f"doc{rng.randint(0, 80)}" for _ in range(40)]
+        for doc in dict.fromkeys(pool[:25]):
+            if q != 13:  # query 13: in the run only
+                grade = rng.choice([-1, 0, 0, 0, 1, 1, 2, 3])
+                qrels_lines.append(f"{query} 0 {doc} {grade}")
+        if q in (4, 9):  # labelled, never answered
+            continue
+        depth = rng.randint(1, 40)
+        for rank, doc in enumerate(dict.fromkeys(pool[:depth] + [f"x{i}" for i in range(9)])):
+            score = rng.choice([1.0, 2.5, 2.5, 3.25]) if seed % 2 else round(rng.random(), 2)
+            run_lines.append(f"{query} Q0 {doc} {rank + 1} {score} tag{seed}")
+    rng.shuffle(run_lines)
+    qrels, run = folder / f"qrels{seed}", folder / f"run{seed}"
+    qrels.write_text("\n".join(qrels_lines) + "\n", encoding="utf-8")
+    run.write_text("\n".join(run_lines) + "\n", encoding="utf-8")
+    return qrels, run
+
+
+def _compare(binary: Path, options: list[str], qrels: Path, run: Path) -> None:
+    argv = [*options, str(qrels), str(run)]
+    done = subprocess.run(
+        [str(binary), *argv], capture_output=True, text=True, timeout=120, check=False
+    )
+    out, err = io.StringIO(), io.StringIO()
+    status = trec_eval.main(argv, out=out, err=err)
+    assert status == done.returncode, (argv, err.getvalue(), done.stderr)
+    expected, got = done.stdout.splitlines(), out.getvalue().splitlines()
+    wrong = [(a, b) for a, b in zip(expected, got, strict=False) if a != b]
+    assert len(expected) == len(got), argv
+    assert wrong == [], f"{argv}: {len(wrong)} of {len(expected)} lines differ: {wrong[:5]}"
+    assert out.getvalue() == done.stdout
+    assert err.getvalue() == done.stderr
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=" ".join)
+def test_trec_eval_test_files(trec_eval_10: Path, trec_eval_data: Path, options: list[str]) -> None:
+    for qrels, run in (("qrels.test", "results.test"), ("qrels.rel_level", "results.trunc")):
+        _compare(trec_eval_10, options, trec_eval_data / qrels, trec_eval_data / run)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+@pytest.mark.parametrize("options", OPTION_SETS, ids=" ".join)
+def test_generated_runs(trec_eval_10: Path, tmp_path: Path, seed: int, options: list[str]) -> None:
+    qrels, run = _generated(tmp_path, seed)
+    _compare(trec_eval_10, options, qrels, run)
