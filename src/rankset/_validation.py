@@ -100,15 +100,24 @@ def check_float(name: str, value: object, *, minimum: float | None = None) -> fl
 def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3) -> str:
     """Return ``" Did you mean 'x'?"`` for the closest of ``choices``, or ``""``.
 
+    Up to ``n`` names are suggested, those about as close as the closest (similarity within
+    0.05 of it): a clear best match is named alone.
+
     Examples
     --------
-    >>> did_you_mean("ndgc", ["ndcg", "ap"])
+    >>> did_you_mean("ndgc", ["ndcg", "rndcg", "ap"])
     " Did you mean 'ndcg'?"
+    >>> did_you_mean("bm2", ["bm25", "bm20"])
+    " Did you mean 'bm25', 'bm20'?"
     >>> did_you_mean("zzz", ["ndcg"])
     ''
     """
     close = difflib.get_close_matches(name, list(choices), n=n, cutoff=0.6)
-    return f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+    if not close:
+        return ""
+    best = difflib.SequenceMatcher(None, name, close[0]).ratio()
+    near = [c for c in close if difflib.SequenceMatcher(None, name, c).ratio() >= best - 0.05]
+    return f" Did you mean {', '.join(map(repr, near))}?"
 
 
 def missing_columns_message(
