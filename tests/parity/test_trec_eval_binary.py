@@ -12,9 +12,7 @@ the means' query order decide those).
 from __future__ import annotations
 
 import gzip
-import shutil
 import subprocess
-import tarfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -26,25 +24,6 @@ from _pytrec_reference import canonical_metric
 
 COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 LEVELS = (1, 2)
-
-
-@pytest.fixture(scope="module")
-def trec_eval_binary(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    source = shared_data / "trec_eval_src" / "trec_eval-10.0.tar.gz"
-    if not source.exists():
-        pytest.skip(f"{source} not found")
-    if shutil.which("make") is None or shutil.which("cc") is None:
-        pytest.skip("building trec_eval needs make and a C compiler")
-    folder = tmp_path_factory.mktemp("trec_eval")
-    with tarfile.open(source) as archive:
-        archive.extractall(folder, filter="data")
-    build = folder / "trec_eval-10.0"
-    done = subprocess.run(
-        ["make", "-s"], cwd=build, capture_output=True, text=True, timeout=300, check=False
-    )
-    if done.returncode != 0:
-        pytest.skip(f"trec_eval did not build: {done.stderr[-500:]}")
-    return build / "trec_eval"
 
 
 @pytest.fixture(scope="module")
@@ -85,11 +64,11 @@ def _printed(value: float | None, measure: str) -> str:
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_every_printed_value_equals_trec_eval_10(
-    trec_eval_binary: Path, dl19: tuple[Path, list[Path]], level: int
+    trec_eval_10: Path, dl19: tuple[Path, list[Path]], level: int
 ) -> None:
     qrels, runs = dl19
     assert len(runs) == 18
-    expected = {run.name: _trec_eval(trec_eval_binary, qrels, run, level) for run in runs}
+    expected = {run.name: _trec_eval(trec_eval_10, qrels, run, level) for run in runs}
     measures = sorted({measure for printed in expected.values() for measure, _ in printed})
     metrics = {measure: canonical_metric(measure) for measure in measures}
     result = rankset.evaluate(
@@ -132,13 +111,13 @@ def test_every_printed_value_equals_trec_eval_10(
 
 
 def test_the_bpref_tie_of_the_issue_prints_as_trec_eval(
-    trec_eval_binary: Path, dl19: tuple[Path, list[Path]]
+    trec_eval_10: Path, dl19: tuple[Path, list[Path]]
 ) -> None:
     # bm25-rm3, query 168216, level 2: exactly 0.49405 in real numbers; trec_eval adds
     # the terms in rank order and prints 0.4941.
     qrels, runs = dl19
     run = next(path for path in runs if path.name == "bm25-rm3.dl19.trec")
-    printed = _trec_eval(trec_eval_binary, qrels, run, 2)["bpref", "168216"]
+    printed = _trec_eval(trec_eval_10, qrels, run, 2)["bpref", "168216"]
     result = rankset.evaluate(run, qrels, ["bpref"], relevance_level=2, confidence=None)
     value = result.per_query.filter(pl.col("query_id") == "168216")["value"].item()
     assert printed == "0.4941"
@@ -147,7 +126,7 @@ def test_the_bpref_tie_of_the_issue_prints_as_trec_eval(
 
 @pytest.mark.parametrize("n_queries", [16, 32])
 def test_means_on_fourth_decimal_ties_print_as_trec_eval(
-    trec_eval_binary: Path, tmp_path: Path, n_queries: int
+    trec_eval_10: Path, tmp_path: Path, n_queries: int
 ) -> None:
     # Each of the first s queries has its one relevant document at rank (q mod 10) + 1,
     # the others none: P@10's mean is s / (10 n), which for odd s ends in 5 at the fifth
@@ -168,7 +147,7 @@ def test_means_on_fourth_decimal_ties_print_as_trec_eval(
         run.write_text("\n".join(run_lines) + "\n", encoding="utf-8")
         printed = {
             measure: value
-            for (measure, query), value in _trec_eval(trec_eval_binary, qrels, run, 1).items()
+            for (measure, query), value in _trec_eval(trec_eval_10, qrels, run, 1).items()
             if query == "all" and measure in {"P_10", "recall_10", "map", "recip_rank"}
         }
         names = {measure: canonical_metric(measure) or measure for measure in printed}

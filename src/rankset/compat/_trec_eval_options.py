@@ -7,6 +7,7 @@ how trec_eval prints the measure and which rankset metric computes it.
 from __future__ import annotations
 
 import getopt
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -63,9 +64,9 @@ def _fixed(name: str) -> Callable[[str], str]:
     return lambda _: name
 
 
-def _utility_metric(params: str) -> str:
+def _utility_metric(params: str, n_docs: int = 0) -> str:
     a, b, c, d = (float(value) for value in (params or "1,-1,0,0").split(","))
-    return f"utility(a={a!r},b={b!r},c={c!r},d={d!r})"
+    return f"utility(a={a!r},b={b!r},c={c!r},d={d!r},n_docs={n_docs})"
 
 
 def _pair_metric(base: str) -> Callable[[str], str]:
@@ -225,7 +226,7 @@ class Options:
 
 @dataclass(frozen=True)
 class Column:
-    """One printed value of a measure: its printed name and its rankset metric."""
+    """One printed value of a measure: its printed name and its rankset metric (canonical)."""
 
     printed: str
     metric: str | None
@@ -255,55 +256,54 @@ def parse_command_line(argv: Sequence[str]) -> Options:
     except getopt.GetoptError as error:
         raise TrecEvalError(f"trec_eval: {error}\n{USAGE}", 1) from None
     measures: dict[str, str] = {}
-    found: dict[str, str] = {}
+    settings: dict[str, object] = {}
     for flag, value in pairs:
         if flag in ("-m", "--measure"):
             _mark(measures, value)
-        elif flag in ("-h", "--help", "-v", "--version", "-D", "--Debug_level", "-o"):
-            msg = f"rankset trec_eval: option {flag} is not supported; see `rankset measures`"
-            raise TrecEvalError(msg, 1)
+        elif flag in _SWITCHES:
+            settings[_SWITCHES[flag][0]] = _SWITCHES[flag][1]
+        elif flag in _NUMBERS:
+            settings[_NUMBERS[flag]] = _atol(value)
+        elif (flag, value) in (("-R", "qrels"), ("--Rel_info_format", "qrels")) or (
+            flag,
+            value,
+        ) in (("-T", "trec_results"), ("--Results_format", "trec_results")):
+            continue
         elif flag in ("-R", "-T", "-Z", "--Rel_info_format", "--Results_format", "--Zscore"):
-            if flag in ("-R", "--Rel_info_format") and value == "qrels":
-                continue
-            if flag in ("-T", "--Results_format") and value == "trec_results":
-                continue
             msg = f"rankset trec_eval: {flag} {value} is not supported (only the TREC formats)"
             raise TrecEvalError(msg, 1)
         else:
-            found[flag] = value
+            msg = f"rankset trec_eval: option {flag} is not supported; see `rankset measures`"
+            raise TrecEvalError(msg, 1)
     if len(rest) != 2:
         raise TrecEvalError(USAGE.rstrip("\n"), 1)
-    options = Options(qrels=rest[0], run=rest[1], measures=measures or None)
-    for flag, value in found.items():
-        if flag in ("-q", "--query_eval_wanted"):
-            options.per_query = True
-        elif flag in ("-n", "--nosummary"):
-            options.summary = False
-        elif flag in ("-c", "--complete_rel_info_wanted"):
-            options.complete = True
-        elif flag in ("-J", "--Judged_docs_only"):
-            options.judged_only = True
-        elif flag in ("-l", "--level_for_rel"):
-            options.level = _atol(value)
-        elif flag in ("-M", "--Max_retrieved_per_topic"):
-            options.max_depth = _atol(value)
-        elif flag in ("-N", "--Number_docs_in_coll"):
-            options.n_docs = _atol(value)
-    return options
+    return Options(qrels=rest[0], run=rest[1], measures=measures or None, **settings)  # type: ignore[arg-type]
+
+
+_SWITCHES = {
+    "-q": ("per_query", True),
+    "--query_eval_wanted": ("per_query", True),
+    "-n": ("summary", False),
+    "--nosummary": ("summary", False),
+    "-c": ("complete", True),
+    "--complete_rel_info_wanted": ("complete", True),
+    "-J": ("judged_only", True),
+    "--Judged_docs_only": ("judged_only", True),
+}
+_NUMBERS = {
+    "-l": "level",
+    "--level_for_rel": "level",
+    "-M": "max_depth",
+    "--Max_retrieved_per_topic": "max_depth",
+    "-N": "n_docs",
+    "--Number_docs_in_coll": "n_docs",
+}
 
 
 def _atol(text: str) -> int:
     """C's ``atol``: the leading integer of ``text``, 0 if none."""
-    digits = ""
-    for i, char in enumerate(text.strip()):
-        if char.isdigit() or (i == 0 and char in "+-"):
-            digits += char
-        else:
-            break
-    try:
-        return int(digits)
-    except ValueError:
-        return 0
+    match = re.match(r"\s*([+-]?\d+)", text)
+    return int(match[1]) if match else 0
 
 
 def _mark(measures: dict[str, str], text: str) -> None:
@@ -343,20 +343,29 @@ def _columns(measure: Measure, params: str, options: Options) -> list[Column]:
     if measure.kind == "cut_long":
         cutoffs = _cutoffs(params, int) if params else list(measure.defaults)
         return [
-            Column(f"{measure.name}_{int(k)}", measure.metric(str(int(k))), "double")
+            Column(f"{measure.name}_{int(k)}", _canonical(measure.metric(str(int(k)))), "double")
             for k in cutoffs
         ]
     if measure.kind == "cut_double":
         points = _cutoffs(params, float) if params else list(measure.defaults)
         return [
-            Column(f"{measure.name}_{p:3.2f}", measure.metric(repr(float(p))), "double")
+            Column(f"{measure.name}_{p:3.2f}", _canonical(measure.metric(repr(p))), "double")
             for p in points
         ]
     printed = f"{measure.name}_{params}" if params else measure.name
-    metric = measure.metric(params)
-    if measure.name == "utility" and options.n_docs:
-        metric = metric[:-1] + f",n_docs={options.n_docs})"
-    return [Column(printed, metric, "double" if measure.kind == "param" else measure.kind)]
+    metric = (
+        _utility_metric(params, options.n_docs)
+        if measure.name == "utility"
+        else measure.metric(params)
+    )
+    kind = "double" if measure.kind == "param" else measure.kind
+    return [Column(printed, _canonical(metric), kind)]
+
+
+def _canonical(name: str) -> str:
+    from rankset.measures import parse_metric
+
+    return parse_metric(name).name
 
 
 def _cutoffs(text: str, kind: type[int] | type[float]) -> list[float]:

@@ -38,7 +38,10 @@ from rankset.compat._trec_eval_options import (
 )
 from rankset.errors import RanksetError
 
-__all__ = ["MEASURE_TABLE", "TrecEvalError", "evaluate", "main"]
+__all__ = ["MEASURE_TABLE", "STAND_IN_DOCUMENT", "TrecEvalError", "evaluate", "main"]
+
+#: The document of trec_eval.c's stand-in ranking for a query -c adds.
+STAND_IN_DOCUMENT = "ceci_nest_pas_un_docno"
 
 
 def _last_run_tag(path: str) -> str:
@@ -102,8 +105,9 @@ def _prepare_run(run: pl.DataFrame, labels: pl.DataFrame, options: Options) -> p
 
 
 def _relstrings(
-    run: pl.DataFrame, labels: pl.DataFrame, length: int
-) -> dict[str, str]:  # pragma: no cover - exercised through the parity tests
+    run: pl.DataFrame, labels: pl.DataFrame, length: int, added: set[str]
+) -> dict[str, str]:
+    """trec_eval's relstring: a character per top document (grade, '-' unlabelled, ...)."""
     ranked = (
         run.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
         .group_by("query_id", maintain_order=True)
@@ -126,7 +130,8 @@ def _relstrings(
     )
     # the join keeps the left order within each query
     joined = ranked.with_columns(char=char).group_by("query_id", maintain_order=True)
-    return dict(joined.agg(pl.col("char").str.join("")).iter_rows())
+    strings = dict(joined.agg(pl.col("char").str.join("")).iter_rows())
+    return {query: "" if query in added else text for query, text in strings.items()}
 
 
 def evaluate(options: Options, out: TextIO) -> list[str]:
@@ -139,171 +144,138 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
         for name in unsupported
     ]
     labels, run = _read_inputs(options)
-    answered = set(run["query_id"].unique().to_list())  # trec_eval's queries: before -M/-J
-    run = _prepare_run(run, labels, options)
+    # byte order of the ids, as trec_eval's strcmp (and Polars' string sort)
+    label_queries = labels["query_id"].unique().sort().to_list()
+    if not label_queries:
+        raise TrecEvalError("trec_eval: No queries with both results and relevance info", 7)
+    answered = set(run["query_id"].unique().to_list())
+    missing = [query for query in label_queries if query not in answered]
+    stop_at = missing[0] if missing and not options.complete else None
+    added = missing if options.complete else []
+    scored = label_queries if options.complete else [q for q in label_queries if q in answered]
+    run = _prepare_run(_with_stand_ins(run, added), labels, options)
     duplicated = run.filter(pl.struct("query_id", "doc_id").is_duplicated())
     if duplicated.height:
         doc = duplicated["doc_id"][0]
         raise TrecEvalError(f"trec_eval.form_res_qrels: duplicate docs {doc}", 4)
-    label_queries = sorted(labels["query_id"].unique().to_list(), key=_c_order)
-    run_queries = answered
-    # a ranking -J empties is still an answered query (of 0 documents), as in trec_eval
-    kept = set(run["query_id"].unique().to_list())
-    emptied = (answered - kept) & set(label_queries)
-    if not label_queries:
-        raise TrecEvalError("trec_eval: No queries with both results and relevance info", 7)
-    missing = [query for query in label_queries if query not in run_queries]
-    stop_at = None if options.complete or not missing else missing[0]
+    # rankings -J emptied are still scored queries (of 0 documents), as in trec_eval
+    empty = set(scored) - set(run["query_id"].unique().to_list())
     metrics = sorted(
         {column.metric for _, columns in planned for column in columns if column.metric}
     )
-    values: dict[tuple[str, str], float] = {}
-    means: dict[str, float] = {}
-    if metrics and run_queries & set(label_queries):
+    values = pl.DataFrame(schema={"query_id": pl.String, "metric": pl.String, "value": pl.Float64})
+    if metrics and scored:
         result = evaluate_runs(
             run,
             labels,
             metrics,
             relevance_level=options.level,
-            missing="zero" if options.complete or emptied else "skip",
+            missing="zero" if empty else "skip",
             confidence=None,
         )
-        for _, query, metric, value in result.per_query.select(
-            "system", "query_id", "metric", "value"
-        ).iter_rows():
-            values[metric, query] = value
-    scored = label_queries if options.complete else [q for q in label_queries if q in run_queries]
-    canonical = _canonical_names(metrics)
-    if options.judged_only:  # 10.0 divides 0 by 0 for each ranking left empty under -J
-        _empty_ranking_nans(values, set(scored) - kept, labels, options.level)
-    _bogus_utility(values, planned, set(scored) - answered, canonical, labels, options)
-    means = _means(values, scored, canonical)
+        values = result.per_query.select("query_id", "metric", "value").filter(
+            pl.col("query_id").is_in(scored)
+        )
+    values = _as_trec_eval_prints(values, planned, set(added), empty, labels, options)
+    means = _means(values, planned)
+    by_key = {(metric, query): value for query, metric, value in values.iter_rows()}
     relstrings = (
-        _relstrings(run, labels, _relstring_length(options))
+        _relstrings(run, labels, _relstring_length(options), set(added))
         if any(m.kind == "relstring" for m, _ in planned)
         else {}
     )
     lines: list[str] = []
     if options.per_query:
-        for query in label_queries:
-            if query == stop_at:
-                break
-            if query not in run_queries and not options.complete:
-                continue
+        # 10.0 goes through the labelled queries in order and stops at the first unanswered
+        for query in label_queries[: label_queries.index(stop_at)] if stop_at else scored:
             for measure, columns in planned:
-                lines += _query_lines(
-                    measure, columns, query, values, canonical, relstrings, query in run_queries
-                )
+                lines += _query_lines(measure, columns, query, by_key, relstrings)
     if stop_at is not None:
         out.write("".join(lines))
         raise TrecEvalError(f"trec_eval: result qid '{stop_at}' not found in qrels", 4)
     if options.summary:
         tag = _last_run_tag(options.run)
         for measure, columns in planned:
-            lines += _summary_lines(
-                measure, columns, tag, scored, values, means, canonical, labels, options
-            )
+            lines += _summary_lines(measure, columns, tag, len(scored), means, labels, options)
     out.write("".join(lines))
     return warnings
 
 
-def _bogus_utility(
-    values: dict[tuple[str, str], float],
+def _with_stand_ins(run: pl.DataFrame, added: list[str]) -> pl.DataFrame:
+    """Give each query -c adds trec_eval.c's stand-in ranking: one unlabelled document."""
+    if not added:
+        return run
+    stand_ins = pl.DataFrame(
+        {"query_id": added, "doc_id": STAND_IN_DOCUMENT, "score": 1.0},
+        schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64},
+    )
+    return pl.concat([run.select("query_id", "doc_id", "score"), stand_ins])
+
+
+def _as_trec_eval_prints(
+    values: pl.DataFrame,
     planned: list[tuple[Measure, list[Column]]],
     added: set[str],
-    canonical: dict[str, str],
+    empty: set[str],
     labels: pl.DataFrame,
     options: Options,
-) -> None:
-    """Set utility and rbp_resid of the queries -c added, as 10.0 computes them.
+) -> pl.DataFrame:
+    """Apply 10.0's corrections to the per-query values, then sort them in query order.
 
-    10.0 scores such a query on a stand-in ranking of one unlabelled document, then
-    zeroes the value named exactly "utility"; with parameters the stand-in counts (one
-    non-relevant document retrieved) unless -J removed it.
+    For a query -c added, 10.0 zeroes num_ret, unj and the values printed exactly as
+    ``utility`` and ``rbp_resid`` (its stand-in document leaves the rest as they are).
+    Under -J an empty ranking divides 0 by 0 in interpolated precision at a cutoff of 0.
     """
     from rankset.measures import parse_metric
 
-    if not added:
-        return
-    for measure, columns_of in planned:
-        column = columns_of[0]
-        if measure.name == "rbp_resid" and column.printed != "rbp_resid" and column.metric:
-            # 10.0 zeroes only the exact name; one unjudged document gives p + (1 - p)
-            p = float(parse_metric(column.metric).get("p"))  # type: ignore[arg-type]
-            for query in added:
-                value = 0.0 if options.judged_only else p + (1 - p) * 1.0
-                values[canonical[column.metric], query] = value
-    columns = [c for m, cs in planned if m.name == "utility" for c in cs if c.metric]
-    if not columns:
-        return
-    relevant = dict(
-        labels.group_by("query_id").agg((pl.col("grade") >= options.level).sum()).iter_rows()
+    columns = [column for _, cs in planned for column in cs if column.metric]
+    reset = [
+        c.metric
+        for c in columns
+        if c.printed in ("num_ret", "utility", "rbp_resid") or c.printed.startswith("unj")
+    ]
+    query = pl.col("query_id")
+    zeroed = query.is_in(list(added)) & pl.col("metric").is_in(reset)
+    undefined = pl.lit(False)
+    if options.judged_only and empty:
+        relevant = labels.group_by("query_id").agg(
+            _relevant=(pl.col("grade") >= options.level).sum().cast(pl.Float64)
+        )
+        values = values.join(relevant, on="query_id", how="left")
+        for column in columns:
+            metric = parse_metric(str(column.metric))
+            if metric.measure not in ("iprec_at_recall", "iprec_avg"):
+                continue
+            recall = float(metric.get("recall") or 0.0) if metric.spec.has_param("recall") else 0.0
+            cutoff = (pl.lit(recall) * pl.col("_relevant").fill_null(0.0)).round(
+                0, mode="half_away_from_zero"
+            )
+            at_zero = (pl.col("metric") == metric.name) & (cutoff == 0)
+            undefined = undefined | (query.is_in(list(empty)) & at_zero)
+    value = pl.when(zeroed).then(0.0).when(undefined).then(float("nan"))
+    return (
+        values.with_columns(value=value.otherwise(pl.col("value")))
+        .select("query_id", "metric", "value")
+        .sort("query_id", maintain_order=True)
     )
-    for column in columns:
-        assert column.metric is not None
-        metric = parse_metric(column.metric)
-        names = ("a", "b", "c", "d", "n_docs")
-        a, b, c, d, n_docs = (float(metric.get(name)) for name in names)  # type: ignore[arg-type]
-        retrieved = 0.0 if options.judged_only else 1.0
-        for query in added:
-            if column.printed == "utility":
-                value = 0.0
-            else:
-                rel = float(relevant.get(query, 0))
-                value = a * 0.0 + b * (retrieved - 0.0) + c * (rel - 0.0)
-                value += d * (n_docs + 0.0 - retrieved - rel)
-            values[canonical[column.metric], query] = value
 
 
-def _empty_ranking_nans(
-    values: dict[tuple[str, str], float], emptied: set[str], labels: pl.DataFrame, level: int
-) -> None:
-    """trec_eval's 0/0 for an empty ranking under -J: interpolated precision at cutoff 0."""
-    if not emptied:
-        return
-    relevant = dict(
-        labels.filter(pl.col("query_id").is_in(list(emptied)))
-        .group_by("query_id")
-        .agg((pl.col("grade") >= level).sum())
-        .iter_rows()
-    )
-    for metric, query in list(values):
-        if query not in emptied:
-            continue
-        if metric == "iprec_avg":
-            values[metric, query] = math.nan
-        elif metric.startswith("iprec_at_recall"):
-            recall = float(metric.partition("recall=")[2].rstrip(")") or 0.0)
-            cutoff = math.floor(recall * relevant.get(query, 0) + 0.5)
-            if cutoff == 0:
-                values[metric, query] = math.nan
-
-
-def _means(
-    values: dict[tuple[str, str], float], scored: list[str], canonical: dict[str, str]
-) -> dict[str, float]:
-    """trec_eval's averages: values added in query order, then divided (or exp'd)."""
+def _means(values: pl.DataFrame, planned: list[tuple[Measure, list[Column]]]) -> dict[str, float]:
+    """trec_eval's summaries: counts summed, the rest added in query order and divided."""
     from rankset.measures import geometric_metrics
 
-    geometric = set(geometric_metrics(list(canonical.values())))
-    means = {}
-    for metric in set(canonical.values()):
-        total = 0.0
-        for query in scored:
-            total += values.get((metric, query), 0.0)
-        mean = total / len(scored) if scored else 0.0
-        means[metric] = math.exp(mean) if metric in geometric else mean
-    return means
-
-
-def _c_order(text: str) -> bytes:
-    return text.encode("utf-8")
-
-
-def _canonical_names(metrics: list[str]) -> dict[str, str]:
-    from rankset.measures import parse_metric
-
-    return {name: parse_metric(name).name for name in metrics}
+    counts = [c.metric for _, cs in planned for c in cs if c.metric and c.kind == "long"]
+    geometric = geometric_metrics(values["metric"].unique().to_list())
+    total = pl.col("value").cum_sum().last()
+    mean = total / pl.len()
+    summary = values.group_by("metric").agg(
+        pl.when(pl.col("metric").first().is_in(counts))
+        .then(total)
+        .when(pl.col("metric").first().is_in(geometric))
+        .then(mean.exp())
+        .otherwise(mean)
+    )
+    return dict(summary.iter_rows())
 
 
 def _relstring_length(options: Options) -> int:
@@ -311,60 +283,45 @@ def _relstring_length(options: Options) -> int:
     return int(float(params)) if params else 10
 
 
-def _value(values: dict[tuple[str, str], float], metric: str, query: str) -> float:
-    return values.get((metric, query), 0.0)
-
-
 def _query_lines(
     measure: Measure,
     columns: list[Column],
     query: str,
     values: dict[tuple[str, str], float],
-    canonical: dict[str, str],
     relstrings: dict[str, str],
-    answered: bool,
 ) -> list[str]:
     if measure.kind in ("runid", "num_q", "geometric"):
         return []
     if measure.kind == "relstring":
         return [f"{columns[0].printed:<22}\t{query}\t'{relstrings.get(query, '')}'\n"]
-    lines = []
-    for column in columns:
-        assert column.metric is not None
-        value = _value(values, canonical[column.metric], query)
-        lines.append(_line(column.printed, query, value, column.kind))
-    return lines
+    return [
+        _line(column.printed, query, values.get((str(column.metric), query), 0.0), column.kind)
+        for column in columns
+    ]
 
 
 def _summary_lines(
     measure: Measure,
     columns: list[Column],
     tag: str,
-    scored: list[str],
-    values: dict[tuple[str, str], float],
+    n_queries: int,
     means: dict[str, float],
-    canonical: dict[str, str],
     labels: pl.DataFrame,
     options: Options,
 ) -> list[str]:
     if measure.kind == "runid":
         return [f"{'runid':<22}\tall\t{tag}\n"]
     if measure.kind == "num_q":
-        return [f"{'num_q':<22}\tall\t{len(scored)}\n"]
+        return [f"{'num_q':<22}\tall\t{n_queries}\n"]
     if measure.kind == "relstring":
         return []
     lines = []
     for column in columns:
-        assert column.metric is not None
-        metric = canonical[column.metric]
-        if column.kind == "long":
-            if measure.name == "num_rel" and options.complete:
-                total = float(labels.filter(pl.col("grade") > 0).height)
-            else:
-                total = sum(_value(values, metric, query) for query in scored)
-            lines.append(_line(column.printed, "all", total, "long"))
-        else:
-            lines.append(_line(column.printed, "all", means.get(metric, 0.0), "double"))
+        value = means.get(str(column.metric), 0.0)
+        if measure.name == "num_rel" and options.complete:
+            # 10.0 counts every positive label of the qrels here, whatever -l is
+            value = float(labels.filter(pl.col("grade") > 0).height)
+        lines.append(_line(column.printed, "all", value, column.kind))
     return lines
 
 

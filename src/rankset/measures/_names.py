@@ -38,7 +38,7 @@ from rankset.measures._registry import (
     name_index,
 )
 
-__all__ = ["expand_cutoffs", "parse_metric", "parse_metrics"]
+__all__ = ["expand_cutoffs", "geometric_metrics", "parse_metric", "parse_metrics"]
 
 _CANONICAL = re.compile(
     r"^(?P<base>[a-z0-9%][a-z0-9_%+\-]*?)"

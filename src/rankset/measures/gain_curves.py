@@ -35,45 +35,44 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankset.measures._features import (
-    GROUP,
-    Features,
-    log2_of_positions,
-    sequential_sum,
-)
+from rankset.measures._features import GROUP, Features, log2_of_positions, sequential_sum
 from rankset.measures._registry import Metric, define
-from rankset.measures.ranking import REL, num_relevant
+from rankset.measures.ranking import (
+    REL,
+    discount_row,
+    discounted_gain,
+    gain_row,
+    ideal_label_columns,
+    num_relevant,
+)
 
 __all__: list[str] = []
 
 _POSITIVE = pl.col("grade") > 0
 
 
-def _ideal_label_columns(features: Features) -> None:
-    """Register the ideal ranking's gain, position and discount, as ideal nDCG registers them."""
-    grade = pl.col("grade")
-    positive = pl.when(grade > 0).then(grade).otherwise(0.0)
-    features.label_row_column("_igain_lin", positive)
-    features.label_row_column("_ipos", positive.rank("ordinal", descending=True).over("query_id"))
-    features.label_row_column("_idiscount", log2_of_positions("_ipos"))
+def _in_ideal_order(features: Features, term: pl.Expr) -> pl.Expr:
+    """``term`` of the positive labels, in ideal order (a label aggregation's input)."""
+    _, position, _ = ideal_label_columns(features)
+    return term.filter(_POSITIVE).sort_by(pl.col(position).filter(_POSITIVE))
+
+
+def _ideal_dcg_term(features: Features) -> pl.Expr:
+    gain, _, discount = ideal_label_columns(features)
+    return pl.col(gain) / pl.col(discount)
 
 
 def _ideal_prefix(features: Features, name: str, term: pl.Expr) -> pl.Expr:
     """Register a label list: the running sum of ``term`` over the ideal positions 1..R+."""
-    _ideal_label_columns(features)
-    in_order = term.filter(_POSITIVE).sort_by(pl.col("_ipos").filter(_POSITIVE))
-    features.label_aggregate(name, in_order.cum_sum())
+    features.label_aggregate(name, _in_ideal_order(features, term).cum_sum())
     features.share_with_rows(name)
     return pl.col(name)
 
 
-def _ideal_total(features: Features) -> pl.Expr:
-    """IDCG over all R+ positive labels, added in ideal order (the prefix list's last)."""
-    _ideal_label_columns(features)
-    term = pl.col("_igain_lin") / pl.col("_idiscount")
-    in_order = term.filter(_POSITIVE).sort_by(pl.col("_ipos").filter(_POSITIVE))
-    total = sequential_sum(in_order).fill_null(0.0)
-    return features.label_aggregate("_idcg_positive_total", total)
+def _ideal_total(features: Features, name: str, term: pl.Expr) -> pl.Expr:
+    """Register the sum of ``term`` over the positive labels, added in ideal order."""
+    total = sequential_sum(_in_ideal_order(features, term)).fill_null(0.0)
+    return features.label_aggregate(name, total)
 
 
 def _positive_labels(features: Features) -> pl.Expr:
@@ -88,19 +87,9 @@ def _at_ideal(prefix: pl.Expr, position: pl.Expr, count: pl.Expr) -> pl.Expr:
     return prefix.list.get(index, null_on_oob=True)
 
 
-def _gain_so_far_row(features: Features) -> str:
-    grade = pl.col("grade").fill_null(0.0)
-    gain = features.row_column("_gain_lin", pl.when(grade > 0).then(grade).otherwise(0.0))
-    return features.row_column("_gain_so_far", pl.col(gain).cum_sum().over(GROUP, order_by="pos"))
-
-
-def _dcg_so_far_row(features: Features) -> str:
-    _gain_so_far_row(features)
-    discount = features.row_column("_discount", log2_of_positions("pos"))
-    return features.row_column(
-        "_dcg_so_far",
-        (pl.col("_gain_lin") / pl.col(discount)).cum_sum().over(GROUP, order_by="pos"),
-    )
+def _so_far_row(features: Features, name: str, term: pl.Expr) -> str:
+    """Row column: the running sum of ``term`` down the ranking."""
+    return features.row_column(name, term.cum_sum().over(GROUP, order_by="pos"))
 
 
 @define(
@@ -112,16 +101,18 @@ def _dcg_so_far_row(features: Features) -> str:
 )
 def _g(features: Features, metric: Metric) -> pl.Expr:
     count = _positive_labels(features)
-    cost = _ideal_prefix(features, "_icost_prefix", pl.max_horizontal(pl.col("_igain_lin"), 1.0))
-    total_gain = features.label_aggregate("_igain_total", sequential_sum(pl.col("_igain_lin")))
-    so_far = _gain_so_far_row(features)
+    ideal_gain, _, _ = ideal_label_columns(features)
+    cost = _ideal_prefix(features, "_icost_prefix", pl.max_horizontal(pl.col(ideal_gain), 1.0))
+    total_gain = _ideal_total(features, "_igain_total", pl.col(ideal_gain))
+    gain = gain_row(features)
+    so_far = _so_far_row(features, "_gain_so_far", pl.col(gain))
     position = pl.col("pos").cast(pl.Float64)
     past_ideal = (position - count).clip(0.0, None)
     cost_here = _at_ideal(cost, position, count).fill_null(0.0) + past_ideal
     # log2(2 + cost - gain) as log2(x + 1) with x = 1 + cost - gain
     shifted = features.row_column("_g_shifted", 1.0 + cost_here - pl.col(so_far))
     discount = features.row_column("_g_discount", log2_of_positions(shifted))
-    term = (pl.col("_gain_lin") / pl.col(discount)).filter(pl.col("_gain_lin") != 0)
+    term = (pl.col(gain) / pl.col(discount)).filter(pl.col(gain) != 0)
     found = features.aggregate("_g_sum", sequential_sum(term))
     return pl.when(total_gain > 0).then(found / total_gain).otherwise(0.0)
 
@@ -135,14 +126,15 @@ def _g(features: Features, metric: Metric) -> pl.Expr:
 )
 def _ndcg_rel(features: Features, metric: Metric) -> pl.Expr:
     count = _positive_labels(features)
-    ideal = _ideal_prefix(features, "_idcg_prefix", pl.col("_igain_lin") / pl.col("_idiscount"))
-    dcg = _dcg_so_far_row(features)
-    relevant = pl.col("_gain_lin") > 0
+    ideal = _ideal_prefix(features, "_idcg_prefix", _ideal_dcg_term(features))
+    gain = gain_row(features)
+    dcg = _so_far_row(features, "_dcg_so_far", pl.col(gain) / pl.col(discount_row(features)))
+    relevant = pl.col(gain) > 0
     here = pl.col(dcg) / _at_ideal(ideal, pl.col("pos"), count)
     found = features.aggregate("_ndcg_rel_sum", sequential_sum(here.filter(relevant)))
     retrieved = features.aggregate("_npositive_ret", relevant.sum().cast(pl.Float64))
-    final_dcg = features.aggregate("_dcg_all", pl.col(dcg).max().fill_null(0.0))
-    ideal_total = _ideal_total(features)
+    final_dcg = discounted_gain(features, metric)
+    ideal_total = _ideal_total(features, "_idcg_positive_total", _ideal_dcg_term(features))
     total = found + ((count - retrieved) * final_dcg) / ideal_total
     return pl.when((count > 0) & (total > 0)).then(total / count).otherwise(0.0)
 
@@ -157,32 +149,28 @@ def _ndcg_rel(features: Features, metric: Metric) -> pl.Expr:
 )
 def _rndcg(features: Features, metric: Metric) -> pl.Expr:
     count = _positive_labels(features)
-    _ideal_label_columns(features)
+    _, position, _ = ideal_label_columns(features)
     # A grade's block of the ideal ranking ends at t = labels with that grade or more;
     # trec_eval adds DCG(t) / IDCG(t) there. Regrouped by row: a row at position p adds
     # its DCG term times W(p), the sum of 1 / IDCG(t) over the ends t >= p.
     ideal_here = features.label_row_column(
-        "_idcg_here",
-        (pl.col("_igain_lin") / pl.col("_idiscount")).cum_sum().over("query_id", order_by="_ipos"),
+        "_idcg_here", _ideal_dcg_term(features).cum_sum().over("query_id", order_by=position)
     )
     block_end = features.label_row_column(
-        "_block_end", pl.col("_ipos").max().over(["query_id", "grade"])
+        "_block_end", pl.col(position).max().over(["query_id", "grade"])
     )
-    ends_here = _POSITIVE & (pl.col("_ipos") == pl.col(block_end))
+    ends_here = _POSITIVE & (pl.col(position) == pl.col(block_end))
     weight = pl.when(ends_here).then(1.0 / pl.col(ideal_here)).otherwise(0.0)
-    in_order = weight.filter(_POSITIVE).sort_by(pl.col("_ipos").filter(_POSITIVE))
-    features.label_aggregate("_rndcg_weights", in_order.reverse().cum_sum().reverse())
+    weights = features.label_aggregate(
+        "_rndcg_weights", _in_ideal_order(features, weight).reverse().cum_sum().reverse()
+    )
     ends = features.label_aggregate("_rndcg_ends", ends_here.sum().cast(pl.Float64))
     features.share_with_rows("_rndcg_weights")
-    row_weight = pl.col("_rndcg_weights").list.get(
-        pl.col("pos").cast(pl.Int64) - 1, null_on_oob=True
-    )
-    dcg = _dcg_so_far_row(features)
-    term = pl.col("_gain_lin") / pl.col("_discount") * row_weight.fill_null(0.0)
+    row_weight = weights.list.get(pl.col("pos").cast(pl.Int64) - 1, null_on_oob=True)
+    term = pl.col(gain_row(features)) / pl.col(discount_row(features)) * row_weight.fill_null(0.0)
     weighted = features.aggregate("_rndcg_sum", sequential_sum(term))
-    final_dcg = features.aggregate("_dcg_all", pl.col(dcg).max().fill_null(0.0))
-    ideal_total = _ideal_total(features)
+    ideal_total = _ideal_total(features, "_idcg_positive_total", _ideal_dcg_term(features))
     runs_on = features.num_ret().cast(pl.Float64) > count + 1.0
-    extra = pl.when(runs_on).then(final_dcg / ideal_total).otherwise(0.0)
+    extra = pl.when(runs_on).then(discounted_gain(features, metric) / ideal_total).otherwise(0.0)
     value = (weighted + extra) / (ends + runs_on.cast(pl.Float64))
     return pl.when(num_relevant(features, metric) > 0).then(value).otherwise(0.0)

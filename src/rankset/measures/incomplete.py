@@ -100,8 +100,7 @@ def _powers(positions: pl.Series, *, p: float, cumulative: bool) -> pl.Series:
 
 
 def _persistence(metric: Metric) -> float:
-    p = float(metric.get("p"))  # type: ignore[arg-type]
-    return p
+    return float(metric.get("p"))  # type: ignore[arg-type]
 
 
 @define(
@@ -168,7 +167,7 @@ def _rbp(features: Features, metric: Metric) -> pl.Expr:
     p = _persistence(metric)
     gain = _rbp_gain_row(features)
     weight = power_of_positions("pos", p)
-    name = f"_rbp_{p!r}".replace(".", "p")
+    name = f"_rbp_{level_key(p)}"
     return (1.0 - p) * features.aggregate(name, sequential_sum(pl.col(gain) * weight))
 
 
@@ -185,7 +184,7 @@ def _rbp_resid(features: Features, metric: Metric) -> pl.Expr:
     p = _persistence(metric)
     judged = judged_row(features)
     weight = power_of_positions("pos", p)
-    name = f"_rbp_judged_weight_{p!r}".replace(".", "p")
+    name = f"_rbp_judged_weight_{level_key(p)}"
     judged_weight = features.aggregate(name, sequential_sum(weight.filter(pl.col(judged))))
     retrieved = features.num_ret()
     everything = power_of_positions(NUM_RET, p, cumulative=True)

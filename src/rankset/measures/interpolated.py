@@ -41,7 +41,7 @@ from rankset.measures._features import GROUP, Features, level_key, ratio_or_zero
 from rankset.measures._registry import Metric, ParamSpec, define
 from rankset.measures.ranking import (
     REL,
-    num_relevant_label_stat,
+    num_relevant_on_rows,
     relevant_row,
     relevant_so_far_row,
 )
@@ -55,12 +55,6 @@ RECALL = ParamSpec(
     "recall", float, 0.0, minimum=0.0, description="recall level, 0..1 (trec_eval's cutoff)"
 )
 MULT = ParamSpec("mult", float, 1.0, minimum=0.0, description="multiple of R (relevant labels)")
-
-
-def _num_relevant_on_rows(features: Features, level: float) -> pl.Expr:
-    name = num_relevant_label_stat(features, level)
-    features.share_with_rows(name)
-    return pl.col(name)
 
 
 def _interpolated_row(features: Features, level: float) -> str:
@@ -78,13 +72,13 @@ def interpolated_precision_at(features: Features, level: float, recall: float) -
     rel = relevant_row(features, level)
     cumrel = relevant_so_far_row(features, level)
     iprec = _interpolated_row(features, level)
-    wanted = (pl.lit(recall) * _num_relevant_on_rows(features, level)).round(
+    wanted = (pl.lit(recall) * num_relevant_on_rows(features, level)).round(
         0, mode="half_away_from_zero"
     )
     # c = 0 reads the first relevant position: the highest precision of the ranking.
     target = pl.max_horizontal(wanted, pl.lit(1.0))
     at_target = pl.col(rel) & (pl.col(cumrel).cast(pl.Float64) == target)
-    name = f"_iprec_{level_key(level)}_at_{recall!r}".replace(".", "p")
+    name = f"_iprec_{level_key(level)}_at_{level_key(recall)}"
     return features.aggregate(name, pl.col(iprec).filter(at_target).max()).fill_null(0.0)
 
 
@@ -130,9 +124,10 @@ def _rprec_mult(features: Features, metric: Metric) -> pl.Expr:
     mult = float(metric.get("mult"))  # type: ignore[arg-type]
     level = features.level(metric)
     rel = relevant_row(features, level)
-    depth = (pl.lit(mult) * _num_relevant_on_rows(features, level) + 0.9).floor()
-    name = f"_relret_{level_key(level)}_rmult_{mult!r}".replace(".", "p")
-    found = features.aggregate(name, (pl.col(rel) & (pl.col("pos") <= depth)).sum())
-    depth_name = f"_rmult_depth_{level_key(level)}_{mult!r}".replace(".", "p")
-    cutoff = features.aggregate(depth_name, depth.first())
+    depth = (pl.lit(mult) * num_relevant_on_rows(features, level) + 0.9).floor()
+    key = f"{level_key(level)}_{level_key(mult)}"
+    found = features.aggregate(
+        f"_relret_rmult_{key}", (pl.col(rel) & (pl.col("pos") <= depth)).sum()
+    )
+    cutoff = features.aggregate(f"_rmult_depth_{key}", depth.first())
     return ratio_or_zero(found.cast(pl.Float64), cutoff)

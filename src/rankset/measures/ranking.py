@@ -58,15 +58,19 @@ __all__ = [
     "BETA",
     "REL",
     "bpref_sum",
+    "discount_row",
     "discounted_gain",
     "first_relevant_position",
+    "gain_row",
     "ideal_discounted_gain",
+    "ideal_label_columns",
     "judged_retrieved",
     "judged_row",
     "nonrelevant_above_row",
     "num_nonrelevant_label_stat",
     "num_relevant",
     "num_relevant_label_stat",
+    "num_relevant_on_rows",
     "precision_sum",
     "relevant_retrieved",
     "relevant_row",
@@ -117,12 +121,18 @@ def nonrelevant_above_row(features: Features, level: float) -> str:
     return features.row_column(name, judged_nonrel.cum_sum().over(GROUP, order_by="pos"))
 
 
-def _gain_row(features: Features, exponential: bool) -> str:
+def gain_row(features: Features, *, exponential: bool = False) -> str:
+    """Row column: the gain, grade (or 2^grade - 1); 0 for unlabelled and negative grades."""
     name = "_gain_exp" if exponential else "_gain_lin"
     grade = pl.col("grade").fill_null(0.0)
     positive = pl.when(grade > 0).then(grade).otherwise(0.0)
     gain = (pl.lit(2.0).pow(positive) - 1.0) if exponential else positive
     return features.row_column(name, gain)
+
+
+def discount_row(features: Features) -> str:
+    """Row column: the DCG discount log2(position + 1)."""
+    return features.row_column("_discount", log2_of_positions("pos"))
 
 
 # --- label features --------------------------------------------------------------------
@@ -143,26 +153,40 @@ def num_nonrelevant_label_stat(features: Features, level: float) -> str:
     return name
 
 
+def num_relevant_on_rows(features: Features, level: float) -> pl.Expr:
+    """Return the query's relevant labels at ``level`` as a column visible on run rows."""
+    name = num_relevant_label_stat(features, level)
+    features.share_with_rows(name)
+    return pl.col(name)
+
+
 def num_relevant(features: Features, metric: Metric) -> pl.Expr:
     """Count the relevant labels of the query (grade >= level)."""
     return pl.col(num_relevant_label_stat(features, features.level(metric)))
+
+
+def ideal_label_columns(features: Features, *, exponential: bool = False) -> tuple[str, str, str]:
+    """Label row columns of the ideal ranking: gain, ideal position and discount (names)."""
+    kind = "exp" if exponential else "lin"
+    grade = pl.col("grade")
+    positive = pl.when(grade > 0).then(grade).otherwise(0.0)
+    gain = (pl.lit(2.0).pow(positive) - 1.0) if exponential else positive
+    gain_name = features.label_row_column(f"_igain_{kind}", gain)
+    position = features.label_row_column(
+        "_ipos", positive.rank("ordinal", descending=True).over("query_id")
+    )
+    return gain_name, position, features.label_row_column("_idiscount", log2_of_positions(position))
 
 
 def ideal_discounted_gain(
     features: Features, metric: Metric, *, exponential: bool = False
 ) -> pl.Expr:
     """DCG of the ideal ranking of all the query's labels, within the cutoff."""
+    gain, position, discount = ideal_label_columns(features, exponential=exponential)
     kind = "exp" if exponential else "lin"
-    gain_name = f"_igain_{kind}"
-    grade = pl.col("grade")
-    positive = pl.when(grade > 0).then(grade).otherwise(0.0)
-    gain = (pl.lit(2.0).pow(positive) - 1.0) if exponential else positive
-    features.label_row_column(gain_name, gain)
-    features.label_row_column("_ipos", positive.rank("ordinal", descending=True).over("query_id"))
-    discount = features.label_row_column("_idiscount", log2_of_positions("_ipos"))
     name = f"_idcg_{kind}_{features.cutoff_key(metric)}"
-    contribution = pl.col(gain_name) / pl.col(discount)
-    return features.label_sum_within_cutoff(name, contribution, metric, position="_ipos")
+    contribution = pl.col(gain) / pl.col(discount)
+    return features.label_sum_within_cutoff(name, contribution, metric, position=position)
 
 
 # --- per-(system, query) features ------------------------------------------------------
@@ -205,10 +229,10 @@ def precision_sum(features: Features, metric: Metric) -> pl.Expr:
 
 def discounted_gain(features: Features, metric: Metric, *, exponential: bool = False) -> pl.Expr:
     """DCG within the cutoff: gain / log2(position + 1), linear or 2^g - 1 gains."""
-    gain = _gain_row(features, exponential)
+    gain = gain_row(features, exponential=exponential)
     kind = "exp" if exponential else "lin"
     name = f"_dcg_{kind}_{features.cutoff_key(metric)}"
-    discount = features.row_column("_discount", log2_of_positions("pos"))
+    discount = discount_row(features)
     return features.aggregate_within_cutoff(name, pl.col(gain) / pl.col(discount), metric)
 
 
@@ -216,10 +240,9 @@ def relevant_within_r(features: Features, metric: Metric) -> pl.Expr:
     """Relevant documents within the first R positions, R = number relevant (R-prec)."""
     level = features.level(metric)
     rel = relevant_row(features, level)
-    num_rel = num_relevant_label_stat(features, level)
-    features.share_with_rows(num_rel)
+    num_rel = num_relevant_on_rows(features, level)
     name = f"_relret_{level_key(level)}_r"
-    expr = (pl.col(rel) & (pl.col("pos") <= pl.col(num_rel))).sum().cast(pl.Float64)
+    expr = (pl.col(rel) & (pl.col("pos") <= num_rel)).sum().cast(pl.Float64)
     return features.aggregate(name, expr)
 
 
@@ -440,6 +463,11 @@ def _bpref(features: Features, metric: Metric) -> pl.Expr:
 MIN_GEO_MEAN = 0.00001
 
 
+def _floored_log(value: pl.Expr) -> pl.Expr:
+    """log(max(value, MIN_GEO_MEAN)): a geometric measure's per-query value."""
+    return value.clip(MIN_GEO_MEAN, None).log()
+
+
 @define(
     "gm_map",
     description="AP averaged geometrically over queries (GMAP): per query log(max(AP, "
@@ -451,7 +479,7 @@ MIN_GEO_MEAN = 0.00001
     average="geometric",
 )
 def _gm_map(features: Features, metric: Metric) -> pl.Expr:
-    return _ap(features, metric).clip(MIN_GEO_MEAN, None).log()
+    return _floored_log(_ap(features, metric))
 
 
 @define(
@@ -465,7 +493,7 @@ def _gm_map(features: Features, metric: Metric) -> pl.Expr:
     average="geometric",
 )
 def _gm_bpref(features: Features, metric: Metric) -> pl.Expr:
-    return _bpref(features, metric).clip(MIN_GEO_MEAN, None).log()
+    return _floored_log(_bpref(features, metric))
 
 
 @define(
