@@ -36,7 +36,7 @@ from rankset.compat._trec_eval_options import (
     parse_command_line,
     plan_columns,
 )
-from rankset.errors import RanksetError
+from rankset.errors import RanksetError, SchemaError
 
 __all__ = ["MEASURE_TABLE", "STAND_IN_DOCUMENT", "TrecEvalError", "evaluate", "main"]
 
@@ -106,7 +106,7 @@ def _prepare_run(run: pl.DataFrame, labels: pl.DataFrame, options: Options) -> p
 
 def _relstrings(
     run: pl.DataFrame, labels: pl.DataFrame, length: int, added: set[str]
-) -> dict[str, str]:
+) -> pl.DataFrame:
     """trec_eval's relstring: a character per top document (grade, '-' unlabelled, ...)."""
     ranked = (
         run.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
@@ -129,9 +129,17 @@ def _relstrings(
         .otherwise(pl.lit("."))
     )
     # the join keeps the left order within each query
-    joined = ranked.with_columns(char=char).group_by("query_id", maintain_order=True)
-    strings = dict(joined.agg(pl.col("char").str.join("")).iter_rows())
-    return {query: "" if query in added else text for query, text in strings.items()}
+    strings = (
+        ranked.with_columns(char=char)
+        .group_by("query_id", maintain_order=True)
+        .agg(relstring=pl.col("char").str.join(""))
+    )
+    # 10.0 clears the string of a query -c added
+    return strings.with_columns(
+        relstring=pl.when(pl.col("query_id").is_in(list(added)))
+        .then(pl.lit(""))
+        .otherwise(pl.col("relstring"))
+    )
 
 
 def evaluate(options: Options, out: TextIO) -> list[str]:
@@ -154,10 +162,6 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
     added = missing if options.complete else []
     scored = label_queries if options.complete else [q for q in label_queries if q in answered]
     run = _prepare_run(_with_stand_ins(run, added), labels, options)
-    duplicated = run.filter(pl.struct("query_id", "doc_id").is_duplicated())
-    if duplicated.height:
-        doc = duplicated["doc_id"][0]
-        raise TrecEvalError(f"trec_eval.form_res_qrels: duplicate docs {doc}", 4)
     # rankings -J emptied are still scored queries (of 0 documents), as in trec_eval
     empty = set(scored) - set(run["query_id"].unique().to_list())
     metrics = sorted(
@@ -165,39 +169,40 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
     )
     values = pl.DataFrame(schema={"query_id": pl.String, "metric": pl.String, "value": pl.Float64})
     if metrics and scored:
-        result = evaluate_runs(
-            run,
-            labels,
-            metrics,
-            relevance_level=options.level,
-            missing="zero" if empty else "skip",
-            confidence=None,
-        )
-        values = result.per_query.select("query_id", "metric", "value").filter(
-            pl.col("query_id").is_in(scored)
-        )
+        try:
+            result = evaluate_runs(
+                run,
+                labels,
+                metrics,
+                relevance_level=options.level,
+                missing="zero" if empty else "skip",
+                confidence=None,
+            )
+        except SchemaError:
+            _refuse_duplicates(run)  # the evaluation found them; say it as trec_eval does
+            raise
+        values = result.per_query.select("query_id", "metric", "value")
+        if empty and not options.complete:  # missing="zero" scored every labelled query
+            values = values.filter(pl.col("query_id").is_in(scored))
     values = _as_trec_eval_prints(values, planned, set(added), empty, labels, options)
     means = _means(values, planned)
-    by_key = {(metric, query): value for query, metric, value in values.iter_rows()}
-    relstrings = (
-        _relstrings(run, labels, _relstring_length(options), set(added))
-        if any(m.kind == "relstring" for m, _ in planned)
-        else {}
-    )
-    lines: list[str] = []
     if options.per_query:
+        relstrings = (
+            _relstrings(run, labels, _relstring_length(options), set(added))
+            if any(m.kind == "relstring" for m, _ in planned)
+            else pl.DataFrame(schema={"query_id": pl.String, "relstring": pl.String})
+        )
         # 10.0 goes through the labelled queries in order and stops at the first unanswered
-        for query in label_queries[: label_queries.index(stop_at)] if stop_at else scored:
-            for measure, columns in planned:
-                lines += _query_lines(measure, columns, query, by_key, relstrings)
+        printed = label_queries[: label_queries.index(stop_at)] if stop_at else scored
+        out.write(_per_query_text(printed, planned, values, relstrings))
     if stop_at is not None:
-        out.write("".join(lines))
         raise TrecEvalError(f"trec_eval: result qid '{stop_at}' not found in qrels", 4)
     if options.summary:
         tag = _last_run_tag(options.run)
+        lines: list[str] = []
         for measure, columns in planned:
             lines += _summary_lines(measure, columns, tag, len(scored), means, labels, options)
-    out.write("".join(lines))
+        out.write("".join(lines))
     return warnings
 
 
@@ -283,21 +288,50 @@ def _relstring_length(options: Options) -> int:
     return int(float(params)) if params else 10
 
 
-def _query_lines(
-    measure: Measure,
-    columns: list[Column],
-    query: str,
-    values: dict[tuple[str, str], float],
-    relstrings: dict[str, str],
-) -> list[str]:
-    if measure.kind in ("runid", "num_q", "geometric"):
-        return []
-    if measure.kind == "relstring":
-        return [f"{columns[0].printed:<22}\t{query}\t'{relstrings.get(query, '')}'\n"]
-    return [
-        _line(column.printed, query, values.get((str(column.metric), query), 0.0), column.kind)
+def _per_query_text(
+    queries: list[str],
+    planned: list[tuple[Measure, list[Column]]],
+    values: pl.DataFrame,
+    relstrings: pl.DataFrame,
+) -> str:
+    """Return the -q lines: for each query in order, each printed value in table order."""
+    rows = [
+        (column.printed, column.metric, measure.kind == "relstring", column.kind)
+        for measure, columns in planned
+        if measure.kind not in ("runid", "num_q", "geometric")
         for column in columns
     ]
+    if not rows or not queries:
+        return ""
+    table = pl.DataFrame(
+        rows,
+        schema={
+            "printed": pl.String,
+            "metric": pl.String,
+            "is_relstring": pl.Boolean,
+            "kind": pl.String,
+        },
+        orient="row",
+    )
+    grid = (
+        pl.DataFrame({"query_id": queries}, schema={"query_id": pl.String})
+        .join(table, how="cross")
+        .join(values, on=["query_id", "metric"], how="left", maintain_order="left")
+        .join(relstrings, on="query_id", how="left", maintain_order="left")
+    )
+    texts = [
+        f"'{relstring or ''}'" if is_relstring else _value_text(value or 0.0, kind)
+        for is_relstring, value, kind, relstring in grid.select(
+            "is_relstring", "value", "kind", "relstring"
+        ).iter_rows()
+    ]
+    lines = grid.select(
+        pl.concat_str(
+            [pl.col("printed").str.pad_end(22), pl.col("query_id"), pl.Series(texts)],
+            separator="\t",
+        )
+    ).to_series()
+    return "\n".join(lines.to_list()) + "\n"
 
 
 def _summary_lines(
@@ -326,11 +360,23 @@ def _summary_lines(
 
 
 def _line(name: str, query: str, value: float, kind: str) -> str:
+    return f"{name:<22}\t{query}\t{_value_text(value, kind)}\n"
+
+
+def _value_text(value: float, kind: str) -> str:
+    """Return a value as trec_eval prints it: ``%ld`` for counts, else ``%6.4f``."""
     if kind == "long":
-        return f"{name:<22}\t{query}\t{int(value)}\n"
+        return str(int(value))
     if math.isnan(value):
-        return f"{name:<22}\t{query}\t{'-nan':>6}\n"  # glibc's printf of 0.0 / 0.0
-    return f"{name:<22}\t{query}\t{value:6.4f}\n"
+        return f"{'-nan':>6}"  # glibc's printf of 0.0 / 0.0
+    return f"{value:6.4f}"
+
+
+def _refuse_duplicates(run: pl.DataFrame) -> None:
+    duplicated = run.filter(pl.struct("query_id", "doc_id").is_duplicated())
+    if duplicated.height:
+        doc = duplicated["doc_id"][0]
+        raise TrecEvalError(f"trec_eval.form_res_qrels: duplicate docs {doc}", 4)
 
 
 def main(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
