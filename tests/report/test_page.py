@@ -46,6 +46,13 @@ def test_sample_report_sections_and_means(
     # The comparison table marks significant rows and gives W / T / L.
     assert "✓" in page
     assert "30 / 8 / 2" in page  # rerank vs bm25 on ndcg@10 in the sample
+    # Beside each Δ, the relative change over the baseline's mean, as services show it.
+    assert '<th scope="col" class="num">Δ %</th>' in page
+    means = {(s, m): v for s, m, v in summary.select("system", "metric", "mean").iter_rows()}
+    for metric in METRICS:
+        base, other = means[("bm25", metric)], means[("rerank", metric)]
+        relative = f"{100 * (other - base) / abs(base):+.1f}%".replace("-", "\u2212")
+        assert f'<td class="num">{relative}</td>' in page, metric
 
 
 def test_sample_report_written_atomically(sample_report: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Final
@@ -171,6 +172,19 @@ def p_text(value: float | None) -> str:
     return number_text(value)
 
 
+def percent_text(value: float | None) -> str:
+    """Show a relative change in percent with one decimal, signed; NA as a dash.
+
+    Examples
+    --------
+    >>> percent_text(0.14), percent_text(-0.0421), percent_text(None)
+    ('+14.0%', '−4.2%', '–')
+    """
+    if value is None or not math.isfinite(value):
+        return NA
+    return f"{100 * value:+.1f}%".replace("-", _MINUS)
+
+
 def fmt(expr: pl.Expr, *, signed: bool = False) -> pl.Expr:
     """Format a float column with :func:`number_text`, value by value.
 
@@ -215,6 +229,8 @@ def _cell(column: Any, kind: str) -> pl.Expr:
         inner = fmt(pl.col(column), signed=True)
     elif kind == "p":
         inner = fmt_p(pl.col(column))
+    elif kind == "percent":
+        inner = _texts(pl.col(column), percent_text)
     elif kind == "ci":
         low, high = column
         inner = pl.concat_str(

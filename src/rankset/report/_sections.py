@@ -276,6 +276,7 @@ def comparison_section(
             ("mean", "mean", "num"),
             ("baseline_mean", "baseline", "num"),
             ("delta", "Δ", "signed"),
+            ("relative_delta", "Δ %", "percent"),
             (("ci_low", "ci_high"), "95% CI of Δ", "ci"),
             ("p", "p", "p"),
             ("p_adj", "p (adjusted)", "p"),
@@ -285,7 +286,8 @@ def comparison_section(
         caption=(
             f"Each system against the baseline{' ' + esc_code(baseline) if baseline else ''}, "
             f"paired {esc(test)} test{_resamples(n_resamples)}; {_adjustment(correction)}; "
-            f"✓ marks p (adjusted) &lt; {alpha:g}. W / T / L: queries where the system wins, "
+            f"Δ % is Δ over the baseline's mean; ✓ marks p (adjusted) &lt; {alpha:g}. "
+            "W / T / L: queries where the system wins, "
             "ties, loses."
         ),
         caption_is_html=True,
