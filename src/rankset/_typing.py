@@ -62,6 +62,9 @@ OrderPolicy: TypeAlias = Literal["auto", "score", "rank"]
 #: What a document twice in one ranking does: an error; its best copy is kept; or every
 #: copy keeps its place, the first as the document and the later ones as non-relevant.
 DuplicatePolicy: TypeAlias = Literal["error", "keep_best", "in_place"]
+#: A dataset file's own rules (a relevant document per query, every one graded): broken
+#: ones raise, or each file says in one warning how many it read anyway.
+DatasetChecks: TypeAlias = Literal["error", "warn"]
 #: Scores as trec_eval 10.0 keeps them (doubles), or as 9.0.8 and pytrec_eval do (floats).
 ScorePrecision: TypeAlias = Literal["float64", "float32"]
 #: The Polars engine of the pass over the runs, or a Dask cluster.

@@ -28,7 +28,7 @@ def explain(
     labels: Any,
     k: int | None = None,
     *,
-    relevance_level: float = 1,
+    relevance_level: float | None = None,
     names: Sequence[str] | None = None,
     queries: Sequence[str] | None = None,
 ) -> pl.DataFrame:
@@ -41,7 +41,7 @@ def explain(
     k
         The cutoff (``None``: the whole ranking).
     relevance_level
-        Grade at or above which a document is relevant.
+        Grade at or above which a document is relevant (None: 1).
     names
         System names, as for :func:`rankset.evaluate`.
     queries
@@ -64,7 +64,7 @@ def explain(
     """
     if k is not None:
         k = check_int("k", k, 1)
-    level = check_float("relevance_level", relevance_level)
+    level = check_float("relevance_level", 1 if relevance_level is None else relevance_level)
     ranked = numbered_runs(runs, names=list(names) if names is not None else None).select(
         "system", "query_id", "doc_id", "pos"
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,43 @@ def test_the_datasets_own_rules_are_enforced(tmp_path: Path) -> None:
     }
     with pytest.raises(InputFormatError, match="does not grade 'b'; when given it must cover"):
         rankset.evaluate(RUN, _dataset(tmp_path, partial), ["rr"])
+
+
+def test_the_datasets_rules_can_be_downgraded_to_one_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = {
+        "queries": [
+            {"query_id": "q1", "relevant_documents": ["doc_a1", "doc_x"],
+             "relevance_scores": {"doc_a1": 2}},
+            {"query_id": "q2", "relevant_documents": []},
+        ]
+    }  # fmt: skip
+    path = _dataset(tmp_path, broken)
+    with pytest.warns(rankset.RanksetWarning, match=r"2 of 2 queries break the dataset's rules"):
+        res = rankset.evaluate(
+            RUN, path, ["recall@5", "rr"], dataset_checks="warn", confidence=None
+        )
+    got = {(q, m): v for q, m, v in res.per_query.select("query_id", "metric", "value").rows()}
+    # q1: doc_x (ungraded, so grade 1) at rank 2 and doc_a1 at rank 3 of 2 relevant.
+    assert got[("q1", "recall@5")] == 1.0
+    assert got[("q1", "rr")] == 0.5
+    # q2: no relevant document, scored 0 and counted rather than dropped.
+    assert got[("q2", "recall@5")] == 0.0
+    assert got[("q2", "rr")] == 0.0
+    assert res.query_counts["n_scored"].to_list() == [2]
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(RUN), encoding="utf-8")
+    args = ["evaluate", str(run), "--qrels", str(path), "-m", "rr"]
+    assert main(args) != 0
+    assert "query 1: relevance_scores does not grade 'doc_x'" in capsys.readouterr().err
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")  # the suite makes warnings errors; a user's does not
+        assert main([*args, "--dataset-checks", "warn"]) == 0
+    out, err = capsys.readouterr()
+    assert "2 of 2 queries break the dataset's rules" in err
+    assert "First, query 1: relevance_scores does not grade 'doc_x'" in err
+    assert "0.2500" in out  # (0.5 + 0) / 2
 
 
 def test_a_relative_delta_sits_beside_each_difference(tmp_path: Path) -> None:

@@ -114,6 +114,34 @@ def test_yaml_samples_and_the_worked_comparison(tmp_path: Path) -> None:
     assert res.query_counts["n_scored"].to_list() == [2]
 
 
+def test_a_gains_map_keys_are_the_relevant_set(tmp_path: Path) -> None:
+    # The sample contract: an id -> gain map is the relevant set, its gains used by nDCG.
+    # doc-3 (gain 0.5) at rank 2, doc-9 (gain 0.25) at rank 4, doc-1 (gain 0) at rank 3.
+    sample = {
+        "id": "q",
+        "expected_output": {"doc-3": 0.5, "doc-9": 0.25, "doc-1": 0},
+        "actual_output": ["doc-7", "doc-3", "doc-1", "doc-9", "doc-2"],
+        "metadata": {"k": 3},
+    }
+    path = _records(tmp_path, [sample])
+    names = ["hit@k", "recall@k", "rr", "ndcg@k", "precision@k"]
+    res = rankset.evaluate(path, None, names, confidence=None)
+    got = dict(res.per_query.select("metric", "value").rows())
+    dcg = 0.5 / math.log2(3)  # within the top 3 only doc-3 has a gain
+    ideal = 0.5 + 0.25 / math.log2(3)
+    expected = {"hit@k": 1.0, "recall@k": 0.5, "rr": 0.5, "ndcg@k": dcg / ideal}
+    assert got == pytest.approx({**expected, "precision@k": 1 / 3})
+    assert res.config["relevance_level"] == 0.25
+    # A level given by the caller wins: at 0.5 doc-9 is not relevant.
+    strict = rankset.evaluate(path, None, ["recall@k"], relevance_level=0.5, confidence=None)
+    assert strict.per_query["value"].to_list() == [1.0]
+    # A map on a 0-3 scale keeps the default level of 1 (gain 0 is not relevant).
+    graded = {**sample, "expected_output": {"doc-3": 3, "doc-9": 1, "doc-1": 0}}
+    res = rankset.evaluate(_records(tmp_path, [graded]), None, ["recall@k"], confidence=None)
+    assert res.per_query["value"].to_list() == [0.5]
+    assert res.config["relevance_level"] == 1
+
+
 def test_yaml_without_pyyaml_says_what_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -32,10 +32,11 @@ EXIT_OK = 0
 def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
     """Return the evaluation options the command line sets, checked by EvaluateOptions."""
     options: dict[str, Any] = {
-        "relevance_level": number(args.relevance_level),
+        "relevance_level": (None if args.relevance_level is None else number(args.relevance_level)),
         "missing": args.missing,
         "order": args.order,
         "score_precision": args.score_precision,
+        "dataset_checks": args.dataset_checks,
         "duplicates": (
             args.duplicates.replace("-", "_")
             if args.duplicates

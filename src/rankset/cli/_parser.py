@@ -11,6 +11,7 @@ from typing import Any
 
 from rankset._typing import (
     Correction,
+    DatasetChecks,
     Engine,
     MissingPolicy,
     OrderPolicy,
@@ -49,7 +50,7 @@ def _add_input_options(
         default=_DEFAULTS.relevance_level,
         metavar="N",
         help="grade at or above which binary metrics count a document relevant "
-        f"(default {_DEFAULTS.relevance_level})",
+        "(default 1; sample files whose expected_output maps ids to gains: any gain > 0)",
     )
     parser.add_argument(
         "--missing",
@@ -69,6 +70,13 @@ def _add_input_options(
         default=_DEFAULTS.score_precision,
         help="float64 (default): scores as trec_eval 10.0 reads them; float32: rounded as "
         "trec_eval 9.0.8 and pytrec_eval store them, so near-equal scores tie",
+    )
+    parser.add_argument(
+        "--dataset-checks",
+        choices=choices_of(DatasetChecks),
+        default=_DEFAULTS.dataset_checks,
+        help="labels in dataset JSON that break its rules (a query without relevant "
+        "documents, an ungraded one): error (default), or warn and read on",
     )
     parser.add_argument(
         "--keep-best-duplicate",

@@ -17,6 +17,7 @@ import polars as pl
 
 from rankset._resample import summarise_means
 from rankset._typing import (
+    DatasetChecks,
     DuplicatePolicy,
     Engine,
     IntoLabels,
@@ -59,7 +60,7 @@ def evaluate(
     *,
     ks: Sequence[int] | None = None,
     k: int | None = None,
-    relevance_level: float = 1,
+    relevance_level: float | None = None,
     missing: MissingPolicy = "skip",
     cutoffs: Mapping[str, int] | pl.DataFrame | pl.LazyFrame | None = None,
     order: OrderPolicy = "auto",
@@ -72,6 +73,7 @@ def evaluate(
     answers: IntoLabels | Mapping[str, Sequence[str]] | None = None,
     nuggets: Any = None,
     score_precision: ScorePrecision = "float64",
+    dataset_checks: DatasetChecks = "error",
     engine: Engine = "auto",
     buckets: int | None = None,
     client: Any = None,
@@ -101,7 +103,10 @@ def evaluate(
     k
         Cutoff for ``@k`` metrics on queries without a per-query cutoff.
     relevance_level
-        Grade at or above which binary metrics count a document as relevant.
+        Grade at or above which binary metrics count a document as relevant. None (the
+        default): 1, except for sample files whose ``expected_output`` maps ids to gains,
+        where a map's keys are the relevant set: every positive gain is relevant
+        (``{"doc-3": 0.5}`` makes doc-3 relevant; nDCG still weighs it 0.5).
     missing
         ``"skip"`` scores queries in both run and labels; ``"zero"`` scores every
         labelled query, unanswered ones as empty rankings.
@@ -146,6 +151,12 @@ def evaluate(
         pytrec_eval store them, so scores that differ only beyond float32 precision tie
         (``3.0000001`` and ``3``: RR 1.0 with doubles, 0.5 with floats when the relevant
         document has the smaller id).
+    dataset_checks
+        Labels in dataset JSON (``{"queries": [{"relevant_documents", "relevance_scores"}]}``)
+        must keep its rules: a relevant document per query, and every one graded when
+        ``relevance_scores`` is given. ``"error"`` names the first query that breaks one;
+        ``"warn"`` reads on (such a query is scored as having no relevant document; an
+        ungraded document gets grade 1) with one warning saying how many queries did.
     engine
         Polars engine of the pass over the runs: ``"auto"`` (= ``"streaming"``),
         ``"streaming"``, ``"in-memory"`` or ``"gpu"`` (cudf-polars; without it a

@@ -13,7 +13,13 @@ from typing import Any, Literal
 import polars as pl
 
 from rankset import io as rio
-from rankset._typing import DuplicatePolicy, OrderPolicy, PassEngine, ScorePrecision
+from rankset._typing import (
+    DatasetChecks,
+    DuplicatePolicy,
+    OrderPolicy,
+    PassEngine,
+    ScorePrecision,
+)
 from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation._pass import first_rows_order
 from rankset.evaluation._runs import RowOrder, RunPart, Runs, collect_frames
@@ -231,9 +237,11 @@ def _known_profile(parsed: ParsedInput) -> dict[str, Any] | None:
     return parsed.profile
 
 
-def read_labels(labels: Any, inputs: list[RunInput]) -> ParsedInput | None:
+def read_labels(
+    labels: Any, inputs: list[RunInput], dataset_checks: DatasetChecks = "error"
+) -> ParsedInput | None:
     if labels is not None:
-        return rio.read(labels, kind="labels")
+        return rio.read(labels, kind="labels", dataset_checks=dataset_checks)
     carried = [item.parsed for item in inputs if item.parsed.labels is not None]
     if not carried:
         return None
@@ -248,6 +256,10 @@ def read_labels(labels: Any, inputs: list[RunInput]) -> ParsedInput | None:
             labels=union,
             cutoffs=carried[0].cutoffs,
             answers=carried[0].answers,
+            relevance_level=min(
+                (p.relevance_level for p in carried if p.relevance_level is not None),
+                default=None,
+            ),
         )
     return carried[0]
 

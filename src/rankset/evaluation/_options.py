@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from rankset._typing import (
+    DatasetChecks,
     DuplicatePolicy,
     Engine,
     IntoLabels,
@@ -82,7 +83,7 @@ class EvaluateOptions:
     """
 
     k: int | None = field(default=None, metadata=_check("int", 1, "optional"))
-    relevance_level: float = field(default=1, metadata=_check("float"))
+    relevance_level: float | None = field(default=None, metadata=_check("float", "optional"))
     missing: MissingPolicy = field(default="skip", metadata=_check("choice", MissingPolicy))
     cutoffs: Mapping[str, int] | pl.DataFrame | pl.LazyFrame | None = None
     order: OrderPolicy = field(default="auto", metadata=_check("choice", OrderPolicy))
@@ -97,6 +98,7 @@ class EvaluateOptions:
     score_precision: ScorePrecision = field(
         default="float64", metadata=_check("choice", ScorePrecision)
     )
+    dataset_checks: DatasetChecks = field(default="error", metadata=_check("choice", DatasetChecks))
     engine: Engine = field(default="auto", metadata=_check("choice", Engine))
     buckets: int | None = field(default=None, metadata=_check("int", 1, "optional", MAX_BUCKETS))
     client: Any = None
@@ -148,7 +150,8 @@ def _enforce(name: str, value: object, check: tuple[Any, ...]) -> None:
             maximum = next((a for a in args[1:] if isinstance(a, int)), MAX_INT)
             check_int(name, value, args[0], maximum)
     elif kind == "float":
-        check_float(name, value)
+        if not (value is None and "optional" in args):
+            check_float(name, value)
     elif kind == "choice":
         check_choice(name, value, choices_of(args[0]))
 

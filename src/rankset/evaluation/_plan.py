@@ -136,7 +136,7 @@ def plan_evaluation_inputs(
         nugget_frame = read_nuggets(options.nuggets)
     if labels is None and nugget_frame is not None:
         labels = labels_from_nuggets(nugget_frame)  # 1: supports a nugget fully
-    label_input = read_labels(labels, inputs)
+    label_input = read_labels(labels, inputs, options.dataset_checks)
     label_source = label_input.source if label_input is not None else "labels"
     if label_input is None or label_input.labels is None:
         msg = (
@@ -145,13 +145,18 @@ def plan_evaluation_inputs(
         )
         raise ParameterError(msg)
     label_frame = normalize_labels(label_input.labels, source=label_source)
+    level = options.relevance_level
+    if level is None:
+        # rankset's level of 1, unless the labels imply another (samples' gain maps).
+        level = 1 if label_input.relevance_level is None else label_input.relevance_level
+        options = options.replace(relevance_level=level)
     cutoff_frame = read_cutoffs(options.cutoffs, inputs, label_input)
 
     scale = options.scale
     if isinstance(scale, str) and scale == "auto":
         scale = _scale_from_labels(label_frame, metrics, label_source)
     features = Features(
-        relevance_level=float(options.relevance_level),
+        relevance_level=float(level),
         scale=resolve_scale(scale),
         pool_depth=options.pool_depth,
     )

@@ -6,13 +6,20 @@ Kept apart from :mod:`rankset.io._json` (the walking of documents) so each stays
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rankset.errors import InputFormatError
+from rankset._validation import warn_user
+from rankset.errors import InputFormatError, RanksetWarning
 from rankset.io._parsed import id_text
 
-__all__ = ["dataset_query_labels", "scalar_text"]
+__all__ = [
+    "dataset_query_labels",
+    "implied_relevance_level",
+    "scalar_text",
+    "smallest_positive_gain",
+    "warn_broken_rules",
+]
 
 
 def scalar_text(value: Any) -> str | None:
@@ -26,29 +33,85 @@ def scalar_text(value: Any) -> str | None:
     return json.dumps(value)
 
 
-def dataset_query_labels(query: Mapping[str, Any], where: str) -> list[tuple[str, str | None]]:
+def dataset_query_labels(
+    query: Mapping[str, Any], where: str, problems: list[str] | None = None
+) -> list[tuple[str, str | None]]:
+    """Return a dataset query's ``(doc_id, grade)`` labels, checked against its rules.
+
+    The dataset's own rules: a query has a relevant document, and ``relevance_scores``,
+    when given, grades every one of them (else a document would silently get grade 1).
+    A broken rule raises, unless ``problems`` is given: then its message is appended and
+    the query is read anyway (an empty query as one with no relevant document, an
+    ungraded document with grade 1).
+    """
     relevant = query.get("relevant_documents") or []
     scores = query.get("relevance_scores") or {}
     if not isinstance(relevant, list) or not isinstance(scores, Mapping):
         msg = f"{where}: relevant_documents must be a list and relevance_scores an object"
         raise InputFormatError(msg)
     docs = [id_text(doc, where, "relevant document") for doc in relevant]
-    # The dataset's own rules: a query has a relevant document, and relevance_scores, when
-    # given, grade every one of them (else a document would silently get grade 1).
+    broken: list[str] = []
     if not docs:
-        msg = (
+        broken.append(
             f"{where}: no relevant document; every query of a dataset needs at least one "
             "in relevant_documents."
         )
-        raise InputFormatError(msg)
     ungraded = [doc for doc in docs if scores and doc not in scores]
     if ungraded:
-        msg = (
+        broken.append(
             f"{where}: relevance_scores does not grade {', '.join(map(repr, ungraded[:3]))}"
             f"{' and more' if len(ungraded) > 3 else ''}; when given it must cover every "
             "document of relevant_documents."
         )
-        raise InputFormatError(msg)
+    if broken and problems is None:
+        raise InputFormatError(broken[0])
+    if problems is not None:
+        problems += broken
     # Documents graded only in relevance_scores are labels too.
     docs += [doc for doc in scores if doc not in set(docs)]
     return [(doc, scalar_text(scores[doc]) if doc in scores else "1") for doc in docs]
+
+
+def warn_broken_rules(name: str, broken: int, total: int, first: str) -> None:
+    """Say once, for a dataset read with ``dataset_checks="warn"``, what was read anyway."""
+    warn_user(
+        f"{name}: {broken} of {total} queries break the dataset's rules, read anyway (no "
+        "relevant document: scored as such; ungraded: grade 1). First, "
+        f"{first.removeprefix(name + ', ')}",
+        RanksetWarning,
+    )
+
+
+def smallest_positive_gain(gains: Iterable[Any], smallest: float | None) -> float | None:
+    """Return the smallest positive numeric gain among ``gains`` and ``smallest``.
+
+    Text that is no number, nulls and booleans are skipped: the checked cast of the
+    grade column names them later.
+    """
+    for gain in gains:
+        if isinstance(gain, bool) or not isinstance(gain, int | float | str):
+            continue
+        try:
+            value = float(gain)
+        except ValueError:
+            continue
+        if value > 0 and (smallest is None or value < smallest):
+            smallest = value
+    return smallest
+
+
+def implied_relevance_level(smallest_mapped_gain: float | None) -> float | None:
+    """Return the level that makes every positive gain of id -> gain maps relevant.
+
+    A sample's ``expected_output`` map names the relevant set: a gain of 0.5 must count
+    as relevant, which rankset's default level of 1 would not. When no positive gain is
+    below 1 the default already counts every positive one, so nothing is implied.
+
+    Examples
+    --------
+    >>> implied_relevance_level(0.25), implied_relevance_level(2.0)
+    (0.25, None)
+    """
+    if smallest_mapped_gain is None or smallest_mapped_gain >= 1:
+        return None
+    return smallest_mapped_gain

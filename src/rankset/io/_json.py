@@ -26,9 +26,15 @@ from typing import Any, Final
 
 import polars as pl
 
-from rankset._typing import InputFormat, Kind
+from rankset._typing import DatasetChecks, InputFormat, Kind
 from rankset.errors import InputFormatError, ParameterError
-from rankset.io._dataset_rules import dataset_query_labels, scalar_text
+from rankset.io._dataset_rules import (
+    dataset_query_labels,
+    implied_relevance_level,
+    scalar_text,
+    smallest_positive_gain,
+    warn_broken_rules,
+)
 from rankset.io._parsed import (
     ALIASES,
     ANSWERS_SCHEMA,
@@ -69,6 +75,7 @@ class _SampleTables:
     labels: dict[str, list[Any]]
     cutoffs: dict[str, list[Any]]
     answers: dict[str, list[Any]]
+    smallest_mapped_gain: float | None = None  # over the id -> gain maps, positive gains
 
     @classmethod
     def empty(cls) -> _SampleTables:
@@ -87,6 +94,8 @@ def parse_json(
     format: str | None,
     mapping: dict[str, str],
     kind: Kind,
+    *,
+    dataset_checks: DatasetChecks = "error",
 ) -> ParsedInput:
     """Parse a JSON or JSON Lines document in ``format``, or in the dialect it looks like.
 
@@ -111,7 +120,7 @@ def parse_json(
         return parse_ranx(ranx, name, stem, kind)
     if resolved == "dataset-json":
         check_no_mapping(mapping, "dataset-json")
-        return _parse_dataset_json(document, name, stem)
+        return _parse_dataset_json(document, name, stem, dataset_checks)
     records = _as_records(document, name, resolved)
     if resolved == "samples":
         check_no_mapping(mapping, "samples")
@@ -350,6 +359,7 @@ def _parse_samples(records: list[_Record], name: str, stem: str | None) -> Parse
         labels=_checked_frame(tables.labels, LABELS_SCHEMA),
         cutoffs=_checked_frame(tables.cutoffs, CUTOFFS_SCHEMA),
         answers=_plain_frame(tables.answers, ANSWERS_SCHEMA),
+        relevance_level=implied_relevance_level(tables.smallest_mapped_gain),
         rows_checked=True,
     )
 
@@ -362,6 +372,9 @@ def _add_expected_output(
         return
     if isinstance(expected, Mapping):
         pairs = [(str(doc), scalar_text(gain)) for doc, gain in expected.items()]
+        tables.smallest_mapped_gain = smallest_positive_gain(
+            expected.values(), tables.smallest_mapped_gain
+        )
     elif isinstance(expected, list):
         pairs = [(id_text(doc, where, "expected_output item"), "1") for doc in expected]
     else:
@@ -556,7 +569,7 @@ def _canonical_fields(obj: Mapping[str, Any], mapping: Mapping[str, str]) -> dic
 
 
 def _parse_dataset_json(
-    document: _Record | list[_Record], name: str, stem: str | None
+    document: _Record | list[_Record], name: str, stem: str | None, checks: DatasetChecks
 ) -> ParsedInput:
     value = document.value if isinstance(document, _Record) else None
     queries = value.get("queries") if isinstance(value, Mapping) else None
@@ -564,11 +577,20 @@ def _parse_dataset_json(
         msg = f"{name}: expected a JSON object with a 'queries' list (dataset-json)"
         raise InputFormatError(msg)
     labels: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "grade": [], "where": []}
+    problems: list[str] | None = [] if checks == "warn" else None
+    broken = 0
     for position, query in enumerate(queries, start=1):
         record = _Record(query, f"{name}, query {position}")
-        for doc_id, grade in dataset_query_labels(_require_object(record), record.where):
+        before = len(problems or ())
+        pairs = dataset_query_labels(_require_object(record), record.where, problems)
+        broken += len(problems or ()) > before
+        if not pairs:  # read on under "warn": scored as a query with no relevant document
+            pairs = [(NO_RELEVANT_DOCUMENT, "-1")]
+        for doc_id, grade in pairs:
             labels["query_id"].append(id_text(query.get("query_id"), record.where, "query_id"))
             labels["doc_id"].append(doc_id)
             labels["grade"].append(grade)
             labels["where"].append(record.where)
+    if problems:
+        warn_broken_rules(name, broken, len(queries), problems[0])
     return ParsedInput(name, stem, "dataset-json", labels=_checked_frame(labels, LABELS_SCHEMA))

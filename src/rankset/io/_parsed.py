@@ -270,6 +270,10 @@ class ParsedInput:
         run then has a ``bucket`` column too).
     profile
         For such a dataset: the run profile stored in its manifest, if any.
+    relevance_level
+        The relevance level the source implies when the caller sets none: sample files
+        whose ``expected_output`` maps ids to gains below 1 make every positive gain
+        relevant (the smallest positive gain); None: rankset's default of 1.
     scan
         For a TREC run scanned lazily: what the evaluation must verify in its pass.
     rows_checked
@@ -293,6 +297,7 @@ class ParsedInput:
     answers: pl.LazyFrame | None = None
     buckets: int | None = None  # a partitioned dataset's bucket count (rankset.partition)
     profile: dict[str, Any] | None = None  # a dataset's run profile, from its manifest
+    relevance_level: float | None = None  # implied by the source (gain maps of samples)
     scan: TextScan | None = None  # a lazily scanned TREC run (evaluation verifies it)
     rows_checked: bool = False  # the reader applied the id rules to every run row
 

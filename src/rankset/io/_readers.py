@@ -17,7 +17,7 @@ from typing import Any, Final
 import polars as pl
 
 from rankset._dependencies import import_optional
-from rankset._typing import InputFormat, Kind, Source, choices_of
+from rankset._typing import DatasetChecks, InputFormat, Kind, Source, choices_of
 from rankset._validation import check_choice
 from rankset.errors import InputFormatError, ParameterError
 from rankset.io._json import parse_json
@@ -67,6 +67,7 @@ def read(
     format: InputFormat | None = None,
     columns: Mapping[str, str] | None = None,
     kind: Kind = "auto",
+    dataset_checks: DatasetChecks = "error",
 ) -> ParsedInput:
     r"""Parse a run, labels, cutoffs and answers from a file, stream or in-memory object.
 
@@ -91,6 +92,12 @@ def read(
         ``"run"`` or ``"labels"`` forces what a single-table source holds; ``"auto"``
         decides from the content (TREC field count, a grade column). Sources with several
         tables (samples) are parsed whole regardless.
+    dataset_checks
+        For dataset JSON (``{"queries": [...]}``), its own rules: each query has a
+        relevant document, and ``relevance_scores``, when given, grades all of them.
+        ``"error"`` raises at the first broken one; ``"warn"`` reads on (a query without
+        relevant documents is scored as having none, an ungraded document gets grade 1)
+        and says in one :class:`~rankset.RanksetWarning` how many queries broke them.
 
     Returns
     -------
@@ -114,6 +121,7 @@ def read(
     """
     check_choice("format", format, _INPUT_FORMATS, allow_none=True)
     check_choice("kind", kind, _KINDS)
+    check_choice("dataset_checks", dataset_checks, choices_of(DatasetChecks))
     mapping = check_column_mapping(columns)
     if isinstance(source, pl.DataFrame | pl.LazyFrame):
         return read_frame(source.lazy(), f"<polars.{type(source).__name__}>", format, mapping, kind)
@@ -125,9 +133,11 @@ def read(
         check_no_mapping(mapping, "ranx")
         return parse_ranx(source, "<dict>", None, kind)
     if isinstance(source, str | os.PathLike):
-        return _read_path(Path(source), os.fspath(source), format, mapping, kind)
+        return _read_path(
+            Path(source), os.fspath(source), format, mapping, kind, dataset_checks=dataset_checks
+        )
     if hasattr(source, "read"):
-        return _read_stream(source, format, mapping, kind)
+        return _read_stream(source, format, mapping, kind, dataset_checks=dataset_checks)
     msg = (
         f"cannot read a {type(source).__name__}: expected a path, a file object, a Polars, "
         "pandas or pyarrow frame, or a mapping {query_id: {doc_id: number}}"
@@ -321,7 +331,13 @@ def _deprecation(old: str, new: str) -> str:
 
 
 def _read_path(
-    path: Path, name: str, format: str | None, mapping: dict[str, str], kind: Kind
+    path: Path,
+    name: str,
+    format: str | None,
+    mapping: dict[str, str],
+    kind: Kind,
+    *,
+    dataset_checks: DatasetChecks = "error",
 ) -> ParsedInput:
     check_format_for(format, set(_FILE_FORMATS), "a file")
     if path.is_dir():
@@ -344,7 +360,10 @@ def _read_path(
     resolved = format or format_from_extension(path)
     if path.exists() and not path.is_file():
         # A pipe, FIFO or device (<(zcat run.gz), /dev/stdin) can be read once only.
-        return _parse_bytes(read_bytes(path, name), name, stem, resolved, mapping, kind)
+        return _parse_bytes(
+            read_bytes(path, name), name, stem, resolved, mapping, kind,
+            dataset_checks=dataset_checks,
+        )  # fmt: skip
     if resolved == "parquet" and not starts_with(path, name, GZIP_MAGIC):
         return parse_parquet_path(path, name, stem, mapping, kind)
     tried_plain = False
@@ -355,15 +374,24 @@ def _read_path(
             return ParsedInput(name, stem, "trec", run=plain.lazy(), rows_checked=True)
         tried_plain = not starts_with(path, name, GZIP_MAGIC)
     data = read_bytes(path, name)
-    return _parse_bytes(data, name, stem, resolved, mapping, kind, try_plain=not tried_plain)
+    return _parse_bytes(
+        data, name, stem, resolved, mapping, kind,
+        try_plain=not tried_plain, dataset_checks=dataset_checks,
+    )  # fmt: skip
 
 
 def _read_stream(
-    stream: Any, format: str | None, mapping: dict[str, str], kind: Kind
+    stream: Any,
+    format: str | None,
+    mapping: dict[str, str],
+    kind: Kind,
+    *,
+    dataset_checks: DatasetChecks = "error",
 ) -> ParsedInput:
     check_format_for(format, set(_FILE_FORMATS), "a file object")
     name = "<stream>"
-    return _parse_bytes(stream_bytes(stream, name), name, None, format, mapping, kind)
+    data = stream_bytes(stream, name)
+    return _parse_bytes(data, name, None, format, mapping, kind, dataset_checks=dataset_checks)
 
 
 def _parse_bytes(
@@ -375,6 +403,7 @@ def _parse_bytes(
     kind: Kind,
     *,
     try_plain: bool = True,
+    dataset_checks: DatasetChecks = "error",
 ) -> ParsedInput:
     resolved = format or sniff_content(data)
     if resolved == "trec":
@@ -392,7 +421,8 @@ def _parse_bytes(
     if resolved == "yaml":
         return parse_json(_yaml_as_json(data, name), name, stem, None, mapping, kind)
     json_format = None if resolved == "json" else resolved
-    return parse_json(decode_text(data, name), name, stem, json_format, mapping, kind)
+    text = decode_text(data, name)
+    return parse_json(text, name, stem, json_format, mapping, kind, dataset_checks=dataset_checks)
 
 
 def _yaml_as_json(data: bytes, name: str) -> str:
