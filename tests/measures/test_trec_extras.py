@@ -92,3 +92,21 @@ def test_geometric_means_exponentiate_the_mean_log() -> None:
     assert means["ap"] == pytest.approx(0.5)
     per_query = result.per_query.filter(result.per_query["metric"] == "gm_map")
     assert per_query["value"].to_list() == pytest.approx([0.0, math.log(0.5), math.log(1e-5)])
+
+
+def test_iprec_rounding_of_trec_eval_9() -> None:
+    # 4 relevant labels, relevant documents at positions 1 and 5. At recall 0.3, 10.0
+    # reads lround(0.3 x 4) = 1 relevant document (the best precision from position 1 on,
+    # 1/1); 9.0.8 and pytrec_eval read trunc(0.3 x 4 + 0.9) = 2 (from position 5 on, 2/5).
+    # Both binaries print these (1.0000 and 0.4000); 9.0.8's 11pt_avg is 0.3818.
+    run = {"q": {"a": 5.0, "b": 4.0, "c": 3.0, "d": 2.0, "e": 1.0}}
+    labels = {"q": {"a": 1, "e": 1, "x": 1, "y": 1}}
+    names = [
+        "iprec_at_recall(recall=0.3)",
+        "iprec_at_recall(recall=0.3, rounding=v9)",
+        "11pt_avg(rounding=v9)",
+    ]
+    res = rankset.evaluate(run, labels, names, confidence=None)
+    # v9's eleven cutoffs: 0, 1, 1, 2, 2, 2, 3, 3, 4, 4, 4 relevant documents (0 reads as 1)
+    eleven = (3 * 1.0 + 3 * 0.4 + 5 * 0.0) / 11
+    assert res.per_query["value"].to_list() == pytest.approx([1.0, 0.4, eleven])

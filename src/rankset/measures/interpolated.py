@@ -5,8 +5,9 @@ Formulas and zero rules of trec_eval 10.0 (``m_iprec_at_recall.c``, ``m_11pt_avg
 
 * ``iprec_at_recall(recall=r)``: interpolated precision at recall ``r``, the highest
   precision at any position at or after the ``c``-th relevant document retrieved, with
-  ``c = round(r R)`` (half away from zero, 10.0's ``lround``); at ``c = 0`` the highest
-  precision anywhere; 0 when fewer than ``c`` relevant documents were retrieved;
+  ``c = round(r R)`` (half away from zero, 10.0's ``lround``; ``rounding=v9``: 9.0.8's
+  and pytrec_eval's ``trunc(r R + 0.9)``); at ``c = 0`` the
+  highest precision anywhere; 0 when fewer than ``c`` relevant documents were retrieved;
 * ``iprec_avg`` (trec_eval's ``11pt_avg``): the mean of the eleven values at recall 0,
   0.1, ..., 1, added from recall 1 down as trec_eval adds them;
 * ``rprec_mult(mult=m)``: precision at ``c = trunc(m R + 0.9)`` documents, i.e. relevant
@@ -55,6 +56,14 @@ RECALL = ParamSpec(
     "recall", float, 0.0, minimum=0.0, description="recall level, 0..1 (trec_eval's cutoff)"
 )
 MULT = ParamSpec("mult", float, 1.0, minimum=0.0, description="multiple of R (relevant labels)")
+ROUNDING = ParamSpec(
+    "rounding",
+    str,
+    "lround",
+    description="recall x R to a count of relevant documents: lround (trec_eval 10.0) or v9 "
+    "(9.0.8 and pytrec_eval: trunc(x R + 0.9))",
+    choices=("lround", "v9"),
+)
 
 
 def _interpolated_row(features: Features, level: float) -> str:
@@ -67,18 +76,22 @@ def _interpolated_row(features: Features, level: float) -> str:
     return features.row_column(name, here.cum_max(reverse=True).over(GROUP, order_by="pos"))
 
 
-def interpolated_precision_at(features: Features, level: float, recall: float) -> pl.Expr:
-    """Interpolated precision at ``recall`` (trec_eval 10.0's rounding of the cutoff)."""
+def interpolated_precision_at(
+    features: Features, level: float, recall: float, rounding: str = "lround"
+) -> pl.Expr:
+    """Interpolated precision at ``recall``, its cutoff rounded as trec_eval 10.0 or 9.0.8."""
     rel = relevant_row(features, level)
     cumrel = relevant_so_far_row(features, level)
     iprec = _interpolated_row(features, level)
-    wanted = (pl.lit(recall) * num_relevant_on_rows(features, level)).round(
-        0, mode="half_away_from_zero"
-    )
+    relevant = num_relevant_on_rows(features, level)
+    if rounding == "v9":
+        wanted = (pl.lit(recall) * relevant + 0.9).floor()  # 9.0.8: (long) (r * R + 0.9)
+    else:
+        wanted = (pl.lit(recall) * relevant).round(0, mode="half_away_from_zero")
     # c = 0 reads the first relevant position: the highest precision of the ranking.
     target = pl.max_horizontal(wanted, pl.lit(1.0))
     at_target = pl.col(rel) & (pl.col(cumrel).cast(pl.Float64) == target)
-    name = f"_iprec_{level_key(level)}_at_{level_key(recall)}"
+    name = f"_iprec_{level_key(level)}_at_{level_key(recall)}_{rounding}"
     return features.aggregate(name, pl.col(iprec).filter(at_target).max()).fill_null(0.0)
 
 
@@ -87,13 +100,14 @@ def interpolated_precision_at(features: Features, level: float, recall: float) -
     description="Interpolated precision at a recall level: the best precision at or after the "
     "point where that share of the relevant labels is retrieved.",
     cutoff="none",
-    params=(RECALL, REL),
+    params=(RECALL, REL, ROUNDING),
     trec_eval="iprec_at_recall",
     ir_measures="IPrec",
 )
 def _iprec_at_recall(features: Features, metric: Metric) -> pl.Expr:
     recall = float(metric.get("recall"))  # type: ignore[arg-type]
-    return interpolated_precision_at(features, features.level(metric), recall)
+    rounding = str(metric.get("rounding"))
+    return interpolated_precision_at(features, features.level(metric), recall, rounding)
 
 
 @define(
@@ -101,14 +115,15 @@ def _iprec_at_recall(features: Features, metric: Metric) -> pl.Expr:
     description="Interpolated precision averaged over the 11 recall levels 0, 0.1, ..., 1 "
     "(trec_eval's 11pt_avg).",
     cutoff="none",
-    params=(REL,),
+    params=(REL, ROUNDING),
     aliases=("11pt_avg", "11-pt_avg"),
 )
 def _iprec_avg(features: Features, metric: Metric) -> pl.Expr:
     level = features.level(metric)
+    rounding = str(metric.get("rounding"))
     total = pl.lit(0.0)
     for recall in reversed(ELEVEN_POINTS):  # trec_eval adds from the top recall down
-        total = total + interpolated_precision_at(features, level, recall)
+        total = total + interpolated_precision_at(features, level, recall, rounding)
     return total / float(len(ELEVEN_POINTS))
 
 
