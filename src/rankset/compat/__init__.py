@@ -2,10 +2,12 @@
 
 * :func:`rankset.compat.trec_eval.main`: trec_eval 10.0's command line (``rankset
   trec_eval [options] QRELS RUN``) printing trec_eval's output byte for byte.
+* :mod:`rankset.compat.ir_measures`: ir_measures' measure objects, ``calc_aggregate``
+  and ``iter_calc``, equal to ir_measures' values.
 """
 
 from __future__ import annotations
 
-from rankset.compat import trec_eval
+from rankset.compat import ir_measures, trec_eval
 
-__all__ = ["trec_eval"]
+__all__ = ["ir_measures", "trec_eval"]

@@ -1,0 +1,185 @@
+"""rankset.compat.ir_measures against ir_measures itself, on the same inputs.
+
+The reference is the ir_measures package (a test dependency): every supported measure,
+asked alone and all together, must give ir_measures' value per query (``iter_calc``) and
+in aggregate (``calc_aggregate``) on generated runs with tied scores, unjudged documents,
+grades -1 to 3, labelled queries the run lacks and queries only in the run.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rankset.compat import ir_measures as face
+from rankset.errors import ParameterError
+
+ir_measures = pytest.importorskip("ir_measures", reason="ir_measures is a test dependency")
+
+# ir_measures computes Judged and RR@k itself (not through pytrec_eval), breaking ties by
+# doc id ascending where trec_eval breaks them descending: those are checked on runs
+# without ties (TIE_FREE), and the difference is shown below.
+TIE_SAFE = [
+    "nDCG@10", "nDCG", "nDCG@3", "AP", "AP(rel=2)", "AP@5", "P@5", "P(rel=2)@10", "R@5",
+    "R(rel=2)@100", "RR", "RR(rel=2)", "Success@1", "Success(rel=2)@5", "Rprec",
+    "Rprec(rel=2)", "Bpref", "Bpref(rel=2)", "infAP", "NumQ", "NumRet", "NumRet(rel=2)",
+    "NumRel", "NumRelRet", "SetP", "SetP(rel=2)", "SetP(relative=True)",
+    "SetR", "SetF", "SetF(beta=2.0)", "SetF(beta=0.5)", "SetAP", "IPrec@0.0", "IPrec@0.3",
+    "IPrec@1.0", "nDCG(judged_only=True)@10", "AP(judged_only=True)", "P(judged_only=True)@5",
+    "nDCG(gains={0: 0, 1: 1, 2: 3, 3: 7})@10", "nDCG(gains={1: 5})",
+]  # fmt: skip
+
+
+def _generated(seed: int, *, ties: bool) -> tuple[dict[str, dict[str, int]], dict[str, Any]]:
+    rng = random.Random(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(12):
+        query = f"q{q}"
+        docs = [f"d{i}" for i in range(rng.randint(1, 25))]
+        if q != 0:  # q0 is only in the run
+            judged = [*rng.sample(docs, k=rng.randint(1, len(docs))), "never-retrieved"]
+            qrels[query] = {doc: rng.choice([-1, 0, 0, 1, 2, 3]) for doc in judged}
+        if q != 1:  # q1 is only in the labels
+            scores = [rng.randint(0, 4) if ties else rng.random() for _ in docs]
+            run[query] = {doc: float(score) for doc, score in zip(docs, scores, strict=True)}
+    return qrels, run
+
+
+def _ours(names: list[str], qrels: Any, run: Any) -> dict[tuple[str, str], float]:
+    return {(m.query_id, str(m.measure)): m.value for m in face.iter_calc(names, qrels, run)}
+
+
+def _theirs(names: list[str], qrels: Any, run: Any) -> dict[tuple[str, str], float]:
+    measures = [ir_measures.parse_measure(name) for name in names]
+    values = ir_measures.iter_calc(measures, qrels, run)
+    return {(m.query_id, str(m.measure)): m.value for m in values}
+
+
+GAINS = [name for name in TIE_SAFE if "gains" in name]
+JUDGED_ONLY = [name for name in TIE_SAFE if "judged_only" in name]
+MIXES = {
+    "plain": [n for n in TIE_SAFE if n not in GAINS + JUDGED_ONLY],
+    "judged_only": JUDGED_ONLY,
+    "gains": GAINS,
+}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("mix", list(MIXES))
+def test_measures_together_equal_ir_measures_per_query(seed: int, mix: str) -> None:
+    # ir_measures mixes these groups up when asked in one call: beside judged_only
+    # measures, its plain NumRet counts judged documents only and its plain nDCG takes
+    # another nDCG's gains. So each group is checked in its own call, and the test
+    # below shows that rankset, asked everything at once, gives each measure's own value.
+    names = MIXES[mix]
+    qrels, run = _generated(seed, ties=True)
+    ours, theirs = _ours(names, qrels, run), _theirs(names, qrels, run)
+    assert ours.keys() == theirs.keys()
+    for key, value in theirs.items():
+        assert ours[key] == pytest.approx(value, abs=1e-12), key
+
+
+def test_one_call_with_everything_equals_each_measure_asked_alone() -> None:
+    qrels, run = _generated(1, ties=True)
+    together = _ours(TIE_SAFE, qrels, run)
+    alone: dict[tuple[str, str], float] = {}
+    for name in TIE_SAFE:
+        alone |= _theirs([name], qrels, run)
+    assert together == pytest.approx(alone, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", TIE_SAFE)
+def test_each_measure_alone_equals_ir_measures(name: str) -> None:
+    qrels, run = _generated(7, ties=True)
+    ours = face.calc_aggregate([name], qrels, run)
+    theirs = ir_measures.calc_aggregate([ir_measures.parse_measure(name)], qrels, run)
+    (our_measure, our_value), = ours.items()  # fmt: skip
+    (their_measure, their_value), = theirs.items()  # fmt: skip
+    assert str(our_measure) == str(their_measure)
+    assert our_value == pytest.approx(their_value, abs=1e-12)
+    assert _ours([name], qrels, run) == pytest.approx(_theirs([name], qrels, run), abs=1e-12)
+
+
+TIE_FREE = ["Judged@1", "Judged@5", "Judged@10", "Judged@100", "RR@3", "RR(rel=2)@10", "RR@1"]
+
+
+def test_judged_and_rr_at_k_equal_ir_measures_without_ties() -> None:
+    names = TIE_FREE
+    for seed in (4, 5):
+        qrels, run = _generated(seed, ties=False)
+        ours, theirs = _ours(names, qrels, run), _theirs(names, qrels, run)
+        assert ours == pytest.approx(theirs, abs=1e-12)
+
+
+def test_ties_follow_trec_eval_order_not_ir_measures_own() -> None:
+    # ir_measures' Judged and RR@k break ties by doc id ascending, its other measures
+    # (through pytrec_eval) by doc id descending as trec_eval does; rankset uses
+    # trec_eval's order everywhere. a (relevant) and b (not) share a score:
+    qrels = {"q": {"a": 1}}
+    run = {"q": {"a": 1.0, "b": 1.0}}
+    names = ["Judged@1", "RR@1", "RR", "P@1"]
+    assert _theirs(names, qrels, run) == {
+        ("q", "Judged@1"): 1.0, ("q", "RR@1"): 1.0, ("q", "RR"): 0.5, ("q", "P@1"): 0.0
+    }  # fmt: skip
+    assert _ours(names, qrels, run) == {
+        ("q", "Judged@1"): 0.0, ("q", "RR@1"): 0.0, ("q", "RR"): 0.5, ("q", "P@1"): 0.0
+    }  # fmt: skip
+
+
+def test_measure_objects_print_and_compare_as_ir_measures_does() -> None:
+    built = [
+        face.nDCG @ 10, face.P(rel=2) @ 5, face.AP(rel=2), face.SetF(beta=2.0),
+        face.IPrec @ 0.5, face.RR, face.nDCG(judged_only=True) @ 5, face.Success @ 1,
+    ]  # fmt: skip
+    reference = [
+        ir_measures.nDCG @ 10, ir_measures.P(rel=2) @ 5, ir_measures.AP(rel=2),
+        ir_measures.SetF(beta=2.0), ir_measures.IPrec @ 0.5, ir_measures.RR,
+        ir_measures.nDCG(judged_only=True) @ 5, ir_measures.Success @ 1,
+    ]  # fmt: skip
+    assert [str(m) for m in built] == [str(m) for m in reference]
+    assert [face.parse_measure(str(m)) for m in reference] == built
+    qrels, run = _generated(9, ties=True)
+    aggregate = face.calc_aggregate(built, qrels, run)
+    assert list(aggregate) == built  # keyed by the measure objects, in the order asked
+    assert aggregate[face.nDCG @ 10] == pytest.approx(
+        ir_measures.calc_aggregate([ir_measures.nDCG @ 10], qrels, run)[ir_measures.nDCG @ 10]
+    )
+
+
+def test_inputs_in_ir_measures_forms(tmp_path: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    qrels, run = _generated(11, ties=True)
+    names = ["nDCG@10", "AP", "NumQ", "P@5"]
+    expected = _theirs(names, qrels, run)
+    qrel_tuples = [face.Qrel(q, d, r) for q, docs in qrels.items() for d, r in docs.items()]
+    run_tuples = [face.ScoredDoc(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    assert _ours(names, qrel_tuples, run_tuples) == pytest.approx(expected)
+    # ir_measures' own namedtuples and its frame columns read the same
+    theirs_qrels = [ir_measures.Qrel(q, d, r) for q, d, r, _ in qrel_tuples]
+    theirs_run = [ir_measures.ScoredDoc(q, d, s) for q, d, s in run_tuples]
+    assert _ours(names, theirs_qrels, theirs_run) == pytest.approx(expected)
+    qrels_frame = pd.DataFrame(theirs_qrels)
+    run_frame = pd.DataFrame(theirs_run)
+    assert _ours(names, qrels_frame, run_frame) == pytest.approx(expected)
+    # and TREC files
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r, _ in qrel_tuples))
+    run_path.write_text("".join(f"{q} Q0 {d} 0 {s} sys\n" for q, d, s in run_tuples))
+    assert _ours(names, str(qrels_path), str(run_path)) == pytest.approx(expected)
+
+
+def test_what_the_face_does_not_compute_is_named() -> None:
+    with pytest.raises(ParameterError, match="ERR is not a measure of rankset's ir_measures"):
+        face.parse_measure("ERR@10")
+    with pytest.raises(ParameterError, match="only dcg='log2'"):
+        face.calc_aggregate(["nDCG(dcg='exp-log2')@10"], {"q": {"d": 1}}, {"q": {"d": 1.0}})
+    with pytest.raises(ParameterError, match="P needs an @ value"):
+        face.calc_aggregate([face.P], {"q": {"d": 1}}, {"q": {"d": 1.0}})
+    with pytest.raises(ParameterError, match="has no parameter 'alpha'"):
+        face.AP(alpha=1)
+    with pytest.raises(ParameterError, match="a cutoff, an int >= 1"):
+        _ = face.nDCG @ 0
