@@ -144,3 +144,9 @@ def _build_trec_eval(shared: Path, version: str, folder: Path) -> Path:
 def trec_eval_10(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """trec_eval 10.0 built from NIST's source in the shared folder (skips without it)."""
     return _build_trec_eval(shared_data, "10.0", tmp_path_factory.mktemp("trec_eval_10"))
+
+
+@pytest.fixture(scope="session")
+def trec_eval_9(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """trec_eval 9.0.8 built from NIST's source in the shared folder (skips without it)."""
+    return _build_trec_eval(shared_data, "9.0.8", tmp_path_factory.mktemp("trec_eval_9"))

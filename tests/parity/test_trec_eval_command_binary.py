@@ -1,10 +1,11 @@
-"""``rankset trec_eval`` against the trec_eval 10.0 binary, byte for byte.
+"""``rankset trec_eval`` against the trec_eval 10.0 and 9.0.8 binaries, byte for byte.
 
-trec_eval 10.0 is built from NIST's source in the shared folder (skips without it or
-without a C compiler). Both run on trec_eval's test files and on generated runs with
-ties, decimal scores, unlabelled documents, negative ("pooled, unjudged") and multi-level
-grades, labelled queries missing from the run and run queries without labels, for each
-option set; stdout, stderr and the exit status must be equal.
+Both versions are built from NIST's source in the shared folder (skips without it or
+without a C compiler); ``--trec-eval-version 9.0.8`` is compared with 9.0.8. Both run on
+trec_eval's test files and on generated runs with ties, decimal scores, unlabelled
+documents, negative ("pooled, unjudged") and multi-level grades, labelled queries missing
+from the run and run queries without labels, for each option set; stdout, stderr and the
+exit status must be equal.
 """
 
 from __future__ import annotations
@@ -30,6 +31,13 @@ OPTION_SETS = [
     ["-q", "-c", "-n", "-m", "rbp.p=0.5", "-m", "rbp_resid.p=0.7", "-m", "unj.1,7"],
     ["-q", "-m", "map"],  # labelled queries without results: 10.0 stops with status 4
 ]
+# 9.0.8 has no rbp, rbp_resid or unj (its all_trec lacks them too).
+OPTION_SETS_9 = [
+    *(options for options in OPTION_SETS if "rbp.p=0.5" not in options),
+    ["-q", "-c", "-n", "-m", "11pt_avg", "-m", "iprec_at_recall.0.13,0.3,0.72", "-m", "gm_bpref"],
+    ["-q", "-m", "rbp"],  # illegal in 9.0.8
+]
+VERSION_9 = ["--trec-eval-version", "9.0.8"]
 
 
 def _generated(folder: Path, seed: int) -> tuple[Path, Path]:
@@ -55,13 +63,15 @@ def _generated(folder: Path, seed: int) -> tuple[Path, Path]:
     return qrels, run
 
 
-def _compare(binary: Path, options: list[str], qrels: Path, run: Path) -> None:
+def _compare(
+    binary: Path, options: list[str], qrels: Path, run: Path, ours: tuple[str, ...] = ()
+) -> None:
     argv = [*options, str(qrels), str(run)]
     done = subprocess.run(
         [str(binary), *argv], capture_output=True, text=True, timeout=120, check=False
     )
     out, err = io.StringIO(), io.StringIO()
-    status = trec_eval.main(argv, out=out, err=err)
+    status = trec_eval.main([*ours, *argv], out=out, err=err)
     assert status == done.returncode, (argv, err.getvalue(), done.stderr)
     expected, got = done.stdout.splitlines(), out.getvalue().splitlines()
     wrong = [(a, b) for a, b in zip(expected, got, strict=False) if a != b]
@@ -82,3 +92,20 @@ def test_trec_eval_test_files(trec_eval_10: Path, trec_eval_data: Path, options:
 def test_generated_runs(trec_eval_10: Path, tmp_path: Path, seed: int, options: list[str]) -> None:
     qrels, run = _generated(tmp_path, seed)
     _compare(trec_eval_10, options, qrels, run)
+
+
+@pytest.mark.parametrize("options", OPTION_SETS_9, ids=" ".join)
+def test_trec_eval_9_test_files(
+    trec_eval_9: Path, trec_eval_data: Path, options: list[str]
+) -> None:
+    for qrels, run in (("qrels.test", "results.test"), ("qrels.rel_level", "results.trunc")):
+        _compare(trec_eval_9, options, trec_eval_data / qrels, trec_eval_data / run, VERSION_9)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+@pytest.mark.parametrize("options", OPTION_SETS_9, ids=" ".join)
+def test_trec_eval_9_generated_runs(
+    trec_eval_9: Path, tmp_path: Path, seed: int, options: list[str]
+) -> None:
+    qrels, run = _generated(tmp_path, seed)
+    _compare(trec_eval_9, options, qrels, run, VERSION_9)

@@ -15,7 +15,9 @@ from rankset.errors import RanksetError
 
 __all__ = [
     "MEASURE_TABLE",
+    "ONLY_IN_10",
     "USAGE",
+    "VERSIONS",
     "Column",
     "Measure",
     "Options",
@@ -138,6 +140,10 @@ MEASURE_TABLE: tuple[Measure, ...] = (
     Measure("unj", "cut_long", lambda k: f"unj@{k}", (5, 10, 20)),
 )
 _BY_NAME = {measure.name: measure for measure in MEASURE_TABLE}
+#: The trec_eval versions ``--trec-eval-version`` reproduces.
+VERSIONS = ("10.0", "9.0.8")
+#: Measures 10.0 added to the table (9.0.8 calls them illegal; its groups lack them).
+ONLY_IN_10 = frozenset({"dcg", "ideal_dcg", "rbp", "rbp_resid", "unj"})
 _GROUPS = {
     "official": [
         "runid",
@@ -222,6 +228,7 @@ class Options:
     judged_only: bool = False
     n_docs: int = 0
     measures: dict[str, str] | None = None  # name -> parameter text ("" = defaults)
+    version: str = "10.0"  # or "9.0.8" (--trec-eval-version)
 
 
 @dataclass(frozen=True)
@@ -250,16 +257,22 @@ def parse_command_line(argv: Sequence[str]) -> Options:
         "Rel_info_format=",
         "Results_format=",
         "Zscore=",
+        "trec-eval-version=",
     ]
     try:
         pairs, rest = getopt.gnu_getopt(list(argv), "hvqm:cl:nD:JN:M:R:T:oZ:", long_options)
     except getopt.GetoptError as error:
         raise TrecEvalError(f"trec_eval: {error}\n{USAGE}", 1) from None
-    measures: dict[str, str] = {}
+    asked: list[str] = []
     settings: dict[str, object] = {}
     for flag, value in pairs:
         if flag in ("-m", "--measure"):
-            _mark(measures, value)
+            asked.append(value)
+        elif flag == "--trec-eval-version":
+            if value not in VERSIONS:
+                msg = f"rankset trec_eval: --trec-eval-version {value}: expected 10.0 or 9.0.8"
+                raise TrecEvalError(msg, 1)
+            settings["version"] = value
         elif flag in _SWITCHES:
             settings[_SWITCHES[flag][0]] = _SWITCHES[flag][1]
         elif flag in _NUMBERS:
@@ -277,6 +290,9 @@ def parse_command_line(argv: Sequence[str]) -> Options:
             raise TrecEvalError(msg, 1)
     if len(rest) != 2:
         raise TrecEvalError(USAGE.rstrip("\n"), 1)
+    measures: dict[str, str] = {}
+    for text in asked:
+        _mark(measures, text, str(settings.get("version", "10.0")))
     return Options(qrels=rest[0], run=rest[1], measures=measures or None, **settings)  # type: ignore[arg-type]
 
 
@@ -306,13 +322,14 @@ def _atol(text: str) -> int:
     return int(match[1]) if match else 0
 
 
-def _mark(measures: dict[str, str], text: str) -> None:
+def _mark(measures: dict[str, str], text: str, version: str) -> None:
     name, _, params = text.partition(".")
     if name in _GROUPS:
         for member in _GROUPS[name]:
-            measures.setdefault(member, "")
+            if version == "10.0" or member not in ONLY_IN_10:
+                measures.setdefault(member, "")
         return
-    if name not in _BY_NAME:
+    if name not in _BY_NAME or (version != "10.0" and name in ONLY_IN_10):
         raise TrecEvalError(f"trec_eval: illegal measure '{name}'", 1)
     if "." in text and not params:
         raise TrecEvalError(f"trec_eval: improper measure in parameter '{name}'", 1)
@@ -349,7 +366,11 @@ def _columns(measure: Measure, params: str, options: Options) -> list[Column]:
     if measure.kind == "cut_double":
         points = _cutoffs(params, float) if params else list(measure.defaults)
         return [
-            Column(f"{measure.name}_{p:3.2f}", _canonical(measure.metric(repr(p))), "double")
+            Column(
+                f"{measure.name}_{p:3.2f}",
+                _canonical(_versioned(measure.metric(repr(p)), options)),
+                "double",
+            )
             for p in points
         ]
     printed = f"{measure.name}_{params}" if params else measure.name
@@ -359,7 +380,16 @@ def _columns(measure: Measure, params: str, options: Options) -> list[Column]:
         else measure.metric(params)
     )
     kind = "double" if measure.kind == "param" else measure.kind
-    return [Column(printed, _canonical(metric), kind)]
+    return [Column(printed, _canonical(_versioned(metric, options)), kind)]
+
+
+def _versioned(metric: str, options: Options) -> str:
+    """Give 9.0.8's interpolated precision its rounding of recall x R (trunc(x R + 0.9))."""
+    if options.version == "10.0" or not metric.startswith(("iprec_at_recall", "iprec_avg")):
+        return metric
+    if metric.endswith(")"):
+        return metric[:-1] + ", rounding=v9)"
+    return metric + "(rounding=v9)"
 
 
 def _canonical(name: str) -> str:

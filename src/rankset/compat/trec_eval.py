@@ -12,6 +12,12 @@ of trec_eval 10.0 (``trec_eval.c``, ``meas_print_*.c``), over one rankset evalua
 * a labelled query without results stops 10.0 with status 4 unless ``-c`` (10.0's
   behaviour; 9.0.8 skipped it); unreadable files exit 2, bad options 1, duplicates 4.
 
+``--trec-eval-version 9.0.8`` prints what 9.0.8 prints: scores read as 32-bit floats,
+``iprec_at_recall`` and ``11pt_avg`` reading ``trunc(r R + 0.9)`` relevant documents,
+no ``rbp``, ``rbp_resid``, ``unj`` or ``dcg``; queries of the run without labels skipped
+silently, and ``-c`` averaging over every labelled query with 0 (``log(0.00001)`` for
+the geometric means) for those the run lacks, which print no lines.
+
 Measures of trec_eval's table rankset does not compute yet (``G``, ``ndcg_rel``,
 ``Rndcg``, ``ideal_dcg``, gain maps, the preference and ``qrels_jg`` families) are named
 on stderr and left out of the output, never guessed.
@@ -152,15 +158,27 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
         for name in unsupported
     ]
     labels, run = _read_inputs(options)
+    v9 = options.version == "9.0.8"
+    if v9:  # 9.0.8 keeps scores as floats: values that differ beyond them tie
+        run = run.with_columns(pl.col("score").cast(pl.Float32).cast(pl.Float64))
     # byte order of the ids, as trec_eval's strcmp (and Polars' string sort)
     label_queries = labels["query_id"].unique().sort().to_list()
-    if not label_queries:
-        raise TrecEvalError("trec_eval: No queries with both results and relevance info", 7)
     answered = set(run["query_id"].unique().to_list())
     missing = [query for query in label_queries if query not in answered]
-    stop_at = missing[0] if missing and not options.complete else None
-    added = missing if options.complete else []
-    scored = label_queries if options.complete else [q for q in label_queries if q in answered]
+    if v9:
+        # 9.0.8 walks the run's queries and skips those without labels; -c only changes
+        # the averages (over every labelled query, the missing ones adding 0).
+        stop_at, added = None, []
+        scored = [q for q in label_queries if q in answered]
+    else:
+        # 10.0 walks the labelled queries: one without results stops it unless -c, which
+        # gives it a stand-in ranking.
+        stop_at = missing[0] if missing and not options.complete else None
+        added = missing if options.complete else []
+        scored = label_queries if options.complete else [q for q in label_queries if q in answered]
+    if not (scored if v9 else label_queries):
+        raise TrecEvalError("trec_eval: No queries with both results and relevance info", 7)
+    n_queries = len(label_queries) if options.complete else len(scored)
     run = _prepare_run(_with_stand_ins(run, added), labels, options)
     # rankings -J emptied are still scored queries (of 0 documents), as in trec_eval
     empty = set(scored) - set(run["query_id"].unique().to_list())
@@ -176,6 +194,7 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
                 metrics,
                 relevance_level=options.level,
                 missing="zero" if empty else "skip",
+                score_precision="float32" if v9 else "float64",
                 confidence=None,
             )
         except SchemaError:
@@ -185,7 +204,7 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
         if empty and not options.complete:  # missing="zero" scored every labelled query
             values = values.filter(pl.col("query_id").is_in(scored))
     values = _as_trec_eval_prints(values, planned, set(added), empty, labels, options)
-    means = _means(values, planned)
+    means = _means(values, planned, n_queries)
     if options.per_query:
         relstrings = (
             _relstrings(run, labels, _relstring_length(options), set(added))
@@ -201,7 +220,7 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
         tag = _last_run_tag(options.run)
         lines: list[str] = []
         for measure, columns in planned:
-            lines += _summary_lines(measure, columns, tag, len(scored), means, labels, options)
+            lines += _summary_lines(measure, columns, tag, n_queries, means, labels, options)
         out.write("".join(lines))
     return warnings
 
@@ -252,9 +271,11 @@ def _as_trec_eval_prints(
             if metric.measure not in ("iprec_at_recall", "iprec_avg"):
                 continue
             recall = float(metric.get("recall") or 0.0) if metric.spec.has_param("recall") else 0.0
-            cutoff = (pl.lit(recall) * pl.col("_relevant").fill_null(0.0)).round(
-                0, mode="half_away_from_zero"
-            )
+            count = pl.col("_relevant").fill_null(0.0)
+            if metric.get("rounding") == "v9":
+                cutoff = (pl.lit(recall) * count + 0.9).floor()
+            else:
+                cutoff = (pl.lit(recall) * count).round(0, mode="half_away_from_zero")
             at_zero = (pl.col("metric") == metric.name) & (cutoff == 0)
             undefined = undefined | (query.is_in(list(empty)) & at_zero)
     value = pl.when(zeroed).then(0.0).when(undefined).then(float("nan"))
@@ -265,19 +286,28 @@ def _as_trec_eval_prints(
     )
 
 
-def _means(values: pl.DataFrame, planned: list[tuple[Measure, list[Column]]]) -> dict[str, float]:
-    """trec_eval's summaries: counts summed, the rest added in query order and divided."""
+def _means(
+    values: pl.DataFrame, planned: list[tuple[Measure, list[Column]]], n_queries: int
+) -> dict[str, float]:
+    """trec_eval's summaries: counts summed, the rest added in query order and divided.
+
+    The divisor is the number of queries averaged over: with 9.0.8's -c, every labelled
+    query, the ones without results adding 0 (log(0.00001) to a geometric mean).
+    """
     from rankset.measures import geometric_metrics
+    from rankset.measures.ranking import MIN_GEO_MEAN
 
     counts = [c.metric for _, cs in planned for c in cs if c.metric and c.kind == "long"]
     geometric = geometric_metrics(values["metric"].unique().to_list())
     total = pl.col("value").cum_sum().last()
-    mean = total / pl.len()
+    absent = pl.lit(n_queries, dtype=pl.Float64) - pl.len()
+    mean = total / n_queries
+    geometric_mean = (total + absent * math.log(MIN_GEO_MEAN)) / n_queries
     summary = values.group_by("metric").agg(
         pl.when(pl.col("metric").first().is_in(counts))
         .then(total)
         .when(pl.col("metric").first().is_in(geometric))
-        .then(mean.exp())
+        .then(geometric_mean.exp())
         .otherwise(mean)
     )
     return dict(summary.iter_rows())
