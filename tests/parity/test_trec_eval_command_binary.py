@@ -52,7 +52,9 @@ def _generated(folder: Path, seed: int) -> tuple[Path, Path]:
                 qrels_lines.append(f"{query} 0 {doc} {grade}")
         if q in (4, 9):  # labelled, never answered
             continue
-        depth = rng.randint(1, 40)
+        depth = (
+            rng.randint(1, 40) if q != 12 else 0
+        )  # query 12: no labelled document (-J empties it)
         for rank, doc in enumerate(dict.fromkeys(pool[:depth] + [f"x{i}" for i in range(9)])):
             score = rng.choice([1.0, 2.5, 2.5, 3.25]) if seed % 2 else round(rng.random(), 2)
             run_lines.append(f"{query} Q0 {doc} {rank + 1} {score} tag{seed}")

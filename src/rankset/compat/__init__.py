@@ -4,10 +4,12 @@
   trec_eval [options] QRELS RUN``) printing trec_eval's output byte for byte.
 * :mod:`rankset.compat.ir_measures`: ir_measures' measure objects, ``calc_aggregate``
   and ``iter_calc``, equal to ir_measures' values.
+* :mod:`rankset.compat.pytrec_eval`: pytrec_eval's ``RelevanceEvaluator``, equal to
+  pytrec_eval's values, without its shared state.
 """
 
 from __future__ import annotations
 
-from rankset.compat import ir_measures, trec_eval
+from rankset.compat import ir_measures, pytrec_eval, trec_eval
 
-__all__ = ["ir_measures", "trec_eval"]
+__all__ = ["ir_measures", "pytrec_eval", "trec_eval"]

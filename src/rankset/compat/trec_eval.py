@@ -44,7 +44,15 @@ from rankset.compat._trec_eval_options import (
 )
 from rankset.errors import RanksetError, SchemaError
 
-__all__ = ["MEASURE_TABLE", "STAND_IN_DOCUMENT", "TrecEvalError", "evaluate", "main"]
+__all__ = [
+    "MEASURE_TABLE",
+    "STAND_IN_DOCUMENT",
+    "TrecEvalError",
+    "evaluate",
+    "main",
+    "prepare_run",
+    "query_values",
+]
 
 #: The document of trec_eval.c's stand-in ranking for a query -c adds.
 STAND_IN_DOCUMENT = "ceci_nest_pas_un_docno"
@@ -95,7 +103,7 @@ def _read_inputs(options: Options) -> tuple[pl.DataFrame, pl.DataFrame]:
     return labels, run
 
 
-def _prepare_run(run: pl.DataFrame, labels: pl.DataFrame, options: Options) -> pl.DataFrame:
+def prepare_run(run: pl.DataFrame, labels: pl.DataFrame, options: Options) -> pl.DataFrame:
     """Apply -M (top N in trec_eval's order) then -J (judged documents only)."""
     run = run.select("query_id", "doc_id", "score").with_columns(system=pl.lit("run"))
     if options.max_depth is not None:
@@ -150,8 +158,6 @@ def _relstrings(
 
 def evaluate(options: Options, out: TextIO) -> list[str]:
     """Print trec_eval's output for ``options`` to ``out``; return the warnings."""
-    from rankset.evaluation import evaluate as evaluate_runs
-
     planned, unsupported = plan_columns(options)
     warnings = [
         f"rankset trec_eval: {name} is not computed by rankset yet; its lines are left out"
@@ -179,31 +185,8 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
     if not (scored if v9 else label_queries):
         raise TrecEvalError("trec_eval: No queries with both results and relevance info", 7)
     n_queries = len(label_queries) if options.complete else len(scored)
-    run = _prepare_run(_with_stand_ins(run, added), labels, options)
-    # rankings -J emptied are still scored queries (of 0 documents), as in trec_eval
-    empty = set(scored) - set(run["query_id"].unique().to_list())
-    metrics = sorted(
-        {column.metric for _, columns in planned for column in columns if column.metric}
-    )
-    values = pl.DataFrame(schema={"query_id": pl.String, "metric": pl.String, "value": pl.Float64})
-    if metrics and scored:
-        try:
-            result = evaluate_runs(
-                run,
-                labels,
-                metrics,
-                relevance_level=options.level,
-                missing="zero" if empty else "skip",
-                score_precision="float32" if v9 else "float64",
-                confidence=None,
-            )
-        except SchemaError:
-            _refuse_duplicates(run)  # the evaluation found them; say it as trec_eval does
-            raise
-        values = result.per_query.select("query_id", "metric", "value")
-        if empty and not options.complete:  # missing="zero" scored every labelled query
-            values = values.filter(pl.col("query_id").is_in(scored))
-    values = _as_trec_eval_prints(values, planned, set(added), empty, labels, options)
+    run = prepare_run(_with_stand_ins(run, added), labels, options)
+    values = query_values(labels, run, planned, options, scored, set(added))
     means = _means(values, planned, n_queries)
     if options.per_query:
         relstrings = (
@@ -223,6 +206,45 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
             lines += _summary_lines(measure, columns, tag, n_queries, means, labels, options)
         out.write("".join(lines))
     return warnings
+
+
+def query_values(
+    labels: pl.DataFrame,
+    run: pl.DataFrame,
+    planned: list[tuple[Measure, list[Column]]],
+    options: Options,
+    scored: list[str],
+    added: set[str],
+) -> pl.DataFrame:
+    """Return ``query_id, metric, value`` of the ``scored`` queries, as trec_eval has them.
+
+    ``run`` is already cut by -M and -J (:func:`prepare_run`); a scored query it lacks
+    is an empty ranking (-J removed every document), which trec_eval still scores.
+    ``added`` are the queries 10.0's -c gave a stand-in ranking.
+    """
+    from rankset.evaluation import evaluate as evaluate_runs
+
+    empty = set(scored) - set(run["query_id"].unique().to_list())
+    metrics = sorted(
+        {column.metric for _, columns in planned for column in columns if column.metric}
+    )
+    values = pl.DataFrame(schema={"query_id": pl.String, "metric": pl.String, "value": pl.Float64})
+    if metrics and scored:
+        try:
+            result = evaluate_runs(
+                run,
+                labels.filter(pl.col("query_id").is_in(scored)) if empty else labels,
+                metrics,
+                relevance_level=options.level,
+                missing="zero" if empty else "skip",
+                score_precision="float32" if options.version == "9.0.8" else "float64",
+                confidence=None,
+            )
+        except SchemaError:
+            _refuse_duplicates(run)  # the evaluation found them; say it as trec_eval does
+            raise
+        values = result.per_query.select("query_id", "metric", "value")
+    return _as_trec_eval_prints(values, planned, added, empty, labels, options)
 
 
 def _with_stand_ins(run: pl.DataFrame, added: list[str]) -> pl.DataFrame:
@@ -248,7 +270,8 @@ def _as_trec_eval_prints(
 
     For a query -c added, 10.0 zeroes num_ret, unj and the values printed exactly as
     ``utility`` and ``rbp_resid`` (its stand-in document leaves the rest as they are).
-    Under -J an empty ranking divides 0 by 0 in interpolated precision at a cutoff of 0.
+    An empty ranking (-J can leave one) divides 0 by 0 in interpolated precision at a
+    cutoff of 0.
     """
     from rankset.measures import parse_metric
 
@@ -261,7 +284,7 @@ def _as_trec_eval_prints(
     query = pl.col("query_id")
     zeroed = query.is_in(list(added)) & pl.col("metric").is_in(reset)
     undefined = pl.lit(False)
-    if options.judged_only and empty:
+    if empty:  # only -J (or an empty ranking passed in Python) leaves one
         relevant = labels.group_by("query_id").agg(
             _relevant=(pl.col("grade") >= options.level).sum().cast(pl.Float64)
         )
