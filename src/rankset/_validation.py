@@ -76,6 +76,14 @@ def check_int(name: str, value: object, minimum: int, maximum: int = MAX_INT) ->
     return int(value)
 
 
+def check_bool(name: str, value: object) -> bool:
+    """Return ``value`` if it is a bool, else raise :class:`ParameterError`."""
+    if not isinstance(value, bool):
+        msg = f"The '{name}' parameter must be a bool. Got {value!r} instead."
+        raise ParameterError(msg)
+    return value
+
+
 def check_fraction(name: str, value: object, *, closed: bool = False) -> float:
     """Return ``value`` as a float in (0, 1), or in [0, 1] when ``closed``."""
     inside = _is_number(value) and (

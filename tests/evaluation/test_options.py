@@ -35,6 +35,8 @@ def _bad_values(check: tuple[object, ...]) -> list[object]:
         return ["2", float("nan")] + ([] if "optional" in args else [None])
     if kind == "choice":
         return ["no-such-choice", None]
+    if kind == "bool":
+        return ["yes", 1, None]
     raise AssertionError(f"no bad values for constraint {kind!r}")
 
 

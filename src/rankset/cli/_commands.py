@@ -47,6 +47,8 @@ def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
         "names": args.names,
         "pool": args.pool,
         "pool_depth": args.pool_depth,
+        "max_depth": args.max_depth,
+        "judged_only": args.judged_only,
         "answers": args.answers,
         "nuggets": args.nuggets,
         "engine": args.engine,

@@ -116,6 +116,19 @@ def _add_input_options(
         help="keep only the first N documents of each pool (e.g. the reranked depth)",
     )
     parser.add_argument(
+        "--max-depth",
+        "-M",
+        type=int,
+        metavar="N",
+        help="keep only the first N documents of each ranking (trec_eval's -M)",
+    )
+    parser.add_argument(
+        "--judged-only",
+        "-J",
+        action="store_true",
+        help="drop retrieved documents without a label of grade >= 0 first (trec_eval's -J)",
+    )
+    parser.add_argument(
         "--engine",
         choices=[engine for engine in choices_of(Engine) if engine != "dask"],  # see --dask
         default=_DEFAULTS.engine,

@@ -70,6 +70,8 @@ def evaluate(
     scale: str | Mapping[float, int] | GradeScale = "auto",
     pool: IntoRun | Mapping[str, IntoRun] | None = None,
     pool_depth: int | None = None,
+    max_depth: int | None = None,
+    judged_only: bool = False,
     answers: IntoLabels | Mapping[str, Sequence[str]] | None = None,
     nuggets: Any = None,
     score_precision: ScorePrecision = "float64",
@@ -136,6 +138,16 @@ def evaluate(
     pool_depth
         Keep only the first ``pool_depth`` documents of each pool (a system's own list or
         the pool run), e.g. the depth a reranker actually reordered.
+    max_depth
+        Keep only the first ``max_depth`` documents of each ranking (in rankset's order:
+        score, ties by doc id descending) before measuring, as trec_eval's ``-M``:
+        ``num_ret`` and every measure then see the cut ranking.
+    judged_only
+        Drop every retrieved document without a label of grade 0 or more before
+        measuring, closing the gaps, as trec_eval's ``-J`` (``judged_docs_only``) and
+        ir_measures' ``judged_only=True``: bpref-like "condensed list" evaluation for
+        every measure. Applied after ``max_depth``; a ranking left empty is scored as
+        empty. Both options read text runs whole.
     answers
         Acceptable answer strings for ``containment@k``: ``{query_id: [answers]}``, a frame
         ``query_id, answer`` or a file; by default the samples' ``expected_answer``.
@@ -261,7 +273,8 @@ def _plan_and_measure(
     keep_rows: bool,
 ) -> tuple[EvaluationPlan, Collected]:
     options = options.replace(engine=resolve_engine(options.engine))  # warns once, if at all
-    if options.buckets is None and options.engine in ("streaming", "in-memory"):
+    cut = options.max_depth is not None or options.judged_only  # they read runs whole
+    if options.buckets is None and options.engine in ("streaming", "in-memory") and not cut:
         try:
             plan = plan_evaluation_inputs(runs, labels, metrics, options, scan_text=True)
         except RanksetError:

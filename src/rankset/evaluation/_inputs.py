@@ -6,6 +6,7 @@ is uniform in the input, else the file stem; file stems when two runs share a ta
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -235,6 +236,35 @@ def _known_profile(parsed: ParsedInput) -> dict[str, Any] | None:
         # Counts unknown until the pass; every line of the layout has a score.
         return {"tags": [parsed.scan.tag], "n_scores": None, "n_rows": None}
     return parsed.profile
+
+
+def cut_runs(
+    runs: Runs, labels: pl.LazyFrame, *, max_depth: int | None, judged_only: bool
+) -> tuple[Runs, pl.DataFrame | None]:
+    """Apply ``max_depth`` (trec_eval's -M) then ``judged_only`` (-J) to every run.
+
+    Returns the cut runs, and with ``judged_only`` the ``(system, query_id)`` pairs
+    ranked before the cut: a ranking the cut empties is still an answered query, scored
+    as an empty ranking, as trec_eval scores it.
+    """
+    if max_depth is None and not judged_only:
+        return runs, None
+    parts = []
+    ranked = []
+    for part in runs.inputs:
+        frame = part.frame
+        if max_depth is not None:
+            cast, key = runs.cast(part, None)
+            frame = cast.sort(
+                ["system", "query_id", key, "doc_id"], descending=[False, False, True, True]
+            ).filter(pl.int_range(pl.len()).over("system", "query_id") < max_depth)
+        if judged_only:
+            ranked.append(frame.select("system", "query_id").unique())
+            judged = labels.filter(pl.col("grade") >= 0).select("query_id", "doc_id").unique()
+            frame = frame.join(judged, on=["query_id", "doc_id"], how="semi")
+        parts.append(dataclasses.replace(part, frame=frame, row_order="any"))
+    answered = pl.concat(ranked).collect() if ranked else None
+    return dataclasses.replace(runs, inputs=parts), answered
 
 
 def read_labels(

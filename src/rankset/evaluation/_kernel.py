@@ -274,7 +274,13 @@ def finish(plan: EvaluationPlan, merged: PartialResult) -> Collected:
         msg = f"{plan.label_source}: the labels have no rows; expected at least one label."
         raise SchemaError(msg)
     scored, query_counts = apply_query_policy(
-        features, aggregates, stats, systems, plan.options.missing, runs.sources
+        features,
+        aggregates,
+        stats,
+        systems,
+        plan.options.missing,
+        runs.sources,
+        emptied=plan.ranked_queries,
     )
     if plan.pools is not None:
         scored = plan.pools.replace_counts(scored, extra["pool"])

@@ -29,6 +29,7 @@ from rankset._typing import (
 from rankset._validation import (
     MAX_BUCKETS,
     MAX_INT,
+    check_bool,
     check_choice,
     check_float,
     check_fraction,
@@ -93,6 +94,8 @@ class EvaluateOptions:
     scale: str | Mapping[float, int] | GradeScale = "auto"
     pool: IntoRun | Mapping[str, IntoRun] | None = None
     pool_depth: int | None = field(default=None, metadata=_check("int", 1, "optional"))
+    max_depth: int | None = field(default=None, metadata=_check("int", 1, "optional"))
+    judged_only: bool = field(default=False, metadata=_check("bool"))
     answers: IntoLabels | Mapping[str, Sequence[str]] | None = None
     nuggets: Any = None
     score_precision: ScorePrecision = field(
@@ -154,6 +157,8 @@ def _enforce(name: str, value: object, check: tuple[Any, ...]) -> None:
             check_float(name, value)
     elif kind == "choice":
         check_choice(name, value, choices_of(args[0]))
+    elif kind == "bool":
+        check_bool(name, value)
 
 
 def check_resampling(confidence: float | None, n_resamples: int, seed: int) -> None:

@@ -18,6 +18,7 @@ from rankset._validation import warn_user
 from rankset.errors import ParameterError, RanksetWarning
 from rankset.evaluation._inputs import (
     assign_system_names,
+    cut_runs,
     read_cutoffs,
     read_labels,
     read_runs,
@@ -82,6 +83,8 @@ class EvaluationPlan:
     # A partitioned dataset's labels with their bucket column, and its bucket count.
     dataset_labels: tuple[pl.LazyFrame, int] | None = None
     client: Any = None  # the Dask client of engine="dask" (never sent to the workers)
+    # With judged_only: the (system, query_id) pairs ranked before the cut.
+    ranked_queries: pl.DataFrame | None = None
 
     def config(self) -> dict[str, Any]:
         """Return the settings recorded in a result's ``config`` (and exported files)."""
@@ -96,6 +99,8 @@ class EvaluationPlan:
             "duplicates": options.duplicates,
             "score_precision": options.score_precision,
             "pool_depth": options.pool_depth,
+            "max_depth": options.max_depth,
+            "judged_only": options.judged_only,
             "engine": self.engine,
             "buckets": self.buckets,
         }
@@ -151,6 +156,9 @@ def plan_evaluation_inputs(
         level = 1 if label_input.relevance_level is None else label_input.relevance_level
         options = options.replace(relevance_level=level)
     cutoff_frame = read_cutoffs(options.cutoffs, inputs, label_input)
+    run_frame, ranked_queries = cut_runs(
+        run_frame, label_frame, max_depth=options.max_depth, judged_only=options.judged_only
+    )
 
     scale = options.scale
     if isinstance(scale, str) and scale == "auto":
@@ -218,6 +226,7 @@ def plan_evaluation_inputs(
         engine=engine,
         buckets=buckets,
         client=options.client,
+        ranked_queries=ranked_queries,
     )
 
 

@@ -26,8 +26,19 @@ def apply_query_policy(
     systems: list[str],
     missing: str,
     sources: list[str],
+    *,
+    emptied: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Return the scored rows and the per-system query counts.
+
+    ``emptied``: the ``(system, query_id)`` pairs ranked before ``judged_only`` cut the
+    runs; a labelled one the cut left without documents is scored as an empty ranking.
+    """
     scored = aggregates.filter(pl.col(IN_LABELS)).drop(IN_LABELS)
+    if emptied is not None and missing != "zero":
+        labelled = emptied.join(stats.select("query_id"), on="query_id", how="semi")
+        lost = labelled.join(scored, on=["system", "query_id"], how="anti")
+        scored = pl.concat([scored, _as_empty(features, lost, scored)], how="diagonal_relaxed")
     per_system = pl.DataFrame({"system": systems}, schema={"system": pl.String})
     answered = scored.group_by("system").agg(n_answered=pl.len())
     run_only = (
@@ -62,11 +73,7 @@ def apply_query_policy(
 
     if missing == "zero":
         grid = per_system.join(stats.select("query_id"), how="cross")
-        scored = grid.join(scored, on=["system", "query_id"], how="left").with_columns(
-            pl.col(name).fill_null(value)
-            for name, value in features.empty_values.items()
-            if value is not None
-        )
+        scored = _as_empty(features, grid, scored)
         counts = counts.with_columns(n_scored=pl.lit(n_label_queries, dtype=pl.Int64))
     else:
         counts = counts.with_columns(n_scored=pl.col("n_answered"))
@@ -78,3 +85,12 @@ def apply_query_policy(
         pl.lit(missing).alias("missing_policy"),
     )
     return scored, counts
+
+
+def _as_empty(features: Features, queries: pl.DataFrame, scored: pl.DataFrame) -> pl.DataFrame:
+    """Give ``queries`` (system, query_id) their scored row, or an empty ranking's values."""
+    return queries.join(scored, on=["system", "query_id"], how="left").with_columns(
+        pl.col(name).fill_null(value)
+        for name, value in features.empty_values.items()
+        if value is not None
+    )
