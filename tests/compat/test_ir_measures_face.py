@@ -9,6 +9,7 @@ grades -1 to 3, labelled queries the run lacks and queries only in the run.
 from __future__ import annotations
 
 import random
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -173,13 +174,37 @@ def test_inputs_in_ir_measures_forms(tmp_path: Path) -> None:
 
 
 def test_what_the_face_does_not_compute_is_named() -> None:
-    with pytest.raises(ParameterError, match="ERR is not a measure of rankset's ir_measures"):
-        face.parse_measure("ERR@10")
-    with pytest.raises(ParameterError, match="only dcg='log2'"):
-        face.calc_aggregate(["nDCG(dcg='exp-log2')@10"], {"q": {"d": 1}}, {"q": {"d": 1.0}})
+    with pytest.raises(ParameterError, match="INSQ is not a measure of rankset's ir_measures"):
+        face.parse_measure("INSQ(max_rel=3)")
+    with pytest.raises(ParameterError, match=r"dcg='exp-log2' \(gdeval\) needs a cutoff"):
+        face.calc_aggregate(["nDCG(dcg='exp-log2')"], {"q": {"d": 1}}, {"q": {"d": 1.0}})
     with pytest.raises(ParameterError, match="P needs an @ value"):
         face.calc_aggregate([face.P], {"q": {"d": 1}}, {"q": {"d": 1.0}})
     with pytest.raises(ParameterError, match="has no parameter 'alpha'"):
         face.AP(alpha=1)
     with pytest.raises(ParameterError, match="a cutoff, an int >= 1"):
         _ = face.nDCG @ 0
+
+
+GDEVAL = ["ERR@1", "ERR@5", "ERR@20", "nDCG(dcg='exp-log2')@5", "nDCG(dcg='exp-log2')@20"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_gdeval_measures_equal_ir_measures(seed: int) -> None:
+    # ir_measures runs gdeval.pl (perl) for these: numeric query ids, grades up to 4, and
+    # values printed with 5 decimals, so ours are compared rounded the same way.
+    if shutil.which("perl") is None:
+        pytest.skip("ir_measures computes ERR with gdeval.pl, which needs perl")
+    rng = random.Random(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(1, 13):
+        docs = [f"d{i}" for i in range(rng.randint(1, 25))]
+        judged = [*rng.sample(docs, k=rng.randint(1, len(docs))), "never-retrieved"]
+        qrels[str(q)] = {doc: rng.choice([-1, 0, 0, 1, 2, 3, 4]) for doc in judged}
+        if q != 12:  # labelled, not answered
+            run[str(q)] = {doc: float(rng.randint(0, 4)) for doc in docs}
+    ours = {key: round(value, 5) for key, value in _ours(GDEVAL, qrels, run).items()}
+    assert ours == pytest.approx(_theirs(GDEVAL, qrels, run), abs=1e-12)
+    aggregate = face.calc_aggregate(GDEVAL, qrels, run)
+    assert [str(m) for m in aggregate] == GDEVAL

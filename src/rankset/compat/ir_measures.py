@@ -26,9 +26,12 @@ Ties are broken as trec_eval breaks them (doc id descending) for every measure, 
 ir_measures' own ``Judged`` and ``RR@k`` break them by doc id ascending; like
 ir_measures, ``Judged`` counts every labelled document, grade -1 included.
 
-Measures of ir_measures without a counterpart here (ERR, the C/W/L family, Compat, the
-intent-aware family, ``nDCG(dcg='exp-log2')``) raise a :class:`~rankset.ParameterError`
-naming the supported ones.
+``ERR@k`` and ``nDCG(dcg='exp-log2')@k`` are gdeval's (the TREC Web track script
+ir_measures runs): gains ``2^grade - 1``, ERR's grades read on a 0-4 scale.
+
+Measures of ir_measures without a counterpart here (the C/W/L family, ``RBP``, Compat,
+the intent-aware family) raise a :class:`~rankset.ParameterError` naming the supported
+ones.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from rankset.measures import parse_metric
 
 __all__ = [
     "AP",
+    "ERR",
     "RR",
     "Bpref",
     "IPrec",
@@ -104,6 +108,7 @@ class Metric(NamedTuple):
 # name -> (rankset measure, the parameters ir_measures accepts, what "@" sets)
 _SUPPORTED: dict[str, tuple[str, frozenset[str], str | None]] = {
     "nDCG": ("ndcg", frozenset({"dcg", "gains", "judged_only"}), "cutoff"),
+    "ERR": ("err", frozenset(), "cutoff"),
     "AP": ("ap", frozenset({"rel", "judged_only"}), "cutoff"),
     "P": ("precision", frozenset({"rel", "judged_only"}), "cutoff"),
     "R": ("recall", frozenset({"rel", "judged_only"}), "cutoff"),
@@ -125,7 +130,7 @@ _SUPPORTED: dict[str, tuple[str, frozenset[str], str | None]] = {
 #: Measures summed over queries by ir_measures' aggregate; the others are averaged.
 _SUMMED = frozenset({"NumQ", "NumRet", "NumRel"})
 #: Parameters named in ir_measures that need a value rather than a number.
-_NEEDS_CUTOFF = frozenset({"P", "Success", "Judged", "IPrec"})
+_NEEDS_CUTOFF = frozenset({"P", "Success", "Judged", "IPrec", "ERR"})
 
 
 @dataclass(frozen=True)
@@ -209,6 +214,7 @@ def _check_at(name: str, value: object) -> float | int:
 
 
 nDCG = Measure("nDCG")
+ERR = Measure("ERR")
 AP = Measure("AP")
 P = Measure("P")
 R = Measure("R")
@@ -237,10 +243,10 @@ def parse_measure(text: str) -> Measure:
     --------
     >>> parse_measure("P(rel=2)@5"), parse_measure("IPrec@0.5"), parse_measure("SetF(beta=2)")
     (P(rel=2)@5, IPrec@0.5, SetF(beta=2))
-    >>> parse_measure("ERR@10")
+    >>> parse_measure("INSQ(max_rel=3)")
     Traceback (most recent call last):
     ...
-    rankset.errors.ParameterError: ERR is not a measure of rankset's ir_measures face; ...
+    rankset.errors.ParameterError: INSQ is not a measure of rankset's ir_measures face; ...
     """
     body, _, at = text.strip().partition("@")
     name, _, rest = body.partition("(")
@@ -286,8 +292,12 @@ def _as_measures(measures: Iterable[Measure | str] | Measure | str) -> list[Meas
         if measure.NAME in _NEEDS_CUTOFF and measure.at is None:
             msg = f"{measure.NAME} needs an @ value ({measure.NAME}@10)."
             raise ParameterError(msg)
-        if measure.param("dcg", "log2") != "log2":
-            msg = f"{measure}: only dcg='log2' is supported here."
+        dcg = measure.param("dcg", "log2")
+        if dcg not in ("log2", "exp-log2"):
+            msg = f"{measure}: dcg must be 'log2' or 'exp-log2'."
+            raise ParameterError(msg)
+        if dcg == "exp-log2" and (measure.at is None or measure.param("gains") is not None):
+            msg = f"{measure}: dcg='exp-log2' (gdeval) needs a cutoff and takes no gains."
             raise ParameterError(msg)
     return list(dict.fromkeys(parsed))
 
@@ -301,6 +311,8 @@ def _rankset_name(measure: Measure) -> str:
         name = "num_rel_ret"  # ir_measures' NumRet(rel=r) counts relevant retrieved
     if measure.NAME == "SetP" and measure.param("relative", False):
         name = "set_relative_p"
+    if measure.param("dcg") == "exp-log2":
+        name = "ndcg_exp"  # gdeval's nDCG: gains 2^grade - 1
     if measure.NAME == "SetF":
         params["x"] = measure.param("beta", 1)  # trec_eval's set_F.x, as ir_measures sends it
     if at_kind == "recall" and measure.at is not None:

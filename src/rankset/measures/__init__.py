@@ -25,6 +25,7 @@ Examples
 from __future__ import annotations
 
 from rankset.measures import (
+    cascade,
     gain_curves,
     incomplete,
     interpolated,
@@ -74,6 +75,7 @@ __all__ = [
     "Metric",
     "ParamSpec",
     "available_measures",
+    "cascade",
     "define",
     "expand_cutoffs",
     "gain_curves",
