@@ -14,6 +14,7 @@ import rankset
 # gm_bpref are logarithms (their summaries are geometric means)
 UNBOUNDED = {
     "dcg",
+    "ideal_dcg",
     "num_ret",
     "num_rel",
     "num_rel_ret",

@@ -110,3 +110,20 @@ def test_iprec_rounding_of_trec_eval_9() -> None:
     # v9's eleven cutoffs: 0, 1, 1, 2, 2, 2, 3, 3, 4, 4, 4 relevant documents (0 reads as 1)
     eleven = (3 * 1.0 + 3 * 0.4 + 5 * 0.0) / 11
     assert res.per_query["value"].to_list() == pytest.approx([1.0, 0.4, eleven])
+
+
+def test_gain_maps_of_the_dcg_family() -> None:
+    # grades: a 1, b 0, c 2, d -1, e 2 (never retrieved); ranking a, b, c, d.
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.5}}
+    labels = {"q": {"a": 1, "b": 0, "c": 2, "d": -1, "e": 2}}
+    names = ["ndcg(gains=1:3;2:9)", "dcg(gains=0:1)", "ideal_dcg", "ideal_dcg(gains=2:0)@2"]
+    res = rankset.evaluate(run, labels, names, confidence=None)
+    # 1 -> 3, 2 -> 9: DCG 3/1 + 9/log2(4); ideal 9, 9, 3 (c, e, a)
+    ndcg = (3 + 9 / 2) / (9 + 9 / math.log2(3) + 3 / 2)
+    # 0 -> 1: a, b and c gain 1, 1, 2
+    dcg = 1 + 1 / math.log2(3) + 2 / 2
+    # plain gains 2, 2, 1 sorted; with 2 -> 0 only a (1) is left in the top 2
+    expected = [ndcg, dcg, 2 + 2 / math.log2(3) + 1 / 2, 1.0]
+    assert res.per_query["value"].to_list() == pytest.approx(expected)
+    with pytest.raises(rankset.ParameterError, match="cannot read the gain map"):
+        rankset.evaluate(run, labels, ["ndcg(gains=1=3)"])

@@ -86,6 +86,22 @@ def _set_f_metric(params: str) -> str:
     return f"set_f(x={float(params)!r})" if params else "set_f"
 
 
+def _gain_metric(base: str) -> Callable[[str], str]:
+    """trec_eval's gain pairs ``1=3,2=9`` as rankset's ``gains=1:3;2:9``."""
+
+    def metric(params: str) -> str:
+        if not params:
+            return base
+        pairs = [part.partition("=") for part in params.split(",")]
+        try:
+            gains = ";".join(f"{float(level):g}:{float(gain)!r}" for level, _, gain in pairs)
+        except ValueError:
+            raise TrecEvalError(f"trec_eval: malformed pair parameters in '{params}'", 1) from None
+        return f"{base}(gains={gains})"
+
+    return metric
+
+
 def _no_params(name: str, metric: str) -> Callable[[str], str]:
     def build(params: str) -> str:
         if params:
@@ -120,9 +136,9 @@ MEASURE_TABLE: tuple[Measure, ...] = (
     Measure("11pt_avg", "param", _no_params("11pt_avg", "iprec_avg")),
     Measure("binG", "double", _fixed("bing")),
     Measure("G", "param", _no_params("G", "g")),
-    Measure("dcg", "param", _no_params("dcg", "dcg")),
-    Measure("ideal_dcg", "param"),
-    Measure("ndcg", "param", _no_params("ndcg", "ndcg")),
+    Measure("dcg", "param", _gain_metric("dcg")),
+    Measure("ideal_dcg", "param", _gain_metric("ideal_dcg")),
+    Measure("ndcg", "param", _gain_metric("ndcg")),
     Measure("ndcg_rel", "param", _no_params("ndcg_rel", "ndcg_rel")),
     Measure("Rndcg", "param", _no_params("Rndcg", "rndcg")),
     Measure("ndcg_cut", "cut_long", lambda k: f"ndcg@{k}", _CUTS),
@@ -293,6 +309,14 @@ def parse_command_line(argv: Sequence[str]) -> Options:
     measures: dict[str, str] = {}
     for text in asked:
         _mark(measures, text, str(settings.get("version", "10.0")))
+    sharing = [name for name in ("dcg", "ideal_dcg", "ndcg") if name in measures]
+    if len(sharing) > 1 and any(measures[name] for name in sharing):
+        msg = (
+            f"rankset trec_eval: {', '.join(sharing)} share one gain map in trec_eval 10.0 "
+            "(a map given to one applies to all, and trec_eval then crashes at exit); ask "
+            "for them in separate calls"
+        )
+        raise TrecEvalError(msg, 1)
     return Options(qrels=rest[0], run=rest[1], measures=measures or None, **settings)  # type: ignore[arg-type]
 
 

@@ -18,13 +18,17 @@ no ``rbp``, ``rbp_resid``, ``unj`` or ``dcg``; queries of the run without labels
 silently, and ``-c`` averaging over every labelled query with 0 (``log(0.00001)`` for
 the geometric means) for those the run lacks, which print no lines.
 
-Measures of trec_eval's table rankset does not compute yet (``G``, ``ndcg_rel``,
-``Rndcg``, ``ideal_dcg``, gain maps, the preference and ``qrels_jg`` families) are named
-on stderr and left out of the output, never guessed.
+Gain maps (``-m ndcg.1=3,2=9``) are read for ``ndcg``, ``dcg`` and ``ideal_dcg``; two
+of those three asked with a map are refused (10.0 shares one map among them and crashes
+at exit), and a map with gains less than 1 apart is named on stderr and left out (10.0
+sorts gains by ``(int) (a - b)``). What rankset does not compute (gain maps of ``G``,
+``ndcg_rel`` and ``Rndcg``, the preference and ``qrels_jg`` families) is named on stderr
+and left out of the output, never guessed.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from collections.abc import Sequence
@@ -164,6 +168,12 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
         for name in unsupported
     ]
     labels, run = _read_inputs(options)
+    planned, reordered = _without_reordered_gains(planned, labels)
+    warnings += [
+        f"rankset trec_eval: {name} is left out: trec_eval sorts gains by (int) (a - b), "
+        "so gains less than 1 apart keep an arbitrary order in its ideal ranking"
+        for name in reordered
+    ]
     v9 = options.version == "9.0.8"
     if v9:  # 9.0.8 keeps scores as floats: values that differ beyond them tie
         run = run.with_columns(pl.col("score").cast(pl.Float32).cast(pl.Float64))
@@ -206,6 +216,34 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
             lines += _summary_lines(measure, columns, tag, n_queries, means, labels, options)
         out.write("".join(lines))
     return warnings
+
+
+def _without_reordered_gains(
+    planned: list[tuple[Measure, list[Column]]], labels: pl.DataFrame
+) -> tuple[list[tuple[Measure, list[Column]]], list[str]]:
+    """Drop the gain-map measures whose ideal ranking trec_eval would not sort by gain.
+
+    trec_eval's ``comp_rel_gain`` compares two gains as ``(int) (a - b)``: gains that
+    differ by less than 1 compare equal, and its ideal ranking keeps them in table order.
+    rankset sorts by gain; rather than print a different number, such measures are left
+    out (and named). Gains all equal or at least 1 apart sort the same either way.
+    """
+    from rankset.measures import gain_map, parse_metric
+
+    top = labels["grade"].max()
+    levels = range(int(top) + 1) if isinstance(top, int | float) and top >= 0 else range(0)
+    kept, dropped = [], []
+    for measure, columns in planned:
+        metric = columns[0].metric if columns else None
+        gains = gain_map(parse_metric(metric)) if metric and "gains=" in metric else None
+        if gains is not None:
+            mapping = {float(level): float(level) for level in levels} | dict(gains)
+            values = sorted(set(mapping.values()))
+            if any(0 < b - a < 1 for a, b in itertools.pairwise(values)):
+                dropped.append(columns[0].printed)
+                continue
+        kept.append((measure, columns))
+    return kept, dropped
 
 
 def query_values(

@@ -46,6 +46,7 @@ from rankset.measures._features import (
     ratio_or_zero,
     sequential_sum,
 )
+from rankset.measures._gains import gain_map
 from rankset.measures._names import (
     expand_cutoffs,
     geometric_metrics,
@@ -79,6 +80,7 @@ __all__ = [
     "define",
     "expand_cutoffs",
     "gain_curves",
+    "gain_map",
     "geometric_metrics",
     "greater_is_better",
     "incomplete",

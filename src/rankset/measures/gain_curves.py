@@ -36,12 +36,14 @@ from __future__ import annotations
 import polars as pl
 
 from rankset.measures._features import GROUP, Features, log2_of_positions, sequential_sum
+from rankset.measures._gains import GAINS
 from rankset.measures._registry import Metric, define
 from rankset.measures.ranking import (
     REL,
     discount_row,
     discounted_gain,
     gain_row,
+    ideal_discounted_gain,
     ideal_label_columns,
     num_relevant,
 )
@@ -174,3 +176,16 @@ def _rndcg(features: Features, metric: Metric) -> pl.Expr:
     extra = pl.when(runs_on).then(discounted_gain(features, metric) / ideal_total).otherwise(0.0)
     value = (weighted + extra) / (ends + runs_on.cast(pl.Float64))
     return pl.when(num_relevant(features, metric) > 0).then(value).otherwise(0.0)
+
+
+@define(
+    "ideal_dcg",
+    description="DCG of the ideal ranking of the query's labels (nDCG's denominator), gain = "
+    "grade or the gain map's.",
+    cutoff="optional",
+    params=(GAINS,),
+    empty_value="labels",
+    trec_eval="ideal_dcg",
+)
+def _ideal_dcg(features: Features, metric: Metric) -> pl.Expr:
+    return ideal_discounted_gain(features, metric)

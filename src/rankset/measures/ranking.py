@@ -52,6 +52,7 @@ from rankset.measures._features import (
     ratio_or_zero,
     sequential_sum,
 )
+from rankset.measures._gains import GAINS, GainMap, gain_map, gains_key, mapped_gain
 from rankset.measures._registry import Metric, ParamSpec, define
 
 __all__ = [
@@ -121,11 +122,10 @@ def nonrelevant_above_row(features: Features, level: float) -> str:
     return features.row_column(name, judged_nonrel.cum_sum().over(GROUP, order_by="pos"))
 
 
-def gain_row(features: Features, *, exponential: bool = False) -> str:
-    """Row column: the gain, grade (or 2^grade - 1); 0 for unlabelled and negative grades."""
-    name = "_gain_exp" if exponential else "_gain_lin"
-    grade = pl.col("grade").fill_null(0.0)
-    positive = pl.when(grade > 0).then(grade).otherwise(0.0)
+def gain_row(features: Features, *, exponential: bool = False, gains: GainMap | None = None) -> str:
+    """Row column: the gain, grade (or 2^grade - 1, or mapped); 0 for unlabelled, negative."""
+    name = ("_gain_exp" if exponential else "_gain_lin") + gains_key(gains)
+    positive = mapped_gain(pl.col("grade"), gains)
     gain = (pl.lit(2.0).pow(positive) - 1.0) if exponential else positive
     return features.row_column(name, gain)
 
@@ -165,25 +165,28 @@ def num_relevant(features: Features, metric: Metric) -> pl.Expr:
     return pl.col(num_relevant_label_stat(features, features.level(metric)))
 
 
-def ideal_label_columns(features: Features, *, exponential: bool = False) -> tuple[str, str, str]:
+def ideal_label_columns(
+    features: Features, *, exponential: bool = False, gains: GainMap | None = None
+) -> tuple[str, str, str]:
     """Label row columns of the ideal ranking: gain, ideal position and discount (names)."""
-    kind = "exp" if exponential else "lin"
-    grade = pl.col("grade")
-    positive = pl.when(grade > 0).then(grade).otherwise(0.0)
+    kind = ("exp" if exponential else "lin") + gains_key(gains)
+    positive = mapped_gain(pl.col("grade"), gains, ideal=True)
     gain = (pl.lit(2.0).pow(positive) - 1.0) if exponential else positive
     gain_name = features.label_row_column(f"_igain_{kind}", gain)
     position = features.label_row_column(
-        "_ipos", positive.rank("ordinal", descending=True).over("query_id")
+        f"_ipos{gains_key(gains)}", positive.rank("ordinal", descending=True).over("query_id")
     )
-    return gain_name, position, features.label_row_column("_idiscount", log2_of_positions(position))
+    discount = log2_of_positions(position)
+    return gain_name, position, features.label_row_column(f"_idiscount{gains_key(gains)}", discount)
 
 
 def ideal_discounted_gain(
     features: Features, metric: Metric, *, exponential: bool = False
 ) -> pl.Expr:
     """DCG of the ideal ranking of all the query's labels, within the cutoff."""
-    gain, position, discount = ideal_label_columns(features, exponential=exponential)
-    kind = "exp" if exponential else "lin"
+    gains = gain_map(metric)
+    gain, position, discount = ideal_label_columns(features, exponential=exponential, gains=gains)
+    kind = ("exp" if exponential else "lin") + gains_key(gains)
     name = f"_idcg_{kind}_{features.cutoff_key(metric)}"
     contribution = pl.col(gain) / pl.col(discount)
     return features.label_sum_within_cutoff(name, contribution, metric, position=position)
@@ -229,8 +232,9 @@ def precision_sum(features: Features, metric: Metric) -> pl.Expr:
 
 def discounted_gain(features: Features, metric: Metric, *, exponential: bool = False) -> pl.Expr:
     """DCG within the cutoff: gain / log2(position + 1), linear or 2^g - 1 gains."""
-    gain = gain_row(features, exponential=exponential)
-    kind = "exp" if exponential else "lin"
+    gains = gain_map(metric)
+    gain = gain_row(features, exponential=exponential, gains=gains)
+    kind = ("exp" if exponential else "lin") + gains_key(gains)
     name = f"_dcg_{kind}_{features.cutoff_key(metric)}"
     discount = discount_row(features)
     return features.aggregate_within_cutoff(name, pl.col(gain) / pl.col(discount), metric)
@@ -399,6 +403,7 @@ def _ap(features: Features, metric: Metric) -> pl.Expr:
     "ndcg",
     description="DCG (gain = grade, discount log2(position + 1)) over the ideal DCG of all labels.",
     cutoff="optional",
+    params=(GAINS,),
     aliases=("retrieval-ndcg",),
     trec_eval=("ndcg", "ndcg_cut_{k}"),
     ir_measures="nDCG",
@@ -425,6 +430,7 @@ def _ndcg_exp(features: Features, metric: Metric) -> pl.Expr:
     "dcg",
     description="Discounted cumulative gain with gain = grade and discount log2(position + 1).",
     cutoff="optional",
+    params=(GAINS,),
     ranx="dcg",
 )
 def _dcg(features: Features, metric: Metric) -> pl.Expr:
