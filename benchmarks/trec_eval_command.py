@@ -2,7 +2,8 @@
 
     python benchmarks/trec_eval_command.py --data /tmp/rankset-bench/msmarco \
         --binary /path/to/trec_eval-10.0/trec_eval [--runs run.trec,run-random.trec] \
-        [--options "-q -m all_trec"] [--repeats 3]
+        [--options "-q -m all_trec"] [--rankset-options "--trec-eval-version 9.0.8"]
+        [--repeats 3]
 
 ``--data`` is a folder written by ``generate.py`` (``qrels.txt`` and the TREC run files).
 Build the binary from NIST's source (``make`` in the unpacked ``trec_eval-10.0``). Each
@@ -47,9 +48,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--binary", type=Path, required=True)
     parser.add_argument("--runs", default="run.trec,run-random.trec")
     parser.add_argument("--options", default="-q -m all_trec")
+    parser.add_argument(
+        "--rankset-options",
+        default="",
+        help="flags for rankset only, e.g. --trec-eval-version 9.0.8 against a 9.0.8 binary",
+    )
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
-    rankset = [str(Path(sys.executable).with_name("rankset")), "trec_eval"]
+    rankset = [
+        str(Path(sys.executable).with_name("rankset")),
+        "trec_eval",
+        *shlex.split(args.rankset_options),
+    ]
     options = shlex.split(args.options)
     qrels = args.data / "qrels.txt"
     identical = True
