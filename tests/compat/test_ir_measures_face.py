@@ -208,3 +208,25 @@ def test_gdeval_measures_equal_ir_measures(seed: int) -> None:
     assert ours == pytest.approx(_theirs(GDEVAL, qrels, run), abs=1e-12)
     aggregate = face.calc_aggregate(GDEVAL, qrels, run)
     assert [str(m) for m in aggregate] == GDEVAL
+
+
+COMPAT = ["Compat", "Compat(p=0.8)", "Compat(normalize=False)", "Compat(p=0.5,normalize=False)"]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_compat_equals_ir_measures_without_ties(seed: int) -> None:
+    # ir_measures' Compat breaks score ties by doc id ascending (rankset: descending) and
+    # ranks unretrieved relevant documents by a score of 0: positive, untied scores here.
+    rng = random.Random(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(10):
+        docs = [f"d{i}" for i in range(rng.randint(1, 30))]
+        unretrieved = [f"u{i}" for i in range(rng.randint(0, 5))]
+        judged = [*rng.sample(docs, k=rng.randint(1, len(docs))), *unretrieved]
+        qrels[f"q{q}"] = {doc: rng.choice([-1, 0, 0, 1, 2, 3]) for doc in judged}
+        if q != 3:  # labelled, not answered
+            run[f"q{q}"] = {doc: 1.0 + rng.random() for doc in docs}
+    ours, theirs = _ours(COMPAT, qrels, run), _theirs(COMPAT, qrels, run)
+    assert ours.keys() == theirs.keys()
+    assert ours == pytest.approx(theirs, abs=1e-12)

@@ -127,3 +127,17 @@ def test_gain_maps_of_the_dcg_family() -> None:
     assert res.per_query["value"].to_list() == pytest.approx(expected)
     with pytest.raises(rankset.ParameterError, match="cannot read the gain map"):
         rankset.evaluate(run, labels, ["ndcg(gains=1=3)"])
+
+
+def test_compat_by_hand() -> None:
+    # ranking x (unlabelled), a (1); ideal b (2), a, c (1, unretrieved): depth 3, p 0.5.
+    # Overlap: none at depth 1, {a} at 2 and 3: 0.5 x 1/2 + 0.25 x 1/3 over 1 + 0.5 + 0.25;
+    # the ideal with itself overlaps fully (1.75 / 1.75), so normalising changes nothing.
+    run = {"q": {"x": 2.0, "a": 1.0}}
+    labels = {"q": {"a": 1, "b": 2, "c": 1}}
+    names = ["compat(p=0.5)", "compat(p=0.5,normalize=0)", "compat(p=1)"]
+    res = rankset.evaluate(run, labels, names, confidence=None)
+    raw = (0.5 / 2 + 0.25 / 3) / 1.75
+    # p = 1: every depth weighs 1; best: 1 + 1 + 1 (the ideal with itself) over 3
+    flat = (1 / 2 + 1 / 3) / (1 + 1 + 1)
+    assert res.per_query["value"].to_list() == pytest.approx([raw, raw, flat])

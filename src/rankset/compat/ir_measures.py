@@ -29,8 +29,13 @@ ir_measures, ``Judged`` counts every labelled document, grade -1 included.
 ``ERR@k`` and ``nDCG(dcg='exp-log2')@k`` are gdeval's (the TREC Web track script
 ir_measures runs): gains ``2^grade - 1``, ERR's grades read on a 0-4 scale.
 
-Measures of ir_measures without a counterpart here (the C/W/L family, ``RBP``, Compat,
-the intent-aware family) raise a :class:`~rankset.ParameterError` naming the supported
+``Compat`` is rankset's ``compat``; ir_measures breaks score ties by doc id ascending
+there (rankset: descending, as everywhere) and places unretrieved relevant documents by
+a score of 0 (rankset: after the retrieved ones of their grade), so the two differ only on
+tied or negative scores.
+
+Measures of ir_measures without a counterpart here (the C/W/L family, ``RBP``, the
+intent-aware family) raise a :class:`~rankset.ParameterError` naming the supported
 ones.
 """
 
@@ -54,6 +59,7 @@ __all__ = [
     "ERR",
     "RR",
     "Bpref",
+    "Compat",
     "IPrec",
     "Judged",
     "Measure",
@@ -106,26 +112,27 @@ class Metric(NamedTuple):
 
 
 # name -> (rankset measure, the parameters ir_measures accepts, what "@" sets)
-_SUPPORTED: dict[str, tuple[str, frozenset[str], str | None]] = {
-    "nDCG": ("ndcg", frozenset({"dcg", "gains", "judged_only"}), "cutoff"),
-    "ERR": ("err", frozenset(), "cutoff"),
-    "AP": ("ap", frozenset({"rel", "judged_only"}), "cutoff"),
-    "P": ("precision", frozenset({"rel", "judged_only"}), "cutoff"),
-    "R": ("recall", frozenset({"rel", "judged_only"}), "cutoff"),
-    "RR": ("rr", frozenset({"rel", "judged_only"}), "cutoff"),
-    "Success": ("hit", frozenset({"rel", "judged_only"}), "cutoff"),
-    "Rprec": ("rprec", frozenset({"rel", "judged_only"}), None),
-    "Bpref": ("bpref", frozenset({"rel"}), None),
-    "infAP": ("infap", frozenset({"rel"}), None),
-    "Judged": ("judged", frozenset(), "cutoff"),
-    "IPrec": ("iprec_at_recall", frozenset({"rel", "judged_only"}), "recall"),
-    "SetP": ("set_p", frozenset({"rel", "relative", "judged_only"}), None),
-    "SetR": ("set_recall", frozenset({"rel"}), None),
-    "SetF": ("set_f", frozenset({"rel", "beta", "judged_only"}), None),
-    "SetAP": ("set_map", frozenset({"rel", "judged_only"}), None),
-    "NumQ": ("num_ret", frozenset(), None),
-    "NumRet": ("num_ret", frozenset({"rel"}), None),
-    "NumRel": ("num_rel", frozenset({"rel"}), None),
+_SUPPORTED: dict[str, tuple[str, tuple[str, ...], str | None]] = {
+    "nDCG": ("ndcg", ("dcg", "gains", "judged_only"), "cutoff"),
+    "ERR": ("err", (), "cutoff"),
+    "Compat": ("compat", ("p", "normalize"), None),
+    "AP": ("ap", ("rel", "judged_only"), "cutoff"),
+    "P": ("precision", ("rel", "judged_only"), "cutoff"),
+    "R": ("recall", ("rel", "judged_only"), "cutoff"),
+    "RR": ("rr", ("rel", "judged_only"), "cutoff"),
+    "Success": ("hit", ("rel", "judged_only"), "cutoff"),
+    "Rprec": ("rprec", ("rel", "judged_only"), None),
+    "Bpref": ("bpref", ("rel",), None),
+    "infAP": ("infap", ("rel",), None),
+    "Judged": ("judged", (), "cutoff"),
+    "IPrec": ("iprec_at_recall", ("rel", "judged_only"), "recall"),
+    "SetP": ("set_p", ("rel", "relative", "judged_only"), None),
+    "SetR": ("set_recall", ("rel",), None),
+    "SetF": ("set_f", ("rel", "beta", "judged_only"), None),
+    "SetAP": ("set_map", ("rel", "judged_only"), None),
+    "NumQ": ("num_ret", (), None),
+    "NumRet": ("num_ret", ("rel",), None),
+    "NumRel": ("num_rel", ("rel",), None),
 }
 #: Measures summed over queries by ir_measures' aggregate; the others are averaged.
 _SUMMED = frozenset({"NumQ", "NumRet", "NumRel"})
@@ -157,7 +164,7 @@ class Measure:
     def __call__(self, **params: Any) -> Measure:
         """Return this measure with ``params`` set (``AP(rel=2)``)."""
         accepted = _SUPPORTED[self.NAME][1]
-        unknown = sorted(set(params) - accepted)
+        unknown = sorted(set(params) - set(accepted))
         if unknown:
             msg = (
                 f"{self.NAME} has no parameter {', '.join(map(repr, unknown))} here "
@@ -166,10 +173,12 @@ class Measure:
             raise ParameterError(msg)
         merged = {**dict(self.params), **params}
         frozen = {k: _FrozenMap(v) if isinstance(v, Mapping) else v for k, v in merged.items()}
-        return Measure(self.NAME, tuple(sorted(frozen.items())), self.at)
+        # in ir_measures' order of the measure's parameters, as it prints them
+        ordered = tuple((name, frozen[name]) for name in accepted if name in frozen)
+        return Measure(self.NAME, ordered, self.at)
 
     def __str__(self) -> str:
-        shown = ", ".join(f"{name}={value!r}" for name, value in self.params)
+        shown = ",".join(f"{name}={value!r}" for name, value in self.params)
         text = f"{self.NAME}({shown})" if shown else self.NAME
         return text if self.at is None else f"{text}@{self.at}"
 
@@ -215,6 +224,7 @@ def _check_at(name: str, value: object) -> float | int:
 
 nDCG = Measure("nDCG")
 ERR = Measure("ERR")
+Compat = Measure("Compat")
 AP = Measure("AP")
 P = Measure("P")
 R = Measure("R")
@@ -313,6 +323,9 @@ def _rankset_name(measure: Measure) -> str:
         name = "set_relative_p"
     if measure.param("dcg") == "exp-log2":
         name = "ndcg_exp"  # gdeval's nDCG: gains 2^grade - 1
+    if measure.NAME == "Compat":
+        params["p"] = measure.param("p", 0.95)
+        params["normalize"] = int(bool(measure.param("normalize", True)))
     if measure.NAME == "SetF":
         params["x"] = measure.param("beta", 1)  # trec_eval's set_F.x, as ir_measures sends it
     if at_kind == "recall" and measure.at is not None:

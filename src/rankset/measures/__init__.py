@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from rankset.measures import (
     cascade,
+    compatibility,
     gain_curves,
     incomplete,
     interpolated,
@@ -77,6 +78,7 @@ __all__ = [
     "ParamSpec",
     "available_measures",
     "cascade",
+    "compatibility",
     "define",
     "expand_cutoffs",
     "gain_curves",
