@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 
 import rankset
@@ -149,3 +150,54 @@ def test_equals_the_trec_eval_binary(
     for name, query, value in per_query:
         got = ours[(query, measures[name])]
         assert (str(int(got)) if name == "num_ret" else f"{got:.4f}") == value, (query, name)
+
+
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+def test_a_system_judged_only_empties_is_scored_as_empty(missing: Any) -> None:
+    labels = {"q1": {"d1": 1}, "q2": {"d3": 1}}
+    runs = {
+        "good": {"q1": {"d1": 1.0}, "q2": {"d3": 1.0}},
+        "bad": {"q1": {"x": 1.0}, "q2": {"z": 1.0}},  # unlabelled only: -J empties both
+    }
+    res = rankset.evaluate(
+        runs, labels, ["rr", "num_ret"], judged_only=True, missing=missing, confidence=None
+    )
+    rows = res.per_query.select("system", "query_id", "metric", "value").rows()
+    got = {(s, q, m): v for s, q, m, v in rows}
+    assert got[("good", "q1", "rr")] == 1.0
+    assert got[("bad", "q1", "rr")] == got[("bad", "q2", "num_ret")] == 0.0
+    assert res.query_counts["n_scored"].to_list() == [2, 2]
+
+
+@pytest.mark.parametrize("buckets", [None, 2])
+def test_every_ranking_emptied(buckets: int | None) -> None:
+    # -M 1 keeps x and z, unlabelled; -J then removes them: two empty rankings
+    run = {"q1": {"x": 1.0, "d1": 0.5}, "q2": {"z": 2.0, "d3": 1.0}}
+    labels = {"q1": {"d1": 1}, "q2": {"d3": 1}}
+    res = rankset.evaluate(
+        run, labels, ["rr", "num_ret", "num_rel"], max_depth=1, judged_only=True,
+        buckets=buckets, confidence=None,
+    )  # fmt: skip
+    values = dict(
+        res.per_query.group_by("metric").agg(rankset_sum=pl.col("value").sum()).iter_rows()
+    )
+    assert values == {"rr": 0.0, "num_ret": 0.0, "num_rel": 2.0}
+
+
+def test_max_depth_cuts_the_ranking_keep_best_makes() -> None:
+    # a twice: keep_best keeps its first copy, so the top 2 are a and b
+    run = pl.DataFrame({"query_id": "q", "doc_id": ["a", "a", "b", "c"], "score": [4.0, 3, 2, 1]})
+    labels = {"q": {"a": 1, "b": 1, "c": 1}}
+    res = rankset.evaluate(
+        run, labels, ["num_ret", "precision@2"], duplicates="keep_best", max_depth=2,
+        confidence=None,
+    )  # fmt: skip
+    assert res.per_query["value"].to_list() == [2.0, 1.0]
+
+
+def test_run_only_queries_are_still_counted_under_judged_only() -> None:
+    run = {"q1": {"d1": 1.0}, "q2": {"y": 1.0}, "q3": {"z": 1.0}}
+    labels = {"q1": {"d1": 1}, "q2": {"d3": 1}}
+    res = rankset.evaluate(run, labels, ["rr"], judged_only=True, confidence=None)
+    counts = res.query_counts.row(0, named=True)
+    assert (counts["n_scored"], counts["n_run_queries_without_labels"]) == (2, 1)

@@ -257,7 +257,12 @@ def cut_runs(
             cast, key = runs.cast(part, None)
             frame = cast.sort(
                 ["system", "query_id", key, "doc_id"], descending=[False, False, True, True]
-            ).filter(pl.int_range(pl.len()).over("system", "query_id") < max_depth)
+            )
+            if runs.duplicates == "keep_best":  # the ranking keep_best makes is the one cut
+                frame = frame.unique(
+                    ["system", "query_id", "doc_id"], keep="first", maintain_order=True
+                )
+            frame = frame.filter(pl.int_range(pl.len()).over("system", "query_id") < max_depth)
         if judged_only:
             ranked.append(frame.select("system", "query_id").unique())
             judged = labels.filter(pl.col("grade") >= 0).select("query_id", "doc_id").unique()

@@ -269,7 +269,10 @@ def finish(plan: EvaluationPlan, merged: PartialResult) -> Collected:
     """Apply the query policies and the pools to the merged partitions; describe the run."""
     features, runs = plan.features, plan.runs
     aggregates, stats, extra = merged.aggregates, merged.stats, dict(merged.extra)
-    systems = systems_in_input_order(runs, aggregates["system"].unique().to_list())
+    measured = aggregates["system"].unique().to_list()
+    if plan.ranked_queries is not None:  # a system judged_only emptied is still measured
+        measured = list(dict.fromkeys(measured + plan.ranked_queries["system"].to_list()))
+    systems = systems_in_input_order(runs, measured)
     if stats.height == 0:
         msg = f"{plan.label_source}: the labels have no rows; expected at least one label."
         raise SchemaError(msg)

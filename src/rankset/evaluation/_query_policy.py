@@ -35,17 +35,16 @@ def apply_query_policy(
     runs; a labelled one the cut left without documents is scored as an empty ranking.
     """
     scored = aggregates.filter(pl.col(IN_LABELS)).drop(IN_LABELS)
-    if emptied is not None and missing != "zero":
+    if emptied is not None:
         labelled = emptied.join(stats.select("query_id"), on="query_id", how="semi")
         lost = labelled.join(scored, on=["system", "query_id"], how="anti")
         scored = pl.concat([scored, _as_empty(features, lost, scored)], how="diagonal_relaxed")
     per_system = pl.DataFrame({"system": systems}, schema={"system": pl.String})
     answered = scored.group_by("system").agg(n_answered=pl.len())
-    run_only = (
-        aggregates.filter(~pl.col(IN_LABELS))
-        .group_by("system")
-        .agg(n_run_queries_without_labels=pl.len())
-    )
+    ranked = aggregates.filter(~pl.col(IN_LABELS)).select("system", "query_id")
+    if emptied is not None:  # judged_only removed every document of the run-only queries
+        ranked = emptied.join(stats.select("query_id"), on="query_id", how="anti")
+    run_only = ranked.group_by("system").agg(n_run_queries_without_labels=pl.len())
     n_label_queries = stats.height
     counts = (
         per_system.join(answered, on="system", how="left", maintain_order="left")
