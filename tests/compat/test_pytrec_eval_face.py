@@ -163,3 +163,17 @@ def test_empty_inputs_and_bad_measures() -> None:
     # pytrec_eval aborts the interpreter on this one; the face raises.
     with pytest.raises(ValueError, match=r"unsupported measure ndcg\.1=3"):
         face.RelevanceEvaluator(qrels, {"ndcg.1=3"})
+
+
+def test_empty_rankings_score_as_trec_eval_scores_them() -> None:
+    # pytrec_eval itself raises or reports num_rel 0 here; the face gives what trec_eval
+    # prints for a ranking -J emptied (tests/compat/test_trec_eval_command.py)
+    qrels = {"q1": {"d1": 1, "d2": 0}}
+    measures = {"map", "num_ret", "num_rel", "iprec_at_recall.0,0.5"}
+    got = face.RelevanceEvaluator(qrels, measures).evaluate({"q1": {}})["q1"]
+    assert {k: v for k, v in got.items() if k != "iprec_at_recall_0.00"} == {
+        "num_ret": 0.0, "num_rel": 1.0, "map": 0.0, "iprec_at_recall_0.50": 0.0
+    }  # fmt: skip
+    assert math.isnan(got["iprec_at_recall_0.00"])  # 0 / 0 at a cutoff of 0, as in C
+    judged = face.RelevanceEvaluator(qrels, {"map", "num_ret"}, judged_docs_only_flag=True)
+    assert judged.evaluate({"q1": {"x": 1.0}}) == {"q1": {"num_ret": 0.0, "map": 0.0}}

@@ -138,3 +138,32 @@ def test_gain_maps_and_what_is_refused(tmp_path: Path) -> None:
     assert status == 0
     assert out.startswith("map ")
     assert "ndcg_1=0.5 is left out" in err
+
+
+def test_j_emptying_every_ranking(tmp_path: Path) -> None:
+    # trec_eval 10.0 prints these lines for this pair (both documents are unlabelled)
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q 0 d1 1\n", encoding="utf-8")
+    run.write_text("q Q0 x 1 1.0 t\nq Q0 y 2 0.5 t\n", encoding="utf-8")
+    argv = [
+        "-q",
+        "-J",
+        "-m",
+        "map",
+        "-m",
+        "num_ret",
+        "-m",
+        "iprec_at_recall.0",
+        str(qrels),
+        str(run),
+    ]
+    status, out, err = _run(argv)
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [
+        "num_ret               \tq\t0",
+        "map                   \tq\t0.0000",
+        "iprec_at_recall_0.00  \tq\t  -nan",
+        "num_ret               \tall\t0",
+        "map                   \tall\t0.0000",
+        "iprec_at_recall_0.00  \tall\t  -nan",
+    ]

@@ -195,8 +195,9 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
     if not (scored if v9 else label_queries):
         raise TrecEvalError("trec_eval: No queries with both results and relevance info", 7)
     n_queries = len(label_queries) if options.complete else len(scored)
-    run = prepare_run(_with_stand_ins(run, added), labels, options)
+    run = _with_stand_ins(run, added)
     values = query_values(labels, run, planned, options, scored, set(added))
+    run = prepare_run(run, labels, options)  # the ranking -M and -J leave: its relstrings
     means = _means(values, planned, n_queries)
     if options.per_query:
         relstrings = (
@@ -256,33 +257,46 @@ def query_values(
 ) -> pl.DataFrame:
     """Return ``query_id, metric, value`` of the ``scored`` queries, as trec_eval has them.
 
-    ``run`` is already cut by -M and -J (:func:`prepare_run`); a scored query it lacks
-    is an empty ranking (-J removed every document), which trec_eval still scores.
+    ``run`` is the ranking before -M and -J, which the evaluation applies
+    (``max_depth``, ``judged_only``); a ranking they empty is scored as an empty one, as
+    trec_eval scores it. A scored query ``run`` lacks (an empty ranking passed in
+    Python) is scored as empty too: its stand-in document, removed by ``judged_only``.
     ``added`` are the queries 10.0's -c gave a stand-in ranking.
     """
     from rankset.evaluation import evaluate as evaluate_runs
 
-    empty = set(scored) - set(run["query_id"].unique().to_list())
+    run = run.select("query_id", "doc_id", "score")
+    answered = set(run["query_id"].unique().to_list())
+    cut = prepare_run(run, labels, options)
+    empty = set(scored) - set(cut["query_id"].unique().to_list())
     metrics = sorted(
         {column.metric for _, columns in planned for column in columns if column.metric}
     )
-    values = pl.DataFrame(schema={"query_id": pl.String, "metric": pl.String, "value": pl.Float64})
-    if metrics and scored:
+    ranked = [query for query in scored if query in answered]
+    unranked = [query for query in scored if query not in answered]
+    jobs = []
+    if ranked:
+        jobs.append((run, ranked, options.judged_only))
+    if unranked:
+        jobs.append((_with_stand_ins(run.clear(), unranked), unranked, True))
+    parts = [pl.DataFrame(schema={"query_id": pl.String, "metric": pl.String, "value": pl.Float64})]
+    for frame, queries, judged_only in jobs if metrics else []:
         try:
             result = evaluate_runs(
-                run,
-                labels.filter(pl.col("query_id").is_in(scored)) if empty else labels,
+                frame,
+                labels.filter(pl.col("query_id").is_in(queries)),
                 metrics,
                 relevance_level=options.level,
-                missing="zero" if empty else "skip",
+                max_depth=options.max_depth,
+                judged_only=judged_only,
                 score_precision="float32" if options.version == "9.0.8" else "float64",
                 confidence=None,
             )
         except SchemaError:
-            _refuse_duplicates(run)  # the evaluation found them; say it as trec_eval does
+            _refuse_duplicates(frame)  # the evaluation found them; say it as trec_eval does
             raise
-        values = result.per_query.select("query_id", "metric", "value")
-    return _as_trec_eval_prints(values, planned, added, empty, labels, options)
+        parts.append(result.per_query.select("query_id", "metric", "value"))
+    return _as_trec_eval_prints(pl.concat(parts), planned, added, empty, labels, options)
 
 
 def _with_stand_ins(run: pl.DataFrame, added: list[str]) -> pl.DataFrame:
