@@ -230,3 +230,24 @@ def test_compat_equals_ir_measures_without_ties(seed: int) -> None:
     ours, theirs = _ours(COMPAT, qrels, run), _theirs(COMPAT, qrels, run)
     assert ours.keys() == theirs.keys()
     assert ours == pytest.approx(theirs, abs=1e-12)
+
+
+def test_near_ties_are_read_as_each_of_ir_measures_tools_reads_them() -> None:
+    # 1.00000001 and 1.0 are equal as 32-bit floats (pytrec_eval: RR, P) but not as
+    # doubles (gdeval, and ir_measures' own Judged and RR@k).
+    if shutil.which("perl") is None:
+        pytest.skip("ir_measures computes ERR with gdeval.pl, which needs perl")
+    qrels = {"1": {"a": 0, "b": 3}}
+    run = {"1": {"a": 1.00000001, "b": 1.0}}
+    names = ["ERR@10", "nDCG(dcg='exp-log2')@10", "RR@10", "RR", "P@1", "Judged@1"]
+    ours = {key: round(value, 5) for key, value in _ours(names, qrels, run).items()}
+    assert ours == pytest.approx(_theirs(names, qrels, run), abs=1e-12)
+    assert ours[("1", "RR")] == 1.0  # b first: a tie, broken by doc id descending
+    assert ours[("1", "RR@10")] == 0.5  # a first: 1.00000001 > 1.0
+
+
+def test_no_query_in_common_scores_zero() -> None:
+    qrels, run = {"q1": {"d1": 1}}, {"q2": {"d1": 1.0}}
+    names = ["AP", "nDCG@10", "NumQ"]
+    assert _ours(names, qrels, run) == _theirs(names, qrels, run)
+    assert set(_ours(names, qrels, run).values()) == {0.0}

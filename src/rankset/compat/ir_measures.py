@@ -386,13 +386,18 @@ def _gained(labels: pl.DataFrame, gains: _FrozenMap | None) -> pl.DataFrame:
 def _values(measures: list[Measure], labels: pl.DataFrame, run: pl.DataFrame) -> pl.DataFrame:
     """Return ``query_id, measure, value`` for every labelled query and measure."""
     queries = labels.select("query_id").unique().sort("query_id")
-    groups: dict[tuple[bool, str, bool], list[Measure]] = {}
+    groups: dict[tuple[bool, str, bool, bool], list[Measure]] = {}
     for measure in measures:
         judged_only = bool(measure.param("judged_only", False))
-        key = (judged_only, repr(measure.param("gains")), measure.NAME == "Judged")
+        key = (
+            judged_only,
+            repr(measure.param("gains")),
+            measure.NAME == "Judged",
+            _in_doubles(measure),
+        )
         groups.setdefault(key, []).append(measure)
     parts = []
-    for (judged_only, _, any_grade), group in groups.items():
+    for (judged_only, _, any_grade, doubles), group in groups.items():
         group_labels = _gained(labels, group[0].param("gains"))
         if any_grade:  # ir_measures' Judged counts every labelled document, grade -1 too
             group_labels = group_labels.with_columns(grade=pl.col("grade").clip(lower_bound=0))
@@ -400,13 +405,13 @@ def _values(measures: list[Measure], labels: pl.DataFrame, run: pl.DataFrame) ->
         judged = labels.filter(pl.col("grade") >= 0)
         group_run = run.join(judged, on=["query_id", "doc_id"], how="semi") if judged_only else run
         names = {parse_metric(_rankset_name(m)).name: m for m in group if m.NAME != "NumQ"}
-        answered = group_run.select("query_id").unique()
+        answered = group_run.select("query_id").unique().join(queries, on="query_id")
         if names and answered.height:
             result = evaluate(
-                group_run,
+                group_run.join(answered, on="query_id", how="semi"),
                 group_labels,
                 list(dict.fromkeys([*names, "num_ret"])),
-                score_precision="float32",
+                score_precision="float64" if doubles else "float32",
                 duplicates="keep_best",
                 confidence=None,
             )
@@ -421,7 +426,7 @@ def _values(measures: list[Measure], labels: pl.DataFrame, run: pl.DataFrame) ->
                 .select("query_id", "measure", "value")
             )
         if any(m.NAME == "NumQ" for m in group):
-            parts.append(answered.join(queries, on="query_id").with_columns(
+            parts.append(answered.with_columns(
                 measure=pl.lit(str(NumQ)), value=pl.lit(1.0)
             ))  # fmt: skip
     wanted = pl.DataFrame({"measure": [str(m) for m in measures]})
@@ -430,6 +435,20 @@ def _values(measures: list[Measure], labels: pl.DataFrame, run: pl.DataFrame) ->
     # ir_measures scores a labelled query the run lacks 0 on every measure.
     return grid.join(found, on=["query_id", "measure"], how="left").with_columns(
         pl.col("value").fill_null(0.0)
+    )
+
+
+def _in_doubles(measure: Measure) -> bool:
+    """Whether ir_measures reads this measure's scores as doubles, not as floats.
+
+    pytrec_eval (most measures) holds scores as 32-bit floats; ir_measures computes
+    ``Judged``, ``RR@k`` and ``Compat`` in Python and runs gdeval (``ERR``, exp-log2 nDCG)
+    in perl, all with doubles.
+    """
+    return (
+        measure.NAME in ("Judged", "Compat", "ERR")
+        or (measure.NAME == "RR" and measure.at is not None)
+        or measure.param("dcg") == "exp-log2"
     )
 
 
