@@ -59,7 +59,7 @@ def gains_key(gains: GainMap | None) -> str:
     """Return a column-name suffix for ``gains`` ("" for none)."""
     if gains is None:
         return ""
-    return "_g" + "_".join(f"{grade:g}:{gain:g}" for grade, gain in gains)
+    return "_g" + "_".join(f"{grade!r}:{gain!r}" for grade, gain in gains)
 
 
 def mapped_gain(grade: pl.Expr, gains: GainMap | None, *, ideal: bool = False) -> pl.Expr:

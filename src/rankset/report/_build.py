@@ -399,7 +399,8 @@ def _worst_explanations(
         runs,
         labels,
         cutoff if isinstance(cutoff, int) else None,
-        relevance_level=options.relevance_level,
+        # the level the evaluation used (the labels may have implied it)
+        relevance_level=result.config.get("relevance_level", options.relevance_level),
         names=options.names,
     )
 
