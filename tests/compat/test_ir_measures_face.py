@@ -251,3 +251,25 @@ def test_no_query_in_common_scores_zero() -> None:
     names = ["AP", "nDCG@10", "NumQ"]
     assert _ours(names, qrels, run) == _theirs(names, qrels, run)
     assert set(_ours(names, qrels, run).values()) == {0.0}
+
+
+RBP = ["RBP(rel=1)", "RBP(rel=2)", "RBP(rel=1,p=0.5)", "RBP(rel=3,p=0.95)"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_rbp_equals_cwl_eval_through_ir_measures(seed: int) -> None:
+    # ir_measures computes RBP with cwl_eval (a test dependency), binary at rel, ranking
+    # by score with ties in input order: untied scores here.
+    pytest.importorskip("cwl", reason="cwl-eval is a test dependency")
+    rng = random.Random(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(10):
+        docs = [f"d{i}" for i in range(rng.randint(1, 40))]
+        judged = rng.sample(docs, k=rng.randint(1, len(docs)))
+        qrels[f"q{q}"] = {doc: rng.choice([-1, 0, 0, 1, 2, 3]) for doc in judged}
+        if q != 3:  # labelled, not answered
+            run[f"q{q}"] = {doc: rng.random() for doc in docs}
+    ours, theirs = _ours(RBP, qrels, run), _theirs(RBP, qrels, run)
+    assert ours.keys() == theirs.keys()
+    assert ours == pytest.approx(theirs, abs=1e-12)

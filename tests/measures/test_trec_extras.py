@@ -141,3 +141,13 @@ def test_compat_by_hand() -> None:
     # p = 1: every depth weighs 1; best: 1 + 1 + 1 (the ideal with itself) over 3
     flat = (1 / 2 + 1 / 3) / (1 + 1 + 1)
     assert res.per_query["value"].to_list() == pytest.approx([raw, raw, flat])
+
+
+def test_rbp_binary_by_hand() -> None:
+    # grades 0, 2, 1, 3 at ranks 1-4: relevant at rel 1 are ranks 2-4, at rel 2 ranks 2, 4
+    run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
+    labels = {"q": {"a": 0, "b": 2, "c": 1, "d": 3}}
+    names = ["rbp_binary", "rbp_binary(p=0.5,rel=2)"]
+    res = rankset.evaluate(run, labels, names, confidence=None)
+    expected = [0.2 * (0.8 + 0.8**2 + 0.8**3), 0.5 * (0.5 + 0.5**3)]
+    assert res.per_query["value"].to_list() == pytest.approx(expected)

@@ -34,7 +34,10 @@ there (rankset: descending, as everywhere) and places unretrieved relevant docum
 a score of 0 (rankset: after the retrieved ones of their grade), so the two differ only on
 tied or negative scores.
 
-Measures of ir_measures without a counterpart here (the C/W/L family, ``RBP``, the
+``RBP(rel=r, p=0.8)`` is cwl_eval's rank-biased precision with binary relevance,
+rankset's ``rbp_binary`` (cwl_eval stops at rank 1,000; rankset reads the whole ranking).
+
+Measures of ir_measures without a counterpart here (the rest of the C/W/L family, the
 intent-aware family) raise a :class:`~rankset.ParameterError` naming the supported
 ones.
 """
@@ -57,6 +60,7 @@ from rankset.measures import parse_metric
 __all__ = [
     "AP",
     "ERR",
+    "RBP",
     "RR",
     "Bpref",
     "Compat",
@@ -116,6 +120,7 @@ _SUPPORTED: dict[str, tuple[str, tuple[str, ...], str | None]] = {
     "nDCG": ("ndcg", ("dcg", "gains", "judged_only"), "cutoff"),
     "ERR": ("err", (), "cutoff"),
     "Compat": ("compat", ("p", "normalize"), None),
+    "RBP": ("rbp_binary", ("rel", "p"), None),
     "AP": ("ap", ("rel", "judged_only"), "cutoff"),
     "P": ("precision", ("rel", "judged_only"), "cutoff"),
     "R": ("recall", ("rel", "judged_only"), "cutoff"),
@@ -225,6 +230,7 @@ def _check_at(name: str, value: object) -> float | int:
 nDCG = Measure("nDCG")
 ERR = Measure("ERR")
 Compat = Measure("Compat")
+RBP = Measure("RBP")
 AP = Measure("AP")
 P = Measure("P")
 R = Measure("R")
@@ -323,6 +329,8 @@ def _rankset_name(measure: Measure) -> str:
         name = "set_relative_p"
     if measure.param("dcg") == "exp-log2":
         name = "ndcg_exp"  # gdeval's nDCG: gains 2^grade - 1
+    if measure.NAME == "RBP":
+        params["p"] = measure.param("p", 0.8)
     if measure.NAME == "Compat":
         params["p"] = measure.param("p", 0.95)
         params["normalize"] = int(bool(measure.param("normalize", True)))
@@ -442,11 +450,11 @@ def _in_doubles(measure: Measure) -> bool:
     """Whether ir_measures reads this measure's scores as doubles, not as floats.
 
     pytrec_eval (most measures) holds scores as 32-bit floats; ir_measures computes
-    ``Judged``, ``RR@k`` and ``Compat`` in Python and runs gdeval (``ERR``, exp-log2 nDCG)
-    in perl, all with doubles.
+    ``Judged``, ``RR@k`` and ``Compat`` in Python, ``RBP`` with cwl_eval and runs gdeval
+    (``ERR``, exp-log2 nDCG) in perl, all with doubles.
     """
     return (
-        measure.NAME in ("Judged", "Compat", "ERR")
+        measure.NAME in ("Judged", "Compat", "ERR", "RBP")
         or (measure.NAME == "RR" and measure.at is not None)
         or measure.param("dcg") == "exp-log2"
     )

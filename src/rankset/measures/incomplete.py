@@ -194,6 +194,27 @@ def _rbp_resid(features: Features, metric: Metric) -> pl.Expr:
     return pl.when(unjudged > 0).then(residual).otherwise(0.0)
 
 
+BINARY_PERSISTENCE = ParamSpec(
+    "p", float, 0.8, minimum=0.0, description="persistence: chance of reading on (0..1)"
+)
+
+
+@define(
+    "rbp_binary",
+    description="Rank-biased precision with binary relevance (grade >= rel): (1 - p) × the "
+    "relevant documents discounted by p^(rank - 1) (Moffat and Zobel; ir_measures' RBP).",
+    cutoff="none",
+    params=(BINARY_PERSISTENCE, REL),
+)
+def _rbp_binary(features: Features, metric: Metric) -> pl.Expr:
+    p = _persistence(metric)
+    level = features.level(metric)
+    rel = relevant_row(features, level)
+    weight = power_of_positions("pos", p)
+    name = f"_rbp_binary_{level_key(p)}_{level_key(level)}"
+    return (1.0 - p) * features.aggregate(name, sequential_sum(weight.filter(pl.col(rel))))
+
+
 @define(
     "bing",
     description="trec_eval's binG: each relevant document worth 1 / log2(2 + non-relevant "
