@@ -167,3 +167,10 @@ def test_j_emptying_every_ranking(tmp_path: Path) -> None:
         "map                   \tall\t0.0000",
         "iprec_at_recall_0.00  \tall\t  -nan",
     ]
+
+
+def test_11pt_avg_points_out_of_order_are_refused(trec_eval_data: Path) -> None:
+    files = [str(trec_eval_data / "qrels.test"), str(trec_eval_data / "results.test")]
+    status, out, err = _run(["-m", "11pt_avg.0.5,0.2", *files])
+    assert (status, out) == (1, "")
+    assert "ascending order" in err

@@ -151,3 +151,15 @@ def test_rbp_binary_by_hand() -> None:
     res = rankset.evaluate(run, labels, names, confidence=None)
     expected = [0.2 * (0.8 + 0.8**2 + 0.8**3), 0.5 * (0.5 + 0.5**3)]
     assert res.per_query["value"].to_list() == pytest.approx(expected)
+
+
+def test_11pt_avg_over_chosen_recall_points() -> None:
+    # 4 relevant labels, relevant at positions 1 and 5 (as above). Points 0.1 and 0.3:
+    # 10.0 reads 0 and 1 relevant documents (1.0 and 1.0); 9.0.8 reads 1 and 2 (1.0, 0.4).
+    run = {"q": {"a": 5.0, "b": 4.0, "c": 3.0, "d": 2.0, "e": 1.0}}
+    labels = {"q": {"a": 1, "e": 1, "x": 1, "y": 1}}
+    names = ["11pt_avg(points=0.3;0.1)", "11pt_avg(points=0.1;0.3,rounding=v9)"]
+    res = rankset.evaluate(run, labels, names, confidence=None)
+    assert res.per_query["value"].to_list() == pytest.approx([1.0, 0.7])
+    with pytest.raises(rankset.ParameterError, match="cannot read the recall points"):
+        rankset.evaluate(run, labels, ["11pt_avg(points=1.5)"])

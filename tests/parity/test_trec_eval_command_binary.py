@@ -35,6 +35,7 @@ OPTION_SETS = [
     ["-q", "-c", "-m", "ndcg.1=3,2=9", "-m", "ndcg_cut.5", "-m", "map"],
     ["-q", "-J", "-m", "ideal_dcg.0=2,3=5"],
     ["-q", "-m", "dcg.1=2,3=7", "-m", "G"],
+    ["-q", "-c", "-m", "11pt_avg.0,0.33,1", "-m", "iprec_at_recall.0.33"],
 ]
 # 9.0.8 has no rbp, rbp_resid or unj (its all_trec lacks them too).
 OPTION_SETS_9 = [

@@ -102,6 +102,23 @@ def _gain_metric(base: str) -> Callable[[str], str]:
     return metric
 
 
+def _points_metric(params: str) -> str:
+    """11pt_avg's own recall levels, ascending (10.0 mis-averages others)."""
+    if not params:
+        return "iprec_avg"
+    try:
+        points = [float(part) for part in params.split(",")]
+    except ValueError:
+        raise TrecEvalError(f"trec_eval: improper cutoff list '{params}'", 1) from None
+    if points != sorted(points):
+        msg = (
+            f"rankset trec_eval: 11pt_avg.{params}: give the recall levels in ascending order "
+            "(trec_eval walks them from the last down and mis-averages others)"
+        )
+        raise TrecEvalError(msg, 1)
+    return f"iprec_avg(points={';'.join(repr(point) for point in points)})"
+
+
 def _no_params(name: str, metric: str) -> Callable[[str], str]:
     def build(params: str) -> str:
         if params:
@@ -133,7 +150,7 @@ MEASURE_TABLE: tuple[Measure, ...] = (
     Measure("gm_bpref", "geometric", _fixed("gm_bpref")),
     Measure("Rprec_mult", "cut_double", lambda m: f"rprec_mult(mult={m})", _MULTS),
     Measure("utility", "param", _utility_metric),
-    Measure("11pt_avg", "param", _no_params("11pt_avg", "iprec_avg")),
+    Measure("11pt_avg", "param", _points_metric),
     Measure("binG", "double", _fixed("bing")),
     Measure("G", "param", _no_params("G", "g")),
     Measure("dcg", "param", _gain_metric("dcg")),

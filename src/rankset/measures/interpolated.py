@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from rankset.errors import ParameterError
 from rankset.measures._features import GROUP, Features, level_key, ratio_or_zero
 from rankset.measures._registry import Metric, ParamSpec, define
 from rankset.measures.ranking import (
@@ -56,6 +57,13 @@ RECALL = ParamSpec(
     "recall", float, 0.0, minimum=0.0, description="recall level, 0..1 (trec_eval's cutoff)"
 )
 MULT = ParamSpec("mult", float, 1.0, minimum=0.0, description="multiple of R (relevant labels)")
+POINTS = ParamSpec(
+    "points",
+    str,
+    "",
+    description="recall levels to average instead of the eleven, 'r;r;...' (trec_eval's "
+    "11pt_avg.0.2,0.5)",
+)
 ROUNDING = ParamSpec(
     "rounding",
     str,
@@ -115,16 +123,35 @@ def _iprec_at_recall(features: Features, metric: Metric) -> pl.Expr:
     description="Interpolated precision averaged over the 11 recall levels 0, 0.1, ..., 1 "
     "(trec_eval's 11pt_avg).",
     cutoff="none",
-    params=(REL, ROUNDING),
+    params=(REL, ROUNDING, POINTS),
     aliases=("11pt_avg", "11-pt_avg"),
 )
 def _iprec_avg(features: Features, metric: Metric) -> pl.Expr:
     level = features.level(metric)
     rounding = str(metric.get("rounding"))
+    points = _recall_points(metric)
     total = pl.lit(0.0)
-    for recall in reversed(ELEVEN_POINTS):  # trec_eval adds from the top recall down
+    for recall in reversed(points):  # trec_eval adds from the top recall down
         total = total + interpolated_precision_at(features, level, recall, rounding)
-    return total / float(len(ELEVEN_POINTS))
+    return total / float(len(points))
+
+
+def _recall_points(metric: Metric) -> tuple[float, ...]:
+    """Return the recall levels averaged: ``points=0.2;0.5`` (sorted), else the eleven."""
+    text = str(metric.get("points") or "")
+    if not text:
+        return ELEVEN_POINTS
+    try:
+        points = sorted(float(part) for part in text.split(";"))
+    except ValueError:
+        points = []
+    if not points or not all(0.0 <= point <= 1.0 for point in points):
+        msg = (
+            f"{metric.name}: cannot read the recall points {text!r}; expected levels "
+            "between 0 and 1 separated by ';' (e.g. points=0.2;0.5)."
+        )
+        raise ParameterError(msg)
+    return tuple(points)
 
 
 @define(
