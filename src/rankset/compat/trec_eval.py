@@ -196,13 +196,15 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
         raise TrecEvalError("trec_eval: No queries with both results and relevance info", 7)
     n_queries = len(label_queries) if options.complete else len(scored)
     run = _with_stand_ins(run, added)
-    values = query_values(labels, run, planned, options, scored, set(added))
-    run = prepare_run(run, labels, options)  # the ranking -M and -J leave: its relstrings
+    wants_relstrings = options.per_query and any(m.kind == "relstring" for m, _ in planned)
+    # the ranking -M and -J leave, made once: -J's emptied queries and the relstrings
+    cut = prepare_run(run, labels, options) if wants_relstrings or options.judged_only else None
+    values = query_values(labels, run, planned, options, scored, set(added), cut=cut)
     means = _means(values, planned, n_queries)
     if options.per_query:
         relstrings = (
-            _relstrings(run, labels, _relstring_length(options), set(added))
-            if any(m.kind == "relstring" for m, _ in planned)
+            _relstrings(cut, labels, _relstring_length(options), set(added))
+            if cut is not None and wants_relstrings
             else pl.DataFrame(schema={"query_id": pl.String, "relstring": pl.String})
         )
         # 10.0 goes through the labelled queries in order and stops at the first unanswered
@@ -254,6 +256,8 @@ def query_values(
     options: Options,
     scored: list[str],
     added: set[str],
+    *,
+    cut: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Return ``query_id, metric, value`` of the ``scored`` queries, as trec_eval has them.
 
@@ -261,14 +265,18 @@ def query_values(
     (``max_depth``, ``judged_only``); a ranking they empty is scored as an empty one, as
     trec_eval scores it. A scored query ``run`` lacks (an empty ranking passed in
     Python) is scored as empty too: its stand-in document, removed by ``judged_only``.
-    ``added`` are the queries 10.0's -c gave a stand-in ranking.
+    ``added`` are the queries 10.0's -c gave a stand-in ranking; ``cut``, when the
+    caller has it, is :func:`prepare_run`'s ranking (only -J can empty a ranking).
     """
     from rankset.evaluation import evaluate as evaluate_runs
 
     run = run.select("query_id", "doc_id", "score")
     answered = set(run["query_id"].unique().to_list())
-    cut = prepare_run(run, labels, options)
-    empty = set(scored) - set(cut["query_id"].unique().to_list())
+    kept = answered
+    if options.judged_only:
+        cut = prepare_run(run, labels, options) if cut is None else cut
+        kept = set(cut["query_id"].unique().to_list())
+    empty = set(scored) - kept
     metrics = sorted(
         {column.metric for _, columns in planned for column in columns if column.metric}
     )
