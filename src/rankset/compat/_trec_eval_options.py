@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from rankset.errors import RanksetError
 
 __all__ = [
+    "GROUPS",
     "MEASURE_TABLE",
     "ONLY_IN_10",
     "USAGE",
@@ -177,73 +178,17 @@ _BY_NAME = {measure.name: measure for measure in MEASURE_TABLE}
 VERSIONS = ("10.0", "9.0.8")
 #: Measures 10.0 added to the table (9.0.8 calls them illegal; its groups lack them).
 ONLY_IN_10 = frozenset({"dcg", "ideal_dcg", "rbp", "rbp_resid", "unj"})
-_GROUPS = {
-    "official": [
-        "runid",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "gm_map",
-        "Rprec",
-        "bpref",
-        "recip_rank",
-        "iprec_at_recall",
-        "P",
-    ],
-    "all_trec": [
-        "runid",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "gm_map",
-        "Rprec",
-        "bpref",
-        "recip_rank",
-        "iprec_at_recall",
-        "P",
-        "relstring",
-        "recall",
-        "unj",
-        "rbp",
-        "rbp_resid",
-        "infAP",
-        "gm_bpref",
-        "utility",
-        "11pt_avg",
-        "ndcg",
-        "relative_P",
-        "Rprec_mult",
-        "success",
-        "map_cut",
-        "ndcg_cut",
-        "ndcg_rel",
-        "Rndcg",
-        "binG",
-        "G",
-        "set_P",
-        "set_recall",
-        "set_relative_P",
-        "set_map",
-        "set_F",
-        "num_nonrel_judged_ret",
-    ],
-    "set": [
-        "runid",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "utility",
-        "set_P",
-        "set_recall",
-        "set_relative_P",
-        "set_map",
-        "set_F",
-    ],
+_COUNTS = ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret"]
+_OFFICIAL = [*_COUNTS, "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"]
+#: trec_eval's groups of measures (``-m official``, ``all_trec``, ``set``); membership is
+#: what counts: measures print in the table's order.
+GROUPS: dict[str, frozenset[str]] = {
+    "official": frozenset(_OFFICIAL),
+    # every measure of the table but those of other label formats, and dcg, ideal_dcg
+    "all_trec": frozenset(m.name for m in MEASURE_TABLE if m.name not in ("dcg", "ideal_dcg")),
+    "set": frozenset(
+        [*_COUNTS, "utility", "set_P", "set_recall", "set_relative_P", "set_map", "set_F"]
+    ),
 }
 
 
@@ -365,8 +310,8 @@ def _atol(text: str) -> int:
 
 def _mark(measures: dict[str, str], text: str, version: str) -> None:
     name, _, params = text.partition(".")
-    if name in _GROUPS:
-        for member in _GROUPS[name]:
+    if name in GROUPS:
+        for member in GROUPS[name]:
             if version == "10.0" or member not in ONLY_IN_10:
                 measures.setdefault(member, "")
         return
@@ -379,7 +324,7 @@ def _mark(measures: dict[str, str], text: str, version: str) -> None:
 
 def plan_columns(options: Options) -> tuple[list[tuple[Measure, list[Column]]], list[str]]:
     """Return the measures asked, in table order, with their printed values; and those left out."""
-    asked = options.measures or dict.fromkeys(_GROUPS["official"], "")
+    asked = options.measures or dict.fromkeys(GROUPS["official"], "")
     planned: list[tuple[Measure, list[Column]]] = []
     unsupported = []
     for measure in MEASURE_TABLE:

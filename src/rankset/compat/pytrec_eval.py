@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 import polars as pl
 
 from rankset.compat._trec_eval_options import (
+    GROUPS,
     MEASURE_TABLE,
     ONLY_IN_10,
     Options,
@@ -48,21 +49,12 @@ __all__ = [
 
 #: The measures of trec_eval 9.0.8's table this face computes (pytrec_eval's names).
 supported_measures: frozenset[str] = frozenset(
-    m.name for m in MEASURE_TABLE if m.name not in ONLY_IN_10 and m.name != "ideal_dcg"
+    m.name for m in MEASURE_TABLE if m.name not in ONLY_IN_10
 )
-_TRUSTED_ORDER = [m.name for m in MEASURE_TABLE if m.name in supported_measures]
-#: pytrec_eval's nicknames: each names a set of measures.
+#: pytrec_eval's nicknames: each names a set of measures (trec_eval 9.0.8's groups).
 supported_nicknames: dict[str, frozenset[str]] = {
-    "official": frozenset(
-        ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-         "bpref", "recip_rank", "iprec_at_recall", "P"]
-    ),
-    "set": frozenset(
-        ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
-         "set_recall", "set_relative_P", "set_map", "set_F"]
-    ),
-    "all_trec": frozenset(_TRUSTED_ORDER),
-}  # fmt: skip
+    name: members - ONLY_IN_10 for name, members in GROUPS.items()
+}
 _CUT_MEASURES = frozenset(m.name for m in MEASURE_TABLE if m.kind.startswith("cut"))
 _PARAMETERS = re.compile(r"[0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*")
 
