@@ -319,7 +319,7 @@ def _as_measures(measures: Iterable[Measure | str] | Measure | str) -> list[Meas
 
 
 def _rankset_name(measure: Measure) -> str:
-    """Return the rankset metric that computes ``measure`` (less judged_only and gains)."""
+    """Return the rankset metric that computes ``measure`` (less judged_only)."""
     name, _, at_kind = _SUPPORTED[measure.NAME]
     rel = measure.param("rel")
     params: dict[str, Any] = {}
@@ -329,6 +329,9 @@ def _rankset_name(measure: Measure) -> str:
         name = "set_relative_p"
     if measure.param("dcg") == "exp-log2":
         name = "ndcg_exp"  # gdeval's nDCG: gains 2^grade - 1
+    gains = measure.param("gains")
+    if gains:  # trec_eval's gain map, as pytrec_eval passes it on
+        params["gains"] = ";".join(f"{grade}:{gain}" for grade, gain in gains)
     if measure.NAME == "RBP":
         params["p"] = measure.param("p", 0.8)
     if measure.NAME == "Compat":
@@ -382,43 +385,27 @@ def _frames(qrels: Any, run: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
     return labels.select("query_id", "doc_id", "grade"), ranked
 
 
-def _gained(labels: pl.DataFrame, gains: _FrozenMap | None) -> pl.DataFrame:
-    if gains is None:
-        return labels
-    mapping = {float(grade): float(gain) for grade, gain in dict(gains).items()}
-    return labels.with_columns(
-        grade=pl.col("grade").replace_strict(mapping, default=pl.col("grade"))
-    )
-
-
 def _values(measures: list[Measure], labels: pl.DataFrame, run: pl.DataFrame) -> pl.DataFrame:
     """Return ``query_id, measure, value`` for every labelled query and measure."""
     queries = labels.select("query_id").unique().sort("query_id")
-    groups: dict[tuple[bool, str, bool, bool], list[Measure]] = {}
+    groups: dict[tuple[bool, bool, bool], list[Measure]] = {}
     for measure in measures:
         judged_only = bool(measure.param("judged_only", False))
-        key = (
-            judged_only,
-            repr(measure.param("gains")),
-            measure.NAME == "Judged",
-            _in_doubles(measure),
-        )
+        key = (judged_only, measure.NAME == "Judged", _in_doubles(measure))
         groups.setdefault(key, []).append(measure)
+    answered = run.select("query_id").unique().join(queries, on="query_id")
     parts = []
-    for (judged_only, _, any_grade, doubles), group in groups.items():
-        group_labels = _gained(labels, group[0].param("gains"))
+    for (judged_only, any_grade, doubles), group in groups.items():
+        group_labels = labels
         if any_grade:  # ir_measures' Judged counts every labelled document, grade -1 too
-            group_labels = group_labels.with_columns(grade=pl.col("grade").clip(lower_bound=0))
-        # trec_eval's -J, which pytrec_eval applies: only documents graded >= 0 remain.
-        judged = labels.filter(pl.col("grade") >= 0)
-        group_run = run.join(judged, on=["query_id", "doc_id"], how="semi") if judged_only else run
+            group_labels = labels.with_columns(grade=pl.col("grade").clip(lower_bound=0))
         names = {parse_metric(_rankset_name(m)).name: m for m in group if m.NAME != "NumQ"}
-        answered = group_run.select("query_id").unique().join(queries, on="query_id")
         if names and answered.height:
             result = evaluate(
-                group_run.join(answered, on="query_id", how="semi"),
+                run.join(answered, on="query_id", how="semi"),
                 group_labels,
                 list(dict.fromkeys([*names, "num_ret"])),
+                judged_only=judged_only,  # trec_eval's -J, which pytrec_eval applies
                 score_precision="float64" if doubles else "float32",
                 duplicates="keep_best",
                 confidence=None,
