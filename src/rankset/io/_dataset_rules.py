@@ -17,7 +17,6 @@ __all__ = [
     "dataset_query_labels",
     "implied_relevance_level",
     "scalar_text",
-    "smallest_positive_gain",
     "warn_broken_rules",
 ]
 
@@ -82,36 +81,26 @@ def warn_broken_rules(name: str, broken: int, total: int, first: str) -> None:
     )
 
 
-def smallest_positive_gain(gains: Iterable[Any], smallest: float | None) -> float | None:
-    """Return the smallest positive numeric gain among ``gains`` and ``smallest``.
-
-    Text that is no number, nulls and booleans are skipped: the checked cast of the
-    grade column names them later.
-    """
-    for gain in gains:
-        if isinstance(gain, bool) or not isinstance(gain, int | float | str):
-            continue
-        try:
-            value = float(gain)
-        except ValueError:
-            continue
-        if value > 0 and (smallest is None or value < smallest):
-            smallest = value
-    return smallest
-
-
-def implied_relevance_level(smallest_mapped_gain: float | None) -> float | None:
-    """Return the level that makes every positive gain of id -> gain maps relevant.
+def implied_relevance_level(grades: Iterable[str | None]) -> float | None:
+    """Return the level that makes every positive gain of a sample file's maps relevant.
 
     A sample's ``expected_output`` map names the relevant set: a gain of 0.5 must count
-    as relevant, which rankset's default level of 1 would not. When no positive gain is
-    below 1 the default already counts every positive one, so nothing is implied.
+    as relevant, which rankset's default level of 1 would not. Lists of ids give grade 1
+    (and an empty list -1), so a positive grade below 1 can only come from a map; the
+    smallest one is the level. None when there is none (the default level stands).
+    Text that is no number is skipped: the checked cast of the grades names it later.
 
     Examples
     --------
-    >>> implied_relevance_level(0.25), implied_relevance_level(2.0)
+    >>> implied_relevance_level(["1", "0.25", "0.5", "0"]), implied_relevance_level(["2"])
     (0.25, None)
     """
-    if smallest_mapped_gain is None or smallest_mapped_gain >= 1:
-        return None
-    return smallest_mapped_gain
+    positive = []
+    for grade in grades:
+        try:
+            value = float(grade)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+        if 0 < value < 1:
+            positive.append(value)
+    return min(positive, default=None)

@@ -32,7 +32,6 @@ from rankset.io._dataset_rules import (
     dataset_query_labels,
     implied_relevance_level,
     scalar_text,
-    smallest_positive_gain,
     warn_broken_rules,
 )
 from rankset.io._parsed import (
@@ -75,7 +74,6 @@ class _SampleTables:
     labels: dict[str, list[Any]]
     cutoffs: dict[str, list[Any]]
     answers: dict[str, list[Any]]
-    smallest_mapped_gain: float | None = None  # over the id -> gain maps, positive gains
 
     @classmethod
     def empty(cls) -> _SampleTables:
@@ -359,7 +357,7 @@ def _parse_samples(records: list[_Record], name: str, stem: str | None) -> Parse
         labels=_checked_frame(tables.labels, LABELS_SCHEMA),
         cutoffs=_checked_frame(tables.cutoffs, CUTOFFS_SCHEMA),
         answers=_plain_frame(tables.answers, ANSWERS_SCHEMA),
-        relevance_level=implied_relevance_level(tables.smallest_mapped_gain),
+        relevance_level=implied_relevance_level(tables.labels["grade"]),
         rows_checked=True,
     )
 
@@ -372,9 +370,6 @@ def _add_expected_output(
         return
     if isinstance(expected, Mapping):
         pairs = [(str(doc), scalar_text(gain)) for doc, gain in expected.items()]
-        tables.smallest_mapped_gain = smallest_positive_gain(
-            expected.values(), tables.smallest_mapped_gain
-        )
     elif isinstance(expected, list):
         pairs = [(id_text(doc, where, "expected_output item"), "1") for doc in expected]
     else:
