@@ -39,6 +39,7 @@ from rankset.compat._trec_eval_options import (
     plan_columns,
 )
 from rankset.compat.trec_eval import query_values
+from rankset.io import scan_labels, scan_run
 
 __all__ = [
     "RelevanceEvaluator",
@@ -131,16 +132,7 @@ class RelevanceEvaluator:
         relevance_level: int = 1,
         judged_docs_only_flag: bool = False,
     ) -> None:
-        rows = [
-            (str(query), str(doc), float(grade))
-            for query, docs in query_relevance.items()
-            for doc, grade in docs.items()
-        ]
-        self._labels = pl.DataFrame(
-            rows,
-            schema={"query_id": pl.String, "doc_id": pl.String, "grade": pl.Float64},
-            orient="row",
-        )
+        self._labels = scan_labels(query_relevance).collect()
         self._options = Options(
             qrels="<dict>",
             run="<dict>",
@@ -186,16 +178,7 @@ class RelevanceEvaluator:
 
     @staticmethod
     def _run(scores: Mapping[str, Mapping[str, float]]) -> pl.DataFrame:
-        rows = [
-            (str(query), str(doc), float(score))
-            for query, docs in scores.items()
-            for doc, score in docs.items()
-        ]
-        run = pl.DataFrame(
-            rows,
-            schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64},
-            orient="row",
-        )
+        run = scan_run(scores).collect()
         # pytrec_eval holds scores as trec_eval 9.0.8 does: as 32-bit floats
         return run.with_columns(pl.col("score").cast(pl.Float32).cast(pl.Float64))
 
