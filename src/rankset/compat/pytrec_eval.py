@@ -38,7 +38,7 @@ from rankset.compat._trec_eval_options import (
     TrecEvalError,
     plan_columns,
 )
-from rankset.compat.trec_eval import query_values
+from rankset.compat.trec_eval import prepare_run, query_values
 from rankset.io import scan_labels, scan_run
 
 __all__ = [
@@ -159,7 +159,8 @@ class RelevanceEvaluator:
         if not scored:
             return {}
         run = self._run(scores)
-        values = query_values(self._labels, run, self._planned, self._options, scored, set())
+        cut = prepare_run(run, self._labels, self._options)
+        values = query_values(self._labels, cut, self._planned, self._options, scored, set())
         found = {(q, m): v for q, m, v in values.iter_rows()}
         result: dict[str, dict[str, float]] = {}
         for query in scored:

@@ -196,15 +196,13 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
         raise TrecEvalError("trec_eval: No queries with both results and relevance info", 7)
     n_queries = len(label_queries) if options.complete else len(scored)
     run = _with_stand_ins(run, added)
-    wants_relstrings = options.per_query and any(m.kind == "relstring" for m, _ in planned)
-    # the ranking -M and -J leave, made once: -J's emptied queries and the relstrings
-    cut = prepare_run(run, labels, options) if wants_relstrings or options.judged_only else None
-    values = query_values(labels, run, planned, options, scored, set(added), cut=cut)
+    cut = prepare_run(run, labels, options)  # the ranking -M and -J leave, made once
+    values = query_values(labels, cut, planned, options, scored, set(added))
     means = _means(values, planned, n_queries)
     if options.per_query:
         relstrings = (
             _relstrings(cut, labels, _relstring_length(options), set(added))
-            if cut is not None and wants_relstrings
+            if any(m.kind == "relstring" for m, _ in planned)
             else pl.DataFrame(schema={"query_id": pl.String, "relstring": pl.String})
         )
         # 10.0 goes through the labelled queries in order and stops at the first unanswered
@@ -251,51 +249,40 @@ def _without_reordered_gains(
 
 def query_values(
     labels: pl.DataFrame,
-    run: pl.DataFrame,
+    cut: pl.DataFrame,
     planned: list[tuple[Measure, list[Column]]],
     options: Options,
     scored: list[str],
     added: set[str],
-    *,
-    cut: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Return ``query_id, metric, value`` of the ``scored`` queries, as trec_eval has them.
 
-    ``run`` is the ranking before -M and -J, which the evaluation applies
-    (``max_depth``, ``judged_only``); a ranking they empty is scored as an empty one, as
-    trec_eval scores it. A scored query ``run`` lacks (an empty ranking passed in
-    Python) is scored as empty too: its stand-in document, removed by ``judged_only``.
-    ``added`` are the queries 10.0's -c gave a stand-in ranking; ``cut``, when the
-    caller has it, is :func:`prepare_run`'s ranking (only -J can empty a ranking).
+    ``cut`` is the ranking -M and -J leave (:func:`prepare_run`). A scored query it lacks
+    (-J removed every document, or an empty ranking was passed in Python) is scored as
+    an empty ranking, as trec_eval scores it: a stand-in document that ``judged_only``
+    removes. ``added`` are the queries 10.0's -c gave a stand-in ranking.
     """
     from rankset.evaluation import evaluate as evaluate_runs
 
-    run = run.select("query_id", "doc_id", "score")
-    answered = set(run["query_id"].unique().to_list())
-    kept = answered
-    if options.judged_only:
-        cut = prepare_run(run, labels, options) if cut is None else cut
-        kept = set(cut["query_id"].unique().to_list())
-    empty = set(scored) - kept
+    present = set(cut["query_id"].unique().to_list())
+    ranked = [query for query in scored if query in present]
+    empty = [query for query in scored if query not in present]
     metrics = sorted(
         {column.metric for _, columns in planned for column in columns if column.metric}
     )
-    ranked = [query for query in scored if query in answered]
-    unranked = [query for query in scored if query not in answered]
     jobs = []
     if ranked:
-        jobs.append((run, ranked, options.judged_only))
-    if unranked:
-        jobs.append((_with_stand_ins(run.clear(), unranked), unranked, True))
+        jobs.append((cut, ranked, False))
+    if empty:
+        jobs.append((_with_stand_ins(cut.clear(), empty), empty, True))
     parts = [pl.DataFrame(schema={"query_id": pl.String, "metric": pl.String, "value": pl.Float64})]
     for frame, queries, judged_only in jobs if metrics else []:
         try:
             result = evaluate_runs(
-                frame,
+                frame.select("query_id", "doc_id", "score"),
                 labels.filter(pl.col("query_id").is_in(queries)),
                 metrics,
                 relevance_level=options.level,
-                max_depth=options.max_depth,
                 judged_only=judged_only,
                 score_precision="float32" if options.version == "9.0.8" else "float64",
                 confidence=None,
@@ -304,7 +291,7 @@ def query_values(
             _refuse_duplicates(frame)  # the evaluation found them; say it as trec_eval does
             raise
         parts.append(result.per_query.select("query_id", "metric", "value"))
-    return _as_trec_eval_prints(pl.concat(parts), planned, added, empty, labels, options)
+    return _as_trec_eval_prints(pl.concat(parts), planned, added, set(empty), labels, options)
 
 
 def _with_stand_ins(run: pl.DataFrame, added: list[str]) -> pl.DataFrame:
