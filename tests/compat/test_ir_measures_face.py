@@ -273,3 +273,55 @@ def test_rbp_equals_cwl_eval_through_ir_measures(seed: int) -> None:
     ours, theirs = _ours(RBP, qrels, run), _theirs(RBP, qrels, run)
     assert ours.keys() == theirs.keys()
     assert ours == pytest.approx(theirs, abs=1e-12)
+
+
+# The C/W/L family: ir_measures computes it with cwl_eval (a test dependency), gains scaled
+# between min_rel and max_rel, 1,000 ranks at most, ties in input order: untied scores here.
+CWL = [
+    "SDCG(max_rel=3)@10", "SDCG(max_rel=3)@1", "SDCG(min_rel=1,max_rel=2)@5",
+    "SDCG(max_rel=3)@2000", "BPM(max_rel=3)@5", "BPM(T=2.0,max_rel=3)@20",
+    "BPM(T=0.5,max_rel=1)@3", "NERR8(max_rel=3)@10", "NERR8(max_rel=1)@4",
+    "NERR9(max_rel=3)@10", "NERR9(min_rel=1,max_rel=3)@30", "NERR10(max_rel=3)",
+    "NERR10(p=0.5,max_rel=2)", "NERR11(max_rel=3)", "NERR11(T=3.0,max_rel=3)",
+    "INST(max_rel=3)", "INST(T=2.0,max_rel=2)", "INST(T=0.3,min_rel=1,max_rel=3)",
+    "INSQ(max_rel=3)", "INSQ(T=4.0,max_rel=1)",
+]  # fmt: skip
+
+
+def _untied(seed: int, *, depth: int) -> tuple[dict[str, dict[str, int]], dict[str, Any]]:
+    rng = random.Random(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(10):
+        docs = [f"d{i}" for i in range(rng.randint(1, depth))]
+        judged = rng.sample(docs, k=rng.randint(1, min(len(docs), 30)))
+        qrels[f"q{q}"] = {doc: rng.choice([-1, 0, 0, 1, 2, 3]) for doc in judged}
+        if q == 5:  # every document fully relevant: the readers stop at once
+            qrels["q5"] = dict.fromkeys(docs, 3)
+        if q != 3:  # labelled, not answered
+            run[f"q{q}"] = {doc: rng.random() for doc in docs}
+    run["only-in-run"] = {"d1": 1.0}
+    return qrels, run
+
+
+@pytest.mark.parametrize(("seed", "depth"), [(1, 40), (2, 40), (3, 1300)])
+def test_cwl_family_equals_cwl_eval_through_ir_measures(seed: int, depth: int) -> None:
+    pytest.importorskip("cwl", reason="cwl-eval is a test dependency")
+    qrels, run = _untied(seed, depth=depth)  # depth 1,300: past cwl_eval's 1,000 ranks
+    ours, theirs = _ours(CWL, qrels, run), _theirs(CWL, qrels, run)
+    assert ours.keys() == theirs.keys()
+    assert ours == pytest.approx(theirs, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", CWL[::3])
+def test_each_cwl_measure_alone_equals_cwl_eval(name: str) -> None:
+    pytest.importorskip("cwl", reason="cwl-eval is a test dependency")
+    qrels, run = _untied(4, depth=60)
+    assert _ours([name], qrels, run) == pytest.approx(_theirs([name], qrels, run), abs=1e-12)
+
+
+def test_cwl_measures_need_max_rel_and_a_cutoff_where_ir_measures_does() -> None:
+    with pytest.raises(ParameterError, match="max_rel is required"):
+        face.calc_aggregate(["INST"], {"q": {"d": 1}}, {"q": {"d": 1.0}})
+    with pytest.raises(ParameterError, match="needs an @ value"):
+        face.calc_aggregate(["SDCG(max_rel=1)"], {"q": {"d": 1}}, {"q": {"d": 1.0}})

@@ -36,10 +36,13 @@ tied or negative scores.
 
 ``RBP(rel=r, p=0.8)`` is cwl_eval's rank-biased precision with binary relevance,
 rankset's ``rbp_binary`` (cwl_eval stops at rank 1,000; rankset reads the whole ranking).
+The rest of cwl_eval's C/W/L family (``SDCG@k``, ``BPM@k``, ``NERR8@k``, ``NERR9@k``,
+``NERR10``, ``NERR11``, ``INST``, ``INSQ``, each needing ``max_rel``) is
+:mod:`rankset.measures.user_models`, read to cwl_eval's 1,000 ranks; cwl_eval ranks tied
+scores in input order, rankset in trec_eval's.
 
-Measures of ir_measures without a counterpart here (the rest of the C/W/L family, the
-intent-aware family) raise a :class:`~rankset.ParameterError` naming the supported
-ones.
+Measures of ir_measures without a counterpart here (the intent-aware family) raise a
+:class:`~rankset.ParameterError` naming the supported ones.
 """
 
 from __future__ import annotations
@@ -55,13 +58,21 @@ import polars as pl
 
 from rankset.errors import ParameterError
 from rankset.evaluation import evaluate
-from rankset.measures import parse_metric
+from rankset.measures import CWL_DEPTH, parse_metric
 
 __all__ = [
     "AP",
+    "BPM",
     "ERR",
+    "INSQ",
+    "INST",
+    "NERR8",
+    "NERR9",
+    "NERR10",
+    "NERR11",
     "RBP",
     "RR",
+    "SDCG",
     "Bpref",
     "Compat",
     "IPrec",
@@ -138,11 +149,24 @@ _SUPPORTED: dict[str, tuple[str, tuple[str, ...], str | None]] = {
     "NumQ": ("num_ret", (), None),
     "NumRet": ("num_ret", ("rel",), None),
     "NumRel": ("num_rel", ("rel",), None),
+    # the C/W/L family, as cwl_eval computes it for ir_measures
+    "SDCG": ("sdcg", ("dcg", "min_rel", "max_rel"), "cutoff"),
+    "BPM": ("bpm", ("T", "min_rel", "max_rel"), "cutoff"),
+    "NERR8": ("nerr8", ("min_rel", "max_rel"), "cutoff"),
+    "NERR9": ("nerr9", ("min_rel", "max_rel"), "cutoff"),
+    "NERR10": ("nerr10", ("p", "min_rel", "max_rel"), None),
+    "NERR11": ("nerr11", ("T", "min_rel", "max_rel"), None),
+    "INST": ("inst", ("T", "min_rel", "max_rel"), None),
+    "INSQ": ("insq", ("T", "min_rel", "max_rel"), None),
 }
 #: Measures summed over queries by ir_measures' aggregate; the others are averaged.
 _SUMMED = frozenset({"NumQ", "NumRet", "NumRel"})
 #: Parameters named in ir_measures that need a value rather than a number.
-_NEEDS_CUTOFF = frozenset({"P", "Success", "Judged", "IPrec", "ERR"})
+_NEEDS_CUTOFF = frozenset(
+    {"P", "Success", "Judged", "IPrec", "ERR", "SDCG", "BPM", "NERR8", "NERR9"}
+)
+#: The C/W/L measures: cwl_eval scales grades between min_rel and max_rel (required).
+_CWL = frozenset({"SDCG", "BPM", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ"})
 
 
 @dataclass(frozen=True)
@@ -248,6 +272,14 @@ SetAP = Measure("SetAP")
 NumQ = Measure("NumQ")
 NumRet = Measure("NumRet")
 NumRel = Measure("NumRel")
+SDCG = Measure("SDCG")
+BPM = Measure("BPM")
+NERR8 = Measure("NERR8")
+NERR9 = Measure("NERR9")
+NERR10 = Measure("NERR10")
+NERR11 = Measure("NERR11")
+INST = Measure("INST")
+INSQ = Measure("INSQ")
 NumRelRet = NumRet(rel=1)  # as in ir_measures, another name of NumRet(rel=1)
 _ALIASES = {"NumRelRet": NumRelRet}
 
@@ -259,10 +291,10 @@ def parse_measure(text: str) -> Measure:
     --------
     >>> parse_measure("P(rel=2)@5"), parse_measure("IPrec@0.5"), parse_measure("SetF(beta=2)")
     (P(rel=2)@5, IPrec@0.5, SetF(beta=2))
-    >>> parse_measure("INSQ(max_rel=3)")
+    >>> parse_measure("Accuracy@5")
     Traceback (most recent call last):
     ...
-    rankset.errors.ParameterError: INSQ is not a measure of rankset's ir_measures face; ...
+    rankset.errors.ParameterError: Accuracy is not a measure of rankset's ir_measures face; ...
     """
     body, _, at = text.strip().partition("@")
     name, _, rest = body.partition("(")
@@ -308,7 +340,13 @@ def _as_measures(measures: Iterable[Measure | str] | Measure | str) -> list[Meas
         if measure.NAME in _NEEDS_CUTOFF and measure.at is None:
             msg = f"{measure.NAME} needs an @ value ({measure.NAME}@10)."
             raise ParameterError(msg)
+        if measure.NAME in _CWL and measure.param("max_rel") is None:
+            msg = f"{measure}: max_rel is required ({measure.NAME}(max_rel=3))."
+            raise ParameterError(msg)
         dcg = measure.param("dcg", "log2")
+        if measure.NAME == "SDCG" and dcg != "log2":
+            msg = f"{measure}: dcg must be 'log2'."
+            raise ParameterError(msg)
         if dcg not in ("log2", "exp-log2"):
             msg = f"{measure}: dcg must be 'log2' or 'exp-log2'."
             raise ParameterError(msg)
@@ -337,6 +375,8 @@ def _rankset_name(measure: Measure) -> str:
     if measure.NAME == "Compat":
         params["p"] = measure.param("p", 0.95)
         params["normalize"] = int(bool(measure.param("normalize", True)))
+    if measure.NAME in _CWL:
+        params = _cwl_params(measure)
     if measure.NAME == "SetF":
         params["x"] = measure.param("beta", 1)  # trec_eval's set_F.x, as ir_measures sends it
     if at_kind == "recall" and measure.at is not None:
@@ -348,8 +388,21 @@ def _rankset_name(measure: Measure) -> str:
     if params:
         text += "(" + ", ".join(f"{key}={value}" for key, value in params.items()) + ")"
     if at_kind == "cutoff" and measure.at is not None:
-        text += f"@{measure.at}"
+        # cwl_eval reads 1,000 ranks at most, whatever the cutoff
+        text += f"@{min(measure.at, CWL_DEPTH) if measure.NAME in _CWL else measure.at}"
     return text
+
+
+def _cwl_params(measure: Measure) -> dict[str, Any]:
+    """Return the rankset parameters of a C/W/L measure, cwl_eval's defaults made explicit."""
+    params: dict[str, Any] = {}
+    if measure.NAME == "NERR10":
+        params["p"] = measure.param("p", 0.9)
+    elif "T" in _SUPPORTED[measure.NAME][1]:
+        params["target"] = measure.param("T", 1.0)
+    params["min_rel"] = measure.param("min_rel", 0)
+    params["max_rel"] = measure.param("max_rel")
+    return params
 
 
 def _table(source: Any, columns: tuple[str, str, str], what: str) -> Any:
@@ -441,7 +494,7 @@ def _in_doubles(measure: Measure) -> bool:
     (``ERR``, exp-log2 nDCG) in perl, all with doubles.
     """
     return (
-        measure.NAME in ("Judged", "Compat", "ERR", "RBP")
+        measure.NAME in ("Judged", "Compat", "ERR", "RBP", *_CWL)
         or (measure.NAME == "RR" and measure.at is not None)
         or measure.param("dcg") == "exp-log2"
     )

@@ -9,7 +9,8 @@ spelling of one.
 Importing this package imports the measure families, :mod:`rankset.measures.ranking`
 (classic IR), :mod:`rankset.measures.sets` (trec_eval's set measures) and
 :mod:`rankset.measures.rag` (RAG set metrics), :mod:`rankset.measures.utility`
-(signed-utility set metrics) and :mod:`rankset.measures.nuggets` (nugget coverage), which
+(signed-utility set metrics), :mod:`rankset.measures.user_models` (C/W/L user models)
+and :mod:`rankset.measures.nuggets` (nugget coverage), which
 fills the registry.
 ``docs/measures.md`` is :func:`measure_table`'s output; ``docs/adding-a-measure.md``
 walks through defining a new measure.
@@ -34,6 +35,7 @@ from rankset.measures import (
     rag,
     ranking,
     sets,
+    user_models,
     utility,
 )
 from rankset.measures._features import (
@@ -65,8 +67,10 @@ from rankset.measures._registry import (
     temporary_measures,
 )
 from rankset.measures._table import measure_table
+from rankset.measures.user_models import CWL_DEPTH
 
 __all__ = [
+    "CWL_DEPTH",
     "GROUP",
     "NUM_RET",
     "PER_QUERY",
@@ -99,5 +103,6 @@ __all__ = [
     "sequential_sum",
     "sets",
     "temporary_measures",
+    "user_models",
     "utility",
 ]
