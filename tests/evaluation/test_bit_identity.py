@@ -43,7 +43,8 @@ OPTIONS = {"scale": "trec_dl", "confidence": None, "nuggets": NUGGETS}
 FLOAT_SUMS = {
     "ap", "bpref", "dcg", "ndcg", "ndcg_exp", "ra_nwg", "proc", "pct_proc", "alpha_ndcg",
     "udcg", "signed_gain", "ragas_context_precision", "sdcg", "bpm", "nerr8", "nerr9",
-    "nerr10", "nerr11", "inst", "insq",
+    "nerr10", "nerr11", "inst", "insq", "alpha_dcg", "err_ia", "nerr_ia", "nrbp", "nnrbp",
+    "map_ia",
 }  # fmt: skip
 # containment needs passage text and answers, which the sample runs do not carry; its
 # value is a minimum position compared with k, with no floating-point sum.
@@ -117,6 +118,7 @@ MIXES = [
     ["ap", "ndcg@10", "bpref", "precision@10"],
     ["ra_nwg@5", "proc@5", "pct_proc@5", "ndcg@5", "harm@5"],
     ["inst(max_rel=3)", "nerr10", "sdcg(max_rel=3)@10", "bpm@10", "insq", "ndcg@10"],
+    ["err_ia@10", "nerr_ia@5", "nrbp", "nnrbp", "map_ia", "alpha_dcg@10", "p_ia@5"],
 ]
 
 

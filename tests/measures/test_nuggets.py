@@ -95,8 +95,8 @@ def alpha_ndcg(nuggets: Nuggets, top: list[str], k: int, alpha: float) -> float 
     pool = sorted({d for _, docs in nuggets.values() for d, a in docs.items() if a == "support"})
     ideal: list[str] = []
     seen = dict.fromkeys(nuggets, 0)
-    while pool and len(ideal) < k:  # greedy: largest gain, ties to the smaller id
-        best = max(pool, key=lambda d: (alpha_gain(d, nuggets, seen, alpha), -pool.index(d)))
+    while pool and len(ideal) < k:  # greedy: largest gain, ties to the larger id (ndeval)
+        best = max(pool, key=lambda d: (alpha_gain(d, nuggets, seen, alpha), d))
         ideal.append(best)
         pool.remove(best)
         for n, (_, docs) in nuggets.items():

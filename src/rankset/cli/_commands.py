@@ -22,7 +22,9 @@ from rankset.cli._output import (
     report_dropped,
     summary_records,
 )
+from rankset.errors import ParameterError
 from rankset.evaluation import EvaluateOptions
+from rankset.io import read_subtopics
 
 __all__ = ["COMMANDS", "EXIT_OK"]
 
@@ -54,6 +56,12 @@ def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
         "engine": args.engine,
         "buckets": args.buckets,
     }
+    if getattr(args, "subtopics", None) is not None:
+        if args.nuggets is not None:
+            msg = "--subtopics and --nuggets both give nugget labels; pass one of them."
+            raise ParameterError(msg)
+        level = options["relevance_level"]
+        options["nuggets"] = read_subtopics(args.subtopics, relevance_level=level or 1.0)
     if getattr(args, "client", None) is not None:
         options.update(engine="dask", client=args.client)
     if args.scale is not None:  # else the library default (rag5), or a report's fallback

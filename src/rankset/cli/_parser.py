@@ -161,6 +161,13 @@ def _add_input_options(
         "query_id, nugget_id, doc_id, support, importance, or nuggetizer's assignment JSONL "
         "(without --qrels, the labels they imply)",
     )
+    parser.add_argument(
+        "--subtopics",
+        metavar="FILE",
+        help="subtopic labels (TREC diversity qrels: 'query subtopic doc grade' lines) for "
+        "the intent-aware measures (alpha_ndcg@k, err_ia@k, nrbp, map_ia, p_ia@k, "
+        "subtopic_recall@k); a grade >= --relevance-level is relevant",
+    )
 
 
 def _cutoff_list(text: str) -> list[int]:

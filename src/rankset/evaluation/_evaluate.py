@@ -154,7 +154,9 @@ def evaluate(
     nuggets
         Nugget labels for the nugget measures (``nugget_coverage@k``, ``alpha_ndcg@k``...):
         a frame or file with ``query_id, nugget_id, doc_id, support, importance``, or
-        nuggetizer's assignment JSONL (:func:`rankset.io.read_nuggets`). Without
+        nuggetizer's assignment JSONL (:func:`rankset.io.read_nuggets`); subtopic labels
+        for the intent-aware measures (``err_ia@k``, ``nrbp``...) are read with
+        :func:`rankset.io.read_subtopics`. Without
         ``labels``, the labels are those the nuggets imply (1 for a passage fully
         supporting a nugget, 0 for the other passages they name).
     score_precision

@@ -39,7 +39,7 @@ from __future__ import annotations
 from rankset._typing import InputFormat, Kind, Source, WriteFormat
 from rankset.io._answers import read_answers
 from rankset.io._chunks import read_text_table
-from rankset.io._nuggets import NUGGET_SCHEMA, read_nuggets
+from rankset.io._nuggets import NUGGET_SCHEMA, read_nuggets, read_subtopics
 from rankset.io._parsed import (
     ID_CONTROL_CHARACTERS,
     ParsedInput,
@@ -75,6 +75,7 @@ __all__ = [
     "read_labels",
     "read_nuggets",
     "read_run",
+    "read_subtopics",
     "read_text_table",
     "scan_labels",
     "scan_run",

@@ -18,7 +18,7 @@ import polars as pl
 from rankset.errors import InputFormatError
 from rankset.io._sources import read_bytes
 
-__all__ = ["NUGGET_SCHEMA", "read_nuggets"]
+__all__ = ["NUGGET_SCHEMA", "read_nuggets", "read_subtopics"]
 
 #: The columns and dtypes of a nugget label frame.
 NUGGET_SCHEMA: Final = {
@@ -108,6 +108,98 @@ def read_nuggets(source: Any) -> pl.DataFrame:
         )
         raise InputFormatError(msg)
     return _normalise(frame, where)
+
+
+def read_subtopics(source: Any, *, relevance_level: float = 1.0) -> pl.DataFrame:
+    """Read subtopic (intent) labels, TREC's diversity qrels, as nugget labels.
+
+    Each subtopic of a query becomes a nugget; a passage whose grade for it is at least
+    ``relevance_level`` supports it fully (support 1), any other labelled passage not
+    (support 0). Every subtopic weighs the same (importance 1, vital). Pass the result as
+    ``nuggets=`` to :func:`rankset.evaluate` for the intent-aware measures (``alpha_ndcg``,
+    ``err_ia``, ``nrbp``, ``map_ia``, ``p_ia``, ``subtopic_recall``...).
+
+    Parameters
+    ----------
+    source
+        A path to a diversity qrels file, one ``query subtopic doc grade`` line per
+        judgement (whitespace-separated, as NIST's ndeval reads it), or a Polars frame with
+        ``query_id``, ``subtopic`` (or ``iteration``), ``doc_id`` and ``grade`` (or
+        ``relevance``).
+    relevance_level
+        The grade from which a passage is relevant to a subtopic (ndeval: 1).
+
+    Returns
+    -------
+    polars.DataFrame
+        :data:`NUGGET_SCHEMA`, a row per judgement.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"query_id": "q", "subtopic": ["1", "2", "2"],
+    ...                       "doc_id": ["a", "a", "b"], "grade": [1, 0, 2]})
+    >>> read_subtopics(frame).select("nugget_id", "doc_id", "support").rows()
+    [('1', 'a', 1.0), ('2', 'a', 0.0), ('2', 'b', 1.0)]
+    """
+    if isinstance(source, pl.DataFrame):
+        where = "subtopic labels"
+        frame = source.rename(
+            {old: new for old, new in _SUBTOPIC_ALIASES.items() if old in source.columns}
+        )
+    elif isinstance(source, str | os.PathLike):
+        where = str(source)
+        frame = _read_subtopic_file(Path(source))
+    else:
+        msg = (
+            "Subtopic labels must be a polars frame or a path to a diversity qrels file. "
+            f"Got {type(source).__name__} instead."
+        )
+        raise InputFormatError(msg)
+    missing = [c for c in ("query_id", "subtopic", "doc_id", "grade") if c not in frame.columns]
+    if missing:
+        msg = (
+            f"{where}: no column(s) {', '.join(missing)}; expected query_id, subtopic, doc_id "
+            f"and grade (columns: {', '.join(frame.columns)})."
+        )
+        raise InputFormatError(msg)
+    grade = pl.col("grade").cast(pl.Float64, strict=False)
+    unreadable = frame.with_row_index("_row", offset=1).filter(
+        grade.is_null() | grade.is_nan() | pl.col("grade").is_null()
+    )
+    if unreadable.height:
+        row = unreadable.row(0, named=True)
+        msg = f"{where}, row {row['_row']}: grade {row['grade']!r} is not a number."
+        raise InputFormatError(msg)
+    nuggets = frame.select(
+        "query_id",
+        pl.col("subtopic").alias("nugget_id"),
+        "doc_id",
+        support=(grade >= relevance_level).cast(pl.Float64),
+        importance=pl.lit(1.0),
+    )
+    return _normalise(nuggets, where)
+
+
+_SUBTOPIC_ALIASES: Final = {"iteration": "subtopic", "relevance": "grade", "nugget_id": "subtopic"}
+
+
+def _read_subtopic_file(path: Path) -> pl.DataFrame:
+    rows = []
+    text = read_bytes(path, str(path)).decode("utf-8-sig")
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            msg = (
+                f"{path}, line {number}: {len(fields)} fields in {line.strip()!r}; expected "
+                "4: query subtopic doc grade."
+            )
+            raise InputFormatError(msg)
+        rows.append(fields)
+    if not rows:
+        raise InputFormatError(f"{path}: no judgements; expected query subtopic doc grade lines.")
+    return pl.DataFrame(rows, schema=["query_id", "subtopic", "doc_id", "grade"], orient="row")
 
 
 def _read_file(path: Path) -> pl.DataFrame:

@@ -165,8 +165,11 @@ class Features:
     uses_tiers: bool = False
     # containment modes asked for ("exact", "casefold", "whitespace")
     containment_modes: set[str] = field(default_factory=set)
-    # counts of the nugget pass, by column: (kind, cutoff, alpha) (rankset.measures.nuggets)
-    nugget_columns: dict[str, tuple[str, int, float | None]] = field(default_factory=dict)
+    # counts of the nugget pass, by column: (kind, cutoff, alpha, beta)
+    # (rankset.measures.nuggets)
+    nugget_columns: dict[str, tuple[str, int, float | None, float | None]] = field(
+        default_factory=dict
+    )
 
     # --- parameters ------------------------------------------------------------------
 

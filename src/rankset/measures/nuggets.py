@@ -26,12 +26,32 @@ importance (vital 1, okay 0.5, or a number). For a system's top K, a nugget's su
     relevance: a passage gains, for each nugget it supports, (1 - α)^(passages above it
     supporting that nugget), discounted by log2(position + 1); over the same sum for the
     ideal ordering, built greedily from the passages of the nugget labels (each step takes
-    the passage with the largest gain, ties to the smaller passage id), as is usual since
-    the exact ideal is NP-hard. NA for a query without a fully supported nugget.
+    the passage with the largest gain, ties to the larger passage id, as NIST's ndeval),
+    as is usual since the exact ideal is NP-hard. NA for a query without a fully supported nugget.
 
-Every nugget measure needs an explicit cutoff (``@k``). A query without nugget labels is
-NA. The nugget pass joins the runs with the nugget labels once and aggregates per
-(system, query), beside the main pass.
+The intent-aware measures of NIST's ``ndeval`` read subtopic labels as nuggets (each
+subtopic a nugget, a relevant document full support: :func:`rankset.io.read_subtopics`).
+With A the query's subtopics with a relevant passage and g(r) the novelty gain above:
+
+``alpha_dcg@k``, ``err_ia@k``
+    Σ g(r) / log2(r + 1) (ERR-IA: Σ g(r) / r) over A times the same sum of (1 - α)^(r-1),
+    as if every passage covered every subtopic; at k = 1 unscaled, as ndeval.
+``nerr_ia@k``
+    Σ g(r) / r over the greedy ideal's.
+``nrbp``, ``nnrbp``, parameter ``beta`` (0.5)
+    (1 - (1 - α) β) / A × Σ g(r) β^(r-1) over the whole ranking; over the ideal's.
+``map_ia``
+    The mean over the A subtopics of the AP of that subtopic's passages.
+``p_ia@k``, ``subtopic_recall@k``
+    (passage, subtopic) relevant pairs in the top k over k × A; subtopics covered by the
+    top k over A.
+
+The greedy ideal takes the passage of largest gain at each rank, ties to the larger
+passage id, as ndeval does. These are NA for a query with A = 0.
+
+Every nugget measure but ``nrbp``, ``nnrbp`` and ``map_ia`` needs an explicit cutoff
+(``@k``). A query without nugget labels is NA. The nugget pass joins the runs with the
+nugget labels once and aggregates per (system, query), beside the main pass.
 
 Examples
 --------
@@ -60,6 +80,9 @@ passages support a nugget fully.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import polars as pl
 
 from rankset.errors import ParameterError
@@ -77,9 +100,17 @@ NUGGET_MEASURES = (
     "nugget_recall",
     "context_precision",
     "alpha_ndcg",
+    "alpha_dcg",
+    "err_ia",
+    "nerr_ia",
+    "nrbp",
+    "nnrbp",
+    "map_ia",
+    "p_ia",
+    "subtopic_recall",
 )
 #: Per-query statistics of the nugget labels the measures read.
-NUGGET_STATS = ("_n_nuggets", "_n_vital", "_nugget_weight")
+NUGGET_STATS = ("_n_nuggets", "_n_vital", "_nugget_weight", "_n_supported")
 
 _ALPHA = ParamSpec(
     "alpha", float, 0.5, minimum=0.0, description="redundancy penalty: 0 = no penalty"
@@ -96,18 +127,24 @@ def _cutoff(metric: Metric) -> int:
     return metric.k
 
 
-def nugget_column(features: Features, kind: str, k: int, alpha: float | None = None) -> pl.Expr:
+def nugget_column(
+    features: Features, kind: str, k: int, alpha: float | None = None, beta: float | None = None
+) -> pl.Expr:
     """Register a per-(system, query) count of the nugget pass; return its column.
 
     ``kind``: ``full``/``any`` (nuggets fully / at least partly supported in the top
     ``k``), ``vfull``/``vany`` (vital ones), ``wfull``/``wany`` (their importances summed),
-    ``docs`` (top-``k`` passages fully supporting a nugget), ``adcg`` (α-DCG), and
-    ``aidcg`` (the ideal α-DCG, per query).
+    ``docs`` (top-``k`` passages fully supporting a nugget), ``adcg`` (α-DCG), ``aerr``
+    (ERR-IA's sum), ``anrbp`` (NRBP's sum, with ``beta``), ``amap`` (the subtopic APs
+    summed), ``apairs`` (top-``k`` (passage, nugget) pairs of full support), and
+    ``aidcg``, ``aierr``, ``ainrbp`` (the greedy ideal's α-DCG, ERR-IA and NRBP sums, per
+    query). ``k`` 0 means the whole ranking.
     """
-    suffix = f"{k}" if alpha is None else f"{alpha!r}_{k}".replace(".", "p")
-    name = f"_nug_{kind}_{suffix}"
-    features.nugget_columns[name] = (kind, k, alpha)
-    if kind == "aidcg":
+    suffix = f"{k}" if alpha is None else f"{alpha!r}_{k}"
+    suffix = suffix if beta is None else f"{suffix}_{beta!r}"
+    name = f"_nug_{kind}_{suffix}".replace(".", "p")
+    features.nugget_columns[name] = (kind, k, alpha, beta)
+    if kind in ("aidcg", "aierr", "ainrbp"):
         return pl.col(name)
     # Joined after the query policy: a query the system did not answer has no row (null),
     # which counts nothing.
@@ -208,22 +245,189 @@ def _context_precision(features: Features, metric: Metric) -> pl.Expr:
     return pl.when(has_nuggets & (retrieved > 0)).then(supporting / retrieved).otherwise(None)
 
 
+def _alpha(metric: Metric) -> float:
+    alpha = float(metric.get("alpha"))  # type: ignore[arg-type]
+    if alpha > 1:
+        msg = (
+            f"The 'alpha' parameter of {metric.spec.name} must lie in [0, 1]. "
+            f"Got {alpha!r} instead."
+        )
+        raise ParameterError(msg)
+    return alpha
+
+
+def _subtopics() -> pl.Expr:
+    """Count the query's subtopics (nuggets) with a fully supporting passage: ndeval's A."""
+    return _stat("_n_supported")
+
+
+def _per_subtopic(value: pl.Expr) -> pl.Expr:
+    """``value`` where the query has a subtopic with a relevant passage, else NA."""
+    return pl.when(_subtopics() > 0).then(value).otherwise(None)
+
+
+def _every_passage_covers_every_subtopic(
+    k: int, alpha: float, discount: Callable[[int], float]
+) -> float:
+    """Ndeval's "ideal ideal" per subtopic: sum over ranks r <= k of (1 - α)^(r-1) x discount."""
+    total = 0.0
+    for rank in range(1, k + 1):
+        total += (1.0 - alpha) ** (rank - 1) * discount(rank)
+    return total
+
+
+_INTENT_AWARE = "no subtopic (nugget) of the query has a fully supporting labelled passage"
+
+
 @define(
     "alpha_ndcg",
-    description="alpha-nDCG with the nuggets as subtopics (full support = relevant), over "
+    description="alpha-nDCG (ndeval): subtopics are nuggets (full support = relevant), over "
     "a greedy ideal.",
     cutoff="required",
     params=(_ALPHA,),
     aliases=("alpha-ndcg",),
     empty_value=0.0,
-    na_rule="no nugget of the query is fully supported by a labelled passage",
+    na_rule=_INTENT_AWARE,
+    ir_measures="alpha_nDCG",
 )
 def _alpha_ndcg(features: Features, metric: Metric) -> pl.Expr:
-    k = _cutoff(metric)
-    alpha = float(metric.get("alpha"))  # type: ignore[arg-type]
-    if alpha > 1:
-        msg = f"The 'alpha' parameter of alpha_ndcg must lie in [0, 1]. Got {alpha!r} instead."
-        raise ParameterError(msg)
+    k, alpha = _cutoff(metric), _alpha(metric)
     dcg = nugget_column(features, "adcg", k, alpha)
     ideal = nugget_column(features, "aidcg", k, alpha)
     return pl.when(ideal > 0).then(dcg / ideal).otherwise(None)
+
+
+@define(
+    "alpha_dcg",
+    description="alpha-DCG@k (ndeval) over its value for k passages each covering every "
+    "subtopic (k = 1: unscaled, as ndeval).",
+    cutoff="required",
+    params=(_ALPHA,),
+    empty_value=0.0,
+    na_rule=_INTENT_AWARE,
+    ir_measures="alpha_DCG",
+)
+def _alpha_dcg(features: Features, metric: Metric) -> pl.Expr:
+    k, alpha = _cutoff(metric), _alpha(metric)
+    dcg = nugget_column(features, "adcg", k, alpha)
+    if k == 1:
+        return _per_subtopic(dcg)
+    scale = _every_passage_covers_every_subtopic(k, alpha, lambda r: 1.0 / math.log2(r + 1))
+    return _per_subtopic(dcg / (_subtopics() * scale))
+
+
+@define(
+    "err_ia",
+    description="Intent-aware ERR@k (ndeval): novelty gains over rank, over its value for "
+    "k passages each covering every subtopic (k = 1: unscaled, as ndeval).",
+    cutoff="required",
+    params=(_ALPHA,),
+    empty_value=0.0,
+    na_rule=_INTENT_AWARE,
+    ir_measures="ERR_IA",
+)
+def _err_ia(features: Features, metric: Metric) -> pl.Expr:
+    k, alpha = _cutoff(metric), _alpha(metric)
+    err = nugget_column(features, "aerr", k, alpha)
+    if k == 1:
+        return _per_subtopic(err)
+    scale = _every_passage_covers_every_subtopic(k, alpha, lambda r: 1.0 / r)
+    return _per_subtopic(err / (_subtopics() * scale))
+
+
+@define(
+    "nerr_ia",
+    description="Intent-aware ERR@k over the greedy ideal's (ndeval's nERR-IA).",
+    cutoff="required",
+    params=(_ALPHA,),
+    empty_value=0.0,
+    na_rule=_INTENT_AWARE,
+    ir_measures="nERR_IA",
+)
+def _nerr_ia(features: Features, metric: Metric) -> pl.Expr:
+    k, alpha = _cutoff(metric), _alpha(metric)
+    err = nugget_column(features, "aerr", k, alpha)
+    ideal = nugget_column(features, "aierr", k, alpha)
+    return _per_subtopic(pl.when(err > 0).then(err / ideal).otherwise(0.0))
+
+
+_BETA = ParamSpec("beta", float, 0.5, minimum=0.0, description="persistence: chance of reading on")
+
+
+def _nrbp_sums(features: Features, metric: Metric) -> tuple[pl.Expr, float, float]:
+    alpha, beta = _alpha(metric), float(metric.get("beta"))  # type: ignore[arg-type]
+    return nugget_column(features, "anrbp", 0, alpha, beta), alpha, beta
+
+
+@define(
+    "nrbp",
+    description="Novelty- and rank-biased precision (ndeval): (1 - (1 - alpha) beta) / "
+    "subtopics x the novelty gains discounted by beta^(rank - 1), the whole ranking.",
+    cutoff="none",
+    params=(_ALPHA, _BETA),
+    empty_value=0.0,
+    na_rule=_INTENT_AWARE,
+    ir_measures="NRBP",
+)
+def _nrbp(features: Features, metric: Metric) -> pl.Expr:
+    gains, alpha, beta = _nrbp_sums(features, metric)
+    return _per_subtopic((1.0 - (1.0 - alpha) * beta) / _subtopics() * gains)
+
+
+@define(
+    "nnrbp",
+    description="NRBP over the greedy ideal ranking's NRBP (ndeval's nNRBP).",
+    cutoff="none",
+    params=(_ALPHA, _BETA),
+    empty_value=0.0,
+    na_rule=_INTENT_AWARE,
+    ir_measures="nNRBP",
+)
+def _nnrbp(features: Features, metric: Metric) -> pl.Expr:
+    gains, alpha, beta = _nrbp_sums(features, metric)
+    ideal = nugget_column(features, "ainrbp", 0, alpha, beta)
+    factor = (1.0 - (1.0 - alpha) * beta) / _subtopics()
+    return _per_subtopic(pl.when(ideal > 0).then(factor * gains / (factor * ideal)))
+
+
+@define(
+    "map_ia",
+    description="Intent-aware AP (ndeval's MAP-IA): the mean over subtopics of the AP with "
+    "that subtopic's passages as the relevant ones.",
+    cutoff="none",
+    aliases=("ap_ia",),
+    empty_value=0.0,
+    na_rule=_INTENT_AWARE,
+    ir_measures="AP_IA",
+)
+def _map_ia(features: Features, metric: Metric) -> pl.Expr:
+    return _per_subtopic(nugget_column(features, "amap", 0) / _subtopics())
+
+
+@define(
+    "p_ia",
+    description="Intent-aware precision@k (ndeval): (passage, subtopic) relevant pairs in "
+    "the top k over k x subtopics.",
+    cutoff="required",
+    empty_value=0.0,
+    na_rule=_INTENT_AWARE,
+    ir_measures="P_IA",
+)
+def _p_ia(features: Features, metric: Metric) -> pl.Expr:
+    k = _cutoff(metric)
+    pairs = nugget_column(features, "apairs", k)
+    return _per_subtopic(pairs / (_subtopics() * float(k)))
+
+
+@define(
+    "subtopic_recall",
+    description="Subtopic recall@k (ndeval's strec): subtopics with a relevant passage in "
+    "the top k over the subtopics.",
+    cutoff="required",
+    aliases=("strec",),
+    empty_value=0.0,
+    na_rule=_INTENT_AWARE,
+    ir_measures="StRecall",
+)
+def _subtopic_recall(features: Features, metric: Metric) -> pl.Expr:
+    return _per_subtopic(nugget_column(features, "full", _cutoff(metric)) / _subtopics())
