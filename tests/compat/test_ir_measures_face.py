@@ -8,6 +8,7 @@ grades -1 to 3, labelled queries the run lacks and queries only in the run.
 
 from __future__ import annotations
 
+import math
 import random
 import shutil
 from pathlib import Path
@@ -174,8 +175,8 @@ def test_inputs_in_ir_measures_forms(tmp_path: Path) -> None:
 
 
 def test_what_the_face_does_not_compute_is_named() -> None:
-    with pytest.raises(ParameterError, match="INSQ is not a measure of rankset's ir_measures"):
-        face.parse_measure("INSQ(max_rel=3)")
+    with pytest.raises(ParameterError, match="Accuracy is not a measure of rankset's ir_measures"):
+        face.parse_measure("Accuracy@5")
     with pytest.raises(ParameterError, match=r"dcg='exp-log2' \(gdeval\) needs a cutoff"):
         face.calc_aggregate(["nDCG(dcg='exp-log2')"], {"q": {"d": 1}}, {"q": {"d": 1.0}})
     with pytest.raises(ParameterError, match="P needs an @ value"):
@@ -325,3 +326,80 @@ def test_cwl_measures_need_max_rel_and_a_cutoff_where_ir_measures_does() -> None
         face.calc_aggregate(["INST"], {"q": {"d": 1}}, {"q": {"d": 1.0}})
     with pytest.raises(ParameterError, match="needs an @ value"):
         face.calc_aggregate(["SDCG(max_rel=1)"], {"q": {"d": 1}}, {"q": {"d": 1.0}})
+
+
+# The intent-aware family: ir_measures computes it with pyndeval (NIST's ndeval, a test
+# dependency) over subtopic labels (the qrels' iteration), ranking by score with ties by
+# doc id ascending (rankset: descending): untied scores here. ir_measures sends the run to
+# one group of (rel, alpha, beta) settings per call and scores the others 0, so the
+# reference is asked one group at a time.
+DIVERSITY_GROUPS = [
+    ["alpha_nDCG@10", "alpha_nDCG@1", "alpha_nDCG@20", "alpha_DCG@1", "alpha_DCG@5",
+     "ERR_IA@1", "ERR_IA@20", "nERR_IA@10", "AP_IA", "P_IA@10", "P_IA@1", "StRecall@5",
+     "NRBP", "nNRBP"],
+    ["alpha_nDCG(alpha=0.8)@5", "alpha_DCG(alpha=0.8)@5"],
+    ["NRBP(alpha=0.3,beta=0.8)", "nNRBP(alpha=0.3,beta=0.8)"],
+    ["alpha_nDCG(rel=2)@10", "AP_IA(rel=2)", "StRecall(rel=2)@10", "nERR_IA(rel=2)@5"],
+]  # fmt: skip
+
+
+def _subtopic_inputs(seed: int, *, ties: bool) -> tuple[list[Any], list[Any]]:
+    rng = random.Random(seed)
+    qrels, run = [], []
+    for q in range(10):
+        docs = [f"d{i}" for i in range(rng.randint(1, 30))]
+        if q != 0:  # q0 is only in the run
+            for subtopic in range(rng.randint(1, 4)):
+                for doc in rng.sample(docs, k=rng.randint(1, len(docs))):
+                    grade = rng.choice([-1, 0, 0, 1, 2])
+                    qrels.append(ir_measures.Qrel(f"q{q}", doc, grade, str(subtopic)))
+        if q != 1:  # q1 is only in the labels
+            for doc in docs:
+                score = rng.randint(0, 3) if ties else rng.random()
+                run.append(ir_measures.ScoredDoc(f"q{q}", doc, float(score)))
+    return qrels, run
+
+
+def _ndeval(names: list[str], qrels: Any, run: Any) -> dict[tuple[str, str], float]:
+    values = _theirs(names, qrels, run)
+    # ndeval's nNRBP is 0/0 (NaN) for a query none of whose subtopics has a relevant
+    # document; the face, as every other measure there, scores it 0.
+    return {key: 0.0 if math.isnan(value) else value for key, value in values.items()}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_intent_aware_family_equals_ndeval_through_ir_measures(seed: int) -> None:
+    pytest.importorskip("pyndeval", reason="pyndeval is a test dependency")
+    qrels, run = _subtopic_inputs(seed, ties=False)
+    everything = [name for group in DIVERSITY_GROUPS for name in group]
+    ours = _ours(everything, qrels, run)  # one call: no group is lost
+    for group in DIVERSITY_GROUPS:
+        theirs = _ndeval(group, qrels, run)
+        assert {key: ours[key] for key in theirs} == pytest.approx(theirs, abs=1e-12)
+        assert {key for key in ours if key[1] in group} == theirs.keys()
+
+
+@pytest.mark.parametrize("name", [group[0] for group in DIVERSITY_GROUPS] + ["P_IA@10"])
+def test_each_intent_aware_measure_alone_equals_ndeval(name: str) -> None:
+    pytest.importorskip("pyndeval", reason="pyndeval is a test dependency")
+    qrels, run = _subtopic_inputs(4, ties=False)
+    assert _ours([name], qrels, run) == pytest.approx(_ndeval([name], qrels, run), abs=1e-12)
+
+
+def test_intent_aware_ties_follow_trec_eval_order_not_ndeval_own() -> None:
+    pytest.importorskip("pyndeval", reason="pyndeval is a test dependency")
+    qrels = [ir_measures.Qrel("q", "a", 1, "s1"), ir_measures.Qrel("q", "b", 0, "s1")]
+    run = [ir_measures.ScoredDoc("q", "a", 1.0), ir_measures.ScoredDoc("q", "b", 1.0)]
+    # tied: ndeval ranks a (ascending) first, trec_eval b (descending)
+    assert _theirs(["StRecall@1"], qrels, run) == {("q", "StRecall@1"): 1.0}
+    assert _ours(["StRecall@1"], qrels, run) == {("q", "StRecall@1"): 0.0}
+
+
+def test_intent_aware_labels_from_a_diversity_qrels_file(tmp_path: Path) -> None:
+    pytest.importorskip("pyndeval", reason="pyndeval is a test dependency")
+    qrels, run = _subtopic_inputs(5, ties=False)
+    path = tmp_path / "div.qrels"
+    lines = [f"{q.query_id} {q.iteration} {q.doc_id} {q.relevance}\n" for q in qrels]
+    path.write_text("".join(lines))
+    names = DIVERSITY_GROUPS[0]
+    assert _ours(names, str(path), run) == pytest.approx(_ndeval(names, qrels, run), abs=1e-12)

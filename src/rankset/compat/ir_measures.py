@@ -41,7 +41,16 @@ The rest of cwl_eval's C/W/L family (``SDCG@k``, ``BPM@k``, ``NERR8@k``, ``NERR9
 :mod:`rankset.measures.user_models`, read to cwl_eval's 1,000 ranks; cwl_eval ranks tied
 scores in input order, rankset in trec_eval's.
 
-Measures of ir_measures without a counterpart here (the intent-aware family) raise a
+The intent-aware family (``alpha_nDCG@k``, ``alpha_DCG@k``, ``ERR_IA@k``, ``nERR_IA@k``,
+``NRBP``, ``nNRBP``, ``AP_IA``, ``P_IA@k``, ``StRecall@k``) is ndeval's, as ir_measures
+runs it through pyndeval: the qrels' ``iteration`` names the subtopic (``"0"`` when the
+qrels have none), a grade >= ``rel`` (1) is relevant (:func:`rankset.io.read_subtopics`).
+pyndeval breaks score ties by doc id ascending (rankset: descending) and reads cutoffs up
+to 20 (rankset: any); ir_measures scores only one (rel, alpha, beta) group of them per call
+(0 for the others) and gives nNRBP NaN on a query without a relevant document, where the
+face computes every group and scores that query 0.
+
+Measures of ir_measures without a counterpart here raise a
 :class:`~rankset.ParameterError` naming the supported ones.
 """
 
@@ -49,13 +58,13 @@ from __future__ import annotations
 
 import ast
 import math
-import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import polars as pl
 
+from rankset.compat._ir_measures_inputs import frames, subtopics
 from rankset.errors import ParameterError
 from rankset.evaluation import evaluate
 from rankset.measures import CWL_DEPTH, parse_metric
@@ -158,15 +167,30 @@ _SUPPORTED: dict[str, tuple[str, tuple[str, ...], str | None]] = {
     "NERR11": ("nerr11", ("T", "min_rel", "max_rel"), None),
     "INST": ("inst", ("T", "min_rel", "max_rel"), None),
     "INSQ": ("insq", ("T", "min_rel", "max_rel"), None),
+    # the intent-aware family, as ndeval (pyndeval) computes it over subtopic labels
+    "alpha_nDCG": ("alpha_ndcg", ("alpha", "rel"), "cutoff"),
+    "alpha_DCG": ("alpha_dcg", ("alpha", "rel"), "cutoff"),
+    "ERR_IA": ("err_ia", ("rel",), "cutoff"),
+    "nERR_IA": ("nerr_ia", ("rel",), "cutoff"),
+    "NRBP": ("nrbp", ("alpha", "beta", "rel"), None),
+    "nNRBP": ("nnrbp", ("alpha", "beta", "rel"), None),
+    "AP_IA": ("map_ia", ("rel",), None),
+    "P_IA": ("p_ia", ("rel",), "cutoff"),
+    "StRecall": ("subtopic_recall", ("rel",), "cutoff"),
 }
 #: Measures summed over queries by ir_measures' aggregate; the others are averaged.
 _SUMMED = frozenset({"NumQ", "NumRet", "NumRel"})
 #: Parameters named in ir_measures that need a value rather than a number.
 _NEEDS_CUTOFF = frozenset(
     {"P", "Success", "Judged", "IPrec", "ERR", "SDCG", "BPM", "NERR8", "NERR9"}
+    | {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "P_IA", "StRecall"}
 )
 #: The C/W/L measures: cwl_eval scales grades between min_rel and max_rel (required).
 _CWL = frozenset({"SDCG", "BPM", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ"})
+#: The intent-aware measures: they read subtopic labels (the qrels' ``iteration``).
+_INTENT_AWARE = frozenset(
+    {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall"}
+)
 
 
 @dataclass(frozen=True)
@@ -280,8 +304,17 @@ NERR10 = Measure("NERR10")
 NERR11 = Measure("NERR11")
 INST = Measure("INST")
 INSQ = Measure("INSQ")
+alpha_nDCG = Measure("alpha_nDCG")
+alpha_DCG = Measure("alpha_DCG")
+ERR_IA = Measure("ERR_IA")
+nERR_IA = Measure("nERR_IA")
+NRBP = Measure("NRBP")
+nNRBP = Measure("nNRBP")
+AP_IA = Measure("AP_IA")
+P_IA = Measure("P_IA")
+StRecall = Measure("StRecall")
 NumRelRet = NumRet(rel=1)  # as in ir_measures, another name of NumRet(rel=1)
-_ALIASES = {"NumRelRet": NumRelRet}
+_ALIASES = {"NumRelRet": NumRelRet, "MAP_IA": AP_IA, "α_nDCG": alpha_nDCG, "α_DCG": alpha_DCG}
 
 
 def parse_measure(text: str) -> Measure:
@@ -377,6 +410,9 @@ def _rankset_name(measure: Measure) -> str:
         params["normalize"] = int(bool(measure.param("normalize", True)))
     if measure.NAME in _CWL:
         params = _cwl_params(measure)
+    if measure.NAME in _INTENT_AWARE:  # the level is read into the subtopic labels
+        params = {k: measure.param(k) for k in ("alpha", "beta") if measure.param(k) is not None}
+        rel = None
     if measure.NAME == "SetF":
         params["x"] = measure.param("beta", 1)  # trec_eval's set_F.x, as ir_measures sends it
     if at_kind == "recall" and measure.at is not None:
@@ -405,53 +441,26 @@ def _cwl_params(measure: Measure) -> dict[str, Any]:
     return params
 
 
-def _table(source: Any, columns: tuple[str, str, str], what: str) -> Any:
-    """Return ``source`` as rankset reads it: frames renamed, tuples as a frame."""
-    query, doc, value = columns
-    if isinstance(source, str | os.PathLike | Mapping):
-        return source
-    if isinstance(source, pl.LazyFrame):
-        source = source.collect()
-    if hasattr(source, "columns") and not isinstance(source, pl.DataFrame):
-        source = pl.from_pandas(source) if type(source).__module__.startswith("pandas") else source
-    if isinstance(source, pl.DataFrame):
-        renames = {"relevance": "grade"} if value == "grade" else {}
-        present = {old: new for old, new in renames.items() if old in source.columns}
-        return source.rename(present).select(query, doc, value)
-    rows = list(source)
-    if rows and not all(isinstance(row, tuple) and len(row) >= 3 for row in rows):
-        msg = f"{what}: expected (query_id, doc_id, {value}) tuples, a frame, a dict or a path"
-        raise ParameterError(msg)
-    return pl.DataFrame(
-        [(str(r[0]), str(r[1]), float(r[2])) for r in rows],
-        schema={query: pl.String, doc: pl.String, value: pl.Float64},
-        orient="row",
-    )
-
-
-def _frames(qrels: Any, run: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Read qrels and run into frames ``query_id, doc_id, grade`` and ``..., score``."""
-    from rankset.io import scan_labels, scan_run
-
-    labels = scan_labels(_table(qrels, ("query_id", "doc_id", "grade"), "qrels")).collect()
-    ranked = scan_run(_table(run, ("query_id", "doc_id", "score"), "run")).collect()
-    return labels.select("query_id", "doc_id", "grade"), ranked
-
-
-def _values(measures: list[Measure], labels: pl.DataFrame, run: pl.DataFrame) -> pl.DataFrame:
+def _values(
+    measures: list[Measure], labels: pl.DataFrame, run: pl.DataFrame, qrels: Any
+) -> pl.DataFrame:
     """Return ``query_id, measure, value`` for every labelled query and measure."""
     queries = labels.select("query_id").unique().sort("query_id")
-    groups: dict[tuple[bool, bool, bool], list[Measure]] = {}
+    groups: dict[tuple[bool, bool, bool, float | None], list[Measure]] = {}
     for measure in measures:
         judged_only = bool(measure.param("judged_only", False))
-        key = (judged_only, measure.NAME == "Judged", _in_doubles(measure))
+        # the intent-aware measures read subtopic labels, relevant from their rel
+        level = float(measure.param("rel", 1)) if measure.NAME in _INTENT_AWARE else None
+        key = (judged_only, measure.NAME == "Judged", _in_doubles(measure), level)
         groups.setdefault(key, []).append(measure)
     answered = run.select("query_id").unique().join(queries, on="query_id")
     parts = []
-    for (judged_only, any_grade, doubles), group in groups.items():
+    for (judged_only, any_grade, doubles, level), group in groups.items():
         group_labels = labels
         if any_grade:  # ir_measures' Judged counts every labelled document, grade -1 too
             group_labels = labels.with_columns(grade=pl.col("grade").clip(lower_bound=0))
+        if level is not None:  # a document judged for several subtopics: its best grade
+            group_labels = labels.group_by("query_id", "doc_id").agg(pl.col("grade").max())
         names = {parse_metric(_rankset_name(m)).name: m for m in group if m.NAME != "NumQ"}
         if names and answered.height:
             result = evaluate(
@@ -461,6 +470,7 @@ def _values(measures: list[Measure], labels: pl.DataFrame, run: pl.DataFrame) ->
                 judged_only=judged_only,  # trec_eval's -J, which pytrec_eval applies
                 score_precision="float64" if doubles else "float32",
                 duplicates="keep_best",
+                nuggets=None if level is None else subtopics(qrels, level),
                 confidence=None,
             )
             wide = result.per_query.pivot("metric", index="query_id", values="value")
@@ -494,7 +504,7 @@ def _in_doubles(measure: Measure) -> bool:
     (``ERR``, exp-log2 nDCG) in perl, all with doubles.
     """
     return (
-        measure.NAME in ("Judged", "Compat", "ERR", "RBP", *_CWL)
+        measure.NAME in ("Judged", "Compat", "ERR", "RBP", *_CWL, *_INTENT_AWARE)
         or (measure.NAME == "RR" and measure.at is not None)
         or measure.param("dcg") == "exp-log2"
     )
@@ -535,9 +545,9 @@ def iter_calc(
     [('q1', 'RR', 0.5), ('q1', 'P@1', 0.0), ('q2', 'RR', 0.0), ('q2', 'P@1', 0.0)]
     """
     wanted = _as_measures(measures)
-    labels, ranked = _frames(qrels, run)
+    labels, ranked = frames(qrels, run)
     by_text = {str(m): m for m in wanted}
-    for query_id, text, value in _values(wanted, labels, ranked).iter_rows():
+    for query_id, text, value in _values(wanted, labels, ranked, qrels).iter_rows():
         yield Metric(query_id, by_text[text], value)
 
 
@@ -558,8 +568,8 @@ def calc_aggregate(
     {RR: 0.25, NumQ: 2.0, NumRet: 3.0}
     """
     wanted = _as_measures(measures)
-    labels, ranked = _frames(qrels, run)
-    values = _values(wanted, labels, ranked)
+    labels, ranked = frames(qrels, run)
+    values = _values(wanted, labels, ranked, qrels)
     totals = {}
     for measure in wanted:
         column = values.filter(pl.col("measure") == str(measure))["value"]
