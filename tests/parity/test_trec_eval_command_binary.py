@@ -36,6 +36,9 @@ OPTION_SETS = [
     ["-q", "-J", "-m", "ideal_dcg.0=2,3=5"],
     ["-q", "-m", "dcg.1=2,3=7", "-m", "G"],
     ["-q", "-c", "-m", "11pt_avg.0,0.33,1", "-m", "iprec_at_recall.0.33"],
+    # gain maps of the gain curves, grade 0 given a gain and a negative gain included
+    ["-q", "-c", "-m", "G.1=3,2=9", "-m", "ndcg_rel.0=1,2=5", "-m", "Rndcg.1=4,3=2"],
+    ["-q", "-l2", "-m", "G.0=2,3=1", "-m", "ndcg_rel.1=-1,3=7", "-m", "Rndcg.1=5,2=1"],
 ]
 # 9.0.8 has no rbp, rbp_resid or unj (its all_trec lacks them too).
 OPTION_SETS_9 = [
@@ -43,6 +46,7 @@ OPTION_SETS_9 = [
     ["-q", "-c", "-n", "-m", "11pt_avg", "-m", "iprec_at_recall.0.13,0.3,0.72", "-m", "gm_bpref"],
     ["-q", "-c", "-m", "ndcg.1=3,2=9", "-m", "ndcg_cut.5"],
     ["-q", "-m", "rbp"],  # illegal in 9.0.8
+    ["-q", "-c", "-m", "G.1=3,2=9", "-m", "ndcg_rel.0=1,2=5", "-m", "Rndcg.1=4,3=2"],
 ]
 VERSION_9 = ["--trec-eval-version", "9.0.8"]
 

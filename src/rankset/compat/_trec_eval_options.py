@@ -120,16 +120,6 @@ def _points_metric(params: str) -> str:
     return f"iprec_avg(points={';'.join(repr(point) for point in points)})"
 
 
-def _no_params(name: str, metric: str) -> Callable[[str], str]:
-    def build(params: str) -> str:
-        if params:
-            msg = f"rankset trec_eval: parameters of '{name}' (gain maps) are not supported yet"
-            raise TrecEvalError(msg, 1)
-        return metric
-
-    return build
-
-
 #: trec_eval 10.0's measure table, in its order (``measures.c``), for the measures of
 #: ``all_trec``; ``metric`` is None where rankset has no counterpart yet.
 MEASURE_TABLE: tuple[Measure, ...] = (
@@ -153,12 +143,12 @@ MEASURE_TABLE: tuple[Measure, ...] = (
     Measure("utility", "param", _utility_metric),
     Measure("11pt_avg", "param", _points_metric),
     Measure("binG", "double", _fixed("bing")),
-    Measure("G", "param", _no_params("G", "g")),
+    Measure("G", "param", _gain_metric("g")),
     Measure("dcg", "param", _gain_metric("dcg")),
     Measure("ideal_dcg", "param", _gain_metric("ideal_dcg")),
     Measure("ndcg", "param", _gain_metric("ndcg")),
-    Measure("ndcg_rel", "param", _no_params("ndcg_rel", "ndcg_rel")),
-    Measure("Rndcg", "param", _no_params("Rndcg", "rndcg")),
+    Measure("ndcg_rel", "param", _gain_metric("ndcg_rel")),
+    Measure("Rndcg", "param", _gain_metric("rndcg")),
     Measure("ndcg_cut", "cut_long", lambda k: f"ndcg@{k}", _CUTS),
     Measure("map_cut", "cut_long", lambda k: f"ap@{k}", _CUTS),
     Measure("relative_P", "cut_long", lambda k: f"relative_p@{k}", _CUTS),

@@ -18,11 +18,12 @@ no ``rbp``, ``rbp_resid``, ``unj`` or ``dcg``; queries of the run without labels
 silently, and ``-c`` averaging over every labelled query with 0 (``log(0.00001)`` for
 the geometric means) for those the run lacks, which print no lines.
 
-Gain maps (``-m ndcg.1=3,2=9``) are read for ``ndcg``, ``dcg`` and ``ideal_dcg``; two
+Gain maps (``-m ndcg.1=3,2=9``) are read for ``ndcg``, ``dcg``, ``ideal_dcg``, ``G``,
+``ndcg_rel`` and ``Rndcg``; two
 of those three asked with a map are refused (10.0 shares one map among them and crashes
 at exit), and a map with gains less than 1 apart is named on stderr and left out (10.0
-sorts gains by ``(int) (a - b)``). What rankset does not compute (gain maps of ``G``,
-``ndcg_rel`` and ``Rndcg``, the preference and ``qrels_jg`` families) is named on stderr
+sorts gains by ``(int) (a - b)``). What rankset does not compute (the preference and
+``qrels_jg`` families) is named on stderr
 and left out of the output, never guessed.
 """
 
