@@ -39,6 +39,8 @@ OPTION_SETS = [
     # gain maps of the gain curves, grade 0 given a gain and a negative gain included
     ["-q", "-c", "-m", "G.1=3,2=9", "-m", "ndcg_rel.0=1,2=5", "-m", "Rndcg.1=4,3=2"],
     ["-q", "-l2", "-m", "G.0=2,3=1", "-m", "ndcg_rel.1=-1,3=7", "-m", "Rndcg.1=5,2=1"],
+    ["-q", "-v", "-m", "map"],  # the version, on stderr, and exit 0
+    ["-m", "bogus", "-v"],  # an illegal measure before -v stops first
 ]
 # 9.0.8 has no rbp, rbp_resid or unj (its all_trec lacks them too).
 OPTION_SETS_9 = [

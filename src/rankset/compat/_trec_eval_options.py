@@ -233,9 +233,13 @@ def parse_command_line(argv: Sequence[str]) -> Options:
         raise TrecEvalError(f"trec_eval: {error}\n{USAGE}", 1) from None
     asked: list[str] = []
     settings: dict[str, object] = {}
+    version = next((v for f, v in pairs if f == "--trec-eval-version"), "10.0")
     for flag, value in pairs:
         if flag in ("-m", "--measure"):
+            _mark({}, value, version)  # an illegal measure stops here, as in trec_eval
             asked.append(value)
+        elif flag in ("-v", "--version"):  # trec_eval prints its version and exits
+            raise TrecEvalError(f"trec_eval version {_VERSION_IDS.get(version, version)}", 0)
         elif flag == "--trec-eval-version":
             if value not in VERSIONS:
                 msg = f"rankset trec_eval: --trec-eval-version {value}: expected 10.0 or 9.0.8"
@@ -271,6 +275,9 @@ def parse_command_line(argv: Sequence[str]) -> Options:
         raise TrecEvalError(msg, 1)
     return Options(qrels=rest[0], run=rest[1], measures=measures or None, **settings)  # type: ignore[arg-type]
 
+
+#: What ``trec_eval -v`` prints after "trec_eval version " (9.0.8's source says 9.0.7).
+_VERSION_IDS = {"10.0": "10.0-rc3", "9.0.8": "9.0.7"}
 
 _SWITCHES = {
     "-q": ("per_query", True),
