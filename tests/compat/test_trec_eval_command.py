@@ -25,6 +25,7 @@ CASES = [
         "qrels.rel_level",
         "results.test",
     ),
+    ("out.test.aqZ", ["-q", "-m", "all_trec", "-Z", "zscores_file"], "qrels.test", "results.test"),
 ]
 
 
@@ -38,6 +39,7 @@ def _run(argv: list[str]) -> tuple[int, str, str]:
 def test_output_equals_trec_evals_regression_file(
     trec_eval_data: Path, expected: str, options: list[str], qrels: str, run: str
 ) -> None:
+    options = [str(trec_eval_data / o) if o == "zscores_file" else o for o in options]
     argv = [*options, str(trec_eval_data / qrels), str(trec_eval_data / run)]
     status, out, err = _run(argv)
     assert (status, err) == (0, "")

@@ -124,3 +124,61 @@ def test_trec_eval_9_generated_runs(
 ) -> None:
     qrels, run = _generated(tmp_path, seed)
     _compare(trec_eval_9, options, qrels, run, VERSION_9)
+
+
+def _zscores(folder: Path, qrels: Path, seed: int) -> Path:
+    """A -Z file for some of the queries and measures, some standard deviations 0.
+
+    trec_eval looks values up by binary search with an off-by-one that reads past the end
+    for a name above the last one in the file: a last query and a last measure ("zzzz")
+    keep every lookup inside.
+    """
+    rng = random.Random(seed)
+    queries = sorted({line.split()[0] for line in qrels.read_text().splitlines()})
+    names = ["map", "P_5", "P_10", "num_ret", "num_rel_ret", "ndcg", "gm_map", "bpref", "num_rel"]
+    lines = ["zzzz zzzz 0 1"]
+    for query in queries:
+        if rng.random() < 0.15:
+            continue  # a query the file lacks: every value -1000000
+        for name in names:
+            draw = rng.random()
+            if draw < 0.1:
+                continue  # a measure the file lacks
+            deviation = 0 if draw < 0.2 else round(rng.random(), 3)
+            lines.append(f"{query}\t{name}  {round(rng.random(), 3)} {deviation}")
+        lines.append(f"{query} zzzz 0 1")
+    rng.shuffle(lines)
+    path = folder / f"zscores{seed}"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+Z_OPTIONS = [
+    ["-q", "-m", "map", "-m", "P.5,10", "-m", "num_ret", "-m", "gm_map", "-m", "ndcg"],
+    ["-q", "-c", "-m", "map", "-m", "num_rel_ret", "-m", "num_rel", "-m", "bpref"],
+    ["-m", "all_trec"],
+]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_zscores_equal_both_binaries(
+    trec_eval_10: Path, trec_eval_9: Path, tmp_path: Path, seed: int
+) -> None:
+    qrels, run = _generated(tmp_path, seed)
+    zscores = _zscores(tmp_path, qrels, seed)
+    for options in Z_OPTIONS:
+        _compare(trec_eval_10, [*options, "-Z", str(zscores)], qrels, run)
+        _compare(trec_eval_9, [*options, "-Z", str(zscores)], qrels, run, VERSION_9)
+
+
+@pytest.mark.parametrize(
+    "text", ["q map 0.5 0.1\n\nq P_5 0 1\n", "q map 0.5\n", "q map 0.5 0.1 7\n", "", "q map x y\n"]
+)
+def test_bad_zscore_files_fail_as_trec_eval_does(
+    trec_eval_10: Path, trec_eval_data: Path, tmp_path: Path, text: str
+) -> None:
+    path = tmp_path / "zscores"
+    path.write_text(text, encoding="utf-8")
+    qrels, run = trec_eval_data / "qrels.test", trec_eval_data / "results.test"
+    _compare(trec_eval_10, ["-q", "-m", "map", "-Z", str(path)], qrels, run)
+    _compare(trec_eval_10, ["-m", "map", "-Z", str(tmp_path / "absent")], qrels, run)

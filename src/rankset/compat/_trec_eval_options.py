@@ -197,6 +197,7 @@ class Options:
     n_docs: int = 0
     measures: dict[str, str] | None = None  # name -> parameter text ("" = defaults)
     version: str = "10.0"  # or "9.0.8" (--trec-eval-version)
+    zscores: str | None = None  # -Z: a file of "query measure mean stddev" lines
 
 
 @dataclass(frozen=True)
@@ -238,6 +239,8 @@ def parse_command_line(argv: Sequence[str]) -> Options:
         if flag in ("-m", "--measure"):
             _mark({}, value, version)  # an illegal measure stops here, as in trec_eval
             asked.append(value)
+        elif flag in ("-Z", "--Zscore"):
+            settings["zscores"] = value
         elif flag in ("-v", "--version"):  # trec_eval prints its version and exits
             raise TrecEvalError(f"trec_eval version {_VERSION_IDS.get(version, version)}", 0)
         elif flag == "--trec-eval-version":
@@ -254,7 +257,7 @@ def parse_command_line(argv: Sequence[str]) -> Options:
             value,
         ) in (("-T", "trec_results"), ("--Results_format", "trec_results")):
             continue
-        elif flag in ("-R", "-T", "-Z", "--Rel_info_format", "--Results_format", "--Zscore"):
+        elif flag in ("-R", "-T", "--Rel_info_format", "--Results_format"):
             msg = f"rankset trec_eval: {flag} {value} is not supported (only the TREC formats)"
             raise TrecEvalError(msg, 1)
         else:
