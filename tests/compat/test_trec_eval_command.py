@@ -67,11 +67,16 @@ def test_unreadable_files_exit_2_with_trec_evals_messages(trec_eval_data: Path) 
     assert err.startswith("trec_eval.get_qrels: Cannot read qrels file 'no/such/qrels'")
 
 
-def test_bad_options_and_measures_exit_1(trec_eval_data: Path) -> None:
+def test_bad_options_and_measures_exit_1_or_2(trec_eval_data: Path) -> None:
     files = [str(trec_eval_data / "qrels.test"), str(trec_eval_data / "results.test")]
     assert _run(["-m", "foo", *files])[:2] == (1, "")
     assert _run(["-m", "foo", *files])[2] == "trec_eval: illegal measure 'foo'\n"
-    assert _run(["-m", "P.0", *files])[0] == 1
+    # a cutoff of 0 stops trec_eval 10.0 when it sets the measure up: status 2
+    assert _run(["-m", "P.0", *files]) == (
+        2,
+        "",
+        "trec_eval: Negative cutoff detected\ntrec_eval: Cannot initialize measure 'P'\n",
+    )
     status, _, err = _run(files[:1])
     assert status == 1
     assert err.startswith("Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file")

@@ -182,3 +182,26 @@ def test_bad_zscore_files_fail_as_trec_eval_does(
     qrels, run = trec_eval_data / "qrels.test", trec_eval_data / "results.test"
     _compare(trec_eval_10, ["-q", "-m", "map", "-Z", str(path)], qrels, run)
     _compare(trec_eval_10, ["-m", "map", "-Z", str(tmp_path / "absent")], qrels, run)
+
+
+# Parameters as trec_eval reads them: ignored on measures that take none, the first given
+# wins, C's atol/atof on numbers, its own malformed-pair rule, and its error texts.
+PARAMETERS = [
+    ["-m", "map.5", "-m", "num_ret.3", "-m", "gm_map.2", "-m", "binG.x", "-m", "set_P.2"],
+    ["-m", "P.5", "-m", "P.10"], ["-m", "official", "-m", "P.10"], ["-m", "P.10", "-m", "official"],
+    ["-m", "ndcg.1=3", "-m", "ndcg.2=4"], ["-m", "P.x"], ["-m", "P.0"], ["-m", "P.5,5"],
+    ["-m", "ndcg_cut.0,5"], ["-m", "11pt_avg.x"], ["-m", "Rprec_mult.a"], ["-m", "set_F.x"],
+    ["-m", "rbp.q=1"], ["-m", "rbp.p=0.3,p=0.6"], ["-m", "utility.1,2"], ["-m", "relstring.x"],
+    ["-m", "relstring.0"], ["-m", "iprec_at_recall.x"], ["-m", "ndcg.x=3"], ["-m", "G.x"],
+    ["-m", "ndcg.1=3,x=2"], ["-m", "G.1=2,,2=3"], ["-m", "Rprec_mult.0.5,0.5"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("options", PARAMETERS, ids=" ".join)
+def test_measure_parameters_read_as_trec_eval_reads_them(
+    trec_eval_10: Path, trec_eval_9: Path, trec_eval_data: Path, options: list[str]
+) -> None:
+    qrels, run = trec_eval_data / "qrels.test", trec_eval_data / "results.test"
+    _compare(trec_eval_10, ["-q", *options], qrels, run)
+    if not any(name in " ".join(options) for name in ("rbp", "dcg")):  # 10.0's measures
+        _compare(trec_eval_9, ["-q", *options], qrels, run, VERSION_9)

@@ -23,6 +23,7 @@ __all__ = [
     "Measure",
     "Options",
     "TrecEvalError",
+    "atof",
     "parse_command_line",
     "plan_columns",
 ]
@@ -68,49 +69,89 @@ def _fixed(name: str) -> Callable[[str], str]:
 
 
 def _utility_metric(params: str, n_docs: int = 0) -> str:
-    a, b, c, d = (float(value) for value in (params or "1,-1,0,0").split(","))
+    coefficients = [atof(part) for part in (params or "1,-1,0,0").split(",")]
+    if len(coefficients) != 4:  # trec_eval finds out when it scores the first query
+        msg = (
+            "trec_eval.calc_utility: improper number of coefficients\n"
+            "trec_eval: Can't calculate measure 'utility'"
+        )
+        raise TrecEvalError(msg, 4)
+    a, b, c, d = coefficients
     return f"utility(a={a!r},b={b!r},c={c!r},d={d!r},n_docs={n_docs})"
 
 
+def _init_error(message: str, name: str) -> TrecEvalError:
+    """Refuse parameters trec_eval cannot use: its message, then it stops (status 2)."""
+    return TrecEvalError(f"{message}\ntrec_eval: Cannot initialize measure '{name}'", 2)
+
+
+def _pairs(name: str, params: str) -> list[tuple[str, float]]:
+    """trec_eval's ``name=value,...`` parameters (``get_param_pairs``), values as ``atof``.
+
+    Malformed as trec_eval judges it: the text must end in a ``name=value`` pair, with no
+    empty item and no second ``=`` in one item.
+    """
+    last = ","
+    for char in params:
+        if char == ",":
+            if last == ",":
+                break
+            last = ","
+        elif char == "=":
+            if last == "=":
+                last = ","
+                break
+            last = "="
+    if last != "=":
+        raise _init_error(f"trec_eval: malformed pair parameters in '{params}'", name)
+    pairs = []
+    for part in params.split(","):
+        key, _, value = part.partition("=")
+        pairs.append((key, atof(value)))
+    return pairs
+
+
 def _pair_metric(base: str) -> Callable[[str], str]:
+    """Rbp and rbp_resid: ``p=value`` (the last one counts); other names are ignored."""
+
     def metric(params: str) -> str:
-        parts = [part.partition("=") for part in params.split(",")] if params else []
-        if any(key != "p" or not sep for key, sep, _ in parts):
-            msg = f"rankset trec_eval: '{base}' takes only p=<number> (got '{params}')"
-            raise TrecEvalError(msg, 1)
-        return f"{base}(p={float(parts[-1][2])!r})" if parts else base
+        if not params:
+            return base
+        persistence = [value for key, value in _pairs(base, params) if key == "p"]
+        return f"{base}(p={persistence[-1]!r})" if persistence else base
 
     return metric
 
 
 def _set_f_metric(params: str) -> str:
-    return f"set_f(x={float(params)!r})" if params else "set_f"
+    return f"set_f(x={atof(params.split(',')[0])!r})" if params else "set_f"
 
 
-def _gain_metric(base: str) -> Callable[[str], str]:
-    """trec_eval's gain pairs ``1=3,2=9`` as rankset's ``gains=1:3;2:9``."""
+def _gain_metric(base: str, name: str) -> Callable[[str], str]:
+    """trec_eval's gain pairs ``1=3,2=9`` as rankset's ``gains=1:3;2:9``.
+
+    A pair whose name is not an integer (``x=3``) is ignored, as trec_eval's
+    ``setup_gains`` ignores it.
+    """
 
     def metric(params: str) -> str:
         if not params:
             return base
-        pairs = [part.partition("=") for part in params.split(",")]
-        try:
-            gains = ";".join(f"{float(level):g}:{float(gain)!r}" for level, _, gain in pairs)
-        except ValueError:
-            raise TrecEvalError(f"trec_eval: malformed pair parameters in '{params}'", 1) from None
+        pairs = _pairs(name, params)
+        levels = [(int(key), gain) for key, gain in pairs if re.fullmatch(r"[+-]?\d+", key)]
+        if not levels:
+            return base
+        gains = ";".join(f"{level}:{gain!r}" for level, gain in dict(levels).items())
         return f"{base}(gains={gains})"
 
     return metric
 
 
 def _points_metric(params: str) -> str:
-    """11pt_avg's own recall levels, ascending (10.0 mis-averages others)."""
+    """11pt_avg's own recall levels (``atof``), ascending (10.0 mis-averages others)."""
     if not params:
         return "iprec_avg"
-    try:
-        points = [float(part) for part in params.split(",")]
-    except ValueError:
-        raise TrecEvalError(f"trec_eval: improper cutoff list '{params}'", 1) from None
+    points = [atof(part) for part in params.split(",")]
     if points != sorted(points):
         msg = (
             f"rankset trec_eval: 11pt_avg.{params}: give the recall levels in ascending order "
@@ -143,12 +184,12 @@ MEASURE_TABLE: tuple[Measure, ...] = (
     Measure("utility", "param", _utility_metric),
     Measure("11pt_avg", "param", _points_metric),
     Measure("binG", "double", _fixed("bing")),
-    Measure("G", "param", _gain_metric("g")),
-    Measure("dcg", "param", _gain_metric("dcg")),
-    Measure("ideal_dcg", "param", _gain_metric("ideal_dcg")),
-    Measure("ndcg", "param", _gain_metric("ndcg")),
-    Measure("ndcg_rel", "param", _gain_metric("ndcg_rel")),
-    Measure("Rndcg", "param", _gain_metric("rndcg")),
+    Measure("G", "param", _gain_metric("g", "G")),
+    Measure("dcg", "param", _gain_metric("dcg", "dcg")),
+    Measure("ideal_dcg", "param", _gain_metric("ideal_dcg", "ideal_dcg")),
+    Measure("ndcg", "param", _gain_metric("ndcg", "ndcg")),
+    Measure("ndcg_rel", "param", _gain_metric("ndcg_rel", "ndcg_rel")),
+    Measure("Rndcg", "param", _gain_metric("rndcg", "Rndcg")),
     Measure("ndcg_cut", "cut_long", lambda k: f"ndcg@{k}", _CUTS),
     Measure("map_cut", "cut_long", lambda k: f"ap@{k}", _CUTS),
     Measure("relative_P", "cut_long", lambda k: f"relative_p@{k}", _CUTS),
@@ -302,6 +343,12 @@ _NUMBERS = {
 }
 
 
+def atof(text: str) -> float:
+    """C's ``atof``: the longest leading decimal number of ``text``, 0 if none."""
+    match = re.match(r"\s*([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)", text)
+    return float(match[1]) if match else 0.0
+
+
 def _atol(text: str) -> int:
     """C's ``atol``: the leading integer of ``text``, 0 if none."""
     match = re.match(r"\s*([+-]?\d+)", text)
@@ -319,7 +366,10 @@ def _mark(measures: dict[str, str], text: str, version: str) -> None:
         raise TrecEvalError(f"trec_eval: illegal measure '{name}'", 1)
     if "." in text and not params:
         raise TrecEvalError(f"trec_eval: improper measure in parameter '{name}'", 1)
-    measures[name] = params
+    if params and not measures.get(name):
+        measures[name] = params  # the first parameters given count, as in trec_eval
+    else:
+        measures.setdefault(name, "")
 
 
 def plan_columns(options: Options) -> tuple[list[tuple[Measure, list[Column]]], list[str]]:
@@ -344,13 +394,13 @@ def plan_columns(options: Options) -> tuple[list[tuple[Measure, list[Column]]], 
 def _columns(measure: Measure, params: str, options: Options) -> list[Column]:
     assert measure.metric is not None
     if measure.kind == "cut_long":
-        cutoffs = _cutoffs(params, int) if params else list(measure.defaults)
+        cutoffs = _cutoffs(params, int, measure.name) if params else list(measure.defaults)
         return [
             Column(f"{measure.name}_{int(k)}", _canonical(measure.metric(str(int(k)))), "double")
             for k in cutoffs
         ]
     if measure.kind == "cut_double":
-        points = _cutoffs(params, float) if params else list(measure.defaults)
+        points = _cutoffs(params, float, measure.name) if params else list(measure.defaults)
         return [
             Column(
                 f"{measure.name}_{p:3.2f}",
@@ -359,6 +409,8 @@ def _columns(measure: Measure, params: str, options: Options) -> list[Column]:
             )
             for p in points
         ]
+    if measure.kind in ("long", "double", "geometric"):
+        params = ""  # trec_eval ignores parameters given to a measure that takes none
     printed = f"{measure.name}_{params}" if params else measure.name
     metric = (
         _utility_metric(params, options.n_docs)
@@ -384,13 +436,11 @@ def _canonical(name: str) -> str:
     return parse_metric(name).name
 
 
-def _cutoffs(text: str, kind: type[int] | type[float]) -> list[float]:
-    try:
-        values = sorted(kind(part) for part in text.split(","))
-    except ValueError:
-        raise TrecEvalError(f"trec_eval: improper cutoff list '{text}'", 1) from None
-    if any(value <= 0 for value in values) and kind is int:
-        raise TrecEvalError("trec_eval: Negative cutoff detected", 1)
+def _cutoffs(text: str, kind: type[int] | type[float], name: str) -> list[float]:
+    """trec_eval's cutoff lists: ``atol`` (or ``atof``) each, sorted; checked as it checks."""
+    values = sorted((_atol if kind is int else atof)(part) for part in text.split(","))
+    if kind is int and values[0] <= 0:
+        raise _init_error("trec_eval: Negative cutoff detected", name)
     if len(set(values)) != len(values):
-        raise TrecEvalError("trec_eval: duplicate cutoff detected", 1)
+        raise _init_error("trec_eval: duplicate cutoffs detected", name)
     return [float(value) for value in values]

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import polars as pl
 
-from rankset.compat._trec_eval_options import Column, Measure, TrecEvalError
+from rankset.compat._trec_eval_options import Column, Measure, TrecEvalError, atof
 
 __all__ = ["MISSING_ZSCORE", "as_z_columns", "as_zscores", "read_zscores"]
 
@@ -35,16 +34,10 @@ def read_zscores(path: str) -> pl.DataFrame:
         fields = line.split()
         if len(fields) != 4:
             raise TrecEvalError(f"trec_eval.get_zscores: Malformed line {number}", 255)
-        rows.append((fields[0], fields[1], _atof(fields[2]), _atof(fields[3])))
+        rows.append((fields[0], fields[1], atof(fields[2]), atof(fields[3])))
     return pl.DataFrame(
         rows, schema=["query_id", "printed", "_mean", "_stddev"], orient="row"
     ).unique(["query_id", "printed"], keep="last")
-
-
-def _atof(text: str) -> float:
-    """C's ``atof``: the longest leading number, 0 when there is none."""
-    match = re.match(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text)
-    return float(match.group(0)) if match else 0.0
 
 
 def as_zscores(

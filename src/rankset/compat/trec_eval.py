@@ -48,6 +48,7 @@ from rankset.compat._trec_eval_options import (
     Measure,
     Options,
     TrecEvalError,
+    atof,
     parse_command_line,
     plan_columns,
 )
@@ -132,10 +133,12 @@ def _relstrings(
     run: pl.DataFrame, labels: pl.DataFrame, length: int, added: set[str]
 ) -> pl.DataFrame:
     """trec_eval's relstring: a character per top document (grade, '-' unlabelled, ...)."""
+    if length <= 0:  # trec_eval prints an empty string (Polars' head(0) keeps a row)
+        run = run.clear()
     ranked = (
         run.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
         .group_by("query_id", maintain_order=True)
-        .head(length)
+        .head(max(length, 1))
         .join(
             labels.select("query_id", "doc_id", "grade"),
             on=["query_id", "doc_id"],
@@ -397,7 +400,7 @@ def _means(
 
 def _relstring_length(options: Options) -> int:
     params = (options.measures or {}).get("relstring", "")
-    return int(float(params)) if params else 10
+    return int(atof(params)) if params else 10
 
 
 def _per_query_text(
