@@ -13,6 +13,7 @@ import rankset
 # signed_gain and utility are signed utilities: their sign is their point; gm_map and
 # gm_bpref are logarithms (their summaries are geometric means)
 UNBOUNDED = {
+    "yaap",  # a logarithm: negative below AP 1/2
     "dcg",
     "ideal_dcg",
     "num_ret",

@@ -41,6 +41,8 @@ OPTION_SETS = [
     ["-q", "-l2", "-m", "G.0=2,3=1", "-m", "ndcg_rel.1=-1,3=7", "-m", "Rndcg.1=5,2=1"],
     ["-q", "-v", "-m", "map"],  # the version, on stderr, and exit 0
     ["-m", "bogus", "-v"],  # an illegal measure before -v stops first
+    ["-q", "-c", "-m", "yaap", "-m", "map"],  # yaap: in no group; -c scores the stand-in
+    ["-q", "-J", "-l2", "-M5", "-m", "yaap"],
 ]
 # 9.0.8 has no rbp, rbp_resid or unj (its all_trec lacks them too).
 OPTION_SETS_9 = [
@@ -205,3 +207,55 @@ def test_measure_parameters_read_as_trec_eval_reads_them(
     _compare(trec_eval_10, ["-q", *options], qrels, run)
     if not any(name in " ".join(options) for name in ("rbp", "dcg")):  # 10.0's measures
         _compare(trec_eval_9, ["-q", *options], qrels, run, VERSION_9)
+
+
+def _judgment_groups(folder: Path, seed: int) -> tuple[Path, Path]:
+    """qrels_jg labels (1-3 groups a query, grades -1..3) and a run with ties."""
+    rng = random.Random(seed)
+    label_lines, run_lines = [], []
+    for q in range(9):
+        query = f"{q:03d}"
+        pool = [f"doc{i}" for i in range(30)]
+        for group in range(rng.randint(1, 3)):
+            for doc in rng.sample(pool, k=rng.randint(1, 20)):
+                label_lines.append(f"{query} g{group} {doc} {rng.choice([-1, 0, 0, 1, 2, 3])}")
+        if q == 4:  # labelled, never answered
+            continue
+        for rank, doc in enumerate(rng.sample(pool, k=rng.randint(1, 30))):
+            score = rng.choice([1.0, 2.5, 3.25]) if seed % 2 else round(rng.random(), 3)
+            run_lines.append(f"{query} Q0 {doc} {rank} {score} tag")
+    labels, run = folder / f"jg{seed}", folder / f"jgrun{seed}"
+    labels.write_text("\n".join(label_lines) + "\n", encoding="utf-8")
+    run.write_text("\n".join(run_lines) + "\n", encoding="utf-8")
+    return labels, run
+
+
+JG_OPTIONS = [
+    ["-q", "-c", "-m", "qrels_jg"],
+    ["-q", "-c", "-J", "-M7", "-m", "qrels_jg"],
+    ["-q", "-c", "-l2", "-m", "P_avgjg.1,3,7", "-m", "Rprec_mult_avgjg.0.5,1.5"],
+    ["-q", "-m", "map_avgjg"],  # a labelled query without results stops 10.0 (status 4)
+    ["-q", "-c", "-m", "qrels_jg", "-m", "yaap"],  # yaap reads qrels: status 4
+    ["-q", "-c", "-m", "map"],  # map reads qrels: status 4
+]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("options", JG_OPTIONS, ids=" ".join)
+def test_judgment_groups_equal_both_binaries(
+    trec_eval_10: Path, trec_eval_9: Path, tmp_path: Path, seed: int, options: list[str]
+) -> None:
+    labels, run = _judgment_groups(tmp_path, seed)
+    _compare(trec_eval_10, ["-R", "qrels_jg", *options], labels, run)
+    _compare(trec_eval_9, ["-R", "qrels_jg", *options], labels, run, VERSION_9)
+
+
+def test_label_and_result_formats_trec_eval_does_not_know(
+    trec_eval_10: Path, trec_eval_data: Path, tmp_path: Path
+) -> None:
+    qrels, run = trec_eval_data / "qrels.test", trec_eval_data / "results.test"
+    _compare(trec_eval_10, ["-R", "foo"], qrels, run)
+    _compare(trec_eval_10, ["-T", "foo"], qrels, run)
+    _compare(trec_eval_10, ["-T", "foo"], tmp_path / "absent", run)
+    _compare(trec_eval_10, ["-m", "map_avgjg", "-m", "map"], qrels, run)
+    _compare(trec_eval_10, ["-R", "qrels_jg"], qrels, run)  # official reads qrels

@@ -15,8 +15,11 @@ from rankset.errors import RanksetError
 
 __all__ = [
     "GROUPS",
+    "JG_PREFIX",
     "MEASURE_TABLE",
     "ONLY_IN_10",
+    "PREFS",
+    "REL_FORMATS",
     "USAGE",
     "VERSIONS",
     "Column",
@@ -24,6 +27,7 @@ __all__ = [
     "Options",
     "TrecEvalError",
     "atof",
+    "atol",
     "parse_command_line",
     "plan_columns",
 ]
@@ -36,6 +40,27 @@ USAGE = (
     "       ('-m all_qrels' prints all qrels measures, '-m official' is default)\n"
 )
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+#: trec_eval's 14 preference measures, in its table's order.
+PREFS = (
+    "prefs_num_prefs_poss",
+    "prefs_num_prefs_ful",
+    "prefs_num_prefs_ful_ret",
+    "prefs_simp",
+    "prefs_pair",
+    "prefs_avgjg",
+    "prefs_avgjg_Rnonrel",
+    "prefs_simp_ret",
+    "prefs_pair_ret",
+    "prefs_avgjg_ret",
+    "prefs_avgjg_Rnonrel_ret",
+    "prefs_simp_imp",
+    "prefs_pair_imp",
+    "prefs_avgjg_imp",
+)
+#: The label formats of -R; each measure reads one (runid and num_q read any).
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+#: The prefix of the rankset metric of a judgment-group measure's column.
+JG_PREFIX = "avgjg:"
 _POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 _MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
@@ -200,6 +225,13 @@ MEASURE_TABLE: tuple[Measure, ...] = (
     Measure("set_map", "double", _fixed("set_map")),
     Measure("set_F", "param", _set_f_metric),
     Measure("num_nonrel_judged_ret", "long", _fixed("num_nonrel_judged_ret")),
+    # preference measures (-R prefs, -R qrels_prefs): rankset.compat._trec_eval_prefs
+    *(Measure(name, "prefs_long" if "num_prefs" in name else "prefs") for name in PREFS),
+    # judgment-group measures (-R qrels_jg): the value over each group, averaged
+    Measure("map_avgjg", "jg_double", _fixed("ap")),
+    Measure("P_avgjg", "jg_cut_long", lambda k: f"precision@{k}", _CUTS),
+    Measure("Rprec_mult_avgjg", "jg_cut_double", lambda m: f"rprec_mult(mult={m})", _MULTS),
+    Measure("yaap", "double", _fixed("yaap")),
     Measure("rbp", "param", _pair_metric("rbp")),
     Measure("rbp_resid", "param", _pair_metric("rbp_resid")),
     Measure("unj", "cut_long", lambda k: f"unj@{k}", (5, 10, 20)),
@@ -215,8 +247,15 @@ _OFFICIAL = [*_COUNTS, "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_a
 #: what counts: measures print in the table's order.
 GROUPS: dict[str, frozenset[str]] = {
     "official": frozenset(_OFFICIAL),
-    # every measure of the table but those of other label formats, and dcg, ideal_dcg
-    "all_trec": frozenset(m.name for m in MEASURE_TABLE if m.name not in ("dcg", "ideal_dcg")),
+    # every measure of the table but those of other label formats, yaap, dcg, ideal_dcg
+    "all_trec": frozenset(
+        m.name
+        for m in MEASURE_TABLE
+        if m.name not in ("dcg", "ideal_dcg", "yaap") and not m.kind.startswith(("prefs", "jg_"))
+    ),
+    "all_prefs": frozenset(["runid", "num_q", *PREFS]),
+    "prefs": frozenset(["runid", "num_q", *PREFS[:6]]),
+    "qrels_jg": frozenset(["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"]),
     "set": frozenset(
         [*_COUNTS, "utility", "set_P", "set_recall", "set_relative_P", "set_map", "set_F"]
     ),
@@ -239,6 +278,8 @@ class Options:
     measures: dict[str, str] | None = None  # name -> parameter text ("" = defaults)
     version: str = "10.0"  # or "9.0.8" (--trec-eval-version)
     zscores: str | None = None  # -Z: a file of "query measure mean stddev" lines
+    rel_format: str = "qrels"  # -R: qrels, qrels_jg, prefs or qrels_prefs
+    results_format: str = "trec_results"  # -T: trec_results only
 
 
 @dataclass(frozen=True)
@@ -292,15 +333,11 @@ def parse_command_line(argv: Sequence[str]) -> Options:
         elif flag in _SWITCHES:
             settings[_SWITCHES[flag][0]] = _SWITCHES[flag][1]
         elif flag in _NUMBERS:
-            settings[_NUMBERS[flag]] = _atol(value)
-        elif (flag, value) in (("-R", "qrels"), ("--Rel_info_format", "qrels")) or (
-            flag,
-            value,
-        ) in (("-T", "trec_results"), ("--Results_format", "trec_results")):
-            continue
-        elif flag in ("-R", "-T", "--Rel_info_format", "--Results_format"):
-            msg = f"rankset trec_eval: {flag} {value} is not supported (only the TREC formats)"
-            raise TrecEvalError(msg, 1)
+            settings[_NUMBERS[flag]] = atol(value)
+        elif flag in ("-R", "--Rel_info_format"):
+            settings["rel_format"] = value  # checked once the file is read, as trec_eval
+        elif flag in ("-T", "--Results_format"):
+            settings["results_format"] = value
         else:
             msg = f"rankset trec_eval: option {flag} is not supported; see `rankset measures`"
             raise TrecEvalError(msg, 1)
@@ -349,7 +386,7 @@ def atof(text: str) -> float:
     return float(match[1]) if match else 0.0
 
 
-def _atol(text: str) -> int:
+def atol(text: str) -> int:
     """C's ``atol``: the leading integer of ``text``, 0 if none."""
     match = re.match(r"\s*([+-]?\d+)", text)
     return int(match[1]) if match else 0
@@ -393,6 +430,12 @@ def plan_columns(options: Options) -> tuple[list[tuple[Measure, list[Column]]], 
 
 def _columns(measure: Measure, params: str, options: Options) -> list[Column]:
     assert measure.metric is not None
+    if measure.kind.startswith("jg_"):  # rankset's metric over each group, marked
+        plain = Measure(measure.name, measure.kind[3:], measure.metric, measure.defaults)
+        return [
+            Column(c.printed, f"{JG_PREFIX}{c.metric}", c.kind)
+            for c in _columns(plain, params, options)
+        ]
     if measure.kind == "cut_long":
         cutoffs = _cutoffs(params, int, measure.name) if params else list(measure.defaults)
         return [
@@ -438,7 +481,7 @@ def _canonical(name: str) -> str:
 
 def _cutoffs(text: str, kind: type[int] | type[float], name: str) -> list[float]:
     """trec_eval's cutoff lists: ``atol`` (or ``atof``) each, sorted; checked as it checks."""
-    values = sorted((_atol if kind is int else atof)(part) for part in text.split(","))
+    values = sorted((atol if kind is int else atof)(part) for part in text.split(","))
     if kind is int and values[0] <= 0:
         raise _init_error("trec_eval: Negative cutoff detected", name)
     if len(set(values)) != len(values):

@@ -49,12 +49,11 @@ __all__ = [
 ]
 
 #: The measures of trec_eval 9.0.8's table this face computes (pytrec_eval's names).
-supported_measures: frozenset[str] = frozenset(
-    m.name for m in MEASURE_TABLE if m.name not in ONLY_IN_10
-)
-#: pytrec_eval's nicknames: each names a set of measures (trec_eval 9.0.8's groups).
+supported_measures: frozenset[str] = GROUPS["all_trec"] - ONLY_IN_10
+#: pytrec_eval's nicknames: each names a set of measures (trec_eval 9.0.8's groups of the
+#: qrels format: the preference and judgment-group formats are not pytrec_eval's).
 supported_nicknames: dict[str, frozenset[str]] = {
-    name: members - ONLY_IN_10 for name, members in GROUPS.items()
+    name: GROUPS[name] - ONLY_IN_10 for name in ("official", "all_trec", "set")
 }
 _CUT_MEASURES = frozenset(m.name for m in MEASURE_TABLE if m.kind.startswith("cut"))
 _PARAMETERS = re.compile(r"[0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*")

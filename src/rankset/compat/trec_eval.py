@@ -26,8 +26,10 @@ Gain maps (``-m ndcg.1=3,2=9``) are read for ``ndcg``, ``dcg``, ``ideal_dcg``, `
 ``ndcg_rel`` and ``Rndcg``; two
 of those three asked with a map are refused (10.0 shares one map among them and crashes
 at exit), and a map with gains less than 1 apart is named on stderr and left out (10.0
-sorts gains by ``(int) (a - b)``). What rankset does not compute (the preference and
-``qrels_jg`` families) is named on stderr
+sorts gains by ``(int) (a - b)``). ``-R qrels_jg`` reads judgment groups (``query group
+doc grade``) for ``map_avgjg``, ``P_avgjg`` and ``Rprec_mult_avgjg``; a measure of another
+label format stops at the first query with trec_eval's message (status 4).
+What rankset does not compute (the preference family) is named on stderr
 and left out of the output, never guessed.
 """
 
@@ -37,12 +39,14 @@ import itertools
 import math
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TextIO
 
 import polars as pl
 
+from rankset.compat._trec_eval_inputs import check_label_format, read_inputs
+from rankset.compat._trec_eval_jg import judgment_group_values
 from rankset.compat._trec_eval_options import (
+    JG_PREFIX,
     MEASURE_TABLE,
     Column,
     Measure,
@@ -90,28 +94,6 @@ def _last_run_tag(path: str) -> str:
                 fields = lines[-1].split()
                 return fields[5].decode("utf-8", "replace") if len(fields) > 5 else ""
     return ""
-
-
-def _read_inputs(options: Options) -> tuple[pl.DataFrame, pl.DataFrame]:
-    from rankset.io import scan_labels, scan_run
-
-    for path, what in ((options.qrels, "qrels"), (options.run, "results")):
-        if not Path(path).is_file():
-            reader = "get_qrels" if what == "qrels" else "get_results"
-            msg = (
-                f"trec_eval.{reader}: Cannot read {what} file '{path}'\n"
-                f"trec_eval: Quit in file '{path}'"
-            )
-            raise TrecEvalError(msg, 2)
-    try:
-        labels = scan_labels(options.qrels).collect()
-    except RanksetError as error:
-        raise TrecEvalError(f"{error}\ntrec_eval: Quit in file '{options.qrels}'", 2) from None
-    try:
-        run = scan_run(options.run).collect()
-    except RanksetError as error:
-        raise TrecEvalError(f"{error}\ntrec_eval: Quit in file '{options.run}'", 2) from None
-    return labels, run
 
 
 def prepare_run(run: pl.DataFrame, labels: pl.DataFrame, options: Options) -> pl.DataFrame:
@@ -176,9 +158,10 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
         f"rankset trec_eval: {name} is not computed by rankset yet; its lines are left out"
         for name in unsupported
     ]
-    labels, run = _read_inputs(options)
+    labels, run, groups = read_inputs(options)
     # read after the qrels and the run, before anything is computed, as trec_eval does
     zscores = read_zscores(options.zscores) if options.zscores is not None else None
+    check_label_format(planned, options)
     planned, reordered = _without_reordered_gains(planned, labels)
     warnings += [
         f"rankset trec_eval: {name} is left out: trec_eval sorts gains by (int) (a - b), "
@@ -209,6 +192,9 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
     run = _with_stand_ins(run, added)
     cut = prepare_run(run, labels, options)  # the ranking -M and -J leave, made once
     values = query_values(labels, cut, planned, options, scored, set(added))
+    if groups is not None:
+        jg = judgment_group_values(groups, cut, planned, options, scored)
+        values = pl.concat([values, jg]).sort("query_id", maintain_order=True)
     if zscores is not None:
         values = as_zscores(values, planned, zscores)
     means = _means(values, planned, n_queries)
@@ -283,7 +269,12 @@ def query_values(
     ranked = [query for query in scored if query in present]
     empty = [query for query in scored if query not in present]
     metrics = sorted(
-        {column.metric for _, columns in planned for column in columns if column.metric}
+        {
+            column.metric
+            for _, columns in planned
+            for column in columns
+            if column.metric and not column.metric.startswith(JG_PREFIX)
+        }
     )
     jobs = []
     if ranked:
@@ -337,7 +328,12 @@ def _as_trec_eval_prints(
     """
     from rankset.measures import parse_metric
 
-    columns = [column for _, cs in planned for column in cs if column.metric]
+    columns = [
+        column
+        for _, cs in planned
+        for column in cs
+        if column.metric and not column.metric.startswith(JG_PREFIX)
+    ]
     reset = [
         c.metric
         for c in columns
@@ -383,7 +379,8 @@ def _means(
     from rankset.measures.ranking import MIN_GEO_MEAN
 
     counts = [c.metric for _, cs in planned for c in cs if c.metric and c.kind == "long"]
-    geometric = geometric_metrics(values["metric"].unique().to_list())
+    names = values["metric"].unique().to_list()
+    geometric = geometric_metrics([name for name in names if not name.startswith(JG_PREFIX)])
     total = pl.col("value").cum_sum().last()
     absent = pl.lit(n_queries, dtype=pl.Float64) - pl.len()
     mean = total / n_queries

@@ -18,6 +18,10 @@ grade means "in the pool but not judged"; a document without a label is outside 
   ranking of n documents, 0 when every retrieved document is judged;
 * ``bing``: trec_eval's binG, each relevant document worth ``1 / log2(2 + non-relevant
   documents above it)``, summed over the relevant labels;
+* ``yaap``: Robertson's "yet another AP" (ECIR 2012), ``ln((1 + S) / (1 + R - S))`` with
+  ``S`` AP's sum of precisions at the relevant documents and ``R`` the relevant labels
+  (trec_eval's ``m_yaap.c``); negative below AP 1/2, and ``ln(1 / (1 + R))`` for a query
+  the system did not answer;
 * ``utility(a, b, c, d, n_docs)``: ``a·relret + b·nonrel_ret + c·rel_not_ret +
   d·nonrel_not_ret`` (counts over the whole ranking; the last needs the collection size).
 
@@ -53,6 +57,7 @@ from rankset.measures.ranking import (
     judged_row,
     nonrelevant_above_row,
     num_relevant,
+    precision_sum,
     relevant_retrieved,
     relevant_row,
     relevant_so_far_row,
@@ -265,3 +270,17 @@ def _utility(features: Features, metric: Metric) -> pl.Expr:
         + pl.lit(c) * (relevant - found)
         + pl.lit(d) * (n_docs + found - retrieved - relevant)
     )
+
+
+@define(
+    "yaap",
+    description="Yet another AP (Robertson): ln((1 + S) / (1 + R - S)), S the sum of precisions "
+    "at the relevant documents (AP x R), R the relevant labels.",
+    cutoff="none",
+    params=(REL,),
+    empty_value="labels",
+    trec_eval="yaap",
+)
+def _yaap(features: Features, metric: Metric) -> pl.Expr:
+    found = precision_sum(features, metric)
+    return ((1.0 + found) / (1.0 + num_relevant(features, metric) - found)).log()

@@ -1,0 +1,96 @@
+"""How ``rankset trec_eval`` reads its inputs: labels in -R's format, the run, and checks.
+
+Errors carry trec_eval's text and exit status (:class:`TrecEvalError`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from rankset.compat._trec_eval_jg import read_qrels_jg
+from rankset.compat._trec_eval_options import (
+    REL_FORMATS,
+    Column,
+    Measure,
+    Options,
+    TrecEvalError,
+)
+from rankset.errors import RanksetError
+
+__all__ = ["check_label_format", "read_inputs"]
+
+
+def read_inputs(options: Options) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
+    """Read the labels (in -R's format) and the run, checked as trec_eval checks them.
+
+    Returns the labels, the run and, for ``-R qrels_jg``, the judgment groups (then the
+    labels are each document's best grade over the groups: they set the queries and -J).
+    """
+    from rankset.io import scan_labels, scan_run
+
+    if options.rel_format not in REL_FORMATS:
+        raise TrecEvalError(f"trec_eval: Illegal rel_format '{options.rel_format}'", 2)
+    if options.rel_format in ("prefs", "qrels_prefs"):
+        msg = f"rankset trec_eval: -R {options.rel_format} (preferences) is not supported yet"
+        raise TrecEvalError(msg, 1)
+    groups = None
+    if options.rel_format == "qrels_jg":
+        groups = read_qrels_jg(options.qrels, options.version)
+        labels = groups.group_by("query_id", "doc_id", maintain_order=True).agg(
+            pl.col("grade").max()
+        )
+    else:
+        _must_exist(options.qrels, "get_qrels", "qrels")
+        try:
+            labels = scan_labels(options.qrels).collect()
+        except RanksetError as error:
+            msg = f"{error}\ntrec_eval: Quit in file '{options.qrels}'"
+            raise TrecEvalError(msg, 2) from None
+    if options.results_format != "trec_results":
+        msg = f"trec_eval: Illegal retrieval results format '{options.results_format}'"
+        raise TrecEvalError(msg, 2)
+    _must_exist(options.run, "get_results", "results")
+    try:
+        run = scan_run(options.run).collect()
+    except RanksetError as error:
+        raise TrecEvalError(f"{error}\ntrec_eval: Quit in file '{options.run}'", 2) from None
+    return labels, run, groups
+
+
+def _must_exist(path: str, reader: str, what: str) -> None:
+    if not Path(path).is_file():
+        msg = f"trec_eval.{reader}: Cannot read {what} file '{path}'"
+        raise TrecEvalError(f"{msg}\ntrec_eval: Quit in file '{path}'", 2)
+
+
+def check_label_format(planned: list[tuple[Measure, list[Column]]], options: Options) -> None:
+    """Stop as trec_eval stops at its first query on a measure of another label format.
+
+    Measures compute in table order; the first that cannot read -R's format ends the run
+    (status 4) before anything is printed. runid and num_q read every format.
+    """
+    readable: tuple[str, ...]
+    for measure, _ in planned:
+        if measure.kind in ("runid", "num_q"):
+            continue
+        if measure.kind.startswith("jg_"):
+            readable, problem = ("qrels_jg",), _NOT_JG
+        elif measure.kind.startswith("prefs"):
+            readable, problem = ("prefs", "qrels_prefs"), _NOT_PREFS
+        else:
+            readable, problem = ("qrels",), _NOT_QRELS
+        if options.rel_format not in readable:
+            msg = f"{problem}\ntrec_eval: Can't calculate measure '{measure.name}'"
+            raise TrecEvalError(msg, 4)
+
+
+_NOT_JG = "trec_eval: rel_info format not qrels_jg or results format not trec_results"
+_NOT_PREFS = (
+    "trec_eval.form_prefs_info: prefs_info format not (prefs or qrels_prefs) or results "
+    "format not trec_results"
+)
+_NOT_QRELS = (
+    "trec_eval.form_res_qrels: rel_info format not qrels or results format not trec_results"
+)
