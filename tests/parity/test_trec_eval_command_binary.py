@@ -259,3 +259,30 @@ def test_label_and_result_formats_trec_eval_does_not_know(
     _compare(trec_eval_10, ["-T", "foo"], tmp_path / "absent", run)
     _compare(trec_eval_10, ["-m", "map_avgjg", "-m", "map"], qrels, run)
     _compare(trec_eval_10, ["-R", "qrels_jg"], qrels, run)  # official reads qrels
+
+
+DEBUG_OPTIONS = [
+    ["-q", "-D", "0.007", "-m", "all_trec"],
+    ["-q", "-c", "-D", "0.004", "-m", "map", "-m", "num_q", "-m", "num_ret"],  # unanswered
+    ["-q", "-c", "-D", "5.008", "-m", "official"],  # no trace for these measures
+    ["-D", "0.nosuchquery", "-m", "map"],  # nothing to evaluate: status 7
+    ["-q", "-D", "3", "-m", "map", "-m", "P.5"],
+]
+
+
+@pytest.mark.parametrize("options", DEBUG_OPTIONS, ids=" ".join)
+def test_debug_query_filter_equals_both_binaries(
+    trec_eval_10: Path, trec_eval_9: Path, tmp_path: Path, options: list[str]
+) -> None:
+    for seed in (1, 2):
+        qrels, run = _generated(tmp_path, seed)
+        _compare(trec_eval_10, options, qrels, run)
+        _compare(trec_eval_9, options, qrels, run, VERSION_9)
+
+
+def test_debug_traces_are_refused_not_misprinted(trec_eval_data: Path) -> None:
+    files = [str(trec_eval_data / "qrels.test"), str(trec_eval_data / "results.test")]
+    out, err = io.StringIO(), io.StringIO()
+    assert trec_eval.main(["-D", "1", "-m", "ndcg", *files], out=out, err=err) == 1
+    assert "debug trace of ndcg" in err.getvalue()
+    assert out.getvalue() == ""

@@ -280,6 +280,8 @@ class Options:
     zscores: str | None = None  # -Z: a file of "query measure mean stddev" lines
     rel_format: str = "qrels"  # -R: qrels, qrels_jg, prefs or qrels_prefs
     results_format: str = "trec_results"  # -T: trec_results only
+    debug_level: int = 0  # -D N: trec_eval's debug traces (0: none)
+    debug_query: str | None = None  # -D N.QID: evaluate that query alone
 
 
 @dataclass(frozen=True)
@@ -321,6 +323,10 @@ def parse_command_line(argv: Sequence[str]) -> Options:
         if flag in ("-m", "--measure"):
             _mark({}, value, version)  # an illegal measure stops here, as in trec_eval
             asked.append(value)
+        elif flag in ("-D", "--Debug_level"):
+            level, dot, query = value.partition(".")
+            settings["debug_level"] = atol(level)
+            settings["debug_query"] = query if dot else None
         elif flag in ("-Z", "--Zscore"):
             settings["zscores"] = value
         elif flag in ("-v", "--version"):  # trec_eval prints its version and exits

@@ -20,7 +20,9 @@ the geometric means) for those the run lacks, which print no lines.
 
 ``-Z FILE`` replaces each per-query value by its z score from FILE's ``query measure
 mean stddev`` lines before anything is summed, and prints every line as trec_eval does
-then (``Z`` before the name, counts as ``%6.4f``); ``-v`` prints trec_eval's version id.
+then (``Z`` before the name, counts as ``%6.4f``); ``-v`` prints trec_eval's version id;
+``-D N.QID`` evaluates QID alone (a level above 0 is refused for the measures trec_eval
+then traces).
 
 Gain maps (``-m ndcg.1=3,2=9``) are read for ``ndcg``, ``dcg``, ``ideal_dcg``, ``G``,
 ``ndcg_rel`` and ``Rndcg``; two
@@ -48,6 +50,7 @@ from rankset.compat._trec_eval_jg import judgment_group_values
 from rankset.compat._trec_eval_options import (
     JG_PREFIX,
     MEASURE_TABLE,
+    PREFS,
     Column,
     Measure,
     Options,
@@ -154,6 +157,7 @@ def _relstrings(
 def evaluate(options: Options, out: TextIO) -> list[str]:
     """Print trec_eval's output for ``options`` to ``out``; return the warnings."""
     planned, unsupported = plan_columns(options)
+    _refuse_debug_traces(planned, options)
     warnings = [
         f"rankset trec_eval: {name} is not computed by rankset yet; its lines are left out"
         for name in unsupported
@@ -174,19 +178,21 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
     # byte order of the ids, as trec_eval's strcmp (and Polars' string sort)
     label_queries = labels["query_id"].unique().sort().to_list()
     answered = set(run["query_id"].unique().to_list())
-    missing = [query for query in label_queries if query not in answered]
+    # -D N.QID evaluates that query alone (the averages of -c still count every query)
+    walk = [q for q in label_queries if options.debug_query in (None, q)]
+    missing = [query for query in walk if query not in answered]
     if v9:
         # 9.0.8 walks the run's queries and skips those without labels; -c only changes
         # the averages (over every labelled query, the missing ones adding 0).
         stop_at, added = None, []
-        scored = [q for q in label_queries if q in answered]
+        scored = [q for q in walk if q in answered]
     else:
         # 10.0 walks the labelled queries: one without results stops it unless -c, which
         # gives it a stand-in ranking.
         stop_at = missing[0] if missing and not options.complete else None
         added = missing if options.complete else []
-        scored = label_queries if options.complete else [q for q in label_queries if q in answered]
-    if not (scored if v9 else label_queries):
+        scored = walk if options.complete else [q for q in walk if q in answered]
+    if not (scored if v9 else walk):
         raise TrecEvalError("trec_eval: No queries with both results and relevance info", 7)
     n_queries = len(label_queries) if options.complete else len(scored)
     run = _with_stand_ins(run, added)
@@ -207,7 +213,7 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
             else pl.DataFrame(schema={"query_id": pl.String, "relstring": pl.String})
         )
         # 10.0 goes through the labelled queries in order and stops at the first unanswered
-        printed = label_queries[: label_queries.index(stop_at)] if stop_at else scored
+        printed = walk[: walk.index(stop_at)] if stop_at else scored
         out.write(_per_query_text(printed, planned, values, relstrings))
     if stop_at is not None:
         raise TrecEvalError(f"trec_eval: result qid '{stop_at}' not found in qrels", 4)
@@ -393,6 +399,31 @@ def _means(
         .otherwise(mean)
     )
     return dict(summary.iter_rows())
+
+
+#: The measures whose debug traces trec_eval prints at each -D level and above.
+_DEBUG_TRACES = {
+    1: frozenset({"binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "rbp"}),
+    2: frozenset({"gm_bpref"}),
+    3: frozenset(PREFS),
+}
+
+
+def _refuse_debug_traces(planned: list[tuple[Measure, list[Column]]], options: Options) -> None:
+    """-D N above 0 adds trec_eval's debug lines to some measures: refuse rather than differ."""
+    traced = {
+        name
+        for level, names in _DEBUG_TRACES.items()
+        if options.debug_level >= level
+        for name in names
+    }
+    for measure, _ in planned:
+        if measure.name in traced:
+            msg = (
+                f"rankset trec_eval: -D {options.debug_level} makes trec_eval print its debug "
+                f"trace of {measure.name}, which rankset does not reproduce (use -D 0)"
+            )
+            raise TrecEvalError(msg, 1)
 
 
 def _relstring_length(options: Options) -> int:
