@@ -102,8 +102,9 @@ CHECKED_AGAINST_THE_BINARY: Final[frozenset[str]] = frozenset(
 """trec_eval 10.0 families compared with the 10.0 binary and its regression outputs
 (tests/compat, tests/parity/test_trec_eval_command_binary.py), not with pytrec_eval: it
 is trec_eval 9.0.x (iprec_at_recall rounds its cutoffs differently), lacks rbp,
-rbp_resid, unj and ideal_dcg, does not compute yaap (in 9.0.x's table, in no group), and :func:`reference`'s stand-in for all-negative queries
-(every measure 0) does not hold for the logarithms of gm_map and gm_bpref."""
+rbp_resid, unj and ideal_dcg, does not compute yaap (in 9.0.x's table, in no group), and
+:func:`reference`'s stand-in for all-negative queries (every measure 0) does not hold for
+the logarithms of gm_map and gm_bpref."""
 
 
 @cache

@@ -15,6 +15,7 @@ import pytest
 from rankset.cli import main as cli_main
 from rankset.compat import trec_eval
 
+PREFS_RUN = "prefs.results.test"
 CASES = [
     ("out.test", [], "qrels.test", "results.test"),
     ("out.test.aq", ["-m", "all_trec", "-q"], "qrels.test", "results.test"),
@@ -27,6 +28,13 @@ CASES = [
     ),
     ("out.test.aqZ", ["-q", "-m", "all_trec", "-Z", "zscores_file"], "qrels.test", "results.test"),
     ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg"], "qrels.123", "results.test"),
+    ("out.test.prefs", ["-m", "all_prefs", "-q", "-R", "prefs"], "prefs.test", PREFS_RUN),
+    (
+        "out.test.qrels_prefs",
+        ["-m", "all_prefs", "-q", "-R", "qrels_prefs"],
+        "qrels.test",
+        "results.test",
+    ),
 ]
 
 

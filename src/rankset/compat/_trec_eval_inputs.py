@@ -17,26 +17,32 @@ from rankset.compat._trec_eval_options import (
     Options,
     TrecEvalError,
 )
+from rankset.compat._trec_eval_prefs import read_preferences
 from rankset.errors import RanksetError
 
 __all__ = ["check_label_format", "read_inputs"]
 
 
-def read_inputs(options: Options) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
+def read_inputs(
+    options: Options,
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None, pl.DataFrame | None]:
     """Read the labels (in -R's format) and the run, checked as trec_eval checks them.
 
-    Returns the labels, the run and, for ``-R qrels_jg``, the judgment groups (then the
-    labels are each document's best grade over the groups: they set the queries and -J).
+    Returns the labels, the run, and the judgment groups (``-R qrels_jg``) or the
+    preferences (``-R prefs``, ``-R qrels_prefs``), whose labels are then each document's
+    best grade (or level): they set the queries trec_eval walks.
     """
     from rankset.io import scan_labels, scan_run
 
     if options.rel_format not in REL_FORMATS:
         raise TrecEvalError(f"trec_eval: Illegal rel_format '{options.rel_format}'", 2)
+    groups = preferences = None
     if options.rel_format in ("prefs", "qrels_prefs"):
-        msg = f"rankset trec_eval: -R {options.rel_format} (preferences) is not supported yet"
-        raise TrecEvalError(msg, 1)
-    groups = None
-    if options.rel_format == "qrels_jg":
+        preferences = read_preferences(options.qrels, options.rel_format, options.version)
+        labels = preferences.group_by("query_id", "doc_id", maintain_order=True).agg(
+            grade=pl.col("level").max()
+        )
+    elif options.rel_format == "qrels_jg":
         groups = read_qrels_jg(options.qrels, options.version)
         labels = groups.group_by("query_id", "doc_id", maintain_order=True).agg(
             pl.col("grade").max()
@@ -56,7 +62,7 @@ def read_inputs(options: Options) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFr
         run = scan_run(options.run).collect()
     except RanksetError as error:
         raise TrecEvalError(f"{error}\ntrec_eval: Quit in file '{options.run}'", 2) from None
-    return labels, run, groups
+    return labels, run, groups, preferences
 
 
 def _must_exist(path: str, reader: str, what: str) -> None:

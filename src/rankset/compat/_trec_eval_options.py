@@ -19,6 +19,7 @@ __all__ = [
     "MEASURE_TABLE",
     "ONLY_IN_10",
     "PREFS",
+    "PREFS_PREFIX",
     "REL_FORMATS",
     "USAGE",
     "VERSIONS",
@@ -61,6 +62,8 @@ PREFS = (
 REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 #: The prefix of the rankset metric of a judgment-group measure's column.
 JG_PREFIX = "avgjg:"
+#: The prefix of a preference measure's column (computed by _trec_eval_prefs, not rankset).
+PREFS_PREFIX = "prefs:"
 _POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 _MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
@@ -226,7 +229,10 @@ MEASURE_TABLE: tuple[Measure, ...] = (
     Measure("set_F", "param", _set_f_metric),
     Measure("num_nonrel_judged_ret", "long", _fixed("num_nonrel_judged_ret")),
     # preference measures (-R prefs, -R qrels_prefs): rankset.compat._trec_eval_prefs
-    *(Measure(name, "prefs_long" if "num_prefs" in name else "prefs") for name in PREFS),
+    *(
+        Measure(name, "prefs_long" if "num_prefs" in name else "prefs", _fixed(name))
+        for name in PREFS
+    ),
     # judgment-group measures (-R qrels_jg): the value over each group, averaged
     Measure("map_avgjg", "jg_double", _fixed("ap")),
     Measure("P_avgjg", "jg_cut_long", lambda k: f"precision@{k}", _CUTS),
@@ -436,6 +442,9 @@ def plan_columns(options: Options) -> tuple[list[tuple[Measure, list[Column]]], 
 
 def _columns(measure: Measure, params: str, options: Options) -> list[Column]:
     assert measure.metric is not None
+    if measure.kind.startswith("prefs"):  # no parameters; computed from the preferences
+        kind = "long" if measure.kind == "prefs_long" else "double"
+        return [Column(measure.name, f"{PREFS_PREFIX}{measure.name}", kind)]
     if measure.kind.startswith("jg_"):  # rankset's metric over each group, marked
         plain = Measure(measure.name, measure.kind[3:], measure.metric, measure.defaults)
         return [

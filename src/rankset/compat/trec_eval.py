@@ -31,14 +31,14 @@ at exit), and a map with gains less than 1 apart is named on stderr and left out
 sorts gains by ``(int) (a - b)``). ``-R qrels_jg`` reads judgment groups (``query group
 doc grade``) for ``map_avgjg``, ``P_avgjg`` and ``Rprec_mult_avgjg``; a measure of another
 label format stops at the first query with trec_eval's message (status 4).
-What rankset does not compute (the preference family) is named on stderr
-and left out of the output, never guessed.
+``-R prefs`` and ``-R qrels_prefs`` read preferences for the 14 ``prefs_*`` measures
+(:mod:`rankset.compat._trec_eval_prefs`). Where trec_eval's behaviour is undefined
+(reads past its arrays), rankset refuses with a message rather than guess.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -48,17 +48,26 @@ import polars as pl
 from rankset.compat._trec_eval_inputs import check_label_format, read_inputs
 from rankset.compat._trec_eval_jg import judgment_group_values
 from rankset.compat._trec_eval_options import (
-    JG_PREFIX,
     MEASURE_TABLE,
     PREFS,
+    PREFS_PREFIX,
     Column,
     Measure,
     Options,
     TrecEvalError,
-    atof,
     parse_command_line,
     plan_columns,
 )
+from rankset.compat._trec_eval_output import (
+    NO_RELSTRINGS,
+    OTHER_FORMATS,
+    means,
+    per_query_text,
+    relstring_length,
+    relstrings,
+    summary_lines,
+)
+from rankset.compat._trec_eval_prefs import preference_values
 from rankset.compat._trec_eval_zscores import as_z_columns, as_zscores, read_zscores
 from rankset.errors import RanksetError, SchemaError
 
@@ -114,46 +123,6 @@ def prepare_run(run: pl.DataFrame, labels: pl.DataFrame, options: Options) -> pl
     return run
 
 
-def _relstrings(
-    run: pl.DataFrame, labels: pl.DataFrame, length: int, added: set[str]
-) -> pl.DataFrame:
-    """trec_eval's relstring: a character per top document (grade, '-' unlabelled, ...)."""
-    if length <= 0:  # trec_eval prints an empty string (Polars' head(0) keeps a row)
-        run = run.clear()
-    ranked = (
-        run.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
-        .group_by("query_id", maintain_order=True)
-        .head(max(length, 1))
-        .join(
-            labels.select("query_id", "doc_id", "grade"),
-            on=["query_id", "doc_id"],
-            how="left",
-        )
-    )
-    grade = pl.col("grade")
-    char = (
-        pl.when(grade.is_null())
-        .then(pl.lit("-"))
-        .when(grade > 9)
-        .then(pl.lit(">"))
-        .when(grade >= 0)
-        .then(grade.cast(pl.Int64).cast(pl.String))
-        .otherwise(pl.lit("."))
-    )
-    # the join keeps the left order within each query
-    strings = (
-        ranked.with_columns(char=char)
-        .group_by("query_id", maintain_order=True)
-        .agg(relstring=pl.col("char").str.join(""))
-    )
-    # 10.0 clears the string of a query -c added
-    return strings.with_columns(
-        relstring=pl.when(pl.col("query_id").is_in(list(added)))
-        .then(pl.lit(""))
-        .otherwise(pl.col("relstring"))
-    )
-
-
 def evaluate(options: Options, out: TextIO) -> list[str]:
     """Print trec_eval's output for ``options`` to ``out``; return the warnings."""
     planned, unsupported = plan_columns(options)
@@ -162,7 +131,7 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
         f"rankset trec_eval: {name} is not computed by rankset yet; its lines are left out"
         for name in unsupported
     ]
-    labels, run, groups = read_inputs(options)
+    labels, run, groups, preferences = read_inputs(options)
     # read after the qrels and the run, before anything is computed, as trec_eval does
     zscores = read_zscores(options.zscores) if options.zscores is not None else None
     check_label_format(planned, options)
@@ -201,27 +170,39 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
     if groups is not None:
         jg = judgment_group_values(groups, cut, planned, options, scored)
         values = pl.concat([values, jg]).sort("query_id", maintain_order=True)
+    if preferences is not None:  # their own ranking: ties by doc id ascending, -M
+        evaluated = walk[: walk.index(stop_at)] if stop_at else scored
+        try:
+            found = _preference_columns(preferences, run, planned, options, evaluated)
+        except TrecEvalError:
+            # trec_eval prints a query's lines once it is scored: those before the one
+            # that fails come out before the error
+            done, found = _before_failure(preferences, run, planned, options, evaluated)
+            if options.per_query and done:
+                out.write(per_query_text(done, planned, found, NO_RELSTRINGS))
+            raise
+        values = pl.concat([values, found])
     if zscores is not None:
         values = as_zscores(values, planned, zscores)
-    means = _means(values, planned, n_queries)
+    summaries = means(values, planned, n_queries)
     if zscores is not None:
         planned = as_z_columns(planned)
     if options.per_query:
-        relstrings = (
-            _relstrings(cut, labels, _relstring_length(options), set(added))
+        strings = (
+            relstrings(cut, labels, relstring_length(options), set(added))
             if any(m.kind == "relstring" for m, _ in planned)
-            else pl.DataFrame(schema={"query_id": pl.String, "relstring": pl.String})
+            else NO_RELSTRINGS
         )
         # 10.0 goes through the labelled queries in order and stops at the first unanswered
         printed = walk[: walk.index(stop_at)] if stop_at else scored
-        out.write(_per_query_text(printed, planned, values, relstrings))
+        out.write(per_query_text(printed, planned, values, strings))
     if stop_at is not None:
         raise TrecEvalError(f"trec_eval: result qid '{stop_at}' not found in qrels", 4)
     if options.summary:
         tag = _last_run_tag(options.run)
         lines: list[str] = []
         for measure, columns in planned:
-            lines += _summary_lines(measure, columns, tag, n_queries, means, labels, options)
+            lines += summary_lines(measure, columns, tag, n_queries, summaries, labels, options)
         out.write("".join(lines))
     return warnings
 
@@ -279,7 +260,7 @@ def query_values(
             column.metric
             for _, columns in planned
             for column in columns
-            if column.metric and not column.metric.startswith(JG_PREFIX)
+            if column.metric and not column.metric.startswith(OTHER_FORMATS)
         }
     )
     jobs = []
@@ -304,6 +285,51 @@ def query_values(
             raise
         parts.append(result.per_query.select("query_id", "metric", "value"))
     return _as_trec_eval_prints(pl.concat(parts), planned, added, set(empty), labels, options)
+
+
+_VALUES = {"query_id": pl.String, "metric": pl.String, "value": pl.Float64}
+
+
+def _preference_columns(
+    preferences: pl.DataFrame,
+    run: pl.DataFrame,
+    planned: list[tuple[Measure, list[Column]]],
+    options: Options,
+    queries: list[str],
+) -> pl.DataFrame:
+    """Return ``query_id, metric, value`` of the preference measures asked, for ``queries``."""
+    asked = [measure.name for measure, _ in planned if measure.kind.startswith("prefs")]
+    if not asked or not queries:
+        return pl.DataFrame(schema=_VALUES)
+    values = preference_values(
+        preferences.filter(pl.col("query_id").is_in(queries)),
+        run.select("query_id", "doc_id", "score"),
+        asked,
+        max_depth=options.max_depth,
+    )
+    metric = (pl.lit(PREFS_PREFIX) + pl.col("measure")).alias("metric")
+    return pl.DataFrame(values.select("query_id", metric, "value"))
+
+
+def _before_failure(
+    preferences: pl.DataFrame,
+    run: pl.DataFrame,
+    planned: list[tuple[Measure, list[Column]]],
+    options: Options,
+    queries: list[str],
+) -> tuple[list[str], pl.DataFrame]:
+    """Return the queries scored before the first that fails, and their values.
+
+    Only on the way to an error: each query is scored alone, in order, until one fails.
+    """
+    done, parts = [], [pl.DataFrame(schema=_VALUES)]
+    for query in queries:
+        try:
+            parts.append(_preference_columns(preferences, run, planned, options, [query]))
+        except TrecEvalError:
+            break
+        done.append(query)
+    return done, pl.concat(parts)
 
 
 def _with_stand_ins(run: pl.DataFrame, added: list[str]) -> pl.DataFrame:
@@ -338,7 +364,7 @@ def _as_trec_eval_prints(
         column
         for _, cs in planned
         for column in cs
-        if column.metric and not column.metric.startswith(JG_PREFIX)
+        if column.metric and not column.metric.startswith(OTHER_FORMATS)
     ]
     reset = [
         c.metric
@@ -373,34 +399,6 @@ def _as_trec_eval_prints(
     )
 
 
-def _means(
-    values: pl.DataFrame, planned: list[tuple[Measure, list[Column]]], n_queries: int
-) -> dict[str, float]:
-    """trec_eval's summaries: counts summed, the rest added in query order and divided.
-
-    The divisor is the number of queries averaged over: with 9.0.8's -c, every labelled
-    query, the ones without results adding 0 (log(0.00001) to a geometric mean).
-    """
-    from rankset.measures import geometric_metrics
-    from rankset.measures.ranking import MIN_GEO_MEAN
-
-    counts = [c.metric for _, cs in planned for c in cs if c.metric and c.kind == "long"]
-    names = values["metric"].unique().to_list()
-    geometric = geometric_metrics([name for name in names if not name.startswith(JG_PREFIX)])
-    total = pl.col("value").cum_sum().last()
-    absent = pl.lit(n_queries, dtype=pl.Float64) - pl.len()
-    mean = total / n_queries
-    geometric_mean = (total + absent * math.log(MIN_GEO_MEAN)) / n_queries
-    summary = values.group_by("metric").agg(
-        pl.when(pl.col("metric").first().is_in(counts))
-        .then(total)
-        .when(pl.col("metric").first().is_in(geometric))
-        .then(geometric_mean.exp())
-        .otherwise(mean)
-    )
-    return dict(summary.iter_rows())
-
-
 #: The measures whose debug traces trec_eval prints at each -D level and above.
 _DEBUG_TRACES = {
     1: frozenset({"binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "rbp"}),
@@ -424,97 +422,6 @@ def _refuse_debug_traces(planned: list[tuple[Measure, list[Column]]], options: O
                 f"trace of {measure.name}, which rankset does not reproduce (use -D 0)"
             )
             raise TrecEvalError(msg, 1)
-
-
-def _relstring_length(options: Options) -> int:
-    params = (options.measures or {}).get("relstring", "")
-    return int(atof(params)) if params else 10
-
-
-def _per_query_text(
-    queries: list[str],
-    planned: list[tuple[Measure, list[Column]]],
-    values: pl.DataFrame,
-    relstrings: pl.DataFrame,
-) -> str:
-    """Return the -q lines: for each query in order, each printed value in table order."""
-    rows = [
-        (column.printed, column.metric, measure.kind == "relstring", column.kind)
-        for measure, columns in planned
-        if measure.kind not in ("runid", "num_q", "geometric")
-        for column in columns
-    ]
-    if not rows or not queries:
-        return ""
-    table = pl.DataFrame(
-        rows,
-        schema={
-            "printed": pl.String,
-            "metric": pl.String,
-            "is_relstring": pl.Boolean,
-            "kind": pl.String,
-        },
-        orient="row",
-    )
-    grid = (
-        pl.DataFrame({"query_id": queries}, schema={"query_id": pl.String})
-        .join(table, how="cross")
-        .join(values, on=["query_id", "metric"], how="left", maintain_order="left")
-        .join(relstrings, on="query_id", how="left", maintain_order="left")
-    )
-    texts = [
-        f"'{relstring or ''}'" if is_relstring else _value_text(value or 0.0, kind)
-        for is_relstring, value, kind, relstring in grid.select(
-            "is_relstring", "value", "kind", "relstring"
-        ).iter_rows()
-    ]
-    lines = grid.select(
-        pl.concat_str(
-            [pl.col("printed").str.pad_end(22), pl.col("query_id"), pl.Series(texts)],
-            separator="\t",
-        )
-    ).to_series()
-    return "\n".join(lines.to_list()) + "\n"
-
-
-def _summary_lines(
-    measure: Measure,
-    columns: list[Column],
-    tag: str,
-    n_queries: int,
-    means: dict[str, float],
-    labels: pl.DataFrame,
-    options: Options,
-) -> list[str]:
-    if measure.kind == "runid":
-        return [f"{'runid':<22}\tall\t{tag}\n"]
-    if measure.kind == "num_q":
-        if options.zscores is not None:  # -Z prints every count as a z score
-            return [f"Z{'num_q':<22}\tall\t{float(n_queries):6.4f}\n"]
-        return [f"{'num_q':<22}\tall\t{n_queries}\n"]
-    if measure.kind == "relstring":
-        return []
-    lines = []
-    for column in columns:
-        value = means.get(str(column.metric), 0.0)
-        if measure.name == "num_rel" and options.complete:
-            # 10.0 counts every positive label of the qrels here, whatever -l is
-            value = float(labels.filter(pl.col("grade") > 0).height)
-        lines.append(_line(column.printed, "all", value, column.kind))
-    return lines
-
-
-def _line(name: str, query: str, value: float, kind: str) -> str:
-    return f"{name:<22}\t{query}\t{_value_text(value, kind)}\n"
-
-
-def _value_text(value: float, kind: str) -> str:
-    """Return a value as trec_eval prints it: ``%ld`` for counts, else ``%6.4f``."""
-    if kind == "long":
-        return str(int(value))
-    if math.isnan(value):
-        return f"{'-nan':>6}"  # glibc's printf of 0.0 / 0.0
-    return f"{value:6.4f}"
 
 
 def _refuse_duplicates(run: pl.DataFrame) -> None:
