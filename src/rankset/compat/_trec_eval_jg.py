@@ -13,11 +13,17 @@ are several (trec_eval's ``form_res_rels_jg.c`` and ``m_*_avgjg.c``): one evalua
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import polars as pl
 
-from rankset.compat._trec_eval_options import JG_PREFIX, Measure, Options, TrecEvalError, atol
+from rankset.compat._trec_eval_options import (
+    JG_PREFIX,
+    Measure,
+    Options,
+    TrecEvalError,
+    atol,
+    read_label_fields,
+)
 
 __all__ = ["judgment_group_values", "read_qrels_jg"]
 
@@ -32,30 +38,11 @@ def read_qrels_jg(path: str, version: str) -> pl.DataFrame:
     ``#`` (one in a row), 9.0.8 reads it as data; the grade is C's ``atol``; a (query,
     group, doc) given twice stops the reading. Errors carry trec_eval's text and status 2.
     """
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        data = b""
-    if not data:
-        msg = f"trec_eval.get_qrels_jg: Cannot read qrels file '{path}'\n"
-        raise TrecEvalError(f"{msg}trec_eval: Quit in file '{path}'", 2)
-    rows: list[tuple[str, str, str, int]] = []
-    skipped_before = False
-    parsed = 0
-    for line in data.split(b"\n")[: -1 if data.endswith(b"\n") else None]:
-        if version == "10.0" and line.startswith(b"#") and not skipped_before:
-            skipped_before = True
-            continue
-        skipped_before = False
-        parsed += 1
-        fields = line.split()
-        if len(fields) != 4:
-            msg = (
-                f"trec_eval.get_qrels_jg: Malformed line {parsed}\ntrec_eval: Quit in file '{path}'"
-            )
-            raise TrecEvalError(msg, 2)
-        query, group, doc, grade = (field.decode("utf-8", "replace") for field in fields)
-        rows.append((query, group, doc, atol(grade)))
+    fields = read_label_fields(path, reader="get_qrels_jg", what="qrels", width=4, version=version)
+    rows = [
+        (*(field.decode("utf-8", "replace") for field in line[:3]), atol(line[3].decode()))
+        for line in fields
+    ]
     frame = pl.DataFrame(
         rows,
         schema={"query_id": pl.String, "jg": pl.String, "doc_id": pl.String, "grade": pl.Int64},

@@ -10,6 +10,7 @@ import getopt
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from rankset.errors import RanksetError
 
@@ -31,6 +32,8 @@ __all__ = [
     "atol",
     "parse_command_line",
     "plan_columns",
+    "read_file_bytes",
+    "read_label_fields",
 ]
 
 USAGE = (
@@ -390,6 +393,55 @@ _NUMBERS = {
     "-N": "n_docs",
     "--Number_docs_in_coll": "n_docs",
 }
+
+
+def read_file_bytes(path: str) -> bytes:
+    """Return the whole file, ``b""`` when it cannot be read (trec_eval reads it whole)."""
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return b""
+
+
+def read_label_fields(
+    path: str, *, reader: str, what: str, width: int, version: str, opener: str = ""
+) -> list[list[bytes]]:
+    """Split a label file into lines of ``width`` fields as trec_eval's readers do.
+
+    The file is read whole; C's ``isspace`` separates fields; every line needs exactly
+    ``width`` (a blank line is malformed, numbered among the lines parsed). 10.0 skips one
+    line starting with ``#`` and parses the next as data whatever it is; it crashes on a
+    comment as the last line, and its reader misreads a NUL byte: both refused (status 1).
+    Errors otherwise carry trec_eval's text and status 2, naming ``reader`` (``opener``,
+    when given, in the message for a file that cannot be read).
+    """
+    quit_line = f"\ntrec_eval: Quit in file '{path}'"
+    data = read_file_bytes(path)
+    if not data:
+        msg = f"trec_eval.{opener or reader}: Cannot read {what} file '{path}'"
+        raise TrecEvalError(f"{msg}{quit_line}", 2)
+    if b"\0" in data:
+        msg = f"rankset trec_eval: '{path}' holds a NUL byte; trec_eval's reader misreads there"
+        raise TrecEvalError(msg, 1)
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    rows: list[list[bytes]] = []
+    position = 0
+    while position < len(lines):
+        line = lines[position]
+        if version == "10.0" and line.startswith(b"#"):
+            position += 1  # one comment line is skipped; the next is data whatever it is
+            if position == len(lines):
+                msg = f"rankset trec_eval: '{path}' ends with a comment line (10.0 crashes)"
+                raise TrecEvalError(msg, 1)
+            line = lines[position]
+        fields = line.split()  # bytes.split() splits on exactly C's isspace bytes
+        if len(fields) != width:
+            raise TrecEvalError(f"trec_eval.{reader}: Malformed line {len(rows) + 1}{quit_line}", 2)
+        rows.append(fields)
+        position += 1
+    return rows
 
 
 def atof(text: str) -> float:

@@ -16,13 +16,12 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from rankset.compat._trec_eval_options import PREFS, TrecEvalError
+from rankset.compat._trec_eval_options import PREFS, TrecEvalError, read_label_fields
 
 __all__ = ["COUNT_MEASURES", "PREFERENCE_MEASURES", "preference_values", "read_preferences"]
 
@@ -85,37 +84,15 @@ def read_preferences(path: str, rel_format: str, version: str) -> pl.DataFrame:
     """
     if rel_format not in _FIELDS or version not in _VERSIONS:
         raise ValueError(f"unknown preference format {rel_format!r} or version {version!r}")
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        data = b""
-    if not data:
-        msg = f"trec_eval.get_prefs: Cannot read prefs file '{path}'"
-        raise TrecEvalError(f"{msg}\ntrec_eval: Quit in file '{path}'", 2)
-    if b"\0" in data:
-        msg = f"{_UNDEFINED}'{path}' holds a NUL byte; trec_eval's reader stops or misreads there"
-        raise TrecEvalError(msg, 1)
-    lines = data.split(b"\n")
-    if data.endswith(b"\n"):
-        lines.pop()
-    width = _FIELDS[rel_format]
     reader = "get_prefs" if rel_format == "prefs" else "get_qrels_prefs"
-    rows: list[list[bytes]] = []
-    position = 0
-    while position < len(lines):
-        line = lines[position]
-        if version == "10.0" and line.startswith(b"#"):
-            position += 1  # one comment line is skipped; the next is data whatever it is
-            if position == len(lines):
-                msg = f"{_UNDEFINED}'{path}' ends with a comment line, which crashes trec_eval 10.0"
-                raise TrecEvalError(msg, 1)
-            line = lines[position]
-        fields = line.split()  # bytes.split() splits on exactly C's isspace bytes
-        if len(fields) != width:
-            msg = f"trec_eval.{reader}: Malformed line {len(rows) + 1}"
-            raise TrecEvalError(f"{msg}\ntrec_eval: Quit in file '{path}'", 2)
-        rows.append(fields)
-        position += 1
+    rows = read_label_fields(
+        path,
+        reader=reader,
+        what="prefs",
+        width=_FIELDS[rel_format],
+        version=version,
+        opener="get_prefs",  # both formats open the file with get_prefs
+    )
     columns = list(zip(*rows, strict=True))
     parsed: dict[bytes, float] = {}
     levels = np.array([parsed.setdefault(t, _atof(t)) for t in columns[-1]], dtype=np.float64)
@@ -129,7 +106,7 @@ def read_preferences(path: str, rel_format: str, version: str) -> pl.DataFrame:
         {
             "query_id": text(columns[0]),
             "jg": text(columns[1]),
-            "jsg": text(columns[2]) if width == 5 else ["0"] * len(rows),
+            "jsg": text(columns[2]) if rel_format == "prefs" else ["0"] * len(rows),
             "doc_id": text(columns[-2]),
             "level": levels,
         }

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 
-from rankset.compat._trec_eval_options import Column, Measure, TrecEvalError, atof
+from rankset.compat._trec_eval_options import (
+    Column,
+    Measure,
+    TrecEvalError,
+    atof,
+    read_file_bytes,
+)
 
 __all__ = ["MISSING_ZSCORE", "as_z_columns", "as_zscores", "read_zscores"]
 
@@ -22,10 +26,7 @@ def read_zscores(path: str) -> pl.DataFrame:
     and the standard deviation are read as C's ``atof`` reads them (0 where no number
     starts the field).
     """
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        data = b""
+    data = read_file_bytes(path)
     if not data:
         msg = f"trec_eval.get_zscores: Cannot read zscores file '{path}'"
         raise TrecEvalError(msg, 255)
