@@ -66,6 +66,10 @@ def test_empty_value_is_what_an_unanswered_query_gets(measure: str) -> None:
     if spec.empty_value == "labels":
         # A measure of the labels alone: as if the query had been answered.
         assert unanswered == _value(metric, _run(["q1", "q2"]), "q2")
+    elif spec.empty_value == "nothing retrieved":
+        # The measure's value for a ranking of one unlabelled document.
+        nothing = pl.concat([_run(["q1"]), _run(["q2"]).filter(pl.col("doc_id") == "x")])
+        assert unanswered == _value(metric, nothing, "q2")
     else:
         assert unanswered == spec.empty_value
 

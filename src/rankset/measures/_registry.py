@@ -46,7 +46,7 @@ Average = Literal["mean", "geometric"]
 ParamValue = int | float | str
 #: A query's value when the system did not answer it: a number, None (NA), or ``"labels"``
 #: for a measure that reads the labels only (the query gets its usual value).
-EmptyValue: TypeAlias = float | Literal["labels"] | None
+EmptyValue: TypeAlias = float | Literal["labels", "nothing retrieved"] | None
 Build: TypeAlias = Callable[[Features, "Metric"], pl.Expr]
 
 _CUTOFF_RULES = ("required", "optional", "none")
@@ -127,7 +127,9 @@ class MeasureSpec:
     empty_value
         The value of a labelled query the system did not answer (``missing="zero"``, or
         ``trec_eval -c``), where the NA rule does not apply: a number, None (NA), or
-        ``"labels"`` when the measure reads the labels only. The evaluation gets the
+        ``"labels"`` when the measure reads the labels only, ``"nothing retrieved"``
+        when it is the measure's value for a ranking without a labelled document (a
+        formula of the labels, as ``yaap``'s ``ln(1 / (1 + R))``). The evaluation gets the
         value from the features' own empty values; the test suite checks this
         declaration against it for every measure.
     na_rule

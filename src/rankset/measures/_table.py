@@ -91,6 +91,8 @@ def _empty(value: EmptyValue) -> str:
         return "NA"
     if value == "labels":
         return "as answered (reads the labels only)"
+    if value == "nothing retrieved":
+        return "as if nothing labelled were retrieved"
     return f"{value:g}"
 
 

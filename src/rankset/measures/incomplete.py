@@ -278,7 +278,7 @@ def _utility(features: Features, metric: Metric) -> pl.Expr:
     "at the relevant documents (AP x R), R the relevant labels.",
     cutoff="none",
     params=(REL,),
-    empty_value="labels",
+    empty_value="nothing retrieved",
     trec_eval="yaap",
 )
 def _yaap(features: Features, metric: Metric) -> pl.Expr:
