@@ -174,16 +174,40 @@ def test_zscores_equal_both_binaries(
 
 
 @pytest.mark.parametrize(
-    "text", ["q map 0.5 0.1\n\nq P_5 0 1\n", "q map 0.5\n", "q map 0.5 0.1 7\n", "", "q map x y\n"]
+    "text",
+    [
+        "q map 0.5 0.1\n\nq P_5 0 1\n",
+        "q map 0.5\n",
+        "q map 0.5 0.1 7\n",
+        "",
+        "q map x y\n",
+        "301 map 0.1 0x10\n302 map 0 inf\n303 map 0.1\t1e-1\r\nzzz zzz 0 1",  # C's atof
+    ],
 )
 def test_bad_zscore_files_fail_as_trec_eval_does(
-    trec_eval_10: Path, trec_eval_data: Path, tmp_path: Path, text: str
+    trec_eval_10: Path, trec_eval_9: Path, trec_eval_data: Path, tmp_path: Path, text: str
 ) -> None:
     path = tmp_path / "zscores"
     path.write_text(text, encoding="utf-8")
     qrels, run = trec_eval_data / "qrels.test", trec_eval_data / "results.test"
     _compare(trec_eval_10, ["-q", "-m", "map", "-Z", str(path)], qrels, run)
     _compare(trec_eval_10, ["-m", "map", "-Z", str(tmp_path / "absent")], qrels, run)
+    _compare(trec_eval_9, ["-m", "map", "-Z", str(tmp_path / "absent")], qrels, run, VERSION_9)
+
+
+def test_zscore_lookups_past_the_end_of_the_file_are_refused(
+    trec_eval_data: Path, tmp_path: Path
+) -> None:
+    # 'recip_rank' sorts after 'map', the only measure of each query: trec_eval's binary
+    # search reads past its table (both binaries crash on this file)
+    path = tmp_path / "zscores"
+    path.write_text("301 map 0.1 0.2\n302 map 0.1 0.2\n303 map 0.1 0.2\n", encoding="utf-8")
+    files = [str(trec_eval_data / "qrels.test"), str(trec_eval_data / "results.test")]
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["-q", "-Z", str(path), "-m", "map", "-m", "recip_rank", *files]
+    assert trec_eval.main(argv, out=out, err=err) == 1
+    assert "reads past its table" in err.getvalue()
+    assert out.getvalue() == ""
 
 
 # Parameters as trec_eval reads them: ignored on measures that take none, the first given

@@ -444,10 +444,21 @@ def read_label_fields(
     return rows
 
 
-def atof(text: str) -> float:
-    """C's ``atof``: the longest leading decimal number of ``text``, 0 if none."""
-    match = re.match(r"\s*([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)", text)
-    return float(match[1]) if match else 0.0
+#: The longest leading number C's ``strtod`` reads: decimal, hexadecimal, inf, nan.
+_C_NUMBER = re.compile(
+    rb"\s*([+-]?(?:0x(?:[0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)(?:p[+-]?\d+)?"
+    rb"|(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|inf(?:inity)?|nan))",
+    re.IGNORECASE,
+)
+
+
+def atof(text: str | bytes) -> float:
+    """C's ``atof``: the longest leading number of ``text`` (hex, inf, nan too), 0 if none."""
+    match = _C_NUMBER.match(text.encode() if isinstance(text, str) else text)
+    if match is None:
+        return 0.0
+    number = match[1].decode("ascii")
+    return float.fromhex(number) if "x" in number.lower() else float(number)
 
 
 def atol(text: str) -> int:

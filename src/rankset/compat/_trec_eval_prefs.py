@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -21,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from rankset.compat._trec_eval_options import PREFS, TrecEvalError, read_label_fields
+from rankset.compat._trec_eval_options import PREFS, TrecEvalError, atof, read_label_fields
 
 __all__ = ["COUNT_MEASURES", "PREFERENCE_MEASURES", "preference_values", "read_preferences"]
 
@@ -36,21 +35,7 @@ FloatArray = npt.NDArray[np.float64]
 
 _FIELDS = {"prefs": 5, "qrels_prefs": 4}
 _VERSIONS = ("10.0", "9.0.8")
-_NUMBER = re.compile(
-    rb"[+-]?(?:0x(?:[0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)(?:p[+-]?\d+)?"
-    rb"|(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|inf(?:inity)?|nan)",
-    re.IGNORECASE,
-)
 _UNDEFINED = "rankset trec_eval: "
-
-
-def _atof(token: bytes) -> float:
-    """C's ``atof``: the longest leading number (decimal, hex, inf, nan), else 0."""
-    match = _NUMBER.match(token)
-    if match is None:
-        return 0.0
-    text = match.group(0).decode("ascii")
-    return float.fromhex(text) if "x" in text.lower() else float(text)
 
 
 def read_preferences(path: str, rel_format: str, version: str) -> pl.DataFrame:
@@ -95,7 +80,7 @@ def read_preferences(path: str, rel_format: str, version: str) -> pl.DataFrame:
     )
     columns = list(zip(*rows, strict=True))
     parsed: dict[bytes, float] = {}
-    levels = np.array([parsed.setdefault(t, _atof(t)) for t in columns[-1]], dtype=np.float64)
+    levels = np.array([parsed.setdefault(t, atof(t)) for t in columns[-1]], dtype=np.float64)
     if version == "9.0.8":
         levels = levels.astype(np.float32).astype(np.float64)
 

@@ -133,7 +133,9 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
     ]
     labels, run, groups, preferences = read_inputs(options)
     # read after the qrels and the run, before anything is computed, as trec_eval does
-    zscores = read_zscores(options.zscores) if options.zscores is not None else None
+    zscores = (
+        read_zscores(options.zscores, options.version) if options.zscores is not None else None
+    )
     check_label_format(planned, options)
     planned, reordered = _without_reordered_gains(planned, labels)
     warnings += [
