@@ -403,3 +403,13 @@ def test_intent_aware_labels_from_a_diversity_qrels_file(tmp_path: Path) -> None
     path.write_text("".join(lines))
     names = DIVERSITY_GROUPS[0]
     assert _ours(names, str(path), run) == pytest.approx(_ndeval(names, qrels, run), abs=1e-12)
+
+
+def test_plain_measures_beside_intent_aware_ones_on_subtopic_qrels() -> None:
+    # a document judged under several subtopics: ir_measures' plain measures keep its last
+    # judgement (its qrels dict), the intent-aware ones read every subtopic
+    pytest.importorskip("pyndeval", reason="pyndeval is a test dependency")
+    qrels, run = _subtopic_inputs(6, ties=False)
+    ours = _ours(["alpha_nDCG@10", "nDCG@10", "P@5"], qrels, run)
+    theirs = {**_ndeval(["alpha_nDCG@10"], qrels, run), **_theirs(["nDCG@10", "P@5"], qrels, run)}
+    assert ours == pytest.approx(theirs, abs=1e-12)

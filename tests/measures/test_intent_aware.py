@@ -97,8 +97,11 @@ def test_subtopic_labels_from_a_frame_with_a_relevance_level() -> None:
     ("text", "message"),
     [
         ("q s1 a\n", r"line 1: 3 fields in 'q s1 a'; expected 4: query subtopic doc grade"),
-        ("q s1 a 1\nq s1 a x\n", r"row 2: grade 'x' is not a number"),
-        ("q s1 a 1\nq s1 a 1\n", r"query 'q', nugget 's1', passage 'a' is given 2 times"),
+        ("q s1 a 1\n\n\nq s1 a x\n", r"line 4: grade 'x' is not a number"),
+        (
+            "q s1 a 1\nq s2 a 1\n\nq s1 a 0\n",
+            r"lines 1 and 4: query 'q', subtopic 's1', document 'a'",
+        ),
         ("\n", r"no judgements"),
     ],
 )

@@ -220,6 +220,7 @@ PARAMETERS = [
     ["-m", "rbp.q=1"], ["-m", "rbp.p=0.3,p=0.6"], ["-m", "utility.1,2"], ["-m", "relstring.x"],
     ["-m", "relstring.0"], ["-m", "iprec_at_recall.x"], ["-m", "ndcg.x=3"], ["-m", "G.x"],
     ["-m", "ndcg.1=3,x=2"], ["-m", "G.1=2,,2=3"], ["-m", "Rprec_mult.0.5,0.5"],
+    ["-m", "ndcg.1=3,1=5"], ["-m", "G.2=1,2=7,1=4"],  # a level's first gain counts
 ]  # fmt: skip
 
 
@@ -302,6 +303,14 @@ def test_debug_query_filter_equals_both_binaries(
         qrels, run = _generated(tmp_path, seed)
         _compare(trec_eval_10, options, qrels, run)
         _compare(trec_eval_9, options, qrels, run, VERSION_9)
+
+
+def test_a_gain_for_unjudged_documents_is_refused(trec_eval_data: Path) -> None:
+    # trec_eval gives level -1's gain to retrieved documents outside the qrels
+    files = [str(trec_eval_data / "qrels.test"), str(trec_eval_data / "results.test")]
+    out, err = io.StringIO(), io.StringIO()
+    assert trec_eval.main(["-m", "ndcg.-1=4", *files], out=out, err=err) == 1
+    assert "negative level" in err.getvalue()
 
 
 def test_debug_traces_are_refused_not_misprinted(trec_eval_data: Path) -> None:

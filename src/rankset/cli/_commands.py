@@ -61,7 +61,8 @@ def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
             msg = "--subtopics and --nuggets both give nugget labels; pass one of them."
             raise ParameterError(msg)
         level = options["relevance_level"]
-        options["nuggets"] = read_subtopics(args.subtopics, relevance_level=level or 1.0)
+        level = 1.0 if level is None else level  # 0 is a level, not "unset"
+        options["nuggets"] = read_subtopics(args.subtopics, relevance_level=level)
     if getattr(args, "client", None) is not None:
         options.update(engine="dask", client=args.client)
     if args.scale is not None:  # else the library default (rag5), or a report's fallback

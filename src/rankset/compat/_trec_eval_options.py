@@ -161,18 +161,29 @@ def _set_f_metric(params: str) -> str:
 def _gain_metric(base: str, name: str) -> Callable[[str], str]:
     """trec_eval's gain pairs ``1=3,2=9`` as rankset's ``gains=1:3;2:9``.
 
-    A pair whose name is not an integer (``x=3``) is ignored, as trec_eval's
-    ``setup_gains`` ignores it.
+    A pair whose name is not an integer (``x=3``) is ignored, as 10.0's ``setup_gains``
+    ignores it, and the first pair of a level counts. A gain for a negative level would
+    reach the retrieved documents outside the labels, which rankset's evaluation does
+    not see: refused rather than printed without them.
     """
 
     def metric(params: str) -> str:
         if not params:
             return base
         pairs = _pairs(name, params)
-        levels = [(int(key), gain) for key, gain in pairs if re.fullmatch(r"[+-]?\d+", key)]
+        levels: dict[int, float] = {}
+        for key, gain in pairs:
+            if re.fullmatch(r"[+-]?\d+", key):
+                levels.setdefault(int(key), gain)
+        if any(level < 0 for level in levels):
+            msg = (
+                f"rankset trec_eval: {name}.{params}: a gain for a negative level (unjudged "
+                "documents) is not supported"
+            )
+            raise TrecEvalError(msg, 1)
         if not levels:
             return base
-        gains = ";".join(f"{level}:{gain!r}" for level, gain in dict(levels).items())
+        gains = ";".join(f"{level}:{gain!r}" for level, gain in levels.items())
         return f"{base}(gains={gains})"
 
     return metric

@@ -461,6 +461,8 @@ def _values(
             group_labels = labels.with_columns(grade=pl.col("grade").clip(lower_bound=0))
         if level is not None:  # a document judged for several subtopics: its best grade
             group_labels = labels.group_by("query_id", "doc_id").agg(pl.col("grade").max())
+        else:  # judged twice (subtopic qrels): ir_measures' dict keeps the last judgement
+            group_labels = group_labels.unique(["query_id", "doc_id"], keep="last")
         names = {parse_metric(_rankset_name(m)).name: m for m in group if m.NAME != "NumQ"}
         if names and answered.height:
             result = evaluate(

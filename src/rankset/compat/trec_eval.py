@@ -25,8 +25,9 @@ then (``Z`` before the name, counts as ``%6.4f``); ``-v`` prints trec_eval's ver
 then traces).
 
 Gain maps (``-m ndcg.1=3,2=9``) are read for ``ndcg``, ``dcg``, ``ideal_dcg``, ``G``,
-``ndcg_rel`` and ``Rndcg``; two
-of those three asked with a map are refused (10.0 shares one map among them and crashes
+``ndcg_rel`` and ``Rndcg`` (a gain for a negative level is refused: it would reach the
+retrieved documents outside the qrels); two of ``dcg``, ``ideal_dcg`` and ``ndcg`` asked
+with a map are refused (10.0 shares one map among them and crashes
 at exit), and a map with gains less than 1 apart is named on stderr and left out (10.0
 sorts gains by ``(int) (a - b)``). ``-R qrels_jg`` reads judgment groups (``query group
 doc grade``) for ``map_avgjg``, ``P_avgjg`` and ``Rprec_mult_avgjg``; a measure of another

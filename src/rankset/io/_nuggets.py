@@ -162,13 +162,26 @@ def read_subtopics(source: Any, *, relevance_level: float = 1.0) -> pl.DataFrame
             f"and grade (columns: {', '.join(frame.columns)})."
         )
         raise InputFormatError(msg)
+    # a file's line numbers (blank lines counted), else a frame's row numbers
+    word = "line" if "_line" in frame.columns else "row"
+    if "_line" not in frame.columns:
+        frame = frame.with_row_index("_line", offset=1)
     grade = pl.col("grade").cast(pl.Float64, strict=False)
-    unreadable = frame.with_row_index("_row", offset=1).filter(
-        grade.is_null() | grade.is_nan() | pl.col("grade").is_null()
-    )
+    unreadable = frame.filter(grade.is_null() | grade.is_nan() | pl.col("grade").is_null())
     if unreadable.height:
         row = unreadable.row(0, named=True)
-        msg = f"{where}, row {row['_row']}: grade {row['grade']!r} is not a number."
+        msg = f"{where}, {word} {row['_line']}: grade {row['grade']!r} is not a number."
+        raise InputFormatError(msg)
+    key = ["query_id", "subtopic", "doc_id"]
+    twice = frame.filter(pl.struct(key).is_duplicated())
+    if twice.height:
+        first = twice.row(0, named=True)
+        again = twice.filter([pl.col(c) == first[c] for c in key])["_line"].to_list()
+        msg = (
+            f"{where}, {word}s {' and '.join(map(str, again[:2]))}: query {first['query_id']!r}, "
+            f"subtopic {first['subtopic']!r}, document {first['doc_id']!r} judged twice; "
+            "expected once."
+        )
         raise InputFormatError(msg)
     nuggets = frame.select(
         "query_id",
@@ -196,10 +209,11 @@ def _read_subtopic_file(path: Path) -> pl.DataFrame:
                 "4: query subtopic doc grade."
             )
             raise InputFormatError(msg)
-        rows.append(fields)
+        rows.append([*fields, number])
     if not rows:
         raise InputFormatError(f"{path}: no judgements; expected query subtopic doc grade lines.")
-    return pl.DataFrame(rows, schema=["query_id", "subtopic", "doc_id", "grade"], orient="row")
+    schema = {c: pl.String for c in ("query_id", "subtopic", "doc_id", "grade")}
+    return pl.DataFrame(rows, schema={**schema, "_line": pl.Int64}, orient="row")
 
 
 def _read_file(path: Path) -> pl.DataFrame:
