@@ -125,5 +125,9 @@ def test_the_command_line_reads_subtopic_labels(
     assert main([*args, "-m", "p_ia@4", "-m", "map_ia", "--relevance-level", "2"]) == 0
     means = {row["metric"]: row["mean"] for row in json.loads(capsys.readouterr().out)}
     assert means == {"p_ia@4": 1 / 4, "map_ia": 1.0}  # at level 2 only (b, s1) is relevant
+    # level 0: grade-0 judgements are relevant too: q gains s3 (d, not retrieved)
+    assert main([*args, "-m", "subtopic_recall@4", "--relevance-level", "0"]) == 0
+    means = {row["metric"]: row["mean"] for row in json.loads(capsys.readouterr().out)}
+    assert means["subtopic_recall@4"] == pytest.approx(2 / 3)  # 1 at level 1
     assert main([*args, "--nuggets", str(labels), "-m", "map_ia"]) == 2
     assert "--subtopics and --nuggets" in capsys.readouterr().err
