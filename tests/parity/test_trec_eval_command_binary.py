@@ -221,6 +221,7 @@ PARAMETERS = [
     ["-m", "relstring.0"], ["-m", "iprec_at_recall.x"], ["-m", "ndcg.x=3"], ["-m", "G.x"],
     ["-m", "ndcg.1=3,x=2"], ["-m", "G.1=2,,2=3"], ["-m", "Rprec_mult.0.5,0.5"],
     ["-m", "ndcg.1=3,1=5"], ["-m", "G.2=1,2=7,1=4"],  # a level's first gain counts
+    ["-m", "P."], ["-m", "all_trec."], ["-m", "official.5"],  # an empty parameter list
 ]  # fmt: skip
 
 

@@ -480,6 +480,9 @@ def atol(text: str) -> int:
 
 def _mark(measures: dict[str, str], text: str, version: str) -> None:
     name, _, params = text.partition(".")
+    if "." in text and not params:  # "P." or "all_trec.": trec_eval names it twice
+        msg = f"trec_eval: improper measure in parameter '{name}'"
+        raise TrecEvalError(f"{msg}\ntrec_eval: illegal measure '{name}'", 1)
     if name in GROUPS:
         for member in GROUPS[name]:
             if version == "10.0" or member not in ONLY_IN_10:
@@ -487,8 +490,6 @@ def _mark(measures: dict[str, str], text: str, version: str) -> None:
         return
     if name not in _BY_NAME or (version != "10.0" and name in ONLY_IN_10):
         raise TrecEvalError(f"trec_eval: illegal measure '{name}'", 1)
-    if "." in text and not params:
-        raise TrecEvalError(f"trec_eval: improper measure in parameter '{name}'", 1)
     if params and not measures.get(name):
         measures[name] = params  # the first parameters given count, as in trec_eval
     else:
