@@ -228,6 +228,17 @@ class Metric:
         value = self.get("rel")
         return None if value is None else float(value)
 
+    def explicit_cutoff(self, why: str) -> int:
+        """Return the int cutoff; raise for a per-query or missing one, saying ``why``.
+
+        For measures whose features need the cutoff when the evaluation is planned.
+        """
+        if not isinstance(self.k, int):
+            name = self.spec.name
+            msg = f"{name} needs an explicit cutoff: write {name}@k ({why})."
+            raise ParameterError(msg)
+        return self.k
+
     def get(self, param: str) -> ParamValue | None:
         """Value of ``param`` (the measure's default when not set)."""
         for key, value in self.params:

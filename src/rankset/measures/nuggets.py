@@ -86,7 +86,7 @@ from collections.abc import Callable
 import polars as pl
 
 from rankset.errors import ParameterError
-from rankset.measures._features import PER_QUERY, Features
+from rankset.measures._features import Features
 from rankset.measures._registry import Metric, ParamSpec, define
 
 __all__ = ["NUGGET_MEASURES", "NUGGET_STATS", "nugget_column"]
@@ -118,13 +118,7 @@ _ALPHA = ParamSpec(
 
 
 def _cutoff(metric: Metric) -> int:
-    if metric.k == PER_QUERY or not isinstance(metric.k, int):
-        msg = (
-            f"{metric.spec.name} needs an explicit cutoff: write {metric.spec.name}@k "
-            "(nugget measures have no per-query k)."
-        )
-        raise ParameterError(msg)
-    return metric.k
+    return metric.explicit_cutoff("nugget measures have no per-query k")
 
 
 def nugget_column(

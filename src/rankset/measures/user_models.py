@@ -57,7 +57,7 @@ from collections.abc import Callable
 import polars as pl
 
 from rankset.errors import ParameterError
-from rankset.measures._features import PER_QUERY, Features, level_key, sequential_sum
+from rankset.measures._features import Features, level_key, sequential_sum
 from rankset.measures._registry import Metric, ParamSpec, define
 
 __all__ = ["CWL_DEPTH"]
@@ -98,13 +98,7 @@ def _gain_row(features: Features, metric: Metric) -> str:
 
 
 def _cutoff(metric: Metric) -> int:
-    if metric.k == PER_QUERY or not isinstance(metric.k, int):
-        msg = (
-            f"{metric.spec.name} needs an explicit cutoff: write {metric.spec.name}@k "
-            "(its reader's chances have no per-query k)."
-        )
-        raise ParameterError(msg)
-    return metric.k
+    return metric.explicit_cutoff("its reader's chances have no per-query k")
 
 
 def _expected_gain(
