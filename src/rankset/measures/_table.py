@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rankset.errors import ParameterError
-from rankset.measures._registry import EmptyValue, MeasureSpec, ParamSpec, available_measures
+from rankset.measures._features import PER_QUERY, Features
+from rankset.measures._registry import (
+    EmptyValue,
+    MeasureSpec,
+    Metric,
+    ParamSpec,
+    available_measures,
+)
 
 __all__ = ["COLUMNS", "measure_table"]
 
@@ -59,7 +66,7 @@ def measure_table(columns: Sequence[str] = COLUMNS) -> str:
     for name, spec in sorted(available_measures().items()):
         cells = (
             _code(*(form.format(name) for form in _FORMS[spec.cutoff])),
-            _CUTOFF_RULES[spec.cutoff],
+            _cutoff_rule(spec),
             _code(*(_param(param) for param in spec.params)),
             spec.description,
             spec.na_rule or "never",
@@ -72,6 +79,16 @@ def measure_table(columns: Sequence[str] = COLUMNS) -> str:
         )
         lines.append("| " + " | ".join(_cell(cells[i]) for i in picked) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _cutoff_rule(spec: MeasureSpec) -> str:
+    """Describe the cutoff rule; "required" splits into per-query k and explicit @k only."""
+    if spec.cutoff == "required":
+        try:  # measures whose features need an int cutoff refuse a per-query one
+            spec.build(Features(), Metric(spec.name, PER_QUERY))
+        except ParameterError:
+            return "required (write @k: no per-query k)"
+    return _CUTOFF_RULES[spec.cutoff]
 
 
 def _code(*names: str | None) -> str:
