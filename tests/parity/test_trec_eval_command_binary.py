@@ -320,3 +320,15 @@ def test_debug_traces_are_refused_not_misprinted(trec_eval_data: Path) -> None:
     assert trec_eval.main(["-D", "1", "-m", "ndcg", *files], out=out, err=err) == 1
     assert "debug trace of ndcg" in err.getvalue()
     assert out.getvalue() == ""
+
+
+@pytest.mark.parametrize(
+    "measure", ["ndcg.x=5", "ndcg.1.5=3", "ndcg.=3", "G.x=1", "ndcg_rel.x=2,2=5", "Rndcg.+1=3"]
+)
+def test_9_reads_every_gain_name_with_atol(
+    trec_eval_10: Path, trec_eval_9: Path, trec_eval_data: Path, measure: str
+) -> None:
+    # 9.0.8 reads "x=5" as level 0; 10.0 skips names that are not integers
+    qrels, run = trec_eval_data / "qrels.test", trec_eval_data / "results.test"
+    _compare(trec_eval_9, ["-q", "-m", measure], qrels, run, VERSION_9)
+    _compare(trec_eval_10, ["-q", "-m", measure], qrels, run)

@@ -111,6 +111,10 @@ def _utility_metric(params: str, n_docs: int = 0) -> str:
     return f"utility(a={a!r},b={b!r},c={c!r},d={d!r},n_docs={n_docs})"
 
 
+#: The measures whose parameters are a gain map (trec_eval's setup_gains).
+_GAIN_MAPS = frozenset({"G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg"})
+
+
 def _init_error(message: str, name: str) -> TrecEvalError:
     """Refuse parameters trec_eval cannot use: its message, then it stops (status 2)."""
     return TrecEvalError(f"{message}\ntrec_eval: Cannot initialize measure '{name}'", 2)
@@ -545,6 +549,10 @@ def _columns(measure: Measure, params: str, options: Options) -> list[Column]:
     if measure.kind in ("long", "double", "geometric"):
         params = ""  # trec_eval ignores parameters given to a measure that takes none
     printed = f"{measure.name}_{params}" if params else measure.name
+    if params and options.version == "9.0.8" and measure.name in _GAIN_MAPS:
+        # 9.0.8's setup_gains reads every pair's name with atol ("x=5" is level 0)
+        pairs = _pairs(measure.name, params)
+        params = ",".join(f"{atol(key)}={gain!r}" for key, gain in pairs)
     metric = (
         _utility_metric(params, options.n_docs)
         if measure.name == "utility"
