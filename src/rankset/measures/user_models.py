@@ -97,14 +97,18 @@ def _gain_row(features: Features, metric: Metric) -> str:
     return features.row_column(name, (grade - low) / (high - low))
 
 
-def _cutoff(metric: Metric) -> int:
-    return metric.explicit_cutoff("its reader's chances have no per-query k")
-
-
 def _expected_gain(
-    features: Features, metric: Metric, key: str, depth: int, continuation: Continuation
+    features: Features, metric: Metric, key: str, continuation: Continuation
 ) -> pl.Expr:
-    """Register the expected gain per document read of the reader ``continuation``."""
+    """Register the expected gain per document read of the reader ``continuation``.
+
+    The reader reads N ranks: the cutoff k, or ``depth``. ``continuation`` gives C(r) for
+    r < N only (C(N) never weighs: W needs the products over j < r).
+    """
+    if metric.spec.cutoff == "required":
+        depth = metric.explicit_cutoff("its reader's chances have no per-query k")
+    else:
+        depth = int(metric.get("depth"))  # type: ignore[arg-type]
     gain_column = _gain_row(features, metric)
     # every row of the group (a group has one at least); ranks past depth are never seen
     position, gain = pl.col("pos").cast(pl.Int64), pl.col(gain_column)
@@ -143,12 +147,11 @@ def _declining(r: pl.Expr, twice_target: float) -> pl.Expr:
     ir_measures="SDCG",
 )
 def _sdcg(features: Features, metric: Metric) -> pl.Expr:
-    k = _cutoff(metric)
 
     def going_on(r: pl.Expr, gain: pl.Expr, so_far: pl.Expr) -> pl.Expr:
-        return pl.when(r < k).then((r + 1.0).log(2) / (r + 2.0).log(2)).otherwise(0.0)
+        return (r + 1.0).log(2) / (r + 2.0).log(2)
 
-    return _expected_gain(features, metric, "sdcg", k, going_on)
+    return _expected_gain(features, metric, "sdcg", going_on)
 
 
 @define(
@@ -160,12 +163,12 @@ def _sdcg(features: Features, metric: Metric) -> pl.Expr:
     ir_measures="BPM",
 )
 def _bpm(features: Features, metric: Metric) -> pl.Expr:
-    k, target = _cutoff(metric), _target(metric)
+    target = _target(metric)
 
     def going_on(r: pl.Expr, gain: pl.Expr, so_far: pl.Expr) -> pl.Expr:
-        return ((so_far < target) & (r < k)).cast(pl.Float64)
+        return (so_far < target).cast(pl.Float64)
 
-    return _expected_gain(features, metric, f"bpm_{level_key(target)}", k, going_on)
+    return _expected_gain(features, metric, f"bpm_{level_key(target)}", going_on)
 
 
 @define(
@@ -177,12 +180,11 @@ def _bpm(features: Features, metric: Metric) -> pl.Expr:
     ir_measures="NERR8",
 )
 def _nerr8(features: Features, metric: Metric) -> pl.Expr:
-    k = _cutoff(metric)
 
     def going_on(r: pl.Expr, gain: pl.Expr, so_far: pl.Expr) -> pl.Expr:
-        return pl.when(r < k).then(1.0 - gain).otherwise(0.0)
+        return 1.0 - gain
 
-    return _expected_gain(features, metric, "nerr8", k, going_on)
+    return _expected_gain(features, metric, "nerr8", going_on)
 
 
 @define(
@@ -194,12 +196,11 @@ def _nerr8(features: Features, metric: Metric) -> pl.Expr:
     ir_measures="NERR9",
 )
 def _nerr9(features: Features, metric: Metric) -> pl.Expr:
-    k = _cutoff(metric)
 
     def going_on(r: pl.Expr, gain: pl.Expr, so_far: pl.Expr) -> pl.Expr:
-        return pl.when(r < k).then(r / (r + 1.0) * (1.0 - gain)).otherwise(0.0)
+        return r / (r + 1.0) * (1.0 - gain)
 
-    return _expected_gain(features, metric, "nerr9", k, going_on)
+    return _expected_gain(features, metric, "nerr9", going_on)
 
 
 @define(
@@ -211,12 +212,11 @@ def _nerr9(features: Features, metric: Metric) -> pl.Expr:
 )
 def _nerr10(features: Features, metric: Metric) -> pl.Expr:
     p = float(metric.get("p"))  # type: ignore[arg-type]
-    depth = int(metric.get("depth"))  # type: ignore[arg-type]
 
     def going_on(r: pl.Expr, gain: pl.Expr, so_far: pl.Expr) -> pl.Expr:
         return p * (1.0 - gain)
 
-    return _expected_gain(features, metric, f"nerr10_{level_key(p)}", depth, going_on)
+    return _expected_gain(features, metric, f"nerr10_{level_key(p)}", going_on)
 
 
 @define(
@@ -227,12 +227,12 @@ def _nerr10(features: Features, metric: Metric) -> pl.Expr:
     ir_measures="NERR11",
 )
 def _nerr11(features: Features, metric: Metric) -> pl.Expr:
-    target, depth = _target(metric), int(metric.get("depth"))  # type: ignore[arg-type]
+    target = _target(metric)
 
     def going_on(r: pl.Expr, gain: pl.Expr, so_far: pl.Expr) -> pl.Expr:
         return _declining(r, 2.0 * target) * (1.0 - gain)
 
-    return _expected_gain(features, metric, f"nerr11_{level_key(target)}", depth, going_on)
+    return _expected_gain(features, metric, f"nerr11_{level_key(target)}", going_on)
 
 
 @define(
@@ -244,12 +244,12 @@ def _nerr11(features: Features, metric: Metric) -> pl.Expr:
     ir_measures="INSQ",
 )
 def _insq(features: Features, metric: Metric) -> pl.Expr:
-    target, depth = _target(metric), int(metric.get("depth"))  # type: ignore[arg-type]
+    target = _target(metric)
 
     def going_on(r: pl.Expr, gain: pl.Expr, so_far: pl.Expr) -> pl.Expr:
         return _declining(r, 2.0 * target)
 
-    return _expected_gain(features, metric, f"insq_{level_key(target)}", depth, going_on)
+    return _expected_gain(features, metric, f"insq_{level_key(target)}", going_on)
 
 
 @define(
@@ -261,10 +261,10 @@ def _insq(features: Features, metric: Metric) -> pl.Expr:
     ir_measures="INST",
 )
 def _inst(features: Features, metric: Metric) -> pl.Expr:
-    target, depth = _target(metric), int(metric.get("depth"))  # type: ignore[arg-type]
+    target = _target(metric)
 
     def going_on(r: pl.Expr, gain: pl.Expr, so_far: pl.Expr) -> pl.Expr:
         left = target - so_far
         return ((r + target + left - 1.0) / (r + target + left)).pow(2)
 
-    return _expected_gain(features, metric, f"inst_{level_key(target)}", depth, going_on)
+    return _expected_gain(features, metric, f"inst_{level_key(target)}", going_on)
