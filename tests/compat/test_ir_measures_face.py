@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 
 from rankset.compat import ir_measures as face
@@ -413,3 +414,15 @@ def test_plain_measures_beside_intent_aware_ones_on_subtopic_qrels() -> None:
     ours = _ours(["alpha_nDCG@10", "nDCG@10", "P@5"], qrels, run)
     theirs = {**_ndeval(["alpha_nDCG@10"], qrels, run), **_theirs(["nDCG@10", "P@5"], qrels, run)}
     assert ours == pytest.approx(theirs, abs=1e-12)
+
+
+def test_intent_aware_labels_from_a_frame_with_iteration() -> None:
+    pytest.importorskip("pyndeval", reason="pyndeval is a test dependency")
+    qrels, run = _subtopic_inputs(7, ties=False)
+    frame = pl.DataFrame(
+        [tuple(q) for q in qrels],
+        schema=["query_id", "doc_id", "relevance", "iteration"],
+        orient="row",
+    )
+    names = DIVERSITY_GROUPS[0]
+    assert _ours(names, frame, run) == pytest.approx(_ndeval(names, qrels, run), abs=1e-12)

@@ -56,14 +56,18 @@ def subtopics(qrels: Any, level: float) -> pl.DataFrame:
 
     if isinstance(qrels, str | os.PathLike):
         return read_subtopics(qrels, relevance_level=level)
+    if hasattr(qrels, "columns"):  # a frame: ir_measures' column names
+        frame = qrels if isinstance(qrels, pl.DataFrame) else pl.from_pandas(qrels)
+        grade = "relevance" if "relevance" in frame.columns else "grade"
+        subtopic = pl.col("iteration") if "iteration" in frame.columns else pl.lit("0")
+        labels = frame.select(
+            pl.col("query_id", "doc_id").cast(pl.String),
+            subtopic=subtopic.cast(pl.String),
+            grade=pl.col(grade).cast(pl.Float64),
+        )
+        return read_subtopics(labels, relevance_level=level)
     if isinstance(qrels, Mapping):
         rows = [(q, "0", d, g) for q, docs in qrels.items() for d, g in docs.items()]
-    elif hasattr(qrels, "columns"):
-        frame = qrels if isinstance(qrels, pl.DataFrame) else pl.from_pandas(qrels)
-        if "iteration" not in frame.columns:
-            frame = frame.with_columns(iteration=pl.lit("0"))
-        grade = "relevance" if "relevance" in frame.columns else "grade"
-        rows = frame.select("query_id", "iteration", "doc_id", grade).rows()
     else:
         rows = [(r[0], r[3] if len(r) > 3 else "0", r[1], r[2]) for r in qrels]
     frame = pl.DataFrame(

@@ -18,6 +18,7 @@ import polars as pl
 
 from rankset.compat._trec_eval_options import (
     JG_PREFIX,
+    Column,
     Measure,
     Options,
     TrecEvalError,
@@ -59,7 +60,7 @@ def read_qrels_jg(path: str, version: str) -> pl.DataFrame:
 def judgment_group_values(
     groups: pl.DataFrame,
     cut: pl.DataFrame,
-    planned: Sequence[tuple[Measure, Sequence[object]]],
+    planned: Sequence[tuple[Measure, Sequence[Column]]],
     options: Options,
     scored: Sequence[str],
 ) -> pl.DataFrame:
@@ -72,10 +73,10 @@ def judgment_group_values(
 
     metrics = sorted(
         {
-            str(column.metric)  # type: ignore[attr-defined]
+            column.metric
             for _, columns in planned
             for column in columns
-            if str(getattr(column, "metric", "")).startswith(JG_PREFIX)
+            if column.metric and column.metric.startswith(JG_PREFIX)
         }
     )
     empty = pl.DataFrame(schema={"query_id": pl.String, "metric": pl.String, "value": pl.Float64})

@@ -155,13 +155,7 @@ def read_subtopics(source: Any, *, relevance_level: float = 1.0) -> pl.DataFrame
             f"Got {type(source).__name__} instead."
         )
         raise InputFormatError(msg)
-    missing = [c for c in ("query_id", "subtopic", "doc_id", "grade") if c not in frame.columns]
-    if missing:
-        msg = (
-            f"{where}: no column(s) {', '.join(missing)}; expected query_id, subtopic, doc_id "
-            f"and grade (columns: {', '.join(frame.columns)})."
-        )
-        raise InputFormatError(msg)
+    _require(frame, ("query_id", "subtopic", "doc_id", "grade"), where, "")
     # a file's line numbers (blank lines counted), else a frame's row numbers
     word = "line" if "_line" in frame.columns else "row"
     if "_line" not in frame.columns:
@@ -194,6 +188,18 @@ def read_subtopics(source: Any, *, relevance_level: float = 1.0) -> pl.DataFrame
 
 
 _SUBTOPIC_ALIASES: Final = {"iteration": "subtopic", "relevance": "grade", "nugget_id": "subtopic"}
+
+
+def _require(frame: pl.DataFrame, needed: tuple[str, ...], where: str, optional: str) -> None:
+    """Refuse a frame without the ``needed`` columns, naming them and what it has."""
+    missing = [column for column in needed if column not in frame.columns]
+    if missing:
+        expected = [*needed, optional] if optional else list(needed)
+        msg = (
+            f"{where}: no column(s) {', '.join(missing)}; expected "
+            f"{', '.join(expected[:-1])} and {expected[-1]} (columns: {', '.join(frame.columns)})."
+        )
+        raise InputFormatError(msg)
 
 
 def _read_subtopic_file(path: Path) -> pl.DataFrame:
@@ -261,13 +267,7 @@ def _normalise(frame: pl.DataFrame, where: str) -> pl.DataFrame:
         frame = frame.with_columns(pl.col("text").alias("nugget_id"))
     if "importance" not in frame.columns:
         frame = frame.with_columns(pl.lit("vital").alias("importance"))
-    missing = [c for c in ("query_id", "nugget_id", "doc_id", "support") if c not in frame.columns]
-    if missing:
-        msg = (
-            f"{where}: no column(s) {', '.join(missing)}; expected query_id, nugget_id, "
-            f"doc_id, support and importance (columns: {', '.join(frame.columns)})."
-        )
-        raise InputFormatError(msg)
+    _require(frame, ("query_id", "nugget_id", "doc_id", "support"), where, "importance")
     frame = frame.select(
         *(pl.col(c).cast(pl.String) for c in ("query_id", "nugget_id", "doc_id")),
         pl.col("support").cast(pl.String).str.strip_chars().str.to_lowercase(),
