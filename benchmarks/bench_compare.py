@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rankset.comparison import compare
-from rankset.stats import paired_randomization_tests
+from rankset.comparison.pairwise import compare
+from rankset.stats.paired import paired_randomization_tests
 
 N_QUERIES = 7_000  # the default of --queries
 SYSTEMS = ["s0", "s1", "s2", "s3", "s4"]

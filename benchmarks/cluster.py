@@ -59,7 +59,7 @@ def _peak_mb() -> float:
 def worker(mode: str, data: Path, workers: int, out: Path) -> dict[str, Any]:
     """Run one mode in this process; return its measurements."""
     import rankset
-    from rankset.cluster import BUCKETS_PER_THREAD, connect
+    from rankset.evaluation.cluster import BUCKETS_PER_THREAD, connect
 
     buckets = BUCKETS_PER_THREAD * workers
     options: dict[str, Any] = {"scale": "trec_dl", "confidence": None}

@@ -24,8 +24,8 @@ import time
 import numpy as np
 import polars as pl
 
-from rankset.all_pairs import compare_all
-from rankset.multiple import randomized_tukey_hsd
+from rankset.comparison.all_pairs import compare_all
+from rankset.stats.multiple import randomized_tukey_hsd
 
 METRICS = ["ndcg@10", "ap", "recall@100"]
 

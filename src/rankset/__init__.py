@@ -3,6 +3,11 @@
 Runs and labels load into Polars; every metric is a Polars expression evaluated in one
 lazy group-by over (system, query). Classic metrics equal trec_eval's.
 
+The names below follow the data flow: read (io) → measures → evaluation → comparison,
+diagnosis, label quality and fusion → charts and the report. ``import rankset`` loads
+the reading, measuring and evaluating layers; the analyses, the charts and the report
+load on first use.
+
 Examples
 --------
 >>> import rankset
@@ -13,12 +18,12 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from rankset._version import __version__
-from rankset.comparison import compare
-from rankset.cutoff_curves import Curves, curves
-from rankset.diagnosis import Diagnosis, diagnose, regression_counts, regressions
+
+# --- errors ------------------------------------------------------------------------------
 from rankset.errors import (
     ClusterError,
     GradeScaleError,
@@ -31,123 +36,190 @@ from rankset.errors import (
     SchemaError,
     UnknownMetricError,
 )
-from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate, partition
-from rankset.fusion import FusionSearch, fuse, optimize_fusion
+
+# --- evaluation: runs × labels → per-query values, summaries, curves ---------------------
+from rankset.evaluation import (
+    Curves,
+    EvaluateOptions,
+    EvaluationResult,
+    TextMatch,
+    curves,
+    evaluate,
+    evaluate_with,
+    match_text,
+    partition,
+)
+
+# --- io: reading and writing runs, labels, answers, nuggets ------------------------------
 from rankset.io import (
     read,
     read_answers,
-    read_labels,
     read_nuggets,
-    read_run,
     read_subtopics,
     scan_labels,
     scan_run,
     write_labels,
     write_run,
 )
+
+# --- measures: names, definitions, grade scales ------------------------------------------
 from rankset.measures import Metric, available_measures, define, parse_metric, parse_metrics
-from rankset.scales import GradeScale
-from rankset.textmatch import TextMatch, match_text
+from rankset.measures.scales import GradeScale
 
-if TYPE_CHECKING:  # loaded on first use (numpy): see __getattr__
-    from rankset.all_pairs import compare_all, significance_matrix
-    from rankset.explanations import explain
-    from rankset.judging import judging_queue
-    from rankset.label_quality import agreement
-    from rankset.many_systems import anova, average_replicates, rank_intervals
-    from rankset.nugget_diagnosis import nugget_misses
-    from rankset.paper_tables import comparison_table
-    from rankset.ppi import ppi_compare, ppi_means
-    from rankset.rank_stability import ranking_stability
+if TYPE_CHECKING:  # loaded on first use: see __getattr__
+    from rankset.comparison import (
+        anova,
+        average_replicates,
+        compare,
+        compare_all,
+        comparison_table,
+        rank_intervals,
+        significance_matrix,
+    )
+    from rankset.diagnosis import (
+        Diagnosis,
+        diagnose,
+        explain,
+        nugget_misses,
+        regression_counts,
+        regressions,
+    )
+    from rankset.fusion import FusionSearch, fuse, optimize_fusion
+    from rankset.label_quality import (
+        Agreement,
+        JudgingQueue,
+        RankingStability,
+        agreement,
+        judging_queue,
+        ppi_compare,
+        ppi_means,
+        ranking_stability,
+    )
 
-# Heavier modules (Altair charts, the HTML report) load on first use: rankset.charts,
-# rankset.report.
-_LAZY_MODULES = ("charts", "report")
-# Functions of modules that import numpy, loaded on first use: name -> module.
-_LAZY_FUNCTIONS = {
+# Packages of the analysis layers and above, imported on first use (numpy, scipy, Altair).
+_LAZY_MODULES = (
+    "charts",
+    "compat",
+    "comparison",
+    "diagnosis",
+    "fusion",
+    "label_quality",
+    "report",
+    "stats",
+)
+# Names of those packages that ``rankset.<name>`` gives: name -> package.
+_LAZY_NAMES = {
+    # comparison: systems against each other, on one evaluation
+    "compare": "comparison",
+    "compare_all": "comparison",
+    "significance_matrix": "comparison",
+    "anova": "comparison",
+    "rank_intervals": "comparison",
+    "average_replicates": "comparison",
+    "comparison_table": "comparison",
+    # diagnosis: where and why a system loses
+    "diagnose": "diagnosis",
+    "Diagnosis": "diagnosis",
+    "regressions": "diagnosis",
+    "regression_counts": "diagnosis",
+    "explain": "diagnosis",
+    "nugget_misses": "diagnosis",
+    # label quality: how far the labels can be trusted
     "agreement": "label_quality",
-    "anova": "many_systems",
-    "average_replicates": "many_systems",
-    "compare_all": "all_pairs",
-    "comparison_table": "paper_tables",
-    "rank_intervals": "many_systems",
-    "significance_matrix": "all_pairs",
-    "explain": "explanations",
-    "judging_queue": "judging",
-    "nugget_misses": "nugget_diagnosis",
-    "ppi_compare": "ppi",
-    "ppi_means": "ppi",
-    "ranking_stability": "rank_stability",
+    "Agreement": "label_quality",
+    "ranking_stability": "label_quality",
+    "RankingStability": "label_quality",
+    "judging_queue": "label_quality",
+    "JudgingQueue": "label_quality",
+    "ppi_means": "label_quality",
+    "ppi_compare": "label_quality",
+    # fusion: combining runs
+    "fuse": "fusion",
+    "optimize_fusion": "fusion",
+    "FusionSearch": "fusion",
 }
+# Deprecated twins, importable with a DeprecationWarning for one release, not in __all__.
+_DEPRECATED = {"read_run": "io", "read_labels": "io"}
 
-__all__ = [
-    "ClusterError",
+__all__ = [  # noqa: RUF022 (grouped by topic, as polars groups its face)
+    "__version__",
+    # io
+    "read",
+    "read_answers",
+    "read_nuggets",
+    "read_subtopics",
+    "scan_labels",
+    "scan_run",
+    "write_labels",
+    "write_run",
+    # measures
+    "GradeScale",
+    "Metric",
+    "available_measures",
+    "define",
+    "parse_metric",
+    "parse_metrics",
+    # evaluation
     "Curves",
-    "Diagnosis",
     "EvaluateOptions",
     "EvaluationResult",
+    "TextMatch",
+    "curves",
+    "evaluate",
+    "evaluate_with",
+    "match_text",
+    "partition",
+    # comparison
+    "anova",
+    "average_replicates",
+    "compare",
+    "compare_all",
+    "comparison_table",
+    "rank_intervals",
+    "significance_matrix",
+    # diagnosis
+    "Diagnosis",
+    "diagnose",
+    "explain",
+    "nugget_misses",
+    "regression_counts",
+    "regressions",
+    # label quality
+    "Agreement",
+    "JudgingQueue",
+    "RankingStability",
+    "agreement",
+    "judging_queue",
+    "ppi_compare",
+    "ppi_means",
+    "ranking_stability",
+    # fusion
     "FusionSearch",
-    "GradeScale",
+    "fuse",
+    "optimize_fusion",
+    # errors
+    "ClusterError",
     "GradeScaleError",
     "InputFormatError",
-    "Metric",
     "MissingDependencyError",
     "OutputError",
     "ParameterError",
     "RanksetError",
     "RanksetWarning",
     "SchemaError",
-    "TextMatch",
     "UnknownMetricError",
-    "__version__",
-    "agreement",
-    "anova",
-    "available_measures",
-    "average_replicates",
-    "compare",
-    "compare_all",
-    "comparison_table",
-    "curves",
-    "define",
-    "diagnose",
-    "evaluate",
-    "explain",
-    "fuse",
-    "judging_queue",
-    "match_text",
-    "nugget_misses",
-    "optimize_fusion",
-    "parse_metric",
-    "parse_metrics",
-    "partition",
-    "ppi_compare",
-    "ppi_means",
-    "rank_intervals",
-    "ranking_stability",
-    "read",
-    "read_answers",
-    "read_labels",
-    "read_nuggets",
-    "read_run",
-    "read_subtopics",
-    "regression_counts",
-    "regressions",
-    "scan_labels",
-    "scan_run",
-    "significance_matrix",
-    "write_labels",
-    "write_run",
 ]
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> Any:
     if name in _LAZY_MODULES:
-        import importlib
-
         return importlib.import_module(f"rankset.{name}")
-    if name in _LAZY_FUNCTIONS:
-        import importlib
-
-        return getattr(importlib.import_module(f"rankset.{_LAZY_FUNCTIONS[name]}"), name)
+    package = _LAZY_NAMES.get(name) or _DEPRECATED.get(name)
+    if package is not None:
+        return getattr(importlib.import_module(f"rankset.{package}"), name)
     msg = f"module 'rankset' has no attribute {name!r}"
     raise AttributeError(msg)
+
+
+def __dir__() -> list[str]:
+    return sorted({*__all__, *_LAZY_MODULES, "errors", "evaluation", "io", "measures", "schema"})

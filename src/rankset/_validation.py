@@ -23,6 +23,7 @@ __all__ = [
     "check_float",
     "check_fraction",
     "check_int",
+    "check_resampling",
     "did_you_mean",
     "missing_columns_message",
     "warn_user",
@@ -168,3 +169,11 @@ def warn_user(message: str, category: type[Warning]) -> None:
         frame = frame.f_back
         level += 1
     warnings.warn(message, category, stacklevel=level)
+
+
+def check_resampling(confidence: float | None, n_resamples: int, seed: int) -> None:
+    """Validate the summary's bootstrap options (shared by evaluate, curves, finish)."""
+    if confidence is not None:
+        check_fraction("confidence", confidence)
+    check_int("n_resamples", n_resamples, 1)
+    check_int("seed", seed, 0)

@@ -152,7 +152,7 @@ def test_the_bootstrap_is_seeded_and_brackets_the_value() -> None:
     again = rankset.agreement(_labels(reference), _labels(judge), n_resamples=300, seed=3)
     assert first.intervals.equals(again.intervals)
     assert set(first.intervals["statistic"]) == {
-        *rankset.label_quality.STATISTICS,
+        *rankset.label_quality.assessors.STATISTICS,
         "kappa_at_1",
         "kappa_at_2",
         "kappa_at_3",

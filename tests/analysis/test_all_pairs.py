@@ -14,9 +14,9 @@ import polars as pl
 import pytest
 
 import rankset
-from rankset.all_pairs import ALL_PAIRS_COLUMNS, compare_all, significance_matrix
+from rankset.comparison.all_pairs import ALL_PAIRS_COLUMNS, compare_all, significance_matrix
+from rankset.comparison.many_systems import anova, average_replicates, rank_intervals
 from rankset.errors import ParameterError
-from rankset.many_systems import anova, average_replicates, rank_intervals
 
 scipy_stats = pytest.importorskip("scipy.stats")
 smf = pytest.importorskip("statsmodels.formula.api")

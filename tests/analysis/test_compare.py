@@ -18,7 +18,7 @@ from polars.testing import assert_frame_equal
 from scipy import stats as scipy_stats
 
 import rankset
-from rankset.comparison import COMPARE_COLUMNS, compare
+from rankset.comparison.pairwise import COMPARE_COLUMNS, compare
 from rankset.errors import MissingDependencyError, ParameterError, SchemaError
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "sample"
@@ -418,7 +418,10 @@ def test_without_scipy_only_the_randomization_test_runs(monkeypatch: pytest.Monk
 def test_import_stays_light() -> None:
     import subprocess
 
-    code = "import sys, rankset.comparison; print('numpy' in sys.modules, 'scipy' in sys.modules)"
+    code = (
+        "import sys, rankset.comparison.pairwise; "
+        "print('numpy' in sys.modules, 'scipy' in sys.modules)"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     ).stdout.strip()

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankset
-from rankset.diagnosis import (
+from rankset.diagnosis.quadrants import (
     CHANGES,
     QUADRANTS,
     Diagnosis,

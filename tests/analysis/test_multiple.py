@@ -1,4 +1,4 @@
-"""rankset.multiple: Tukey's HSD, the randomised Tukey HSD, ANOVA, effect sizes, rank intervals.
+"""rankset.stats.multiple: Tukey's HSD and its randomised form, ANOVA, effect sizes, ranks.
 
 References: SciPy's ``tukey_hsd`` and statsmodels' ``pairwise_tukeyhsd`` (independent
 groups), statsmodels' ``anova_lm`` of the additive two-way model (the ANOVA table, and the
@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from rankset.errors import ParameterError
-from rankset.multiple import (
+from rankset.stats.multiple import (
     bootstrap_effect_size_cis,
     bootstrap_rank_intervals,
     paired_effect_sizes,

@@ -17,10 +17,10 @@ import polars as pl
 import pytest
 
 import rankset
-from rankset.all_pairs import compare_all
 from rankset.cli import main
+from rankset.comparison.all_pairs import compare_all
+from rankset.comparison.paper_tables import _letter, comparison_table, latex_escape
 from rankset.errors import ParameterError, SchemaError
-from rankset.paper_tables import _letter, comparison_table, latex_escape
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import rankset
 from _trec_files import read_qrels
 from rankset.errors import ParameterError
-from rankset.rank_stability import kendall_tau_b, rbo, tau_ap
+from rankset.label_quality.rank_stability import kendall_tau_b, rbo, tau_ap
 
 scipy_stats = pytest.importorskip("scipy.stats")
 

@@ -1,4 +1,4 @@
-"""rankset.stats against scipy, exact enumeration and hand computation."""
+"""rankset.stats.paired against scipy, exact enumeration and hand computation."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from scipy import stats as scipy_stats
 
 from rankset import stats
 from rankset.errors import MissingDependencyError, ParameterError
-from rankset.stats import (
+from rankset.stats.paired import (
     adjust_pvalues,
     bootstrap_mean_ci,
     paired_bootstrap_ci,

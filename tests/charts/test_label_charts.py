@@ -8,7 +8,7 @@ import pytest
 
 import rankset
 from rankset import charts
-from rankset.label_quality import Agreement
+from rankset.label_quality.assessors import Agreement
 
 HAS_VL_CONVERT = importlib.util.find_spec("vl_convert") is not None
 

@@ -1,4 +1,4 @@
-"""The engine-agnostic kernel (rankset.cluster without Dask): plan, measure, finish.
+"""The engine-agnostic kernel (rankset.evaluation.cluster without Dask): plan, measure, finish.
 
 What a Ray or Spark job does, done here in one process: partitions measured one by one
 (by bucket, or from tables co-partitioned by hand) and finished, must equal
@@ -14,8 +14,8 @@ import polars as pl
 import pytest
 
 import rankset
-from rankset.cluster import finish, measure_bucket, measure_tables, plan_evaluation
 from rankset.evaluation import bucket_of
+from rankset.evaluation.cluster import finish, measure_bucket, measure_tables, plan_evaluation
 from rankset.testing import assert_results_equal
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -40,10 +40,11 @@ from polars.testing import assert_frame_equal
 import rankset
 from rankset import io as rio
 from rankset.errors import SchemaError
-from rankset.evaluation import EvaluateOptions, plan_and_measure
+from rankset.evaluation import EvaluateOptions
 from rankset.evaluation import _evaluate as executors
 from rankset.evaluation import _kernel as kernel
 from rankset.evaluation import _pass as run_pass
+from rankset.evaluation._evaluate import plan_and_measure
 from rankset.evaluation._inputs import assign_system_names, read_runs
 from rankset.evaluation._pass import measure_pass
 from rankset.evaluation._plan import plan_evaluation_inputs

@@ -1,6 +1,6 @@
 """trec_eval's preference measures (-R prefs, -R qrels_prefs) against the 10.0 and 9.0.8 binaries.
 
-rankset.compat._trec_eval_prefs is tested directly: each case runs the binary with ``-q -m
+rankset.compat.trec_eval._prefs is tested directly: each case runs the binary with ``-q -m
 all_prefs -R <format>`` and compares its ``prefs_*`` lines (every query and ``all``) with lines
 formatted here from the module's values, as trec_eval prints them (``%-22s\\t%s\\t%6.4f``,
 the three counts ``%ld`` and summed, the rest summed in query order over the evaluated
@@ -20,8 +20,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from rankset.compat._trec_eval_options import TrecEvalError
-from rankset.compat._trec_eval_prefs import (
+from rankset.compat.trec_eval._options import TrecEvalError
+from rankset.compat.trec_eval._prefs import (
     COUNT_MEASURES,
     PREFERENCE_MEASURES,
     preference_values,

@@ -1,4 +1,4 @@
-"""Hand-computed cases for matching retrieved text chunks to gold texts (rankset.textmatch)."""
+"""Hand-computed cases for matching retrieved text chunks to gold texts (evaluation.textmatch)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import rankset
 from rankset.errors import ParameterError, SchemaError
-from rankset.textmatch import TextMatch, match_text, normalize_text
+from rankset.evaluation.textmatch import TextMatch, match_text, normalize_text
 
 PARIS = "Paris is the capital of France."
 EIFFEL = "The Eiffel Tower was built in 1889."

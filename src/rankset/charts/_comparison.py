@@ -25,7 +25,7 @@ from rankset.charts._common import (
     unique,
 )
 from rankset.charts._theme import system_colors
-from rankset.comparison import COMPARE_COLUMNS, higher_is_better, paired_outcome
+from rankset.comparison.pairwise import COMPARE_COLUMNS, higher_is_better, paired_outcome
 from rankset.errors import ParameterError
 from rankset.evaluation import EvaluationResult
 

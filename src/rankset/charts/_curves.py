@@ -20,7 +20,7 @@ from rankset.charts._common import (
     unique,
 )
 from rankset.charts._theme import system_colors
-from rankset.cutoff_curves import Curves
+from rankset.evaluation.cutoff_curves import Curves
 
 __all__ = ["curves_chart"]
 
@@ -42,7 +42,7 @@ def curves_chart(
     Parameters
     ----------
     curves
-        A :class:`~rankset.cutoff_curves.Curves` or its ``summary`` frame
+        A :class:`~rankset.evaluation.cutoff_curves.Curves` or its ``summary`` frame
         (``system, metric, k, mean`` and, for the band, ``ci_low, ci_high``).
     metrics
         The metrics to draw, in panel order (default: all, in frame order).

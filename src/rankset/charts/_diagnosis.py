@@ -1,7 +1,7 @@
 """Charts of :func:`rankset.diagnose`: queries on the PROC@K × %PROC@K plane, and counts.
 
 The quadrant of a query is the diagnosis's own (``per_query["quadrant"]``) and so are the
-counts of a :class:`~rankset.diagnosis.Diagnosis` (``counts``): the charts classify
+counts of a :class:`~rankset.diagnosis.quadrants.Diagnosis` (``counts``): the charts classify
 nothing, so they cannot disagree with the tables beside them.
 """
 
@@ -25,7 +25,7 @@ from rankset.charts._common import (
     tooltip,
     unique,
 )
-from rankset.diagnosis import QUADRANTS, Diagnosis, diagnose, quadrant_counts
+from rankset.diagnosis.quadrants import QUADRANTS, Diagnosis, diagnose, quadrant_counts
 from rankset.errors import ParameterError
 
 __all__ = ["diagnostic_heatmap", "diagnostic_scatter"]
@@ -50,7 +50,7 @@ def diagnostic_scatter(
     Parameters
     ----------
     diagnosis
-        A :class:`~rankset.diagnosis.Diagnosis` or its ``per_query`` frame.
+        A :class:`~rankset.diagnosis.quadrants.Diagnosis` or its ``per_query`` frame.
     thresholds
         ``{"proc": ..., "pct_proc": ...}``; default: the diagnosis's own, or 0.5 and 0.5
         (the defaults of :func:`rankset.diagnose`) for a bare frame.
@@ -177,7 +177,7 @@ def diagnostic_heatmap(
     Parameters
     ----------
     diagnosis
-        A :class:`~rankset.diagnosis.Diagnosis`, its ``counts`` frame (``system, quadrant,
+        A :class:`~rankset.diagnosis.quadrants.Diagnosis`, its ``counts`` frame (``system, quadrant,
         n_queries[, share]``) or its ``per_query`` frame (counted here).
     max_rows
         Most rows to inline.

@@ -20,7 +20,7 @@ def agreement_chart(agreement: object, *, max_rows: int = MAX_ROWS) -> alt.TopLe
     Parameters
     ----------
     agreement
-        A :class:`rankset.label_quality.Agreement` or its ``table``.
+        A :class:`rankset.label_quality.assessors.Agreement` or its ``table``.
     max_rows
         Most rows to inline (one per judge and statistic).
 
@@ -78,7 +78,7 @@ def confusion_chart(
     Parameters
     ----------
     agreement
-        A :class:`rankset.label_quality.Agreement` or its ``confusion`` frame.
+        A :class:`rankset.label_quality.assessors.Agreement` or its ``confusion`` frame.
     columns
         Panels per row before wrapping.
     max_rows
@@ -148,7 +148,7 @@ def stability_chart(
     Parameters
     ----------
     stability
-        A :class:`rankset.rank_stability.Stability` or its ``ranks``.
+        A :class:`rankset.label_quality.rank_stability.RankingStability` or its ``ranks``.
     colors
         Colour scale for systems (default: :func:`system_colors` of the systems shown).
     max_rows

@@ -5,10 +5,10 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from rankset.all_pairs import comparison_rows
 from rankset.charts._common import MAX_ROWS, VALUE_FORMAT, inline_frame, title, to_frame, unique
 from rankset.charts._theme import system_colors
-from rankset.comparison import higher_is_better
+from rankset.comparison.all_pairs import comparison_rows
+from rankset.comparison.pairwise import higher_is_better
 
 __all__ = ["rank_interval_chart", "significance_chart"]
 

@@ -64,7 +64,7 @@ def _dispatch(args: argparse.Namespace) -> int:
                 f"with --engine {args.engine}."
             )
             raise ParameterError(msg)
-        from rankset.cluster import connect
+        from rankset.evaluation.cluster import connect
 
         with connect(args.dask) as client:
             args.client = client

@@ -102,8 +102,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _matched_chunks(args: argparse.Namespace) -> Any:
     """Match the runs of text chunks to the gold texts of --gold (``rankset.match_text``)."""
     from rankset.errors import ParameterError
+    from rankset.evaluation.textmatch import match_text
     from rankset.io import read_text_table
-    from rankset.textmatch import match_text
 
     if args.labels is not None:
         raise ParameterError("--gold gives the labels (the gold texts): leave --qrels out.")
@@ -123,7 +123,7 @@ def _matched_chunks(args: argparse.Namespace) -> Any:
 
 
 def _curves(args: argparse.Namespace) -> int:
-    from rankset.cutoff_curves import curves
+    from rankset.evaluation.cutoff_curves import curves
 
     with progress(args) as step:
         step(f"curves at k = 1..{args.k_max}")
@@ -146,7 +146,7 @@ def _curves(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from rankset.comparison import compare
+    from rankset.comparison.pairwise import compare
     from rankset.errors import ParameterError
     from rankset.evaluation import DEFAULT_METRICS, evaluate
     from rankset.io import write_parquet
@@ -176,7 +176,7 @@ def _compare(args: argparse.Namespace) -> int:
             "n_resamples": args.n_resamples,
         }
         if args.all_pairs:
-            from rankset.all_pairs import compare_all
+            from rankset.comparison.all_pairs import compare_all
 
             baselines = [args.baseline] if args.baseline else None
             table = compare_all(result, baselines=baselines, **settings)
@@ -187,7 +187,7 @@ def _compare(args: argparse.Namespace) -> int:
         config = {**result.config, "baseline": args.baseline, "correction": args.correction}
         write_parquet(table, args.out, config=config)
     if args.table_format:
-        from rankset.paper_tables import comparison_table
+        from rankset.comparison.paper_tables import comparison_table
 
         print(
             comparison_table(
@@ -266,7 +266,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _diagnose(args: argparse.Namespace) -> int:
-    from rankset.diagnosis import diagnose, regression_counts, regressions
+    from rankset.diagnosis.quadrants import diagnose, regression_counts, regressions
     from rankset.evaluation import evaluate
     from rankset.io import write_parquet
 
@@ -424,7 +424,7 @@ def _partition(args: argparse.Namespace) -> int:
 
 def _agreement(args: argparse.Namespace) -> int:
     from rankset.io import write_parquet
-    from rankset.label_quality import agreement
+    from rankset.label_quality.assessors import agreement
 
     with progress(args) as step:
         step(f"comparing {len(args.judges)} judge(s) with {args.labels}")
@@ -489,7 +489,7 @@ def _named_label_sets(args: argparse.Namespace) -> dict[str, str]:
 
 def _stability(args: argparse.Namespace) -> int:
     from rankset.errors import ParameterError
-    from rankset.rank_stability import ranking_stability
+    from rankset.label_quality.rank_stability import ranking_stability
 
     label_sets = _named_label_sets(args)
     if not label_sets:

@@ -30,7 +30,8 @@ from collections.abc import Iterable, Mapping
 
 import polars as pl
 
-from rankset.compat._trec_eval_options import (
+from rankset.compat.trec_eval import prepare_run, query_values
+from rankset.compat.trec_eval._options import (
     GROUPS,
     MEASURE_TABLE,
     ONLY_IN_10,
@@ -38,7 +39,6 @@ from rankset.compat._trec_eval_options import (
     TrecEvalError,
     plan_columns,
 )
-from rankset.compat.trec_eval import prepare_run, query_values
 from rankset.io import scan_labels, scan_run
 
 __all__ = [

@@ -1,9 +1,12 @@
 """Evaluate runs against labels: one plan, one pass over the runs, a tidy result.
 
-The public face is :func:`evaluate`, :class:`EvaluationResult` and the options object
-:class:`EvaluateOptions`. The names after them are the evaluation's building blocks,
-for the layers above it (metric-vs-k curves, the cluster kernel): plan and measure with
-:func:`plan_and_measure`, then make the result with :func:`result_of`.
+The public face is :func:`evaluate` (or :func:`evaluate_with` and an
+:class:`EvaluateOptions`), its :class:`EvaluationResult`, metric-vs-k :func:`curves`,
+the answer matcher :func:`match_text`, and the bucket-partitioned writer
+:func:`partition`. :func:`numbered_runs` gives the runs as the evaluation orders them
+(what the diagnosis and label-quality analyses read), :func:`bucket_of` the bucket of a
+query in a partitioned dataset. :mod:`rankset.evaluation.cluster` runs the same kernel
+on Dask, Ray or Spark.
 
 Inside, one module per step: ``_options`` (the options and their constraints),
 ``_inputs`` (runs, names, labels, cutoffs), ``_rag_inputs`` (pools, answers), ``_plan``
@@ -11,42 +14,34 @@ Inside, one module per step: ``_options`` (the options and their constraints),
 pass over the runs: the three numberings), ``_kernel`` (both phases
 over one set of whole queries), ``_query_policy``, ``_evaluate`` (the executor choice:
 all at once, by bucket, or on Dask through ``_dask``), ``_kernel_api`` (the kernel for
-other engines) and ``_partition`` (the bucket-partitioned dataset writer).
+other engines), ``_partition`` (the bucket-partitioned dataset writer) and ``_summary``
+(means with bootstrap CIs). The public modules beside them: ``cutoff_curves``,
+``textmatch`` and ``cluster``.
 """
 
-from rankset.evaluation._evaluate import evaluate, evaluate_with, plan_and_measure, result_of
+from rankset.evaluation._evaluate import evaluate, evaluate_with
 from rankset.evaluation._inputs import numbered_runs
-from rankset.evaluation._kernel import Collected, PartialResult
-from rankset.evaluation._options import (
-    DEFAULT_K,
-    DEFAULT_METRICS,
-    ENGINES,
-    EvaluateOptions,
-    check_resampling,
-    resolve_engine,
-)
+from rankset.evaluation._options import DEFAULT_K, DEFAULT_METRICS, ENGINES, EvaluateOptions
 from rankset.evaluation._partition import partition
-from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._result import EvaluationResult
 from rankset.evaluation._runs import BUCKET_SEED, bucket_of
+from rankset.evaluation.cutoff_curves import Curves, curves
+from rankset.evaluation.textmatch import TextMatch, match_text
 
 __all__ = [
     "BUCKET_SEED",
     "DEFAULT_K",
     "DEFAULT_METRICS",
     "ENGINES",
-    "Collected",
+    "Curves",
     "EvaluateOptions",
-    "EvaluationPlan",
     "EvaluationResult",
-    "PartialResult",
+    "TextMatch",
     "bucket_of",
-    "check_resampling",
+    "curves",
     "evaluate",
     "evaluate_with",
+    "match_text",
     "numbered_runs",
     "partition",
-    "plan_and_measure",
-    "resolve_engine",
-    "result_of",
 ]

@@ -64,7 +64,7 @@ def resolve_client(client: Any) -> Any:
     except ValueError:
         msg = (
             "engine='dask' needs a Dask client: pass client=Client(...) or start one first "
-            "(rankset.cluster.connect('local:2') for a local cluster)."
+            "(rankset.evaluation.cluster.connect('local:2') for a local cluster)."
         )
         raise ParameterError(msg) from None
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import polars as pl
 
-from rankset._resample import summarise_means
 from rankset._typing import (
     DatasetChecks,
     DuplicatePolicy,
@@ -26,6 +25,7 @@ from rankset._typing import (
     OrderPolicy,
     ScorePrecision,
 )
+from rankset._validation import check_resampling
 from rankset.errors import InputFormatError, RanksetError
 from rankset.evaluation._kernel import (
     Collected,
@@ -39,16 +39,16 @@ from rankset.evaluation._options import (
     DEFAULT_K,
     DEFAULT_METRICS,
     EvaluateOptions,
-    check_resampling,
     resolve_engine,
 )
 from rankset.evaluation._plan import EvaluationPlan, plan_evaluation_inputs
 from rankset.evaluation._result import EvaluationResult, tidy
 from rankset.evaluation._runs import TextScanRejected
+from rankset.evaluation._summary import summarise_means
+from rankset.evaluation.textmatch import TextMatch
 from rankset.io import looks_like_ranx
 from rankset.measures import Metric, expand_cutoffs, geometric_metrics, parse_metrics
-from rankset.scales import GradeScale
-from rankset.textmatch import TextMatch
+from rankset.measures.scales import GradeScale
 
 __all__ = ["evaluate", "evaluate_with", "plan_and_measure", "result_of"]
 
@@ -91,7 +91,8 @@ def evaluate(
         One run or several: a path (TREC, JSON/JSONL, Parquet, CSV; ``.gz`` ok), an
         in-memory Polars/pandas/pyarrow frame, a ranx-style ``{qid: {doc: score}}`` dict,
         a list of those, or a ``{system_name: run}`` dict. Or the
-        :class:`~rankset.textmatch.TextMatch` of runs of text chunks matched to gold texts
+        :class:`~rankset.evaluation.textmatch.TextMatch` of runs of text chunks matched to
+        gold texts
         (then ``labels`` is omitted: the gold items are the labels).
     labels
         Labels (qrels) in any of the same forms; may be omitted when the runs carry their
@@ -176,7 +177,7 @@ def evaluate(
         ``"streaming"``, ``"in-memory"`` or ``"gpu"`` (cudf-polars; without it a
         :class:`~rankset.RanksetWarning` and the streaming engine). ``"dask"`` runs the
         pass bucket by bucket on the workers of a Dask cluster (``client=``; needs
-        ``rankset[dask]``; see :mod:`rankset.cluster`). The values do not depend on it:
+        ``rankset[dask]``; see :mod:`rankset.evaluation.cluster`). The values do not depend on it:
         the final sums always run in a fixed order on the CPU.
     buckets
         Larger-than-memory mode: pass over the runs ``buckets`` times, each time over the

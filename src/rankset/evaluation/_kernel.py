@@ -31,7 +31,7 @@ from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._query_policy import IN_LABELS, apply_query_policy
 from rankset.evaluation._runs import Runs, bucket_of, keep_bucket
 from rankset.measures import GROUP, QUERY_K, Features
-from rankset.scales import check_grades_in_scale
+from rankset.measures.scales import check_grades_in_scale
 from rankset.schema import (
     check_cutoffs,
     duplicate_labels,

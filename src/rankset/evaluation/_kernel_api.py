@@ -17,11 +17,12 @@ import polars as pl
 
 from rankset import io as rio
 from rankset._typing import IntoLabels, IntoRun, Source
+from rankset._validation import check_resampling
 from rankset.errors import ParameterError
 from rankset.evaluation._evaluate import result_of
 from rankset.evaluation._kernel import PartialResult, measure_queries, merge_partial_results
 from rankset.evaluation._kernel import finish as finish_measured
-from rankset.evaluation._options import DEFAULT_METRICS, EvaluateOptions, check_resampling
+from rankset.evaluation._options import DEFAULT_METRICS, EvaluateOptions
 from rankset.evaluation._plan import EvaluationPlan, plan_evaluation_inputs
 from rankset.evaluation._rag_inputs import answer_positions, answer_rows, pool_tier_counts
 from rankset.evaluation._result import EvaluationResult
@@ -46,7 +47,7 @@ def plan_evaluation(
 
     Examples
     --------
-    >>> from rankset.cluster import finish, measure_bucket, plan_evaluation
+    >>> from rankset.evaluation.cluster import finish, measure_bucket, plan_evaluation
     >>> run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}, "q3": {"d": 1.0}}
     >>> labels = {"q1": {"b": 1}, "q2": {"c": 1}, "q3": {"e": 1}}
     >>> plan = plan_evaluation(run, labels, ["rr"], buckets=2)
@@ -96,7 +97,7 @@ def measure_tables(
     Examples
     --------
     >>> import pyarrow as pa
-    >>> from rankset.cluster import finish, measure_tables, plan_evaluation
+    >>> from rankset.evaluation.cluster import finish, measure_tables, plan_evaluation
     >>> plan = plan_evaluation({"q1": {"a": 1.0}}, {"q1": {"a": 1}}, ["rr"])
     >>> run = pa.table({"system": ["s", "s"], "query_id": ["q1", "q1"],
     ...                 "doc_id": ["a", "b"], "score": [1.0, 2.0]})

@@ -32,12 +32,11 @@ from rankset._validation import (
     check_bool,
     check_choice,
     check_float,
-    check_fraction,
     check_int,
     warn_user,
 )
 from rankset.errors import ParameterError, RanksetWarning
-from rankset.scales import GradeScale
+from rankset.measures.scales import GradeScale
 
 if TYPE_CHECKING:
     import polars as pl
@@ -47,7 +46,6 @@ __all__ = [
     "DEFAULT_METRICS",
     "ENGINES",
     "EvaluateOptions",
-    "check_resampling",
     "resolve_engine",
 ]
 
@@ -159,14 +157,6 @@ def _enforce(name: str, value: object, check: tuple[Any, ...]) -> None:
         check_choice(name, value, choices_of(args[0]))
     elif kind == "bool":
         check_bool(name, value)
-
-
-def check_resampling(confidence: float | None, n_resamples: int, seed: int) -> None:
-    """Validate the summary's bootstrap options (shared by evaluate, curves, finish)."""
-    if confidence is not None:
-        check_fraction("confidence", confidence)
-    check_int("n_resamples", n_resamples, 1)
-    check_int("seed", seed, 0)
 
 
 def resolve_engine(engine: Engine) -> PassEngine | Literal["dask"]:

@@ -3,7 +3,7 @@
 An :class:`EvaluationPlan` is everything an evaluation settles before it measures: the
 runs (lazy), the labels, each metric's value expression over the measure features, the
 optional pool and answers, and the options. It is picklable, so one plan is sent to
-every cluster worker (:mod:`rankset.cluster`).
+every cluster worker (:mod:`rankset.evaluation.cluster`).
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from rankset.evaluation._nugget_inputs import labels_from_nuggets, nugget_stats,
 from rankset.evaluation._options import EvaluateOptions, resolve_engine
 from rankset.evaluation._rag_inputs import Pools, answer_positions, pool_tier_counts, read_answers
 from rankset.evaluation._runs import Runs
+from rankset.evaluation.textmatch import TextMatch
 from rankset.io import read_nuggets
 from rankset.measures import Features, Metric, needs_grade_scale
 from rankset.measures.nuggets import NUGGET_MEASURES
-from rankset.scales import infer_scale, resolve_scale
+from rankset.measures.scales import infer_scale, resolve_scale
 from rankset.schema import normalize_labels
-from rankset.textmatch import TextMatch
 
 __all__ = ["EvaluationPlan", "plan_evaluation_inputs"]
 

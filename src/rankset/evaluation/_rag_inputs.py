@@ -20,7 +20,7 @@ from rankset.evaluation._inputs import RunInput, is_ranx_run
 from rankset.evaluation._runs import Runs
 from rankset.io import ParsedInput
 from rankset.measures import GROUP, Features
-from rankset.scales import TIERS
+from rankset.measures.scales import TIERS
 from rankset.schema import normalize_run
 
 __all__ = ["Pools", "answer_positions", "answer_rows", "pool_tier_counts", "read_answers"]

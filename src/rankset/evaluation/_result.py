@@ -9,9 +9,9 @@ from typing import Any
 
 import polars as pl
 
-from rankset._resample import summarise_means
 from rankset._validation import missing_columns_message
 from rankset.errors import ParameterError
+from rankset.evaluation._summary import summarise_means
 from rankset.io import write_parquet
 from rankset.measures import PER_QUERY, QUERY_K, Metric, geometric_metrics
 

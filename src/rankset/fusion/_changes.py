@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from rankset._validation import did_you_mean
-from rankset.diagnosis import QUADRANTS, Diagnosis
+from rankset.diagnosis.quadrants import QUADRANTS, Diagnosis
 from rankset.errors import ParameterError
 
 __all__ = ["fusion_changes"]

@@ -52,7 +52,7 @@ from typing import Literal, Protocol
 import polars as pl
 
 from rankset.errors import RanksetError
-from rankset.scales import GradeScale, resolve_scale
+from rankset.measures.scales import GradeScale, resolve_scale
 
 __all__ = [
     "GROUP",

@@ -26,7 +26,7 @@ query's best evidence that set holds, where the headroom is, and how much junk c
     1 if any acceptable answer string occurs in the text of a top-K passage
     (``match=exact`` substring by default, ``casefold``, or ``whitespace``-normalised).
 
-Grades map to tiers 5..1 through a scale (:mod:`rankset.scales`). Per query, with N
+Grades map to tiers 5..1 through a scale (:mod:`rankset.measures.scales`). Per query, with N
 labelled passages and n_g of tier g: p_g = n_g / N, r_g = b_g / p_g^alpha with base
 utilities b = (1, 0.5, 0.1, 0, 0) for tiers 5..1 (r_g = 0 when n_g = 0); weights
 w5 = 1, w4 = min(r4 / r5, cap4), w3 = min(r3 / r5, cap3), w2 = w1 = 0; a query without a
@@ -70,7 +70,7 @@ import polars as pl
 
 from rankset.measures._features import Features
 from rankset.measures._registry import Metric, ParamSpec, define
-from rankset.scales import TIERS
+from rankset.measures.scales import TIERS
 
 __all__ = [
     "BASE_UTILITY",

@@ -17,19 +17,19 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
-from rankset._comparison_inputs import unreachable_significance
 from rankset._typing import Correction, IntoLabels, IntoRun, choices_of
 from rankset._validation import check_choice, check_int
+from rankset.comparison import unreachable_significance
 from rankset.errors import GradeScaleError, ParameterError, RanksetWarning
 from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
 from rankset.io import atomic_path, display_stem
 from rankset.report._measures import canonical_names, curve_measures, needs_grade_scale
 
 if TYPE_CHECKING:
-    from rankset.cutoff_curves import Curves
-    from rankset.diagnosis import Diagnosis
-    from rankset.label_quality import Agreement
-    from rankset.rank_stability import Stability
+    from rankset.diagnosis.quadrants import Diagnosis
+    from rankset.evaluation.cutoff_curves import Curves
+    from rankset.label_quality.assessors import Agreement
+    from rankset.label_quality.rank_stability import RankingStability
 
 __all__ = ["DEFAULT_REPORT_METRICS", "build_report", "report"]
 
@@ -58,7 +58,7 @@ def build_report(
     worst_among: Collection[str] | None = None,
     correction: Correction | None = "holm",
     agreement: Agreement | None = None,
-    stability: Stability | None = None,
+    stability: RankingStability | None = None,
     reference_labels: str = "reference",
     explanations: pl.DataFrame | None = None,
 ) -> str:
@@ -298,7 +298,7 @@ def report(
     comparison = None
     systems = result.systems
     if baseline is not None or len(systems) >= 2:
-        from rankset.comparison import compare
+        from rankset.comparison.pairwise import compare
 
         baseline = systems[0] if baseline is None else baseline
         rows = (len(systems) - 1) * len(result.metrics)
@@ -311,7 +311,7 @@ def report(
                 result, baseline, tests=[_TEST], n_resamples=n_resamples, seed=seed, alpha=_ALPHA
             )
 
-    from rankset.cutoff_curves import curves as compute_curves
+    from rankset.evaluation.cutoff_curves import curves as compute_curves
 
     measures = curve_measures(names)
     curve_options = options.as_kwargs(excluded=("k", "cutoffs", "default_k"))
@@ -332,7 +332,7 @@ def report(
 
     diagnosis = None
     if rag_ok:
-        from rankset.diagnosis import diagnose
+        from rankset.diagnosis.quadrants import diagnose
 
         needed = {f"ra_nwg@{k}", f"proc@{k}", f"pct_proc@{k}"}
         if needed <= set(names):
@@ -342,11 +342,11 @@ def report(
 
     agreement = stability = None
     if label_sets:
-        from rankset.label_quality import agreement as label_agreement
+        from rankset.label_quality.assessors import agreement as label_agreement
 
         agreement = label_agreement(labels, dict(label_sets), out_of_scale="drop", confidence=None)
         if len(systems) >= 2 and result.metrics:
-            from rankset.rank_stability import ranking_stability
+            from rankset.label_quality.rank_stability import ranking_stability
 
             stability = ranking_stability(
                 runs,
@@ -389,7 +389,7 @@ def _worst_explanations(
     runs: Any, labels: Any, result: EvaluationResult, options: EvaluateOptions
 ) -> pl.DataFrame | None:
     """Explain every query at the first metric's cutoff (the worst are picked from them)."""
-    from rankset.explanations import explain
+    from rankset.diagnosis.explanations import explain
     from rankset.measures import parse_metric
 
     if labels is None:  # labels carried by the runs (samples): the report names no reason

@@ -26,11 +26,11 @@ from rankset.report._measures import greater_is_better
 if TYPE_CHECKING:
     import altair as alt
 
-    from rankset.cutoff_curves import Curves
-    from rankset.diagnosis import Diagnosis
+    from rankset.diagnosis.quadrants import Diagnosis
     from rankset.evaluation import EvaluationResult
-    from rankset.label_quality import Agreement
-    from rankset.rank_stability import Stability
+    from rankset.evaluation.cutoff_curves import Curves
+    from rankset.label_quality.assessors import Agreement
+    from rankset.label_quality.rank_stability import RankingStability
 
 __all__ = [
     "CHART_QUERIES",
@@ -373,7 +373,10 @@ def fusion_section(diagnosis: Diagnosis, fused: str) -> str:
 
 
 def labels_section(
-    result: EvaluationResult, agreement: Agreement, stability: Stability | None, reference: str
+    result: EvaluationResult,
+    agreement: Agreement,
+    stability: RankingStability | None,
+    reference: str,
 ) -> str:
     """Compare other label sets with the reference: agreement, then the systems' order."""
     table_frame = agreement.table

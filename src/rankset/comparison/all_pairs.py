@@ -12,7 +12,7 @@ difference is, which systems are tied with the best, how stable each rank is.
   interval beside every difference.
 - :func:`significance_matrix` turns it into a systems × systems matrix.
 
-Rank intervals, the ANOVA table and replicates are in :mod:`rankset.many_systems`.
+Rank intervals, the ANOVA table and replicates are in :mod:`rankset.comparison.many_systems`.
 
 Each system in an all-pairs row is compared as ``system - baseline``, where the
 baseline is the system given first.
@@ -24,7 +24,9 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from rankset._comparison_inputs import (
+from rankset._typing import Correction, Test
+from rankset._validation import did_you_mean
+from rankset.comparison._inputs import (
     COMPARE_COLUMNS,
     check_options,
     higher_is_better,
@@ -33,16 +35,14 @@ from rankset._comparison_inputs import (
     tidy_values,
     warn_unreachable_significance,
 )
-from rankset._typing import Correction, Test
-from rankset._validation import did_you_mean
-from rankset.comparison import TESTS, check_tests, compare
+from rankset.comparison.family_tests import FAMILY_TESTS, family_rows
+from rankset.comparison.pairwise import TESTS, check_tests, compare
 from rankset.errors import ParameterError
 from rankset.evaluation import EvaluationResult
-from rankset.family_tests import FAMILY_TESTS, family_rows
 
 __all__ = ["ALL_PAIRS_COLUMNS", "compare_all", "comparison_rows", "significance_matrix"]
 
-#: Columns of :func:`compare_all`'s frame: :data:`rankset.comparison.COMPARE_COLUMNS` with
+#: Columns of :func:`compare_all`'s frame: :data:`rankset.comparison.pairwise.COMPARE_COLUMNS` with
 #: ``baseline`` after ``system`` and the effect size and its interval before ``p``.
 ALL_PAIRS_COLUMNS = (
     COMPARE_COLUMNS[0],
@@ -83,7 +83,7 @@ def compare_all(
         pair once, the system given first as its baseline. A pair of two baselines is
         compared once, against the baseline listed first.
     tests
-        Any of :data:`rankset.comparison.ALL_TESTS`. The paired tests (``"randomization"``,
+        Any of :data:`rankset.comparison.pairwise.ALL_TESTS`. The paired tests (``"randomization"``,
         ``"t"``, ``"wilcoxon"``) run on the queries each pair shares, and ``correction``
         adjusts each test's p-values over all its rows (every pair and metric). The
         family-wise tests (``"tukey"``, ``"randomized_tukey"``) test every system at
@@ -293,7 +293,8 @@ def _paired(
     """Return the paired tests' rows, each test corrected over every pair and metric."""
     import numpy as np
 
-    from rankset import multiple, stats
+    from rankset import stats
+    from rankset.stats import multiple
 
     pieces = []
     for baseline in dict.fromkeys(b for _, b in pairs):

@@ -16,7 +16,7 @@ Conventions, stated once:
   values among the systems and records the range (largest minus smallest system mean) of
   every permuted matrix; a pair's p-value is the add-one share of ranges at least as large
   as its observed absolute difference, ``(1 + #{range >= |diff|}) / (1 + n_resamples)``,
-  as in :func:`rankset.stats.paired_randomization_test`. One set of permutations serves
+  as in :func:`rankset.stats.paired.paired_randomization_test`. One set of permutations serves
   every metric given together.
 - Effect sizes are paired: the mean difference over the standard deviation of the
   per-query differences (Cohen's d for paired data, often written d_z).
@@ -24,7 +24,7 @@ Conventions, stated once:
 Examples
 --------
 >>> import numpy as np
->>> from rankset.multiple import tukey_hsd
+>>> from rankset.stats.multiple import tukey_hsd
 >>> x = np.array([[0.1, 0.5, 0.6], [0.2, 0.7, 0.6], [0.0, 0.4, 0.5], [0.3, 0.8, 0.9]])
 >>> difference, p = tukey_hsd(x)
 >>> difference[1, 0].round(4), bool(p[1, 0] < 0.05), bool(p[2, 1] < 0.05)
@@ -43,7 +43,8 @@ import numpy.typing as npt
 
 from rankset._validation import check_fraction, check_int
 from rankset.errors import ParameterError
-from rankset.stats import _chunks, _generator, require_scipy
+from rankset.stats._draws import resample_chunks, resample_generator
+from rankset.stats.paired import require_scipy
 
 __all__ = [
     "AnovaTable",
@@ -158,13 +159,13 @@ def randomized_tukey_hsd(
     for metric in stack:
         _values(metric)
     check_int("n_resamples", n_resamples, 1)
-    generator = _generator(seed, rng)
+    generator = resample_generator(seed, rng)
     m, n, k = stack.shape
     means = stack.mean(axis=1)  # (m, k)
     observed = np.abs(means[:, :, None] - means[:, None, :])  # (m, k, k)
     threshold = observed - _TIE_RTOL * np.abs(stack).sum(axis=(1, 2))[:, None, None] / n
     flat = stack.reshape(m, n * k)
-    sizes = _chunks(n_resamples, n * k)
+    sizes = resample_chunks(n_resamples, n * k)
     # One generator per chunk, spawned from the seed: the same draws on any number of
     # threads. numpy releases the GIL while it gathers, so two threads nearly halve the time.
     generators = generator.spawn(len(sizes))
@@ -293,19 +294,19 @@ def bootstrap_difference_and_effect_cis(
     """Bootstrap intervals of each column's mean difference and its effect size, at once.
 
     One set of resampled queries serves both: the resampled means are those of
-    :func:`rankset.stats.paired_bootstrap_cis` for the same seed, and the effect sizes
+    :func:`rankset.stats.paired.paired_bootstrap_cis` for the same seed, and the effect sizes
     reuse them. Returns two ``(n_columns, 2)`` arrays; a constant column has the exact
     interval of its mean and a NaN effect-size interval.
     """
     values = _values(diffs, minimum=1)
     check_fraction("confidence", confidence)
     check_int("n_resamples", n_resamples, 1)
-    generator = _generator(seed, rng)
+    generator = resample_generator(seed, rng)
     n, c = values.shape
     means = np.empty((n_resamples, c))
     effects = np.empty((n_resamples, c))
     start = 0
-    for size in _chunks(n_resamples, n):
+    for size in resample_chunks(n_resamples, n):
         counts = _counts(generator, size, n)
         mean = counts @ values / n
         square = counts @ (values**2) / n
@@ -358,13 +359,13 @@ def bootstrap_rank_intervals(
     values = _values(matrix, minimum=1)
     check_fraction("confidence", confidence)
     check_int("n_resamples", n_resamples, 1)
-    generator = _generator(seed, rng)
+    generator = resample_generator(seed, rng)
     n, k = values.shape
     sign = 1.0 if greater_is_better else -1.0
     ranks = _ranks(sign * values.mean(axis=0)[None])[0]
     resampled = np.empty((n_resamples, k))
     start = 0
-    for size in _chunks(n_resamples, n):
+    for size in resample_chunks(n_resamples, n):
         counts = _counts(generator, size, n)
         resampled[start : start + size] = _ranks(sign * (counts @ values) / n)
         start += size
@@ -397,7 +398,7 @@ def _values(matrix: npt.ArrayLike, *, minimum: int = 2) -> FloatArray:
 def _counts(generator: np.random.Generator, size: int, n: int) -> FloatArray:
     """How often each query is drawn in each of ``size`` resamples: ``(size, n)``.
 
-    The draws :func:`rankset.stats.bootstrap_column_mean_cis` makes for the same generator.
+    The draws :func:`rankset.stats.paired.bootstrap_column_mean_cis` makes for the same generator.
     """
     index = generator.integers(0, n, size=(size, n))
     index += (np.arange(size, dtype=np.int64) * n)[:, None]

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from rankset.compat._trec_eval_options import PREFS, TrecEvalError, atof, read_label_fields
+from rankset.compat.trec_eval._options import PREFS, TrecEvalError, atof, read_label_fields
 
 __all__ = ["COUNT_MEASURES", "PREFERENCE_MEASURES", "preference_values", "read_preferences"]
 

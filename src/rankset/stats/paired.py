@@ -21,7 +21,7 @@ Conventions, stated once:
 
 Examples
 --------
->>> from rankset.stats import adjust_pvalues, paired_randomization_test
+>>> from rankset.stats.paired import adjust_pvalues, paired_randomization_test
 >>> diffs = [0.10, 0.20, 0.05, 0.30, 0.15, 0.25, 0.10, 0.20]
 >>> paired_randomization_test(diffs, n_resamples=2000, seed=0) < 0.05
 True
@@ -41,6 +41,7 @@ from rankset._dependencies import import_optional
 from rankset._typing import Correction, choices_of
 from rankset._validation import check_fraction, check_int
 from rankset.errors import ParameterError
+from rankset.stats._draws import resample_chunks, resample_generator
 
 __all__ = [
     "CORRECTIONS",
@@ -63,8 +64,6 @@ CORRECTIONS: tuple[Correction, ...] = choices_of(Correction)  # type: ignore[ass
 ArrayLike: TypeAlias = npt.ArrayLike
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 
-# Each working matrix (signs, bootstrap counts) is kept near this size.
-_CHUNK_BYTES = 64 * 2**20
 # A resampled |sum| within this fraction of sum(|d|) below the observed |sum| counts as
 # "at least as extreme": it absorbs rounding differences between the matrix product and
 # the direct sum, so exact ties (common with discrete metrics) are counted as ties.
@@ -162,11 +161,11 @@ def paired_randomization_tests(
     n, m = matrix.shape
     if n == 0:
         return np.full(m, np.nan)
-    generator = _generator(seed, rng)
+    generator = resample_generator(seed, rng)
     total = matrix.sum(axis=0)
     threshold = np.abs(total) - _TIE_RTOL * np.abs(matrix).sum(axis=0)
     extreme = np.zeros(m, dtype=np.int64)
-    for rows in _chunks(n_resamples, n):
+    for rows in resample_chunks(n_resamples, n):
         # Bits b in {0, 1} give signs s = 2b - 1, so sum(s·d) = 2·(b @ d) - sum(d).
         raw = np.frombuffer(generator.bytes(-(-rows * n // 8)), dtype=np.uint8)
         bits = np.unpackbits(raw, count=rows * n).reshape(rows, n)
@@ -354,10 +353,10 @@ def bootstrap_column_mean_cis(
     # the row sum of its multiplicities (exact in floats): no copies of the matrix.
     filled = matrix if complete else np.where(present, matrix, 0.0)
     weights = None if complete else present.astype(np.float64)
-    generator = _generator(seed, rng)
+    generator = resample_generator(seed, rng)
     means = np.empty((n_resamples, m))
     start = 0
-    for rows in _chunks(n_resamples, n):
+    for rows in resample_chunks(n_resamples, n):
         index = generator.integers(0, n, size=(rows, n))
         if m == 1 and complete:
             means[start : start + rows, 0] = matrix[index, 0].mean(axis=1)
@@ -580,21 +579,3 @@ def _pairs(a: ArrayLike, b: ArrayLike) -> tuple[FloatArray, FloatArray]:
         raise ParameterError(msg)
     keep = ~(np.isnan(left) | np.isnan(right))
     return left[keep], right[keep]
-
-
-def _chunks(n_resamples: int, n: int) -> list[int]:
-    # Depends on n only (not on the number of comparisons), so one comparison alone and
-    # many together draw the same resamples for a seed.
-    size = max(1, min(n_resamples, _CHUNK_BYTES // (8 * n)))
-    full, rest = divmod(n_resamples, size)
-    return [size] * full + ([rest] if rest else [])
-
-
-def _generator(seed: int, rng: np.random.Generator | None) -> np.random.Generator:
-    if rng is not None:
-        if not isinstance(rng, np.random.Generator):
-            msg = f"The 'rng' parameter must be a numpy.random.Generator. Got {rng!r} instead."
-            raise ParameterError(msg)
-        return rng
-    check_int("seed", seed, 0)
-    return np.random.default_rng(seed)

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import polars as pl
 
-from rankset.compat._trec_eval_jg import read_qrels_jg
-from rankset.compat._trec_eval_options import (
+from rankset.compat.trec_eval._judgment_groups import read_qrels_jg
+from rankset.compat.trec_eval._options import (
     REL_FORMATS,
     Column,
     Measure,
     Options,
     TrecEvalError,
 )
-from rankset.compat._trec_eval_prefs import read_preferences
+from rankset.compat.trec_eval._prefs import read_preferences
 from rankset.errors import RanksetError
 
 __all__ = ["check_label_format", "read_inputs"]

@@ -28,16 +28,13 @@ from typing import Any
 
 import polars as pl
 
-from rankset._resample import summarise_means
 from rankset._typing import IntoLabels, IntoRun
-from rankset._validation import MAX_INT
+from rankset._validation import MAX_INT, check_resampling
 from rankset.errors import ParameterError
-from rankset.evaluation import (
-    Collected,
-    EvaluateOptions,
-    check_resampling,
-    plan_and_measure,
-)
+from rankset.evaluation._evaluate import plan_and_measure
+from rankset.evaluation._kernel import Collected
+from rankset.evaluation._options import EvaluateOptions
+from rankset.evaluation._summary import summarise_means
 from rankset.io import write_parquet
 from rankset.measures import GROUP, NUM_RET, PER_QUERY, QUERY_K, Metric, parse_metrics
 

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankset._comparison_inputs import RELATIVE_DELTA
 from rankset._validation import check_fraction, did_you_mean
-from rankset.comparison import COMPARE_COLUMNS
+from rankset.comparison import RELATIVE_DELTA
+from rankset.comparison.pairwise import COMPARE_COLUMNS
 from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation import EvaluateOptions, evaluate_with
 
@@ -147,7 +147,7 @@ def ppi_compare(
     Returns
     -------
     polars.DataFrame
-        :data:`rankset.comparison.COMPARE_COLUMNS`, one row per (system, metric), with
+        :data:`rankset.comparison.pairwise.COMPARE_COLUMNS`, one row per (system, metric), with
         ``test = "ppi"``: ``n_queries`` (judge-only plus human-labelled queries that both
         the system and the baseline have), ``n_dropped`` (queries one side lacks),
         ``mean`` and ``baseline_mean`` (prediction-powered means over those queries),

@@ -7,7 +7,7 @@
   query before any test, and reports the spread between them.
 
 Like the family-wise tests, the first two use the queries every system scored. The
-pairwise comparisons are in :mod:`rankset.all_pairs`.
+pairwise comparisons are in :mod:`rankset.comparison.all_pairs`.
 """
 
 from __future__ import annotations
@@ -17,16 +17,16 @@ from typing import Any
 
 import polars as pl
 
-from rankset._comparison_inputs import (
+from rankset._validation import check_choice, check_fraction, check_int, did_you_mean
+from rankset.comparison._inputs import (
     higher_is_better,
     per_query_frame,
     select_metrics,
     tidy_values,
 )
-from rankset._validation import check_choice, check_fraction, check_int, did_you_mean
+from rankset.comparison.family_tests import FAMILY_TESTS, complete_matrix
 from rankset.errors import ParameterError
 from rankset.evaluation import EvaluationResult
-from rankset.family_tests import FAMILY_TESTS, complete_matrix
 
 __all__ = ["anova", "average_replicates", "rank_intervals"]
 
@@ -83,7 +83,7 @@ def rank_intervals(
     """
     import numpy as np
 
-    from rankset import multiple
+    from rankset.stats import multiple
 
     if tied_test is not None:
         check_choice("tied_test", tied_test, FAMILY_TESTS)
@@ -168,7 +168,7 @@ def anova(result: Result, *, metrics: Sequence[str] | None = None) -> pl.DataFra
     >>> anova(frame).filter(source="system").select("df", pl.col("F").round(9)).rows()
     [(1.0, 16.0)]
     """
-    from rankset import multiple
+    from rankset.stats import multiple
 
     per_query, known = per_query_frame(result)
     names = select_metrics(metrics, known)

@@ -246,7 +246,7 @@ MEASURE_TABLE: tuple[Measure, ...] = (
     Measure("set_map", "double", _fixed("set_map")),
     Measure("set_F", "param", _set_f_metric),
     Measure("num_nonrel_judged_ret", "long", _fixed("num_nonrel_judged_ret")),
-    # preference measures (-R prefs, -R qrels_prefs): rankset.compat._trec_eval_prefs
+    # preference measures (-R prefs, -R qrels_prefs): rankset.compat.trec_eval._prefs
     *(
         Measure(name, "prefs_long" if "num_prefs" in name else "prefs", _fixed(name))
         for name in PREFS

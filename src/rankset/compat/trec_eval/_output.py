@@ -10,7 +10,7 @@ import math
 
 import polars as pl
 
-from rankset.compat._trec_eval_options import (
+from rankset.compat.trec_eval._options import (
     JG_PREFIX,
     PREFS_PREFIX,
     Column,

@@ -29,9 +29,8 @@ import numpy as np
 import polars as pl
 
 from rankset import io as rio
-from rankset._validation import check_choice, check_int
+from rankset._validation import check_choice, check_int, check_resampling
 from rankset.errors import ParameterError, SchemaError
-from rankset.evaluation import check_resampling
 from rankset.schema import duplicate_labels, normalize_labels, raise_on_duplicate_labels
 
 __all__ = ["STATISTICS", "Agreement", "agreement"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankset.compat._trec_eval_options import (
+from rankset.compat.trec_eval._options import (
     Column,
     Measure,
     TrecEvalError,

@@ -1,7 +1,7 @@
 """The inputs of the comparisons, checked once: the per-query frame, metrics, options, slices.
 
 Shared by :func:`rankset.compare`, :func:`rankset.compare_all` and the family-wise tests
-(:mod:`rankset.family_tests`); numpy-free, like :mod:`rankset.comparison`.
+(:mod:`rankset.comparison.family_tests`); numpy-free, like :mod:`rankset.comparison.pairwise`.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ RELATIVE_DELTA = (
     .otherwise(None)
 )
 
-_CORRECTIONS = ("holm", "bonferroni", "bh")  # = rankset.stats.CORRECTIONS (numpy-free here)
+_CORRECTIONS = ("holm", "bonferroni", "bh")  # = rankset.stats.paired.CORRECTIONS (numpy-free here)
 _REQUIRED = ("system", "query_id", "metric", "value")
 
 

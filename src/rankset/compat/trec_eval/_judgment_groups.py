@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from rankset.compat._trec_eval_options import (
+from rankset.compat.trec_eval._options import (
     JG_PREFIX,
     Column,
     Measure,

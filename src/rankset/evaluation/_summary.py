@@ -32,7 +32,7 @@ def summarise_means(
     """
     import polars as pl
 
-    from rankset.stats import bootstrap_column_mean_cis
+    from rankset.stats.paired import bootstrap_column_mean_cis
 
     outer = list(outer)
     group = [*outer, *keys]

@@ -22,8 +22,8 @@ from typing import Literal
 
 import polars as pl
 
-from rankset._comparison_inputs import higher_is_better
 from rankset._validation import check_choice, check_int, did_you_mean
+from rankset.comparison._inputs import higher_is_better
 from rankset.errors import ParameterError, SchemaError
 
 __all__ = ["TABLE_FORMATS", "comparison_table", "latex_escape"]

@@ -85,7 +85,7 @@ class Diagnosis:
 
         Examples
         --------
-        >>> from rankset.diagnosis import diagnose
+        >>> from rankset.diagnosis.quadrants import diagnose
         >>> labels = {"q1": {"a": 5}, "q2": {"b": 5, "c": 1}}
         >>> run = {"q1": {"a": 1.0}, "q2": {"c": 2.0, "b": 1.0}}
         >>> diagnose(run, labels, k=1).wide()
@@ -177,7 +177,7 @@ def diagnose(
 
     Examples
     --------
-    >>> from rankset.diagnosis import diagnose
+    >>> from rankset.diagnosis.quadrants import diagnose
     >>> labels = {"q1": {"a": 5, "b": 1}, "q2": {"c": 5}, "q3": {"d": 2}}
     >>> run = {"q1": {"b": 2.0, "a": 1.0}, "q2": {"c": 1.0}, "q3": {"d": 1.0}}
     >>> diag = diagnose(run, labels, k=1)
@@ -277,7 +277,7 @@ def regressions(
     Examples
     --------
     >>> import rankset
-    >>> from rankset.diagnosis import regressions
+    >>> from rankset.diagnosis.quadrants import regressions
     >>> labels = {"q1": {"a": 1, "b": 1}, "q2": {"c": 1}}
     >>> runs = {
     ...     "base": {"q1": {"a": 3.0, "b": 2.0, "x": 1.0}, "q2": {"x": 2.0, "c": 1.0}},
@@ -345,7 +345,7 @@ def regression_counts(frame: pl.DataFrame) -> pl.DataFrame:
     Examples
     --------
     >>> import polars as pl
-    >>> from rankset.diagnosis import regression_counts
+    >>> from rankset.diagnosis.quadrants import regression_counts
     >>> frame = pl.DataFrame({"query_id": ["q2", "q1"], "change": ["improved", "improved"]})
     >>> regression_counts(frame).filter(pl.col("n_queries") > 0).rows()
     [('improved', 2, 1.0, ['q1', 'q2'])]

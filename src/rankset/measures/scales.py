@@ -17,7 +17,7 @@ Without a scale (``scale="auto"``, the default) the labels choose one
 
 Examples
 --------
->>> from rankset.scales import resolve_scale
+>>> from rankset.measures.scales import resolve_scale
 >>> resolve_scale("trec_dl").tiers
 {3.0: 5, 2.0: 4, 1.0: 3, 0.0: 1}
 >>> resolve_scale({0: 1, 1: 4, 2: 5}).name

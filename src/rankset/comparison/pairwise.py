@@ -23,7 +23,7 @@ Correction family
     claim. The three tests are alternative analyses of the same hypotheses, not extra
     hypotheses, so each test forms its own family.
 Imports
-    This module imports neither numpy nor scipy when loaded (``rankset.stats`` is
+    This module imports neither numpy nor scipy when loaded (``rankset.stats.paired`` is
     imported by :func:`compare` when called), so the package can bind the function
     ``rankset.compare`` eagerly without making ``import rankset`` heavier.
 Randomness
@@ -34,7 +34,7 @@ Randomness
 Examples
 --------
 >>> import polars as pl
->>> from rankset.comparison import compare
+>>> from rankset.comparison.pairwise import compare
 >>> per_query = pl.DataFrame(
 ...     {
 ...         "system": ["base"] * 4 + ["new"] * 4,
@@ -62,7 +62,9 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankset._comparison_inputs import (
+from rankset._typing import Test, choices_of
+from rankset._validation import did_you_mean
+from rankset.comparison._inputs import (
     COMPARE_COLUMNS,
     RELATIVE_DELTA,
     check_baseline,
@@ -75,16 +77,14 @@ from rankset._comparison_inputs import (
     tidy_values,
     warn_unreachable_significance,
 )
-from rankset._typing import Test, choices_of
-from rankset._validation import did_you_mean
+from rankset.comparison.family_tests import FAMILY_TESTS, family_rows
 from rankset.errors import MissingDependencyError, ParameterError
 from rankset.evaluation import EvaluationResult
-from rankset.family_tests import FAMILY_TESTS, family_rows
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from rankset.stats import Correction, FloatArray
+    from rankset.stats.paired import Correction, FloatArray
 
 __all__ = [
     "ALL_TESTS",
@@ -141,7 +141,7 @@ def compare(
         and the family-wise ``"tukey"`` (Tukey's HSD over a systems × queries ANOVA)
         and ``"randomized_tukey"`` (Sakai's randomised Tukey HSD), which test every
         system at once on the queries all of them scored, so their ``p_adj`` is their
-        ``p`` (see :mod:`rankset.family_tests`). ``"t"``, ``"wilcoxon"`` and
+        ``p`` (see :mod:`rankset.comparison.family_tests`). ``"t"``, ``"wilcoxon"`` and
         ``"tukey"`` need scipy (``pip install "rankset[stats]"``).
     correction
         Multiple-testing correction within each test's rows: ``"holm"``,
@@ -185,7 +185,7 @@ def compare(
     Examples
     --------
     >>> import rankset
-    >>> from rankset.comparison import compare
+    >>> from rankset.comparison.pairwise import compare
     >>> runs = {
     ...     "base": {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 2.0, "d": 1.0}},
     ...     "new": {"q1": {"b": 2.0, "a": 1.0}, "q2": {"c": 2.0, "d": 1.0}},

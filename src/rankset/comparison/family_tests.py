@@ -5,7 +5,7 @@ that pair shares and then correct the p-values, these tests see every system tog
 each metric's queries are those that *every* system scored (a query NA for one system is
 dropped for all, and counted), and each pair's p-value is already family-wise over all
 pairs of systems, so no correction applies (``p_adj`` equals ``p``). The arithmetic is in
-:mod:`rankset.multiple`; this module turns per-query frames into its matrices and its
+:mod:`rankset.stats.multiple`; this module turns per-query frames into its matrices and its
 results into rows of the comparison frame.
 """
 
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankset._comparison_inputs import RELATIVE_DELTA
+from rankset.comparison._inputs import RELATIVE_DELTA
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -49,12 +49,13 @@ def family_rows(
 
     ``frame`` holds ``system, query_id, metric, value`` (String ids, Float64 values);
     ``pairs`` are ``(system, baseline)``, compared as ``system - baseline``. The columns
-    are those of :data:`rankset.comparison.COMPARE_COLUMNS` with ``baseline`` after
+    are those of :data:`rankset.comparison.pairwise.COMPARE_COLUMNS` with ``baseline`` after
     ``system`` and, with ``effect_sizes``, ``effect_size, effect_ci_low, effect_ci_high``.
     """
     import numpy as np
 
-    from rankset import multiple, stats
+    from rankset import stats
+    from rankset.stats import multiple
 
     position = {system: i for i, system in enumerate(systems)}
     left = [position[system] for system, _ in pairs]
@@ -103,7 +104,7 @@ def _randomized_p(
     """Randomised Tukey p-values per metric; metrics over the same queries share permutations."""
     import numpy as np
 
-    from rankset import multiple
+    from rankset.stats import multiple
 
     groups: dict[tuple[str, ...], list[str]] = {}
     for metric, (matrix, _, queries) in matrices.items():

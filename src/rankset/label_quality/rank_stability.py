@@ -25,11 +25,11 @@ from rankset.errors import ParameterError
 from rankset.evaluation import EvaluateOptions, evaluate_with
 from rankset.measures import greater_is_better, parse_metric
 
-__all__ = ["Stability", "kendall_tau_b", "ranking_stability", "rbo", "tau_ap"]
+__all__ = ["RankingStability", "kendall_tau_b", "ranking_stability", "rbo", "tau_ap"]
 
 
 @dataclass(frozen=True)
-class Stability:
+class RankingStability:
     """The outcome of :func:`ranking_stability`.
 
     Attributes
@@ -64,7 +64,7 @@ def ranking_stability(
     n_resamples: int = 1000,
     seed: int = 0,
     **evaluate_options: Any,
-) -> Stability:
+) -> RankingStability:
     """Rank the systems under each label set and compare the rankings with the first's.
 
     Parameters
@@ -84,7 +84,7 @@ def ranking_stability(
 
     Returns
     -------
-    Stability
+    RankingStability
 
     Examples
     --------
@@ -194,7 +194,9 @@ def ranking_stability(
             "top_ci_high": pl.Float64,
         },
     )
-    return Stability(ranks=ranks, correlations=correlations, reference=reference, metric=name)
+    return RankingStability(
+        ranks=ranks, correlations=correlations, reference=reference, metric=name
+    )
 
 
 def _order(scores: Mapping[str, float | None], greater: bool) -> list[str]:
