@@ -11,14 +11,17 @@ from typing import Any
 
 __all__: list[str] = []
 
-warnings.warn(
-    "rankset.cluster moved to rankset.evaluation.cluster; the old path goes in the next release.",
-    DeprecationWarning,
-    stacklevel=2,
-)
-
 
 def __getattr__(name: str) -> Any:
     from rankset.evaluation import cluster
 
+    if name not in cluster.__all__:
+        msg = f"module 'rankset.cluster' has no attribute {name!r}"
+        raise AttributeError(msg)
+    warnings.warn(
+        f"rankset.cluster.{name} moved to rankset.evaluation.cluster.{name}; the old path "
+        "goes in the next release.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     return getattr(cluster, name)

@@ -146,7 +146,7 @@ def test_the_old_cluster_path_warns_and_still_works() -> None:
     import sys
 
     sys.modules.pop("rankset.cluster", None)
-    with pytest.warns(DeprecationWarning, match=r"rankset\.evaluation\.cluster"):
+    with pytest.warns(DeprecationWarning, match=r"rankset\.evaluation\.cluster\.connect"):
         from rankset.cluster import connect  # type: ignore[attr-defined]
     from rankset.evaluation.cluster import connect as moved
 

@@ -22,7 +22,7 @@ import rankset
 
 distributed = pytest.importorskip("distributed", reason="needs the rankset[dask] extra")
 
-from rankset import cluster  # noqa: E402  (after the skip: needs distributed)
+from rankset.evaluation import cluster  # noqa: E402  (after the skip: needs distributed)
 from rankset.cli import main  # noqa: E402
 from rankset.evaluation import _dask as dask_executor  # noqa: E402
 
