@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -26,26 +26,27 @@ from rankset.errors import ParameterError
 from rankset.evaluation import EvaluateOptions
 from rankset.io import read_subtopics
 
+if TYPE_CHECKING:
+    from rankset.fusion import FusionSearch
+
 __all__ = ["COMMANDS", "EXIT_OK"]
 
 EXIT_OK = 0
 
 
-def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Return the evaluation options the command line sets, checked by EvaluateOptions."""
+def _option_values(args: argparse.Namespace) -> dict[str, Any]:
+    """Return the evaluation options the command line sets, as keyword arguments.
+
+    The library verbs that take ``**options`` (curves, report, stability) get these;
+    the others get :func:`_evaluation_options`, the one object built from them.
+    """
     options: dict[str, Any] = {
         "relevance_level": (None if args.relevance_level is None else number(args.relevance_level)),
         "missing": args.missing,
         "order": args.order,
         "score_precision": args.score_precision,
         "dataset_checks": args.dataset_checks,
-        "duplicates": (
-            args.duplicates.replace("-", "_")
-            if args.duplicates
-            else "keep_best"
-            if args.keep_best_duplicate
-            else "error"
-        ),
+        "duplicates": (args.duplicates or "error").replace("-", "_"),
         "names": args.names,
         "pool": args.pool,
         "pool_depth": args.pool_depth,
@@ -67,26 +68,27 @@ def _evaluation_options(args: argparse.Namespace) -> dict[str, Any]:
         options.update(engine="dask", client=args.client)
     if args.scale is not None:  # else the library default (rag5), or a report's fallback
         options["scale"] = args.scale
-    EvaluateOptions(**options)  # the library's checks and messages, before any input is read
     return options
 
 
-def _evaluate(args: argparse.Namespace) -> int:
-    from rankset.evaluation import DEFAULT_METRICS, evaluate
+def _evaluation_options(args: argparse.Namespace, **more: Any) -> EvaluateOptions:
+    """Build the options of an evaluation once, checked before any input is read."""
+    return EvaluateOptions(**_option_values(args), **more)
 
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from rankset.evaluation import DEFAULT_METRICS, evaluate_with
+    from rankset.measures import expand_cutoffs, parse_metrics
+
+    options = _evaluation_options(args, k=args.k)
+    names = args.metrics or DEFAULT_METRICS
+    metrics = parse_metrics(names) if args.ks is None else expand_cutoffs(names, args.ks)
     runs, labels = args.runs, args.labels
     if args.gold:
         runs, labels = _matched_chunks(args), None
     with progress(args) as step:
         step(f"evaluating {len(args.runs)} run(s)")
-        result = evaluate(
-            runs,
-            labels,
-            args.metrics or DEFAULT_METRICS,
-            ks=args.ks,
-            k=args.k,
-            **_evaluation_options(args),
-        )
+        result = evaluate_with(runs, labels, metrics, options)
     report_dropped(result.query_counts)
     if args.per_query:
         result.to_parquet(args.per_query)
@@ -132,7 +134,7 @@ def _curves(args: argparse.Namespace) -> int:
             args.labels,
             args.metrics or ("ndcg", "precision", "recall"),
             ks=args.k_max,
-            **_evaluation_options(args),
+            **_option_values(args),
         )
     if args.out:
         result.to_parquet(args.out)
@@ -148,8 +150,9 @@ def _curves(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from rankset.comparison.pairwise import compare
     from rankset.errors import ParameterError
-    from rankset.evaluation import DEFAULT_METRICS, evaluate
+    from rankset.evaluation import DEFAULT_METRICS, evaluate_with
     from rankset.io import write_parquet
+    from rankset.measures import parse_metrics
 
     if not args.all_pairs and not args.baseline:
         raise ParameterError("rankset compare needs --baseline NAME, or --all-pairs.")
@@ -157,16 +160,11 @@ def _compare(args: argparse.Namespace) -> int:
     if not tests:
         tests = ["randomization"] if args.all_pairs else ["randomization", "t", "wilcoxon"]
     correction = None if args.correction == "none" else args.correction
+    options = _evaluation_options(args, k=args.k)
+    metrics = parse_metrics(args.metrics or DEFAULT_METRICS)
     with progress(args) as step:
         step(f"evaluating {len(args.runs)} run(s)")
-        result = evaluate(
-            args.runs,
-            args.labels,
-            args.metrics or DEFAULT_METRICS,
-            k=args.k,
-            confidence=None,
-            **_evaluation_options(args),
-        )
+        result = evaluate_with(args.runs, args.labels, metrics, options, confidence=None)
         step(f"tests, {args.n_resamples} resamples")
         settings = {
             "tests": tests,
@@ -203,6 +201,12 @@ def _compare(args: argparse.Namespace) -> int:
     if args.json:
         print(dump_json(records(table)))
         return EXIT_OK
+    _print_comparison(table, args)
+    return EXIT_OK
+
+
+def _print_comparison(table: pl.DataFrame, args: argparse.Namespace) -> None:
+    """Print the comparison as a terminal table, one row per (system, metric, test)."""
     pairs = "baseline" in table.columns
     rows = [
         [
@@ -230,7 +234,6 @@ def _compare(args: argparse.Namespace) -> int:
         "(tukey tests: family-wise already)."
     )
     print(render_table(header, rows))
-    return EXIT_OK
 
 
 def _percent(value: float | None) -> str:
@@ -241,7 +244,7 @@ def _percent(value: float | None) -> str:
 def _report(args: argparse.Namespace) -> int:
     from rankset.report import DEFAULT_REPORT_METRICS, report
 
-    options = _evaluation_options(args)
+    options = _option_values(args)
     label_sets = _named_label_sets(args)
     if label_sets:
         options["label_sets"] = dict(list(label_sets.items())[1:])
@@ -267,18 +270,17 @@ def _report(args: argparse.Namespace) -> int:
 
 def _diagnose(args: argparse.Namespace) -> int:
     from rankset.diagnosis.quadrants import diagnose, regression_counts, regressions
-    from rankset.evaluation import evaluate
+    from rankset.evaluation import evaluate_with
     from rankset.io import write_parquet
 
+    options = _evaluation_options(args)
     k = args.k
     metrics = [f"ra_nwg@{k}", f"proc@{k}", f"pct_proc@{k}"]
     if args.baseline:
         metrics += [f"recall@{k}", f"ndcg@{k}"]
     with progress(args) as step:
         step(f"evaluating {len(args.runs)} run(s)")
-        result = evaluate(
-            args.runs, args.labels, metrics, confidence=None, **_evaluation_options(args)
-        )
+        result = evaluate_with(args.runs, args.labels, metrics, options, confidence=None)
     report_dropped(result.query_counts)
     diagnosis = diagnose(
         result,
@@ -359,19 +361,7 @@ def _fuse(args: argparse.Namespace) -> int:
                 norm=args.norm,
             )
         settings = search.best
-        if args.json:
-            print(dump_json({"best": settings, "table": records(search.table)}))
-        else:
-            print(f"best on {search.metric}: {json.dumps(settings)}")
-            print(
-                render_table(
-                    ["settings", "train", "test"],
-                    [
-                        [row["settings"], format_value(row["train"]), format_value(row["test"])]
-                        for row in search.table.iter_rows(named=True)
-                    ],
-                )
-            )
+        _print_search(search, json_output=args.json)
     method = settings.pop("method")
     if resolve_method(method).trained:
         settings.update(labels=args.labels, train_queries=train)
@@ -383,11 +373,24 @@ def _fuse(args: argparse.Namespace) -> int:
             method,
             buckets=args.buckets,
             name=args.name,
-            depth=args.depth,
+            depth=args.max_depth,
             **settings,
         )
     print(args.out, file=sys.stderr)
     return EXIT_OK
+
+
+def _print_search(search: FusionSearch, *, json_output: bool) -> None:
+    """Print the best fusion settings and the table of every configuration tried."""
+    if json_output:
+        print(dump_json({"best": search.best, "table": records(search.table)}))
+        return
+    print(f"best on {search.metric}: {json.dumps(search.best)}")
+    rows = [
+        [row["settings"], format_value(row["train"]), format_value(row["test"])]
+        for row in search.table.iter_rows(named=True)
+    ]
+    print(render_table(["settings", "train", "test"], rows))
 
 
 def _grid(specs: list[str]) -> dict[str, list[Any]]:
@@ -495,7 +498,7 @@ def _stability(args: argparse.Namespace) -> int:
     if not label_sets:
         msg = "rankset stability needs --qrels twice or more: the reference, then other labels."
         raise ParameterError(msg)
-    options = _evaluation_options(args)
+    options = _option_values(args)
     with progress(args) as step:
         step(f"ranking {len(args.runs)} run(s) under {len(label_sets)} label sets")
         result = ranking_stability(

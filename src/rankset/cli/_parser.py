@@ -1,298 +1,145 @@
-"""The command line's parser: one subcommand per library verb.
+"""The command line's parser: one subcommand per library verb, one function per subcommand.
 
-Vocabularies come from :mod:`rankset._typing` and defaults from
-:class:`~rankset.evaluation.EvaluateOptions`, so the CLI spells neither again.
+The options the subcommands share are declared once, in :mod:`rankset.cli._options`,
+whose docstring states the spelling rule (``-m/--metric``, ``-k/--k``, ``--k-max``,
+``--quiet``, ...). Abbreviated long options are refused (``allow_abbrev=False``), so adding
+an option never makes a user's abbreviation ambiguous.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
-from rankset._typing import (
-    Correction,
-    DatasetChecks,
-    Engine,
-    MissingPolicy,
-    OrderPolicy,
-    ScorePrecision,
-    Test,
-    choices_of,
+from rankset._typing import Correction, Test, choices_of
+from rankset.cli._options import (
+    add_buckets,
+    add_cutoff,
+    add_cutoff_range,
+    add_evaluation_options,
+    add_inputs,
+    add_max_depth,
+    add_metrics,
+    add_names,
+    add_output,
+    add_quiet,
+    add_resampling,
+    cutoff_list,
+    hidden_alias,
 )
-from rankset.evaluation import EvaluateOptions
+from rankset.evaluation import DEFAULT_METRICS
 from rankset.fusion import NORMS
 
 __all__ = ["build_parser"]
 
-_QUIET_HELP = "no progress display on stderr"
-
-# The library's defaults, which the options below show and keep.
-_DEFAULTS = EvaluateOptions()
-
-
-def _add_input_options(
-    parser: argparse.ArgumentParser, *, runs_help: str, labels_help: str | None = None
-) -> None:
-    """Add the inputs and evaluation options; with ``labels_help``, ``--qrels`` repeats."""
-    parser.add_argument("runs", nargs="+", metavar="RUN", help=runs_help)
-    parser.add_argument(
-        "--qrels",
-        "--labels",
-        dest="labels",
-        metavar="LABELS",
-        action="append" if labels_help else "store",
-        help=labels_help or "labels file; optional when the runs carry labels (JSONL samples)",
-    )
-    parser.add_argument(
-        "--relevance-level",
-        "-l",
-        type=float,
-        default=_DEFAULTS.relevance_level,
-        metavar="N",
-        help="grade at or above which binary metrics count a document relevant "
-        "(default 1; sample files whose expected_output maps ids to gains: any gain > 0)",
-    )
-    parser.add_argument(
-        "--missing",
-        choices=choices_of(MissingPolicy),
-        default=_DEFAULTS.missing,
-        help="queries in the labels but not the run: skip (default) or score as empty",
-    )
-    parser.add_argument(
-        "--order",
-        choices=choices_of(OrderPolicy),
-        default=_DEFAULTS.order,
-        help="order rankings by score (ties: doc id descending) or by the rank column",
-    )
-    parser.add_argument(
-        "--score-precision",
-        choices=choices_of(ScorePrecision),
-        default=_DEFAULTS.score_precision,
-        help="float64 (default): scores as trec_eval 10.0 reads them; float32: rounded as "
-        "trec_eval 9.0.8 and pytrec_eval store them, so near-equal scores tie",
-    )
-    parser.add_argument(
-        "--dataset-checks",
-        choices=choices_of(DatasetChecks),
-        default=_DEFAULTS.dataset_checks,
-        help="labels in dataset JSON that break its rules (a query without relevant "
-        "documents, an ungraded one): error (default), or warn and read on",
-    )
-    parser.add_argument(
-        "--keep-best-duplicate",
-        action="store_true",
-        help="keep the best-ranked copy of a duplicated document instead of failing",
-    )
-    parser.add_argument(
-        "--duplicates",
-        choices=("error", "keep-best", "in-place"),
-        help="a document twice in one ranking: error (default), keep-best (its best copy), "
-        "or in-place (every copy keeps its slot, later copies count as non-relevant)",
-    )
-    parser.add_argument(
-        "--name",
-        dest="names",
-        action="append",
-        metavar="NAME",
-        help="system name for each run, in order (repeat once per run)",
-    )
-    parser.add_argument(
-        "--scale",
-        default=None,
-        metavar="NAME",
-        help="grade scale of the RAG metrics: rag5 (grades 1-5), trec_dl (0-3), binary "
-        "(0-1); by default rag5, or the preset the labels fit (said on stderr)",
-    )
-    parser.add_argument(
-        "--pool",
-        metavar="POOL",
-        help="candidate run used as the pool of proc@k for every system "
-        "(default: each system's own retrieved list)",
-    )
-    parser.add_argument(
-        "--pool-depth",
-        type=int,
-        metavar="N",
-        help="keep only the first N documents of each pool (e.g. the reranked depth)",
-    )
-    parser.add_argument(
-        "--max-depth",
-        "-M",
-        type=int,
-        metavar="N",
-        help="keep only the first N documents of each ranking (trec_eval's -M)",
-    )
-    parser.add_argument(
-        "--judged-only",
-        "-J",
-        action="store_true",
-        help="drop retrieved documents without a label of grade >= 0 first (trec_eval's -J)",
-    )
-    parser.add_argument(
-        "--engine",
-        choices=[engine for engine in choices_of(Engine) if engine != "dask"],  # see --dask
-        default=_DEFAULTS.engine,
-        help="Polars engine for the pass over the runs (default auto = streaming; gpu needs "
-        "cudf-polars, else it warns and streams)",
-    )
-    parser.add_argument(
-        "--buckets",
-        type=int,
-        metavar="N",
-        help="larger-than-memory mode: read the runs in N passes, each over the queries of "
-        "one hash bucket (same values, about N times less memory)",
-    )
-    parser.add_argument(
-        "--dask",
-        metavar="ADDRESS",
-        help="evaluate on a Dask cluster, one task per bucket of queries: a scheduler "
-        "address (tcp://host:8786) or local:N for N local worker processes (needs "
-        "rankset[dask]; same values as one machine)",
-    )
-    parser.add_argument(
-        "--answers",
-        metavar="FILE",
-        help="acceptable answers for containment@k: 'query_id<TAB>answer' lines or JSONL",
-    )
-    parser.add_argument(
-        "--nuggets",
-        metavar="FILE",
-        help="nugget labels for nugget_coverage@k, alpha_ndcg@k...: Parquet/CSV/JSONL with "
-        "query_id, nugget_id, doc_id, support, importance, or nuggetizer's assignment JSONL "
-        "(without --qrels, the labels they imply)",
-    )
-    parser.add_argument(
-        "--subtopics",
-        metavar="FILE",
-        help="subtopic labels (TREC diversity qrels: 'query subtopic doc grade' lines) for "
-        "the intent-aware measures (alpha_ndcg@k, err_ia@k, nrbp, map_ia, p_ia@k, "
-        "subtopic_recall@k); a grade >= --relevance-level is relevant",
-    )
-
-
-def _cutoff_list(text: str) -> list[int]:
-    """Parse ``1,5,10,20`` (argparse type)."""
-    try:
-        values = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        msg = f"expected cutoffs separated by commas, like 1,5,10,20; got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from None
-    if not values or min(values) < 1:
-        msg = f"expected cutoffs >= 1, like 1,5,10,20; got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return values
-
-
-def _add_metric_option(parser: argparse.ArgumentParser, default: str) -> None:
-    parser.add_argument(
-        "-m",
-        "--metric",
-        dest="metrics",
-        action="append",
-        metavar="METRIC",
-        help=f"metric name, repeatable (default: {default})",
-    )
-
-
-def _add_resampling_options(
-    parser: argparse.ArgumentParser, resamples: int, *, stated: str = ""
-) -> None:
-    parser.add_argument(
-        "--n-resamples",
-        type=int,
-        default=resamples,
-        metavar="N",
-        help=f"bootstrap resamples and randomization-test permutations{stated} "
-        f"(default {resamples})",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+# `rankset.report.DEFAULT_REPORT_METRICS` (not imported here: the report loads lazily).
+_REPORT_METRICS = "ndcg@10 ap recall@100 ra_nwg@10 proc@10 pct_proc@10"
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of every subcommand but ``trec_eval`` (which keeps its own)."""
     parser = argparse.ArgumentParser(
         prog="rankset",
         description="Evaluate retrieval runs: trec_eval-exact metrics on Polars.",
+        allow_abbrev=False,
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    parser.add_argument("--quiet", "-q", action="store_true", help=_QUIET_HELP)
+    add_quiet(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _add_commands(commands)
-    for command in commands.choices.values():
-        # Also after the command (`rankset evaluate ... -q`); unset there, the top's stays.
-        command.add_argument(
-            "--quiet", "-q", action="store_true", default=argparse.SUPPRESS, help=_QUIET_HELP
-        )
+    for add in SUBCOMMANDS:
+        command = add(commands)
+        # Also after the command (`rankset evaluate ... --quiet`); unset there, the top's stays.
+        add_quiet(command, default=argparse.SUPPRESS)
     return parser
 
 
-def _add_commands(commands: Any) -> None:
+def _subcommand(commands: Any, name: str, **settings: Any) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = commands.add_parser(name, allow_abbrev=False, **settings)
+    return parser
 
-    evaluate = commands.add_parser(
+
+def _add_evaluate(commands: Any) -> argparse.ArgumentParser:
+    evaluate = _subcommand(
+        commands,
         "evaluate",
         help="score runs against labels",
         description="Score one or more runs against labels (qrels) and print a summary.",
     )
-    _add_input_options(evaluate, runs_help="run files (TREC, JSONL, Parquet, ...)")
-    _add_metric_option(evaluate, "ndcg@10 ap rr recall@100 precision@10")
-    evaluate.add_argument("--k", type=int, default=None, help="cutoff for @k metrics")
-    evaluate.add_argument(
+    add_evaluation_options(evaluate, runs_help="run files (TREC, JSONL, Parquet, ...)")
+    add_metrics(evaluate, " ".join(DEFAULT_METRICS))
+    cutoffs = evaluate.add_argument_group("cutoffs")
+    add_cutoff(cutoffs, default=None, help="cutoff for @k metrics")
+    cutoffs.add_argument(
+        "--ks",
+        type=cutoff_list,
+        metavar="K,K,...",
+        help="compute every metric without a fixed cutoff at each of these (e.g. 1,5,10,20) "
+        "and print one row per system and k",
+    )
+    text = evaluate.add_argument_group("runs of text chunks")
+    text.add_argument(
         "--gold",
         metavar="FILE",
         help="runs of text chunks: gold texts per query (query_id, text[, gold_id, grade]; "
         "Parquet/CSV/JSONL); each chunk takes the id of the gold text it matches",
     )
-    evaluate.add_argument(
+    text.add_argument(
         "--match",
         choices=("exact", "normalized", "contained", "json-escaped"),
         default="exact",
         help="how a chunk matches a gold text with --gold (default exact)",
     )
-    evaluate.add_argument(
-        "--ks",
-        type=_cutoff_list,
-        metavar="K,K,...",
-        help="compute every metric without a fixed cutoff at each of these (e.g. 1,5,10,20) "
-        "and print one row per system and k",
+    add_output(
+        evaluate, per_query="write per-query values to Parquet", json="print the summary as JSON"
     )
-    evaluate.add_argument(
-        "--per-query", metavar="OUT.parquet", help="write per-query values to Parquet"
-    )
-    evaluate.add_argument("--json", action="store_true", help="print the summary as JSON")
+    return evaluate
 
-    curves = commands.add_parser(
+
+def _add_curves(commands: Any) -> argparse.ArgumentParser:
+    curves = _subcommand(
+        commands,
         "curves",
         help="metric-vs-k curves",
         description="Mean (with bootstrap CI) of each measure at every cutoff 1..K.",
     )
-    _add_input_options(curves, runs_help="run files")
-    _add_metric_option(curves, "ndcg precision recall")
-    curves.add_argument("--k-max", type=int, default=20, metavar="N", help="largest cutoff")
-    curves.add_argument("--out", metavar="FILE.parquet", help="write the curves to Parquet")
-    curves.add_argument(
-        "--per-query", metavar="OUT.parquet", help="write per-query values at every k"
+    add_evaluation_options(curves, runs_help="run files")
+    add_metrics(curves, "ndcg precision recall")
+    add_cutoff_range(
+        curves.add_argument_group("cutoffs"), help="largest cutoff (default 20)", k_alias=True
     )
-    curves.add_argument("--json", action="store_true", help="print the curves as JSON")
+    add_output(
+        curves,
+        out="write the curves to Parquet",
+        per_query="write per-query values at every k",
+        json="print the curves as JSON",
+    )
+    return curves
 
-    compare = commands.add_parser(
+
+def _add_compare(commands: Any) -> argparse.ArgumentParser:
+    compare = _subcommand(
+        commands,
         "compare",
         help="paired significance tests against a baseline",
         description="Compare every system with a baseline, query by query: mean delta with "
         "a paired bootstrap CI, paired tests with multiple-testing correction, wins/ties/losses.",
     )
-    _add_input_options(compare, runs_help="run files")
-    _add_metric_option(compare, "ndcg@10 ap rr recall@100 precision@10")
-    compare.add_argument("--k", type=int, default=None, help="cutoff for @k metrics")
-    compare.add_argument(
+    add_evaluation_options(compare, runs_help="run files")
+    add_metrics(compare, " ".join(DEFAULT_METRICS))
+    add_cutoff(compare, default=None, help="cutoff for @k metrics")
+    tests = compare.add_argument_group("tests")
+    tests.add_argument(
         "--baseline",
         metavar="NAME",
         help="baseline system (with --all-pairs: compare every other system with it only)",
     )
-    compare.add_argument(
+    tests.add_argument(
         "--all-pairs",
         action="store_true",
         help="compare every pair of systems, each pair once, with a paired effect size",
     )
-    compare.add_argument(
+    tests.add_argument(
         "--test",
         dest="tests",
         action="append",
@@ -301,127 +148,163 @@ def _add_commands(commands: Any) -> None:
         "randomization with --all-pairs), tukey, randomized-tukey (family-wise over every "
         "system); t, wilcoxon and tukey need scipy",
     )
-    compare.add_argument(
+    tests.add_argument(
         "--correction",
         choices=(*choices_of(Correction), "none"),
         default="holm",
         help="multiple-testing correction over all rows of a test (default holm)",
     )
-    compare.add_argument(
+    tests.add_argument(
         "--alpha", type=float, default=0.05, help="significance level (default 0.05)"
     )
-    _add_resampling_options(compare, 10000)
-    compare.add_argument("--out", metavar="FILE.parquet", help="write the comparison to Parquet")
-    compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    compare.add_argument(
+    add_resampling(compare, 10000)
+    add_output(compare, out="write the comparison to Parquet", json="print the comparison as JSON")
+    _add_paper_table_options(compare.add_argument_group("paper table"))
+    return compare
+
+
+def _add_paper_table_options(group: argparse._ArgumentGroup) -> None:
+    group.add_argument(
         "--format",
         dest="table_format",
         choices=("latex", "markdown"),
         help="print a table for a paper instead: systems by metrics, best in bold, "
         "significance as superscript letters (--all-pairs) or daggers (against --baseline)",
     )
-    compare.add_argument(
+    group.add_argument(
         "--decimals", type=int, default=4, metavar="N", help="digits in --format (default 4)"
     )
-    compare.add_argument("--percent", action="store_true", help="--format on a 0-100 scale")
+    group.add_argument("--percent", action="store_true", help="--format on a 0-100 scale")
 
-    diagnose = commands.add_parser(
+
+def _add_diagnose(commands: Any) -> argparse.ArgumentParser:
+    diagnose = _subcommand(
+        commands,
         "diagnose",
         help="retrieval vs reranking diagnosis",
         description="Classify each query by PROC@K and %PROC@K (retrieval miss, reranking "
         "miss, healthy, both) and, with --baseline, list ordering and coverage regressions.",
     )
-    _add_input_options(diagnose, runs_help="run files")
-    diagnose.add_argument("-k", "--k", dest="k", type=int, default=10, help="cutoff (default 10)")
-    diagnose.add_argument(
+    add_evaluation_options(diagnose, runs_help="run files")
+    quadrants = diagnose.add_argument_group("quadrants")
+    add_cutoff(quadrants, default=10, help="cutoff (default 10)")
+    quadrants.add_argument(
         "--proc-threshold", type=float, default=0.5, metavar="T", help="default 0.5"
     )
-    diagnose.add_argument(
+    quadrants.add_argument(
         "--pct-proc-threshold", type=float, default=0.5, metavar="T", help="default 0.5"
     )
-    diagnose.add_argument(
+    quadrants.add_argument(
         "--baseline",
         metavar="NAME",
         help="also compare recall@k and ndcg@k of every other system with this one",
     )
-    diagnose.add_argument(
-        "--per-query", metavar="OUT.parquet", help="write the per-query quadrants to Parquet"
+    add_output(
+        diagnose,
+        per_query="write the per-query quadrants to Parquet",
+        json="print the diagnosis as JSON",
     )
-    diagnose.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
+    return diagnose
 
-    report = commands.add_parser(
+
+def _add_report(commands: Any) -> argparse.ArgumentParser:
+    report = _subcommand(
+        commands,
         "report",
         help="a self-contained HTML report",
         description="Write one static HTML file: summary with CIs, comparison with "
         "significance, metric-vs-k curves, the diagnostic matrix and the worst queries.",
     )
-    _add_input_options(
+    add_evaluation_options(
         report,
         runs_help="run files",
         labels_help="labels file; repeat it to add other label sets of the same pairs (an "
         "LLM judge's), compared with the first in a 'Label sets' section",
     )
-    _add_metric_option(report, "ndcg@10 ap recall@100 ra_nwg@10 proc@10 pct_proc@10")
-    report.add_argument("--baseline", metavar="NAME", help="baseline system of the comparison")
-    report.add_argument("-k", "--k", dest="k", type=int, default=10, help="diagnosis cutoff")
-    report.add_argument("--k-max", type=int, default=20, metavar="N", help="largest curve k")
-    report.add_argument("--title", default="rankset report", help="the page title")
-    _add_resampling_options(report, 2000, stated=", stated in the page")
-    report.add_argument(
+    add_metrics(report, _REPORT_METRICS)
+    page = report.add_argument_group("page")
+    page.add_argument("--baseline", metavar="NAME", help="baseline system of the comparison")
+    add_cutoff(page, default=10, help="diagnosis cutoff (default 10)")
+    add_cutoff_range(page, help="largest curve k (default 20)")
+    page.add_argument("--title", default="rankset report", help="the page title")
+    page.add_argument(
         "--fused",
         metavar="NAME",
         help="the system name of a fused run among the runs: adds what fusion changed",
     )
-    report.add_argument("--out", required=True, metavar="REPORT.html", help="output file")
+    add_resampling(report, 2000, stated=", stated in the page")
+    add_output(report, out="output file", out_metavar="REPORT.html", out_required=True)
+    return report
 
-    fuse = commands.add_parser(
+
+def _add_fuse(commands: Any) -> argparse.ArgumentParser:
+    fuse = _subcommand(
+        commands,
         "fuse",
         help="combine runs (RRF, CombSUM, ...) into one run",
         description="Fuse runs into one run and write it (TREC text, or Parquet/CSV by "
         "extension); with --optimize, search a grid of settings on training queries first.",
     )
-    fuse.add_argument("runs", nargs="+", metavar="RUN", help="two run files or more")
-    fuse.add_argument("--method", default="rrf", help="fusion method (default rrf)")
-    fuse.add_argument("--norm", choices=NORMS, help="score normalisation (score-based methods)")
-    fuse.add_argument("--weights", type=float, nargs="+", metavar="W", help="one per run")
-    for parameter in ("k", "gamma", "phi", "sigma", "segments", "w"):
-        fuse.add_argument(f"--{parameter}", type=float, help=f"the method's {parameter}")
-    fuse.add_argument("--depth", type=int, metavar="N", help="fuse each run's first N documents")
-    fuse.add_argument("--name", default="fused", help="system name of the fused run")
-    fuse.add_argument(
-        "--buckets",
-        type=int,
+    add_inputs(
+        fuse,
+        runs_help="two run files or more",
+        labels_help="labels file, for --optimize and the trained methods",
+    )
+    method = fuse.add_argument_group("method")
+    method.add_argument("--method", default="rrf", help="fusion method (default rrf)")
+    method.add_argument("--norm", choices=NORMS, help="score normalisation (score-based methods)")
+    method.add_argument("--weights", type=float, nargs="+", metavar="W", help="one per run")
+    for parameter in ("k", "gamma", "phi", "sigma", "segments", "w"):  # rankset.fuse's names
+        method.add_argument(f"--{parameter}", type=float, help=f"the method's {parameter}")
+    add_max_depth(method, "fuse each run's first N documents")
+    hidden_alias(method, "--depth", dest="max_depth", type=int)
+    method.add_argument("--name", default="fused", help="system name of the fused run")
+    add_buckets(
+        method,
         default=1,
-        metavar="N",
         help="fuse the queries in N hash buckets, one at a time (same output, less memory)",
     )
-    fuse.add_argument("--out", required=True, metavar="FUSED", help="output run file")
-    fuse.add_argument("--optimize", action="store_true", help="search the grid first")
-    fuse.add_argument("--qrels", "--labels", dest="labels", metavar="LABELS")
-    fuse.add_argument("--metric", default="ndcg@10", help="metric to optimise (ndcg@10)")
-    fuse.add_argument("--train-queries", metavar="FILE", help="query ids to tune on, one per line")
-    fuse.add_argument(
+    search = fuse.add_argument_group("search (--optimize)")
+    search.add_argument("--optimize", action="store_true", help="search the grid first")
+    search.add_argument(
+        "--train-queries", metavar="FILE", help="query ids to tune on, one per line"
+    )
+    search.add_argument(
         "--grid",
         action="append",
         metavar="KEY=V1,V2",
         help="values to try for a setting, e.g. k=10,60,100 (repeatable)",
     )
-    fuse.add_argument("--json", action="store_true", help="print the search table as JSON")
+    add_metrics(fuse, "ndcg@10", one="the metric --optimize maximises")
+    add_output(
+        fuse,
+        out="output run file",
+        out_metavar="FUSED",
+        out_required=True,
+        json="print the search table as JSON",
+    )
+    return fuse
 
-    partition = commands.add_parser(
+
+def _add_partition(commands: Any) -> argparse.ArgumentParser:
+    partition = _subcommand(
+        commands,
         "partition",
         help="write runs and labels as bucket-partitioned Parquet",
         description="Split runs and labels by hashed query id into N buckets of Parquet "
         "files, once; evaluating the folder then reads one bucket at a time "
         "(larger-than-memory mode) without re-reading everything per bucket.",
     )
-    partition.add_argument("runs", nargs="+", metavar="RUN", help="run files")
-    partition.add_argument("--qrels", "--labels", dest="labels", help="labels file")
-    partition.add_argument("--name", dest="names", action="append", metavar="NAME")
-    partition.add_argument("--buckets", type=int, default=16, metavar="N", help="(default 16)")
-    partition.add_argument("--out", required=True, metavar="DIR", help="new dataset folder")
+    add_inputs(partition, runs_help="run files")
+    add_names(partition)
+    add_buckets(partition, default=16, help="number of buckets (default 16)")
+    add_output(partition, out="new dataset folder", out_metavar="DIR", out_required=True)
+    return partition
 
-    agreement = commands.add_parser(
+
+def _add_agreement(commands: Any) -> argparse.ArgumentParser:
+    agreement = _subcommand(
+        commands,
         "agreement",
         help="agreement of judges' labels with reference labels (kappa, alpha)",
         description="Join each judge's labels with the reference labels on (query, doc) and "
@@ -439,13 +322,18 @@ def _add_commands(commands: Any) -> None:
         help="leave out (and count) a judge's grades outside the reference's grades "
         "(default: an error)",
     )
-    agreement.add_argument(
-        "--out", metavar="FILE.parquet", help="write the intervals (judge, statistic, ...)"
+    add_output(
+        agreement,
+        out="write the intervals (judge, statistic, ...)",
+        json="print the table as JSON",
     )
-    agreement.add_argument("--json", action="store_true", help="print the table as JSON")
-    _add_resampling_options(agreement, 1000)
+    add_resampling(agreement, 1000)
+    return agreement
 
-    stability = commands.add_parser(
+
+def _add_stability(commands: Any) -> argparse.ArgumentParser:
+    stability = _subcommand(
+        commands,
         "stability",
         help="does the order of the systems hold under other labels?",
         description="Rank the systems by their mean metric under each label set and compare "
@@ -453,23 +341,40 @@ def _add_commands(commands: Any) -> None:
         "overlap, rank changes, and whether the top system stays on top. Label sets are "
         "named after their files.",
     )
-    _add_input_options(
+    add_evaluation_options(
         stability,
         runs_help="run files (two systems or more)",
         labels_help="labels file, twice or more: the first is the reference",
     )
-    stability.add_argument(
-        "-m", "--metric", default="ndcg@10", help="the metric that ranks the systems (ndcg@10)"
-    )
+    add_metrics(stability, "ndcg@10", one="the metric that ranks the systems")
     stability.add_argument(
         "--rbo-p", type=float, default=0.9, metavar="P", help="RBO persistence (default 0.9)"
     )
-    stability.add_argument("--json", action="store_true", help="print both tables as JSON")
-    _add_resampling_options(stability, 1000)
+    add_output(stability, json="print both tables as JSON")
+    add_resampling(stability, 1000)
+    return stability
 
-    measures = commands.add_parser("measures", help="list the available measures")
+
+def _add_measures(commands: Any) -> argparse.ArgumentParser:
+    measures = _subcommand(commands, "measures", help="list the available measures")
     measures.add_argument(
         "--markdown",
         action="store_true",
         help="print the full reference table (docs/measures.md) as Markdown",
     )
+    return measures
+
+
+#: One function per subcommand, in the order of ``rankset --help``.
+SUBCOMMANDS: tuple[Callable[[Any], argparse.ArgumentParser], ...] = (
+    _add_evaluate,
+    _add_curves,
+    _add_compare,
+    _add_diagnose,
+    _add_report,
+    _add_fuse,
+    _add_partition,
+    _add_agreement,
+    _add_stability,
+    _add_measures,
+)
