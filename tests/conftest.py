@@ -61,6 +61,21 @@ def compared_rows(rows: tuple[TrecEvalRow, ...]) -> tuple[TrecEvalRow, ...]:
     return tuple(row for row in rows if canonical_metric(row.measure) is not None)
 
 
+# Fixtures that build something before the test can run: a test that asks for one is slow.
+SLOW_FIXTURES = frozenset({"trec_eval_10", "trec_eval_9"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` every test that builds trec_eval from NIST's source (the fast lane).
+
+    Browser, docs-site, notebook and Dask tests carry ``pytestmark = pytest.mark.slow`` in
+    their modules; ``pytest -m "not slow"`` runs the rest.
+    """
+    for item in items:
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrise a ``trec_eval_measure`` argument from trec_eval's expected output files.
 

@@ -23,6 +23,9 @@ from nbclient import NotebookClient
 
 from _browser import chromium, descendants, load
 
+# executes the notebooks: the fast lane (-m 'not slow') leaves it out
+pytestmark = pytest.mark.slow
+
 needs_chromium = pytest.mark.skipif(
     chromium() is None, reason="chromium is not on PATH (Debian: apt-get install -y chromium)"
 )

@@ -30,6 +30,9 @@ from _browser import chromium, descendants, load
 pytest.importorskip("mkdocs", reason="the docs extra (mkdocs) is not installed")
 pytest.importorskip("mkdocs_jupyter", reason="mkdocs-jupyter is not installed")
 
+# builds the docs site, opens it in Chromium: the fast lane (-m 'not slow') leaves it out
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 EXTERNAL_TAG = re.compile(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=\"(?:https?:)?//")
 needs_chromium = pytest.mark.skipif(

@@ -22,9 +22,12 @@ import rankset
 
 distributed = pytest.importorskip("distributed", reason="needs the rankset[dask] extra")
 
-from rankset.evaluation import cluster  # noqa: E402  (after the skip: needs distributed)
 from rankset.cli import main  # noqa: E402
 from rankset.evaluation import _dask as dask_executor  # noqa: E402
+from rankset.evaluation import cluster  # noqa: E402  (after the skip: needs distributed)
+
+# starts a Dask cluster: the fast lane (-m 'not slow') leaves it out
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"

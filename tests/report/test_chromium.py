@@ -10,6 +10,9 @@ from _report_cases import chart_ids, without_scripts
 
 from _browser import chromium, descendants, load  # tests/ is on sys.path (tests/conftest.py)
 
+# starts headless Chromium: the fast lane (-m 'not slow') leaves it out
+pytestmark = pytest.mark.slow
+
 needs_chromium = pytest.mark.skipif(
     chromium() is None,
     reason="chromium is not on PATH (Debian: apt-get install -y chromium)",
