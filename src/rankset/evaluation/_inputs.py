@@ -106,11 +106,41 @@ def assign_system_names(
         if item.parsed.run is None:
             msg = f"{item.parsed.source}: no run found in this input."
             raise SchemaError(msg)
-    # One pass over every run answers both questions asked before planning: its tag(s),
-    # and whether its scores exist.
-    # A partitioned dataset's manifest holds its profile already: no pass over it here.
-    # Nor over a lazily scanned text file: its first line's tag is assumed to be every
-    # line's and each line has a score; the pass over the runs verifies both.
+    profiles = _run_profiles(inputs, engine)
+    names = _system_names(inputs, profiles)
+    default_names = ["run"] if len(inputs) == 1 else [f"run{i + 1}" for i in range(len(inputs))]
+    parts = [
+        _run_part(
+            item,
+            name,
+            fallback,
+            profile,
+            order=order,
+            duplicates=duplicates,
+            score_precision=score_precision,
+        )
+        for item, name, fallback, profile in zip(
+            inputs, names, default_names, profiles, strict=True
+        )
+    ]
+    return Runs(inputs=parts, order=order, duplicates=duplicates, score_precision=score_precision)
+
+
+def _run_profiles(
+    inputs: list[RunInput], engine: PassEngine | Literal["dask"]
+) -> list[dict[str, Any]]:
+    """Return each run's profile: its tag(s), and whether its scores exist.
+
+    One pass over every run answers both questions asked before planning. A partitioned
+    dataset's manifest holds its profile already: no pass over it here. Nor over a lazily
+    scanned text file: its first line's tag is assumed to be every line's and each line
+    has a score; the pass over the runs verifies both.
+
+    Raises
+    ------
+    SchemaError
+        When a run has no rows.
+    """
     unknown = [item for item in inputs if _known_profile(item.parsed) is None]
     measured = iter(
         collect_frames(
@@ -128,84 +158,122 @@ def assign_system_names(
         if profile["n_rows"] == 0:
             msg = f"{item.parsed.source}: the run has no rows; expected at least one ranking"
             raise SchemaError(msg)
-    candidates: list[tuple[str | None, str | None]] = []  # (tag-or-explicit, stem)
-    for item, profile in zip(inputs, profiles, strict=True):
-        if item.name is not None:
-            candidates.append((item.name, item.name))
-            continue
-        tags: list[str] = profile["tags"]
-        is_file = item.parsed.stem is not None
-        if len(tags) == 1 and not (is_file and _placeholder_tag(tags[0])):
-            candidates.append((tags[0], item.parsed.stem))
-        elif len(tags) > 1 and not is_file:
-            candidates.append((None, None))  # a multi-system frame keeps its column
-        else:
-            candidates.append((item.parsed.stem, item.parsed.stem))
+    return profiles
 
+
+def _system_names(inputs: list[RunInput], profiles: list[dict[str, Any]]) -> list[str | None]:
+    """Name each run: explicit name > uniform tag > file stem; stems when two would clash.
+
+    ``None`` leaves a multi-system frame its own ``system`` column.
+
+    Raises
+    ------
+    ParameterError
+        When two runs would still get the same name.
+    """
+    candidates = [
+        _name_candidates(item, profile) for item, profile in zip(inputs, profiles, strict=True)
+    ]
     chosen = [tag for tag, _ in candidates]
     named = [c for c in chosen if c is not None]
-    if len(set(named)) != len(named):
-        # Two inputs would share a name (every rank_llm run is tagged "rank"): use stems.
-        chosen = [stem if tag is not None else None for tag, stem in candidates]
-        explicit = [c for c in chosen if c is not None]
-        if len(set(explicit)) != len(explicit):
-            msg = (
-                "Two runs would get the same system name "
-                f"({', '.join(sorted({c for c in explicit if explicit.count(c) > 1}))}); "
-                "give each a name (names=..., CLI --name)."
-            )
-            raise ParameterError(msg)
-    default_names = iter(
-        ["run"] if len(inputs) == 1 else [f"run{i + 1}" for i in range(len(inputs))]
+    if len(set(named)) == len(named):
+        return chosen
+    # Two inputs would share a name (every rank_llm run is tagged "rank"): use stems.
+    chosen = [stem if tag is not None else None for tag, stem in candidates]
+    explicit = [c for c in chosen if c is not None]
+    if len(set(explicit)) != len(explicit):
+        msg = (
+            "Two runs would get the same system name "
+            f"({', '.join(sorted({c for c in explicit if explicit.count(c) > 1}))}); "
+            "give each a name (names=..., CLI --name)."
+        )
+        raise ParameterError(msg)
+    return chosen
+
+
+def _name_candidates(item: RunInput, profile: dict[str, Any]) -> tuple[str | None, str | None]:
+    """Return a run's name by tag (or the explicit one) and its name by file stem."""
+    if item.name is not None:
+        return item.name, item.name
+    tags: list[str] = profile["tags"]
+    is_file = item.parsed.stem is not None
+    if len(tags) == 1 and not (is_file and _placeholder_tag(tags[0])):
+        return tags[0], item.parsed.stem
+    if len(tags) > 1 and not is_file:
+        return None, None  # a multi-system frame keeps its column
+    return item.parsed.stem, item.parsed.stem
+
+
+def _run_part(
+    item: RunInput,
+    name: str | None,
+    fallback: str,
+    profile: dict[str, Any],
+    *,
+    order: OrderPolicy,
+    duplicates: DuplicatePolicy,
+    score_precision: ScorePrecision,
+) -> RunPart:
+    """Return one run with its system column, ready for the pass over the runs.
+
+    ``fallback`` names the run (or the rows of a frame's null systems) when ``name`` is
+    ``None``: ``run``, or ``run1``, ``run2``... with several.
+    """
+    run = item.parsed.run
+    assert run is not None  # checked by assign_system_names
+    if name is None and "system" in run.collect_schema().names():
+        frame = run.with_columns(pl.col("system").cast(pl.String).fill_null(fallback))
+        literal = None
+    else:
+        literal = name or fallback
+        frame = run.with_columns(system=pl.lit(literal, dtype=pl.String))
+    # order="rank" never looks at scores, so partly missing ones are no error there.
+    has_scores = order != "rank" and (
+        item.parsed.scan is not None
+        or scores_present(profile["n_scores"], profile["n_rows"], item.parsed.source)
+    )
+    row_order: RowOrder = "any"  # keep_best drops copies while ranking: rank it
+    if duplicates == "error":
+        row_order = _first_rows_order(
+            item, frame, literal, order=order, has_scores=has_scores, precision=score_precision
+        )
+    return RunPart(
+        frame,
+        item.parsed.source,
+        has_scores,
+        item.parsed.buckets,
+        profile,
+        literal,
+        row_order=row_order,
+        scan=item.parsed.scan,
+        rows_checked=item.parsed.rows_checked,
     )
 
-    parts: list[RunPart] = []
-    for item, name, profile in zip(inputs, chosen, profiles, strict=True):
-        fallback = next(default_names)
-        run = item.parsed.run
-        assert run is not None  # checked above
-        if name is None and "system" in run.collect_schema().names():
-            frame = run.with_columns(pl.col("system").cast(pl.String).fill_null(fallback))
-            literal = None
-        else:
-            literal = name or fallback
-            frame = run.with_columns(system=pl.lit(literal, dtype=pl.String))
-        # order="rank" never looks at scores, so partly missing ones are no error there.
-        has_scores = order != "rank" and (
-            item.parsed.scan is not None
-            or scores_present(profile["n_scores"], profile["n_rows"], item.parsed.source)
-        )
-        # A scanned file's first lines were parsed already; other inputs show their head.
-        first_rows = frame
-        if item.parsed.scan is not None:
-            first_rows = item.parsed.scan.head.lazy().with_columns(system=pl.lit(literal))
-        row_order: RowOrder = "any"  # keep_best drops copies while ranking: rank it
-        if duplicates == "error":
-            row_order = first_rows_order(
-                *cast_run(
-                    first_rows,
-                    source=item.parsed.source,
-                    order=order,
-                    has_scores=has_scores,
-                    score_precision=score_precision,
-                ),
-                one_system=literal is not None,
-            )
-        parts.append(
-            RunPart(
-                frame,
-                item.parsed.source,
-                has_scores,
-                item.parsed.buckets,
-                profile,
-                literal,
-                row_order=row_order,
-                scan=item.parsed.scan,
-                rows_checked=item.parsed.rows_checked,
-            )
-        )
 
-    return Runs(inputs=parts, order=order, duplicates=duplicates, score_precision=score_precision)
+def _first_rows_order(
+    item: RunInput,
+    frame: pl.LazyFrame,
+    literal: str | None,
+    *,
+    order: OrderPolicy,
+    has_scores: bool,
+    precision: ScorePrecision,
+) -> RowOrder:
+    """Return the order a run's first rows come in (``literal``: the run's one system)."""
+    # A scanned file's first lines were parsed already; other inputs show their head.
+    first_rows = frame
+    if item.parsed.scan is not None:
+        first_rows = item.parsed.scan.head.lazy().with_columns(system=pl.lit(literal))
+    return first_rows_order(
+        *cast_run(
+            first_rows,
+            source=item.parsed.source,
+            order=order,
+            has_scores=has_scores,
+            score_precision=precision,
+        ),
+        one_system=literal is not None,
+    )
 
 
 # Run tags that name a toolkit or hold a placeholder, not a system: a file tagged so is

@@ -17,6 +17,7 @@ from rankset._typing import PassEngine
 from rankset._validation import warn_user
 from rankset.errors import ParameterError, RanksetWarning
 from rankset.evaluation._inputs import (
+    RunInput,
     assign_system_names,
     cut_runs,
     read_cutoffs,
@@ -28,7 +29,7 @@ from rankset.evaluation._options import EvaluateOptions, resolve_engine
 from rankset.evaluation._rag_inputs import Pools, answer_positions, pool_tier_counts, read_answers
 from rankset.evaluation._runs import Runs
 from rankset.evaluation.textmatch import TextMatch
-from rankset.io import read_nuggets
+from rankset.io import ParsedInput, read_nuggets
 from rankset.measures import Features, Metric, needs_grade_scale
 from rankset.measures.nuggets import NUGGET_MEASURES
 from rankset.measures.scales import infer_scale, resolve_scale
@@ -116,64 +117,166 @@ def plan_evaluation_inputs(
 ) -> EvaluationPlan:
     """Read the inputs and plan the evaluation; ``scan_text``: scan plain TREC files."""
     engine = resolve_engine(options.engine)
-    order = options.order
-    text_match = None
-    if isinstance(runs, TextMatch):
-        if labels is not None:
-            msg = "A TextMatch carries its own labels (the gold items): leave labels= out."
-            raise ParameterError(msg)
-        # The match numbered each ranking; that numbering is the order to evaluate.
-        text_match, runs, labels, order = runs.report, runs.run, runs.labels, "rank"
-        options = options.replace(order=order)
-
+    runs, labels, options, text_match = _unwrap_text_match(runs, labels, options)
     inputs = read_runs(runs, options.names, scan_text=scan_text)
     run_frame = assign_system_names(
         inputs,
-        order=order,
+        order=options.order,
         duplicates=options.duplicates,
         engine=engine,
         score_precision=options.score_precision,
     )
-    # Read only when used: for nugget measures, or for the labels they imply.
+    nugget_frame = _read_nuggets_if_used(options, metrics, labels)
+    label_input, label_frame = _read_label_frame(labels, inputs, options, nugget_frame)
+    options, level = _with_relevance_level(options, label_input)
+    cutoff_frame = read_cutoffs(options.cutoffs, inputs, label_input)
+    run_frame, ranked_queries = cut_runs(
+        run_frame, label_frame, max_depth=options.max_depth, judged_only=options.judged_only
+    )
+    features = _plan_features(options, level, label_frame, metrics, label_input.source)
+    values = {metric.name: metric.spec.build(features, metric) for metric in metrics}
+    buckets = options.buckets
+    if buckets is None:
+        buckets = run_frame.dataset_buckets()  # a partitioned dataset brings its own
+    rag = _rag_inputs(
+        features, options, metrics, inputs, label_input, label_frame, run_frame, nugget_frame
+    )
+    return EvaluationPlan(
+        metrics=metrics,
+        values=values,
+        features=features,
+        runs=run_frame,
+        labels=label_frame,
+        label_source=label_input.source,
+        cutoffs=cutoff_frame,
+        pools=rag.pools,
+        answers=rag.answers,
+        answer_positions=rag.answer_positions,
+        nugget_values=rag.nugget_values,
+        nugget_stats=rag.nugget_stats,
+        text_match=text_match,
+        dataset_labels=_dataset_labels(label_input),
+        options=options.replace(**_INPUT_OPTIONS, engine=engine, buckets=buckets),
+        engine=engine,
+        buckets=buckets,
+        client=options.client,
+        ranked_queries=ranked_queries,
+    )
+
+
+@dataclass(frozen=True)
+class _RagInputs:
+    """The inputs of the RAG measures: pools, answers and nuggets, as the plan holds them."""
+
+    pools: Pools | None
+    answers: pl.LazyFrame | None
+    answer_positions: pl.LazyFrame | None
+    nugget_values: pl.LazyFrame | None
+    nugget_stats: pl.LazyFrame | None
+
+
+def _unwrap_text_match(
+    runs: Any, labels: Any, options: EvaluateOptions
+) -> tuple[Any, Any, EvaluateOptions, pl.DataFrame | None]:
+    """Return the runs, labels and options a :class:`TextMatch` stands for, and its report.
+
+    Any other ``runs`` is returned as given, with no report.
+    """
+    if not isinstance(runs, TextMatch):
+        return runs, labels, options, None
+    if labels is not None:
+        msg = "A TextMatch carries its own labels (the gold items): leave labels= out."
+        raise ParameterError(msg)
+    # The match numbered each ranking; that numbering is the order to evaluate.
+    return runs.run, runs.labels, options.replace(order="rank"), runs.report
+
+
+def _read_nuggets_if_used(
+    options: EvaluateOptions, metrics: list[Metric], labels: Any
+) -> pl.DataFrame | None:
+    """Read ``nuggets=`` only when used: for nugget measures, or for the labels they imply."""
     asks_nuggets = any(metric.spec.name in NUGGET_MEASURES for metric in metrics)
-    nugget_frame = None
     if options.nuggets is not None and (asks_nuggets or labels is None):
-        nugget_frame = read_nuggets(options.nuggets)
+        return read_nuggets(options.nuggets)
+    return None
+
+
+def _read_label_frame(
+    labels: Any,
+    inputs: list[RunInput],
+    options: EvaluateOptions,
+    nugget_frame: pl.DataFrame | None,
+) -> tuple[ParsedInput, pl.LazyFrame]:
+    """Read the labels (given, implied by the nuggets, or carried by the runs), normalised.
+
+    Raises
+    ------
+    ParameterError
+        When there are no labels at all.
+    """
     if labels is None and nugget_frame is not None:
         labels = labels_from_nuggets(nugget_frame)  # 1: supports a nugget fully
     label_input = read_labels(labels, inputs, options.dataset_checks)
-    label_source = label_input.source if label_input is not None else "labels"
     if label_input is None or label_input.labels is None:
         msg = (
             "No labels: pass labels= (CLI --qrels) or use runs that carry their own labels "
             "(JSONL samples with expected_output)."
         )
         raise ParameterError(msg)
-    label_frame = normalize_labels(label_input.labels, source=label_source)
+    return label_input, normalize_labels(label_input.labels, source=label_input.source)
+
+
+def _with_relevance_level(
+    options: EvaluateOptions, label_input: ParsedInput
+) -> tuple[EvaluateOptions, float]:
+    """Return the options with a relevance level, and that level.
+
+    The level given, else rankset's level of 1, unless the labels imply another
+    (samples' gain maps).
+    """
     level = options.relevance_level
     if level is None:
-        # rankset's level of 1, unless the labels imply another (samples' gain maps).
         level = 1 if label_input.relevance_level is None else label_input.relevance_level
         options = options.replace(relevance_level=level)
-    cutoff_frame = read_cutoffs(options.cutoffs, inputs, label_input)
-    run_frame, ranked_queries = cut_runs(
-        run_frame, label_frame, max_depth=options.max_depth, judged_only=options.judged_only
-    )
+    return options, level
 
+
+def _plan_features(
+    options: EvaluateOptions,
+    level: float,
+    labels: pl.LazyFrame,
+    metrics: list[Metric],
+    source: str,
+) -> Features:
+    """Return the features the metrics are measured with (the scale chosen if ``auto``)."""
     scale = options.scale
     if isinstance(scale, str) and scale == "auto":
-        scale = _scale_from_labels(label_frame, metrics, label_source)
-    features = Features(
+        scale = _scale_from_labels(labels, metrics, source)
+    return Features(
         relevance_level=float(level),
         scale=resolve_scale(scale),
         pool_depth=options.pool_depth,
     )
-    values = {metric.name: metric.spec.build(features, metric) for metric in metrics}
 
-    buckets = options.buckets
-    if buckets is None:
-        buckets = run_frame.dataset_buckets()  # a partitioned dataset brings its own
-    answer_frame = (
+
+def _rag_inputs(
+    features: Features,
+    options: EvaluateOptions,
+    metrics: list[Metric],
+    inputs: list[RunInput],
+    label_input: ParsedInput,
+    labels: pl.LazyFrame,
+    runs: Runs,
+    nugget_frame: pl.DataFrame | None,
+) -> _RagInputs:
+    """Read and plan what the RAG measures asked for need: answers, pools and nuggets.
+
+    Raises
+    ------
+    ParameterError
+        When nugget measures are asked for without nugget labels.
+    """
+    answers = (
         read_answers(options.answers, inputs, label_input) if features.containment_modes else None
     )
     if features.nugget_columns and nugget_frame is None:
@@ -183,51 +286,33 @@ def plan_evaluation_inputs(
             "frame or file with query_id, nugget_id, doc_id, support and importance."
         )
         raise ParameterError(msg)
-    return EvaluationPlan(
-        metrics=metrics,
-        values=values,
-        features=features,
-        runs=run_frame,
-        labels=label_frame,
-        label_source=label_source,
-        cutoffs=cutoff_frame,
-        pools=pool_tier_counts(
-            features,
-            options.pool,
-            label_frame,
-            order=order,
-            depth=options.pool_depth,
-            score_precision=options.score_precision,
-        ),
-        answers=answer_frame,
-        answer_positions=(
-            answer_positions(features, run_frame, answer_frame)
-            if answer_frame is not None
-            else None
-        ),
-        nugget_values=(
-            nugget_values(features, run_frame, nugget_frame)
-            if nugget_frame is not None and features.nugget_columns
-            else None
-        ),
-        nugget_stats=(
-            nugget_stats(features, nugget_frame).lazy()
-            if nugget_frame is not None and features.nugget_columns
-            else None
-        ),
-        text_match=text_match,
-        dataset_labels=(
-            (label_input.labels, label_input.buckets)
-            if label_input.buckets is not None
-            and "bucket" in label_input.labels.collect_schema().names()
-            else None
-        ),
-        options=options.replace(**_INPUT_OPTIONS, engine=engine, buckets=buckets),
-        engine=engine,
-        buckets=buckets,
-        client=options.client,
-        ranked_queries=ranked_queries,
+    pools = pool_tier_counts(
+        features,
+        options.pool,
+        labels,
+        order=options.order,
+        depth=options.pool_depth,
+        score_precision=options.score_precision,
     )
+    positions = answer_positions(features, runs, answers) if answers is not None else None
+    nuggets = nugget_frame if features.nugget_columns else None
+    return _RagInputs(
+        pools=pools,
+        answers=answers,
+        answer_positions=positions,
+        nugget_values=nugget_values(features, runs, nuggets) if nuggets is not None else None,
+        nugget_stats=nugget_stats(features, nuggets).lazy() if nuggets is not None else None,
+    )
+
+
+def _dataset_labels(label_input: ParsedInput) -> tuple[pl.LazyFrame, int] | None:
+    """Return a partitioned dataset's labels with their bucket column, and its bucket count."""
+    labels = label_input.labels
+    if label_input.buckets is None or labels is None:
+        return None
+    if "bucket" not in labels.collect_schema().names():
+        return None
+    return labels, label_input.buckets
 
 
 def _scale_from_labels(labels: pl.LazyFrame, metrics: list[Metric], source: str) -> str:
