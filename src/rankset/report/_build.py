@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from rankset.evaluation.cutoff_curves import Curves
     from rankset.label_quality.assessors import Agreement
     from rankset.label_quality.rank_stability import RankingStability
+    from rankset.report._sections import QuerySample
 
 __all__ = ["DEFAULT_REPORT_METRICS", "build_report", "report"]
 
@@ -146,45 +147,26 @@ def build_report(
             f"{sample.n_queries:,} queries: the per-query charts draw a sample of "
             f"{sample.query_ids.len():,} (tables, means, intervals and tests use them all).",
         ]
-    sections = [("summary", "Summary", _sections.summary_section(result, sample, n_resamples))]
-    if comparison is not None and comparison.height:
-        sections.append(
-            (
-                "comparison",
-                "Comparison",
-                _sections.comparison_section(
-                    result,
-                    comparison,
-                    baseline,
-                    test=_TEST,
-                    alpha=_ALPHA,
-                    sample=sample,
-                    n_resamples=n_resamples,
-                    correction=correction,
-                ),
-            )
-        )
-    if curves is not None and curves.summary.height:
-        sections.append(("curves", "Metric vs k", _sections.curves_section(curves)))
-    if diagnosis is not None and diagnosis.per_query.height:
-        sections.append(
-            ("diagnosis", "Diagnostic matrix", _sections.diagnosis_section(diagnosis, sample))
-        )
-    if fused is not None and diagnosis is not None and diagnosis.per_query.height:
-        sections.append(
-            ("fusion", "What fusion changed", _sections.fusion_section(diagnosis, fused))
-        )
+    sections = [
+        ("summary", "Summary", _sections.summary_section(result, sample, n_resamples)),
+        *_analysis_sections(
+            result,
+            sample,
+            baseline=baseline,
+            comparison=comparison,
+            curves=curves,
+            diagnosis=diagnosis,
+            fused=fused,
+            n_resamples=n_resamples,
+            correction=correction,
+        ),
+    ]
     if agreement is not None:
         labels_html = _sections.labels_section(result, agreement, stability, reference_labels)
         sections.append(("labels", "Label sets", labels_html))
     if worst and result.metrics:
-        sections.append(
-            (
-                "worst",
-                "Worst queries",
-                _sections.worst_section(result, worst, query_text, worst_among, explanations),
-            )
-        )
+        worst_html = _sections.worst_section(result, worst, query_text, worst_among, explanations)
+        sections.append(("worst", "Worst queries", worst_html))
     missing = [
         name
         for name, given in (
@@ -195,6 +177,49 @@ def build_report(
         if not given
     ]
     return _sections.document(result, sections, title=title, notes=notes, missing=missing)
+
+
+def _analysis_sections(
+    result: EvaluationResult,
+    sample: QuerySample,
+    *,
+    baseline: str | None,
+    comparison: pl.DataFrame | None,
+    curves: Curves | None,
+    diagnosis: Diagnosis | None,
+    fused: str | None,
+    n_resamples: int | None,
+    correction: Correction | None,
+) -> list[tuple[str, str, str]]:
+    """Return the sections whose input was given and is not empty: ``(id, title, html)``.
+
+    The comparison, the curves, the diagnostic matrix and what fusion changed, in that
+    order.
+    """
+    from rankset.report import _sections
+
+    sections = []
+    if comparison is not None and comparison.height:
+        html = _sections.comparison_section(
+            result,
+            comparison,
+            baseline,
+            test=_TEST,
+            alpha=_ALPHA,
+            sample=sample,
+            n_resamples=n_resamples,
+            correction=correction,
+        )
+        sections.append(("comparison", "Comparison", html))
+    if curves is not None and curves.summary.height:
+        sections.append(("curves", "Metric vs k", _sections.curves_section(curves)))
+    if diagnosis is not None and diagnosis.per_query.height:
+        html = _sections.diagnosis_section(diagnosis, sample)
+        sections.append(("diagnosis", "Diagnostic matrix", html))
+        if fused is not None:
+            html = _sections.fusion_section(diagnosis, fused)
+            sections.append(("fusion", "What fusion changed", html))
+    return sections
 
 
 def report(
@@ -276,91 +301,34 @@ def report(
     check_int("worst", worst, 0)  # before seconds of work, not after
     reference_labels = _check_label_sets(labels, label_sets)
     names = canonical_names(metrics)
-    notes: list[str] = []
     options = EvaluateOptions.from_kwargs(evaluate_options, "report")
-    summary = {"n_resamples": n_resamples, "seed": seed}
-    # num_rel picks the worst queries among those with a relevant label; it is measured in
-    # the same pass and left out of the page unless asked for.
-    try:
-        result = evaluate_with(runs, labels, _with_num_rel(names), options, **summary)
-    except GradeScaleError as error:
-        scaled = [name for name in names if needs_grade_scale(name)]
-        if "scale" in evaluate_options or not scaled:
-            raise
-        names = [name for name in names if name not in scaled]
-        notes.append(f"Left out {', '.join(scaled)} and the diagnostic matrix: {error}")
-        if not names:
-            raise
-        result = evaluate_with(runs, labels, _with_num_rel(names), options, **summary)
-    rag_ok = not notes
-    result, relevant = _split_num_rel(result, names)
-
-    comparison = None
-    systems = result.systems
-    if baseline is not None or len(systems) >= 2:
-        from rankset.comparison.pairwise import compare
-
-        baseline = systems[0] if baseline is None else baseline
-        rows = (len(systems) - 1) * len(result.metrics)
-        unreachable = unreachable_significance(rows, n_resamples, _ALPHA, "holm")
-        if unreachable is not None:
-            notes.append(f"Comparison: {unreachable}")
-        with warnings.catch_warnings():  # said once, in the page's notes
-            warnings.filterwarnings("ignore", "With n_resamples=", RanksetWarning)
-            comparison = compare(
-                result, baseline, tests=[_TEST], n_resamples=n_resamples, seed=seed, alpha=_ALPHA
-            )
-
-    from rankset.evaluation.cutoff_curves import curves as compute_curves
-
-    measures = curve_measures(names)
-    curve_options = options.as_kwargs(excluded=("k", "cutoffs", "default_k"))
-    curves = (
-        compute_curves(
-            runs,
-            labels,
-            measures,
-            ks=k_max,
-            n_resamples=n_resamples,
-            seed=seed,
-            keep_per_query=False,  # the chart draws the means: memory for one system
-            **curve_options,
-        )
-        if measures
-        else None
+    result, names, notes = _evaluate(
+        runs,
+        labels,
+        names,
+        options,
+        n_resamples=n_resamples,
+        seed=seed,
+        scale_given="scale" in evaluate_options,
     )
-
-    diagnosis = None
-    if rag_ok:
-        from rankset.diagnosis.quadrants import diagnose
-
-        needed = {f"ra_nwg@{k}", f"proc@{k}", f"pct_proc@{k}"}
-        if needed <= set(names):
-            diagnosis = diagnose(result, k=k)
-        else:
-            diagnosis = diagnose(runs, labels, k=k, **options.as_kwargs(excluded=("k",)))
-
-    agreement = stability = None
-    if label_sets:
-        from rankset.label_quality.assessors import agreement as label_agreement
-
-        agreement = label_agreement(labels, dict(label_sets), out_of_scale="drop", confidence=None)
-        if len(systems) >= 2 and result.metrics:
-            from rankset.label_quality.rank_stability import ranking_stability
-
-            stability = ranking_stability(
-                runs,
-                {reference_labels: labels, **label_sets},
-                result.metrics[0],
-                n_resamples=n_resamples,
-                seed=seed,
-                **options.as_kwargs(),
-            )
-
+    rag_ok = not notes  # the only note yet: metrics left out for want of a grade scale
+    result, relevant = _split_num_rel(result, names)
+    baseline, comparison = _compare(result, baseline, notes, n_resamples=n_resamples, seed=seed)
+    curves = _curves(runs, labels, names, options, k_max=k_max, n_resamples=n_resamples, seed=seed)
+    diagnosis = _diagnose(runs, labels, result, names, options, k=k) if rag_ok else None
+    agreement, stability = _label_sets(
+        runs,
+        labels,
+        label_sets,
+        result,
+        options,
+        reference_labels=reference_labels,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
     explanations = None
     if worst and result.metrics:
         explanations = _worst_explanations(runs, labels, result, options)
-
     page = build_report(
         result,
         baseline=baseline,
@@ -383,6 +351,151 @@ def report(
     with atomic_path(out) as temp:
         temp.write_text(page, encoding="utf-8")
     return target
+
+
+def _evaluate(
+    runs: Any,
+    labels: Any,
+    names: list[str],
+    options: EvaluateOptions,
+    *,
+    n_resamples: int,
+    seed: int,
+    scale_given: bool,
+) -> tuple[EvaluationResult, list[str], list[str]]:
+    """Evaluate the metrics ``names`` (and ``num_rel``); return the result, names and notes.
+
+    ``num_rel`` picks the worst queries among those with a relevant label; it is measured
+    in the same pass and left out of the page unless asked for. When the labels fit no
+    grade scale and none was given (``scale_given``), the metrics that need one are left
+    out, with a note (the only note: no note means the diagnostic matrix can be drawn).
+    """
+    notes: list[str] = []
+    summary = {"n_resamples": n_resamples, "seed": seed}
+    try:
+        result = evaluate_with(runs, labels, _with_num_rel(names), options, **summary)
+    except GradeScaleError as error:
+        scaled = [name for name in names if needs_grade_scale(name)]
+        if scale_given or not scaled:
+            raise
+        names = [name for name in names if name not in scaled]
+        notes.append(f"Left out {', '.join(scaled)} and the diagnostic matrix: {error}")
+        if not names:
+            raise
+        result = evaluate_with(runs, labels, _with_num_rel(names), options, **summary)
+    return result, names, notes
+
+
+def _compare(
+    result: EvaluationResult,
+    baseline: str | None,
+    notes: list[str],
+    *,
+    n_resamples: int,
+    seed: int,
+) -> tuple[str | None, pl.DataFrame | None]:
+    """Compare the systems with the baseline (the first system by default); return both.
+
+    No comparison with one system and no baseline named. A note says when no comparison
+    can reach significance with ``n_resamples`` (appended to ``notes``).
+    """
+    systems = result.systems
+    if baseline is None and len(systems) < 2:
+        return baseline, None
+    from rankset.comparison.pairwise import compare
+
+    baseline = systems[0] if baseline is None else baseline
+    rows = (len(systems) - 1) * len(result.metrics)
+    unreachable = unreachable_significance(rows, n_resamples, _ALPHA, "holm")
+    if unreachable is not None:
+        notes.append(f"Comparison: {unreachable}")
+    with warnings.catch_warnings():  # said once, in the page's notes
+        warnings.filterwarnings("ignore", "With n_resamples=", RanksetWarning)
+        comparison = compare(
+            result, baseline, tests=[_TEST], n_resamples=n_resamples, seed=seed, alpha=_ALPHA
+        )
+    return baseline, comparison
+
+
+def _curves(
+    runs: Any,
+    labels: Any,
+    names: Sequence[str],
+    options: EvaluateOptions,
+    *,
+    k_max: int,
+    n_resamples: int,
+    seed: int,
+) -> Curves | None:
+    """Return the curves from k = 1 to ``k_max`` of the metrics that take a cutoff, if any."""
+    from rankset.evaluation.cutoff_curves import curves as compute_curves
+
+    measures = curve_measures(names)
+    if not measures:
+        return None
+    return compute_curves(
+        runs,
+        labels,
+        measures,
+        ks=k_max,
+        n_resamples=n_resamples,
+        seed=seed,
+        keep_per_query=False,  # the chart draws the means: memory for one system
+        **options.as_kwargs(excluded=("k", "cutoffs", "default_k")),
+    )
+
+
+def _diagnose(
+    runs: Any,
+    labels: Any,
+    result: EvaluationResult,
+    names: Sequence[str],
+    options: EvaluateOptions,
+    *,
+    k: int,
+) -> Diagnosis:
+    """Return the diagnostic matrix at ``k``: from ``result`` when it measured all it needs."""
+    from rankset.diagnosis.quadrants import diagnose
+
+    needed = {f"ra_nwg@{k}", f"proc@{k}", f"pct_proc@{k}"}
+    if needed <= set(names):
+        return diagnose(result, k=k)
+    return diagnose(runs, labels, k=k, **options.as_kwargs(excluded=("k",)))
+
+
+def _label_sets(
+    runs: Any,
+    labels: Any,
+    label_sets: Mapping[str, Any] | None,
+    result: EvaluationResult,
+    options: EvaluateOptions,
+    *,
+    reference_labels: str,
+    n_resamples: int,
+    seed: int,
+) -> tuple[Agreement | None, RankingStability | None]:
+    """Return the label sets' agreement with the labels, and the systems' order under each.
+
+    The order needs two systems or more; neither without ``label_sets``.
+    """
+    if not label_sets:
+        return None, None
+    from rankset.label_quality.assessors import agreement as label_agreement
+
+    agreement = label_agreement(labels, dict(label_sets), out_of_scale="drop", confidence=None)
+    if len(result.systems) < 2 or not result.metrics:
+        return agreement, None
+    from rankset.label_quality.rank_stability import ranking_stability
+
+    stability = ranking_stability(
+        runs,
+        {reference_labels: labels, **label_sets},
+        result.metrics[0],
+        n_resamples=n_resamples,
+        seed=seed,
+        **options.as_kwargs(),
+    )
+    return agreement, stability
 
 
 def _worst_explanations(
