@@ -96,21 +96,69 @@ def ranking_stability(
     >>> result.correlations.select("labels", "kendall_tau_b", "top", "top_stays").row(0)
     ('judge', -1.0, 'b', False)
     """
+    _check_arguments(label_sets, rbo_p)
+    name = parse_metric(metric).name
+    greater = greater_is_better(name)
+    options = EvaluateOptions.from_kwargs(evaluate_options, "ranking_stability")
+    means = _means(
+        runs, label_sets, name, options, confidence=confidence, n_resamples=n_resamples, seed=seed
+    )
+    names = [str(n) for n in label_sets]
+    ranks = _ranks(means, names, greater)
+    reference = _Reference.of(means, ranks, names[0], greater)
+    rows = [
+        _compared(other, means, ranks, reference, greater=greater, rbo_p=rbo_p)
+        for other in names[1:]
+    ]
+    correlations = pl.DataFrame(rows, schema=_CORRELATION_SCHEMA)
+    return RankingStability(
+        ranks=ranks, correlations=correlations, reference=reference.name, metric=name
+    )
+
+
+_CORRELATION_SCHEMA = {
+    "labels": pl.String,
+    "n_systems": pl.Int64,
+    "kendall_tau_b": pl.Float64,
+    "tau_ap": pl.Float64,
+    "rbo": pl.Float64,
+    "n_rank_changes": pl.Int64,
+    "top_reference": pl.String,
+    "top": pl.String,
+    "top_stays": pl.Boolean,
+    "top_mean": pl.Float64,
+    "top_ci_low": pl.Float64,
+    "top_ci_high": pl.Float64,
+}
+
+
+def _check_arguments(label_sets: object, rbo_p: float) -> None:
+    """Refuse fewer than two label sets, and an RBO persistence outside (0, 1)."""
     if not isinstance(label_sets, Mapping) or len(label_sets) < 2:
         msg = "ranking_stability() needs a mapping of two label sets or more, {name: labels}."
         raise ParameterError(msg)
     if not 0.0 < rbo_p < 1.0:
         msg = f"The 'rbo_p' parameter must lie in (0, 1). Got {rbo_p!r} instead."
         raise ParameterError(msg)
-    name = parse_metric(metric).name
-    greater = greater_is_better(name)
-    options = EvaluateOptions.from_kwargs(evaluate_options, "ranking_stability")
+
+
+def _means(
+    runs: Any,
+    label_sets: Mapping[str, Any],
+    metric: str,
+    options: EvaluateOptions,
+    *,
+    confidence: float | None,
+    n_resamples: int,
+    seed: int,
+) -> pl.DataFrame:
+    """Evaluate the runs under each label set: ``labels, system, mean, ci_low, ci_high``."""
     frames = []
     for labels_name, labels in label_sets.items():
         result = evaluate_with(
             runs,
             labels,
-            [name],
+            [metric],
             options,
             confidence=confidence,
             n_resamples=n_resamples,
@@ -121,11 +169,14 @@ def ranking_stability(
                 pl.lit(str(labels_name)).alias("labels"), "system", "mean", "ci_low", "ci_high"
             )
         )
-    means = pl.concat(frames)
+    return pl.concat(frames)
+
+
+def _ranks(means: pl.DataFrame, names: list[str], greater: bool) -> pl.DataFrame:
+    """Rank the systems under each label set (competition ranks), in the order given."""
     sign = -1.0 if greater else 1.0
-    names = [str(n) for n in label_sets]
     given = {labels_name: position for position, labels_name in enumerate(names)}
-    ranks = means.with_columns(
+    return means.with_columns(
         rank=(pl.col("mean") * sign).rank("min").over("labels").cast(pl.Int64)
     ).sort(
         pl.col("labels").replace_strict(given, return_dtype=pl.Int64),
@@ -133,70 +184,70 @@ def ranking_stability(
         "system",
         maintain_order=True,
     )
-    reference = names[0]
-    base = means.filter(pl.col("labels") == reference)
-    systems = base["system"].to_list()
-    if len(systems) < 2:
-        msg = "ranking_stability() needs two systems or more to rank."
-        raise ParameterError(msg)
-    base_scores = dict(base.select("system", "mean").iter_rows())
-    base_order = _order(base_scores, greater)
-    # competition ranks, computed once above in the ranks frame
-    rank_of = {
-        labels_name: dict(
-            ranks.filter(pl.col("labels") == labels_name).select("system", "rank").iter_rows()
-        )
-        for labels_name in names
+
+
+@dataclass(frozen=True)
+class _Reference:
+    """The reference label set's ranking: what every other label set is compared with."""
+
+    name: str
+    systems: list[str]
+    scores: dict[str, Any]  # the mean of each system
+    order: list[str]
+    rank: dict[str, int]
+
+    @classmethod
+    def of(cls, means: pl.DataFrame, ranks: pl.DataFrame, name: str, greater: bool) -> _Reference:
+        """Return the ranking under the label set ``name``; two systems or more."""
+        base = means.filter(pl.col("labels") == name)
+        systems = base["system"].to_list()
+        if len(systems) < 2:
+            msg = "ranking_stability() needs two systems or more to rank."
+            raise ParameterError(msg)
+        scores = dict(base.select("system", "mean").iter_rows())
+        return cls(name, systems, scores, _order(scores, greater), _rank_of(ranks, name))
+
+
+def _rank_of(ranks: pl.DataFrame, labels_name: str) -> dict[str, int]:
+    """Return each system's competition rank under one label set (from the ranks frame)."""
+    return dict(ranks.filter(pl.col("labels") == labels_name).select("system", "rank").iter_rows())
+
+
+def _compared(
+    other: str,
+    means: pl.DataFrame,
+    ranks: pl.DataFrame,
+    reference: _Reference,
+    *,
+    greater: bool,
+    rbo_p: float,
+) -> dict[str, Any]:
+    """Return the row of ``correlations`` that compares the label set ``other``."""
+    sign = -1.0 if greater else 1.0
+    theirs = means.filter(pl.col("labels") == other)
+    scores = dict(theirs.select("system", "mean").iter_rows())
+    common = [s for s in reference.systems if s in scores]
+    order = _order({s: scores[s] for s in common}, greater)
+    reference_order = [s for s in reference.order if s in scores]
+    other_rank = _rank_of(ranks, other)
+    top = reference.order[0]
+    top_row = theirs.filter(pl.col("system") == top)
+    return {
+        "labels": other,
+        "n_systems": len(common),
+        "kendall_tau_b": kendall_tau_b(
+            [sign * reference.scores[s] for s in common], [sign * scores[s] for s in common]
+        ),
+        "tau_ap": tau_ap(order, reference_order),
+        "rbo": rbo(order, reference_order, rbo_p),
+        "n_rank_changes": sum(reference.rank[s] != other_rank[s] for s in common),
+        "top_reference": top,
+        "top": order[0],
+        "top_stays": order[0] == top,
+        "top_mean": top_row["mean"].item() if top_row.height else None,
+        "top_ci_low": top_row["ci_low"].item() if top_row.height else None,
+        "top_ci_high": top_row["ci_high"].item() if top_row.height else None,
     }
-    base_rank = rank_of[reference]
-    rows = []
-    for other in names[1:]:
-        theirs = means.filter(pl.col("labels") == other)
-        scores = dict(theirs.select("system", "mean").iter_rows())
-        common = [s for s in systems if s in scores]
-        order = _order({s: scores[s] for s in common}, greater)
-        reference_order = [s for s in base_order if s in scores]
-        other_rank = rank_of[other]
-        top = base_order[0]
-        top_row = theirs.filter(pl.col("system") == top)
-        rows.append(
-            {
-                "labels": other,
-                "n_systems": len(common),
-                "kendall_tau_b": kendall_tau_b(
-                    [sign * base_scores[s] for s in common], [sign * scores[s] for s in common]
-                ),
-                "tau_ap": tau_ap(order, reference_order),
-                "rbo": rbo(order, reference_order, rbo_p),
-                "n_rank_changes": sum(base_rank[s] != other_rank[s] for s in common),
-                "top_reference": top,
-                "top": order[0],
-                "top_stays": order[0] == top,
-                "top_mean": top_row["mean"].item() if top_row.height else None,
-                "top_ci_low": top_row["ci_low"].item() if top_row.height else None,
-                "top_ci_high": top_row["ci_high"].item() if top_row.height else None,
-            }
-        )
-    correlations = pl.DataFrame(
-        rows,
-        schema={
-            "labels": pl.String,
-            "n_systems": pl.Int64,
-            "kendall_tau_b": pl.Float64,
-            "tau_ap": pl.Float64,
-            "rbo": pl.Float64,
-            "n_rank_changes": pl.Int64,
-            "top_reference": pl.String,
-            "top": pl.String,
-            "top_stays": pl.Boolean,
-            "top_mean": pl.Float64,
-            "top_ci_low": pl.Float64,
-            "top_ci_high": pl.Float64,
-        },
-    )
-    return RankingStability(
-        ranks=ranks, correlations=correlations, reference=reference, metric=name
-    )
 
 
 def _order(scores: Mapping[str, float | None], greater: bool) -> list[str]:
