@@ -24,7 +24,7 @@ from rankset.fusion._fuse import (
     resolve_method,
 )
 from rankset.fusion._methods import NORMS, FusionMethod, Norm
-from rankset.measures import greater_is_better, parse_metric
+from rankset.measures import Metric, greater_is_better, parse_metric
 
 __all__ = ["FusionSearch", "optimize_fusion"]
 
@@ -107,76 +107,13 @@ def optimize_fusion(
     # Check every configuration as fuse() would, before any work.
     settled = [_settle(fusion, config, len(sources)) for config in configurations]
     train = None if train_queries is None else {str(q) for q in train_queries}
-    frames: list[pl.LazyFrame] = []
-    if fusion.trained:  # trained on the training queries, once per configuration
-        frames = [
-            fuse(
-                sources,
-                fusion.name,
-                name=str(number),
-                labels=labels,
-                train_queries=train,
-                **config,
-            )
-            for number, config in enumerate(configurations)
-        ]
+    if fusion.trained:
+        frames = _trained_runs(sources, fusion, labels, configurations, train)
     else:
-        base = long_rows(sources, [1.0] * len(sources), None)
-        for chosen_norm in dict.fromkeys(norm_ for norm_, _, _ in settled):
-            numbers = [i for i, (norm_, _, _) in enumerate(settled) if norm_ == chosen_norm]
-            params = pl.LazyFrame(
-                {
-                    "_config": numbers,
-                    **{key: [settled[i][1][key] for i in numbers] for key in fusion.params},
-                },
-                schema={"_config": pl.Int64, **dict.fromkeys(fusion.params, pl.Float64)},
-            )
-            weights = pl.LazyFrame(
-                {
-                    "_config": [i for i in numbers for _ in sources],
-                    "run": [run for _ in numbers for run in range(len(sources))],
-                    "weight": [w for i in numbers for w in settled[i][2]],
-                },
-                schema={"_config": pl.Int64, "run": pl.Int32, "weight": pl.Float64},
-            )
-
-            def per_configuration(
-                rows: pl.LazyFrame, params: pl.LazyFrame = params, weights: pl.LazyFrame = weights
-            ) -> pl.LazyFrame:
-                return rows.drop("weight").join(weights, on="run").join(params, on="_config")
-
-            if fusion.name == "borda":  # its points depend on the weights
-                prepared = prepared_rows(
-                    per_configuration(base), fusion, chosen_norm, by=["_config"]
-                )
-            else:
-                prepared = per_configuration(prepared_rows(base, fusion, chosen_norm))
-            frames.append(
-                fused_rows(
-                    prepared,
-                    fusion,
-                    {key: pl.col(key) for key in fusion.params},
-                    name=pl.col("_config").cast(pl.String),
-                    by=["_config"],
-                    ranked=False,
-                )
-            )
-
+        frames = _fused_runs(sources, fusion, settled)
     # Collected once: the evaluation reads its runs twice (their profile, then the pass).
     fused = pl.concat(frames, how="vertical").collect()
-    result = evaluate(fused, labels, [target], confidence=None, **evaluate_options)
-    per_query = result.per_query.select(pl.col("system").cast(pl.Int64), "query_id", "value")
-    if train is not None and not train & set(per_query["query_id"].to_list()):
-        msg = "None of the train_queries is a labelled query the runs answer."
-        raise ParameterError(msg)
-    in_train = pl.lit(True) if train is None else pl.col("query_id").is_in(sorted(train))
-    value = pl.col("value")
-    means = per_query.group_by("system").agg(
-        train=value.filter(in_train).mean(),
-        test=value.filter(~in_train).mean(),
-        n_train=value.filter(in_train).len(),
-        n_test=value.filter(~in_train).len(),
-    )
+    means = _train_test_means(fused, labels, target, train, evaluate_options)
     settings = pl.DataFrame(
         {
             "system": list(range(len(configurations))),
@@ -189,6 +126,130 @@ def optimize_fusion(
     )
     best = {"method": fusion.name, **configurations[int(ranked["system"][0])]}
     return FusionSearch(best=best, table=ranked.drop("system"), metric=target.name)
+
+
+def _trained_runs(
+    sources: list[IntoRun],
+    fusion: FusionMethod,
+    labels: IntoLabels,
+    configurations: list[dict[str, Any]],
+    train: set[str] | None,
+) -> list[pl.LazyFrame]:
+    """Fuse with a trained method: trained on the training queries, once per configuration.
+
+    Each fused run is named by its configuration's number.
+    """
+    return [
+        fuse(
+            sources,
+            fusion.name,
+            name=str(number),
+            labels=labels,
+            train_queries=train,
+            **config,
+        )
+        for number, config in enumerate(configurations)
+    ]
+
+
+def _fused_runs(
+    sources: list[IntoRun],
+    fusion: FusionMethod,
+    settled: list[tuple[Norm, dict[str, float], list[float]]],
+) -> list[pl.LazyFrame]:
+    """Fuse every configuration, one frame per normalisation; ``system``: its number.
+
+    The runs are read and normalised once per normalisation, and every configuration
+    with that normalisation is fused from the same rows (its parameters and weights
+    joined on as columns).
+    """
+    base = long_rows(sources, [1.0] * len(sources), None)
+    frames = []
+    for chosen_norm in dict.fromkeys(norm_ for norm_, _, _ in settled):
+        numbers = [i for i, (norm_, _, _) in enumerate(settled) if norm_ == chosen_norm]
+        params, weights = _configuration_rows(fusion, settled, numbers, len(sources))
+        if fusion.name == "borda":  # its points depend on the weights
+            prepared = prepared_rows(
+                _per_configuration(base, params, weights), fusion, chosen_norm, by=["_config"]
+            )
+        else:
+            prepared = _per_configuration(prepared_rows(base, fusion, chosen_norm), params, weights)
+        frames.append(
+            fused_rows(
+                prepared,
+                fusion,
+                {key: pl.col(key) for key in fusion.params},
+                name=pl.col("_config").cast(pl.String),
+                by=["_config"],
+                ranked=False,
+            )
+        )
+    return frames
+
+
+def _configuration_rows(
+    fusion: FusionMethod,
+    settled: list[tuple[Norm, dict[str, float], list[float]]],
+    numbers: list[int],
+    n_runs: int,
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """Return the parameters and the weights of the configurations ``numbers``.
+
+    Parameters: ``_config`` and one column per parameter; weights: ``_config, run,
+    weight``, a row per run.
+    """
+    params = pl.LazyFrame(
+        {
+            "_config": numbers,
+            **{key: [settled[i][1][key] for i in numbers] for key in fusion.params},
+        },
+        schema={"_config": pl.Int64, **dict.fromkeys(fusion.params, pl.Float64)},
+    )
+    weights = pl.LazyFrame(
+        {
+            "_config": [i for i in numbers for _ in range(n_runs)],
+            "run": [run for _ in numbers for run in range(n_runs)],
+            "weight": [w for i in numbers for w in settled[i][2]],
+        },
+        schema={"_config": pl.Int64, "run": pl.Int32, "weight": pl.Float64},
+    )
+    return params, weights
+
+
+def _per_configuration(
+    rows: pl.LazyFrame, params: pl.LazyFrame, weights: pl.LazyFrame
+) -> pl.LazyFrame:
+    """Repeat the rows once per configuration, with its weights and parameters."""
+    return rows.drop("weight").join(weights, on="run").join(params, on="_config")
+
+
+def _train_test_means(
+    fused: pl.DataFrame,
+    labels: IntoLabels,
+    target: Metric,
+    train: set[str] | None,
+    evaluate_options: Mapping[str, Any],
+) -> pl.DataFrame:
+    """Evaluate the fused runs: ``system`` (int), then the means on training and test queries.
+
+    Raises
+    ------
+    ParameterError
+        When no training query is a labelled query the runs answer.
+    """
+    result = evaluate(fused, labels, [target], confidence=None, **evaluate_options)
+    per_query = result.per_query.select(pl.col("system").cast(pl.Int64), "query_id", "value")
+    if train is not None and not train & set(per_query["query_id"].to_list()):
+        msg = "None of the train_queries is a labelled query the runs answer."
+        raise ParameterError(msg)
+    in_train = pl.lit(True) if train is None else pl.col("query_id").is_in(sorted(train))
+    value = pl.col("value")
+    return per_query.group_by("system").agg(
+        train=value.filter(in_train).mean(),
+        test=value.filter(~in_train).mean(),
+        n_train=value.filter(in_train).len(),
+        n_test=value.filter(~in_train).len(),
+    )
 
 
 def _settle(
