@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -278,8 +278,7 @@ def read_run(
     >>> type(run).__name__, caught[0].category.__name__
     ('LazyFrame', 'DeprecationWarning')
     """
-    warnings.warn(_deprecation("read_run", "scan_run"), DeprecationWarning, stacklevel=2)
-    return scan_run(source, format=format, columns=columns)
+    return _deprecated_read("read_run", scan_run, source, format=format, columns=columns)
 
 
 def read_labels(
@@ -313,16 +312,27 @@ def read_labels(
     >>> type(labels).__name__, caught[0].category.__name__
     ('LazyFrame', 'DeprecationWarning')
     """
-    warnings.warn(_deprecation("read_labels", "scan_labels"), DeprecationWarning, stacklevel=2)
-    return scan_labels(source, format=format, columns=columns)
+    return _deprecated_read("read_labels", scan_labels, source, format=format, columns=columns)
 
 
-def _deprecation(old: str, new: str) -> str:
-    return (
+def _deprecated_read(
+    old: str,
+    scan: Callable[..., pl.LazyFrame],
+    source: Source,
+    *,
+    format: InputFormat | None,
+    columns: Mapping[str, str] | None,
+) -> pl.LazyFrame:
+    """Warn that ``old`` is deprecated (at its caller's line), then return what ``scan`` does."""
+    new = scan.__name__
+    msg = (
         f"rankset {old}() returns a LazyFrame; in the next release it will return a "
         f"DataFrame, as Polars' read_* functions do. Use {new}() for a LazyFrame, or "
         f"{new}(...).collect() for a DataFrame."
     )
+    # 3: the line that called ``old``, not ``old`` itself.
+    warnings.warn(msg, DeprecationWarning, stacklevel=3)
+    return scan(source, format=format, columns=columns)
 
 
 # --------------------------------------------------------------------------------------

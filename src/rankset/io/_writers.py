@@ -13,7 +13,7 @@ import io
 import json
 import os
 import secrets
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal, cast
 
@@ -175,15 +175,16 @@ def write_run(
     301 Q0 d1 1 -1.0 rankset
     301 Q0 d2 2 -2.0 rankset
     """
-    fmt = _write_format(path, format)
-    data = _collect(frame)
-    _require_output_columns(data, ("query_id", "doc_id"), "run")
-    if fmt == "trec":
-        _require_numeric_columns(data, {"rank": "integers", "score": "numbers"})
-        _check_trec_fields(data, ("query_id", "doc_id", "system"))
-        _write_lines(data.select(_trec_run_line(data).alias("line")), path)
-    else:
-        _write_table(data, path, fmt)
+    _write_rows(
+        frame,
+        path,
+        format,
+        what="run",
+        required=("query_id", "doc_id"),
+        numeric={"rank": "integers", "score": "numbers"},
+        fields=("query_id", "doc_id", "system"),
+        trec_line=_trec_run_line,
+    )
 
 
 def write_labels(
@@ -198,11 +199,8 @@ def write_labels(
     ----------
     frame
         Labels with ``query_id``, ``doc_id`` and ``grade``.
-    path
-        Destination; a ``.gz`` suffix gzip-compresses the output.
-    format
-        ``"trec"``, ``"parquet"`` or ``"csv"``; when None, from the extension
-        (``.parquet``/``.pq``, ``.csv``), else TREC.
+    path, format
+        As for :func:`write_run`.
 
     Notes
     -----
@@ -225,18 +223,42 @@ def write_labels(
     301 0 d1 2
     301 0 d2 0.5
     """
+    _write_rows(
+        frame,
+        path,
+        format,
+        what="labels",
+        required=("query_id", "doc_id", "grade"),
+        numeric={"grade": "numbers"},
+        fields=("query_id", "doc_id"),
+        trec_line=_trec_qrels_line,
+    )
+
+
+def _write_rows(
+    frame: pl.DataFrame | pl.LazyFrame,
+    path: str | os.PathLike[str],
+    format: WriteFormat | None,
+    *,
+    what: str,
+    required: Sequence[str],
+    numeric: Mapping[str, str],
+    fields: Sequence[str],
+    trec_line: Callable[[pl.DataFrame], pl.Expr],
+) -> None:
+    """Write a run or labels (``what``) as TREC text, Parquet or CSV, atomically.
+
+    ``required`` columns must be present; TREC text also needs the ``numeric`` columns
+    numeric (``"integers"`` or ``"numbers"``) and the ``fields`` writable as one TREC
+    field, and writes a line per row as ``trec_line`` makes it from the frame.
+    """
     fmt = _write_format(path, format)
     data = _collect(frame)
-    _require_output_columns(data, ("query_id", "doc_id", "grade"), "labels")
+    _require_output_columns(data, required, what)
     if fmt == "trec":
-        _require_numeric_columns(data, {"grade": "numbers"})
-        _check_trec_fields(data, ("query_id", "doc_id"))
-        grade = pl.col("grade").cast(pl.Float64)
-        line = pl.concat_str(
-            [pl.col("query_id"), pl.lit("0"), pl.col("doc_id"), _number_text(grade)],
-            separator=" ",
-        )
-        _write_lines(data.select(line.alias("line")), path)
+        _require_numeric_columns(data, numeric)
+        _check_trec_fields(data, fields)
+        _write_lines(data.select(trec_line(data).alias("line")), path)
     else:
         _write_table(data, path, fmt)
 
@@ -295,6 +317,15 @@ def _trec_run_line(data: pl.DataFrame) -> pl.Expr:
             score.cast(pl.String),
             system,
         ],
+        separator=" ",
+    )
+
+
+def _trec_qrels_line(data: pl.DataFrame) -> pl.Expr:
+    """Return a qrels line, ``qid 0 docid grade`` (``data`` unused: no optional column)."""
+    grade = pl.col("grade").cast(pl.Float64)
+    return pl.concat_str(
+        [pl.col("query_id"), pl.lit("0"), pl.col("doc_id"), _number_text(grade)],
         separator=" ",
     )
 
