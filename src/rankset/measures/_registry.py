@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias, overload
+from typing import Literal, Required, TypeAlias, TypedDict, Unpack, overload
 
 import polars as pl
 
@@ -261,41 +261,29 @@ _REGISTRY: dict[str, MeasureSpec] = {}
 _ALIASES: dict[str, str] = {}
 
 
+class _DefineOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`define`, for its overloads (defaults: see there)."""
+
+    description: Required[str]
+    cutoff: Required[CutoffRule]
+    params: Sequence[ParamSpec]
+    aliases: Sequence[str]
+    greater_is_better: bool
+    empty_value: EmptyValue
+    na_rule: str
+    trec_eval: str | Sequence[str]
+    ir_measures: str | None
+    ranx: str | None
+    average: Average
+
+
 @overload
-def define(
-    name: str,
-    build: Build,
-    *,
-    description: str,
-    cutoff: CutoffRule,
-    params: Sequence[ParamSpec] = (),
-    aliases: Sequence[str] = (),
-    greater_is_better: bool = True,
-    empty_value: EmptyValue = 0.0,
-    na_rule: str = "",
-    trec_eval: str | Sequence[str] = (),
-    ir_measures: str | None = None,
-    ranx: str | None = None,
-    average: Average = "mean",
-) -> MeasureSpec: ...
+def define(name: str, build: Build, **options: Unpack[_DefineOptions]) -> MeasureSpec: ...
 
 
 @overload
 def define(
-    name: str,
-    build: None = None,
-    *,
-    description: str,
-    cutoff: CutoffRule,
-    params: Sequence[ParamSpec] = (),
-    aliases: Sequence[str] = (),
-    greater_is_better: bool = True,
-    empty_value: EmptyValue = 0.0,
-    na_rule: str = "",
-    trec_eval: str | Sequence[str] = (),
-    ir_measures: str | None = None,
-    ranx: str | None = None,
-    average: Average = "mean",
+    name: str, build: None = None, **options: Unpack[_DefineOptions]
 ) -> Callable[[Build], Build]: ...
 
 
