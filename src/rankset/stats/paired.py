@@ -137,12 +137,8 @@ def paired_randomization_tests(
     diffs
         Matrix of shape ``(n_queries, n_comparisons)``: column ``j`` holds the per-query
         differences of comparison ``j``. No NaN.
-    n_resamples
-        Number of random sign assignments.
-    seed
-        Seed of the random generator (ignored when ``rng`` is given).
-    rng
-        A numpy generator to draw from instead of ``seed``; it is advanced.
+    n_resamples, seed, rng
+        As for :func:`paired_randomization_test`.
 
     Returns
     -------
@@ -242,14 +238,8 @@ def bootstrap_mean_ci(
     ----------
     values
         Per-query values; NaN entries are NA and dropped (means skip NA).
-    confidence
-        Coverage of the interval, in ``(0, 1)``.
-    n_resamples
-        Number of bootstrap resamples.
-    seed
-        Seed of the random generator (ignored when ``rng`` is given).
-    rng
-        A numpy generator to draw from instead of ``seed``; it is advanced.
+    confidence, n_resamples, seed, rng
+        As for :func:`paired_bootstrap_ci`.
 
     Returns
     -------
@@ -285,14 +275,8 @@ def paired_bootstrap_cis(
     ----------
     diffs
         Matrix of shape ``(n_queries, n_comparisons)``; no NaN.
-    confidence
-        Coverage of the intervals, in ``(0, 1)``.
-    n_resamples
-        Number of bootstrap resamples.
-    seed
-        Seed of the random generator (ignored when ``rng`` is given).
-    rng
-        A numpy generator to draw from instead of ``seed``; it is advanced.
+    confidence, n_resamples, seed, rng
+        As for :func:`paired_bootstrap_ci` (``confidence``: of every interval).
 
     Returns
     -------
