@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
 from rankset import stats
+from rankset.stats import _draws as draws
 from rankset.errors import MissingDependencyError, ParameterError
 from rankset.stats.paired import (
     adjust_pvalues,
@@ -162,7 +163,7 @@ def test_randomization_exact_p_values_of_the_cases_by_hand() -> None:
 
 def test_randomization_in_many_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     # A tiny memory budget forces many chunks and a short last one.
-    monkeypatch.setattr(stats, "_CHUNK_BYTES", 8 * 12 * 7)
+    monkeypatch.setattr(draws, "_CHUNK_BYTES", 8 * 12 * 7)
     diffs = EXACT_CASES["integers with ties and zeros, n=12"]
     exact = _exact_randomization_p(diffs)
     p = paired_randomization_test(diffs, n_resamples=5003)
