@@ -27,7 +27,7 @@ LAYERS: list[set[str]] = [
     {"measures"},
     {"evaluation"},
     # the analyses of an evaluation, side by side; "testing" and "compat" use them too
-    {"comparison", "diagnosis", "label_quality", "fusion", "compat", "testing"},
+    {"comparison", "diagnosis", "label_quality", "fusion", "compat", "testing", "experiments"},
     {"charts"},
     {"report"},
     {"cli"},

@@ -1,0 +1,57 @@
+"""Results that last: an experiment store, its history, and a CI gate.
+
+- :class:`Store`: a folder of logged evaluations, Parquet tables that Polars alone reads
+  (``pl.read_parquet("store/entries/*/summary.parquet")``), written atomically so that
+  concurrent writers need no lock; :meth:`Store.history` shows how the means moved, and
+  :meth:`Store.result` / :meth:`Store.latest` give an entry back as an
+  :class:`~rankset.EvaluationResult`;
+- :func:`gate`: exit 0 when no asked metric fell past the rule, 1 when one did, with a
+  Markdown report for a pull request (:class:`GateResult`); :func:`evaluate_and_gate`
+  evaluates a run first and takes its baseline as a run or a store entry;
+- :func:`history_chart`: a metric's mean over the entries, one line per system.
+
+Inside: ``_layout`` (the folder, its format version, the atomic write), ``_provenance``
+(hashes, git commit, meta), ``_store``, ``_gate``, ``_report`` (the gate's Markdown) and
+``_chart``, and ``_workflow`` (:func:`evaluate_and_gate`).
+
+Examples
+--------
+>>> import rankset
+>>> from rankset.experiments import gate
+>>> labels = {"q1": {"a": 1}, "q2": {"b": 1}}
+>>> before = rankset.evaluate({"q1": {"a": 2.0}, "q2": {"b": 2.0}}, labels, ["rr"])
+>>> gate(before, before, "rr", max_drop="2%").passed
+True
+"""
+
+from __future__ import annotations
+
+from rankset.experiments._chart import history_chart
+from rankset.experiments._gate import (
+    GATE_COLUMNS,
+    GATE_TESTS,
+    GateResult,
+    GateTest,
+    gate,
+    parse_max_drop,
+)
+from rankset.experiments._layout import FORMAT_VERSION
+from rankset.experiments._provenance import git_commit, parse_meta
+from rankset.experiments._store import HISTORY_COLUMNS, Store
+from rankset.experiments._workflow import evaluate_and_gate
+
+__all__ = [
+    "FORMAT_VERSION",
+    "GATE_COLUMNS",
+    "GATE_TESTS",
+    "HISTORY_COLUMNS",
+    "GateResult",
+    "GateTest",
+    "Store",
+    "evaluate_and_gate",
+    "gate",
+    "git_commit",
+    "history_chart",
+    "parse_max_drop",
+    "parse_meta",
+]

@@ -1,0 +1,138 @@
+"""The gate's Markdown: a PASS/FAIL headline, the rule in words, a table, the coverage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from rankset._format import format_p, format_value
+
+__all__ = ["describe_rule", "gate_markdown"]
+
+
+def describe_rule(rules: dict[str, Any]) -> str:
+    """Say in one sentence when a metric fails.
+
+    Examples
+    --------
+    >>> describe_rule({"max_drop": 0.02, "relative": True, "alpha": 0.05,
+    ...                "test": "randomization", "correction": "holm"})[:61]
+    'A metric fails when its mean fell by more than 2.00% of the b'
+    >>> describe_rule({"max_drop": None, "alpha": None})
+    'A metric fails when its mean fell at all.'
+    """
+    amount, relative, alpha = rules.get("max_drop"), rules.get("relative"), rules.get("alpha")
+    if amount is None:
+        fall = "its mean fell at all"
+    elif relative:
+        fall = f"its mean fell by more than {amount:.2%} of the baseline's"
+    else:
+        fall = f"its mean fell by more than {format_value(amount)}"
+    if alpha is None:
+        return f"A metric fails when {fall}."
+    correction = rules.get("correction")
+    adjusted = f" ({correction}-corrected over the gated metrics)" if correction else ""
+    return (
+        f"A metric fails when {fall} and the paired {rules.get('test')} test gives "
+        f"p < {format_p(alpha)}{adjusted}."
+    )
+
+
+def gate_markdown(
+    table: pl.DataFrame,
+    coverage: pl.DataFrame | None,
+    rules: dict[str, Any],
+    *,
+    passed: bool,
+    failures: list[str],
+) -> str:
+    """Return the gate's Markdown report (GitHub-flavoured table)."""
+    n = table.height
+    if passed:
+        headline = "## ✅ rankset gate: PASS"
+        verdict = f"No gated metric fell past the rule ({n} checked)."
+    else:
+        headline = "## ❌ rankset gate: FAIL"
+        if failures:
+            verdict = f"{len(failures)} of {n} gated metrics fell: {', '.join(failures)}."
+        else:
+            verdict = "No gated metric fell, but the judged coverage did."
+    corrected = rules.get("correction") is not None
+    header = ["system", "metric", "baseline", "candidate", "delta", "relative", "queries", "p"]
+    if corrected:
+        header.append(f"p ({rules['correction']})")
+    header += ["fell past threshold", "significant", "result"]
+    align = ["---", "---", *["---:"] * (len(header) - 5), ":---:", ":---:", "---"]
+    lines = [
+        headline,
+        "",
+        verdict,
+        describe_rule(rules),
+        "",
+        _row(header),
+        _row(align),
+    ]
+    for row in table.iter_rows(named=True):
+        relative = row["relative_delta"]
+        cells = [
+            _cell(row["system"]),
+            _cell(row["metric"]),
+            format_value(row["baseline_mean"]),
+            format_value(row["candidate_mean"]),
+            format_value(row["delta"], signed=True),
+            "NA" if relative is None else f"{relative:+.2%}",
+            f"{row['n_queries']}" + (f" ({row['n_dropped']} dropped)" if row["n_dropped"] else ""),
+            format_p(row["p"]),
+        ]
+        if corrected:
+            cells.append(format_p(row["p_adj"]))
+        cells += [
+            _yes_no(row["fell_by_threshold"]),
+            _yes_no(row["significant"]),
+            "**FAIL**" if row["failed"] else "pass",
+        ]
+        lines.append(_row(cells))
+    lines.append("")
+    lines.extend(_coverage_lines(coverage, rules))
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _coverage_lines(coverage: pl.DataFrame | None, rules: dict[str, Any]) -> list[str]:
+    k = rules.get("coverage_k")
+    if k is None:
+        return []
+    if coverage is None:
+        return [
+            f"Judged coverage: not checked (judged@{k} is not in both results; evaluate "
+            f"with judged@{k} to check it).",
+            "",
+        ]
+    lines = []
+    for row in coverage.iter_rows(named=True):
+        base, cand = format_value(row["baseline_mean"]), format_value(row["candidate_mean"])
+        if row["fell"]:
+            consequence = " (fails the gate)" if rules.get("fail_on_coverage") else ""
+            lines.append(
+                f"⚠️ Judged coverage fell for {_cell(row['system'])}: {row['metric']} "
+                f"{base} → {cand}{consequence}. More of the candidate's top documents are "
+                "unlabelled, so its scores understate it; judge them before trusting the "
+                "comparison."
+            )
+        else:
+            lines.append(
+                f"Judged coverage held for {_cell(row['system'])}: {row['metric']} {base} → {cand}."
+            )
+    return [*lines, ""]
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _cell(value: object) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _yes_no(value: bool | None) -> str:
+    return "—" if value is None else ("yes" if value else "no")
