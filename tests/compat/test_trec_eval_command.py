@@ -190,3 +190,43 @@ def test_11pt_avg_points_out_of_order_are_refused(trec_eval_data: Path) -> None:
     status, out, err = _run(["-m", "11pt_avg.0.5,0.2", *files])
     assert (status, out) == (1, "")
     assert "ascending order" in err
+
+
+def test_infinite_scores_rank_as_in_trec_eval_and_nan_is_refused(tmp_path: Path) -> None:
+    # trec_eval 10.0 and 9.0.8 print these lines for this pair: the +inf documents
+    # (f, d, c, a by document id) first, then the -inf ones (e, b)
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 1\nq1 0 b 1\nq1 0 c 0\n", encoding="utf-8")
+    run.write_text(
+        "q1 Q0 a 1 inf t\nq1 Q0 b 2 -inf t\nq1 Q0 c 3 +Infinity t\nq1 Q0 d 4 1e400 t\n"
+        "q1 Q0 e 5 -1e400 t\nq1 Q0 f 6 INF t\n",
+        encoding="utf-8",
+    )
+    argv = ["-q", "-m", "relstring", "-m", "map", str(qrels), str(run)]
+    expected = [
+        "map                   \tq1\t0.2917",
+        "relstring             \tq1\t'--01-1'",
+        "map                   \tall\t0.2917",
+    ]
+    for version in ([], ["--trec-eval-version", "9.0.8"]):
+        status, out, err = _run([*version, *argv])
+        assert (status, err) == (0, "")
+        assert out.splitlines() == expected
+    run.write_text("q1 Q0 a 1 inf t\nq1 Q0 b 2 nan t\n", encoding="utf-8")
+    status, out, err = _run(argv)
+    assert (status, out) == (2, "")
+    assert "not a finite number" in err
+
+
+def test_a_first_query_with_only_negative_grades_stops_as_trec_eval_does(tmp_path: Path) -> None:
+    # form_res_rels.c sizes its per-level counts by the highest grade + 1: 0 for the
+    # first query trec_eval scores gives it no array, and the first measure fails
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a -1\nq2 0 a 1\nq3 0 b -1\n", encoding="utf-8")
+    run.write_text("q1 Q0 a 1 1 t\nq2 Q0 a 1 1 t\nq3 Q0 a 1 1 t\n", encoding="utf-8")
+    status, out, err = _run(["-q", "-m", "num_q", "-m", "map", str(qrels), str(run)])
+    assert (status, out, err) == (4, "", "trec_eval: Can't calculate measure 'map'\n")
+    # a later query is scored with the array the first one made
+    qrels.write_text("q1 0 a 1\nq3 0 b -1\n", encoding="utf-8")
+    status, out, err = _run(["-m", "map", str(qrels), str(run)])
+    assert (status, out, err) == (0, "map                   \tall\t0.5000\n", "")

@@ -332,3 +332,27 @@ def test_9_reads_every_gain_name_with_atol(
     qrels, run = trec_eval_data / "qrels.test", trec_eval_data / "results.test"
     _compare(trec_eval_9, ["-q", "-m", measure], qrels, run, VERSION_9)
     _compare(trec_eval_10, ["-q", "-m", measure], qrels, run)
+
+
+INFINITE_SCORES = [
+    # +inf ties among themselves (document id decides), -inf last; C's atof spellings
+    "q1 Q0 a 1 inf t\nq1 Q0 b 2 -inf t\nq1 Q0 c 3 +Infinity t\nq1 Q0 d 4 1e400 t\n"
+    "q1 Q0 e 5 -1e400 t\nq1 Q0 f 6 INF t\nq2 Q0 a 1 -Inf t\nq2 Q0 b 1 3 t\n",
+    # past 9.0.8's float: 2e39 and 1e39 tie there (document id decides), not in 10.0
+    "q1 Q0 a 1 2e39 t\nq1 Q0 b 1 1e39 t\nq1 Q0 c 1 3.4e38 t\nq1 Q0 d 1 -INFINITY t\n"
+    "q2 Q0 a 1 1e39 t\nq2 Q0 c 1 0.5 t\nq2 Q0 d 1 -1e39 t  extra fields\n",
+]
+
+
+@pytest.mark.parametrize("text", INFINITE_SCORES)
+@pytest.mark.parametrize(
+    "options", [["-q", "-m", "all_trec", "-m", "relstring"], ["-q", "-J", "-M2", "-m", "all_trec"]]
+)
+def test_infinite_scores_are_ordered_as_trec_eval_orders_them(
+    trec_eval_10: Path, trec_eval_9: Path, tmp_path: Path, text: str, options: list[str]
+) -> None:
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 1\nq1 0 b 2\nq1 0 c 0\nq1 0 d 1\nq2 0 a 1\nq2 0 c 2\n")
+    run.write_text(text, encoding="utf-8")
+    _compare(trec_eval_10, options, qrels, run)
+    _compare(trec_eval_9, options, qrels, run, VERSION_9)

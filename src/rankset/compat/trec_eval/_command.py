@@ -32,6 +32,7 @@ from rankset.compat.trec_eval._output import (
     summary_lines,
 )
 from rankset.compat.trec_eval._prefs import preference_values
+from rankset.compat.trec_eval._results import finite_order
 from rankset.compat.trec_eval._zscores import as_z_columns, as_zscores, read_zscores
 from rankset.errors import RanksetError, SchemaError
 
@@ -110,6 +111,7 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
     v9 = options.version == "9.0.8"
     if v9:  # 9.0.8 keeps scores as floats: values that differ beyond them tie
         run = run.with_columns(pl.col("score").cast(pl.Float32).cast(pl.Float64))
+    run = finite_order(run)  # ±inf (or a double past 9.0.8's float) ranked, as trec_eval does
     # byte order of the ids, as trec_eval's strcmp (and Polars' string sort)
     label_queries = labels["query_id"].unique().sort().to_list()
     answered = set(run["query_id"].unique().to_list())
@@ -130,6 +132,9 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
     if not (scored if v9 else walk):
         raise TrecEvalError("trec_eval: No queries with both results and relevance info", 7)
     n_queries = len(label_queries) if options.complete else len(scored)
+    first = (scored if v9 else walk)[0]
+    if first != stop_at:
+        _refuse_unlevelled_first_query(planned, labels, first, options)
     run = _with_stand_ins(run, added)
     cut = prepare_run(run, labels, options)  # the ranking -M and -J leave, made once
     values = query_values(labels, cut, planned, options, scored, set(added))
@@ -388,6 +393,30 @@ def _refuse_debug_traces(planned: list[tuple[Measure, list[Column]]], options: O
                 f"trace of {measure.name}, which rankset does not reproduce (use -D 0)"
             )
             raise TrecEvalError(msg, 1)
+
+
+def _refuse_unlevelled_first_query(
+    planned: list[tuple[Measure, list[Column]]],
+    labels: pl.DataFrame,
+    query: str,
+    options: Options,
+) -> None:
+    """Stop as trec_eval stops when the first query it scores has no grade of 0 or more.
+
+    ``form_res_rels.c`` keeps one array of counts per grade level across queries and
+    sizes it by the query's highest grade plus one; ``te_chk_and_malloc`` returns the
+    array it holds for a size of 0 or less, which before any query grew it is NULL: the
+    first measure of the qrels format fails (status 4) before a line is printed. Later
+    queries reuse the array the first one made, so only the first query can fail.
+    """
+    if options.rel_format != "qrels":
+        return
+    top = labels.filter(pl.col("query_id") == query)["grade"].max()
+    if not isinstance(top, int | float) or top >= 0:
+        return
+    for measure, _ in planned:
+        if measure.kind not in ("runid", "num_q"):
+            raise TrecEvalError(f"trec_eval: Can't calculate measure '{measure.name}'", 4)
 
 
 def _refuse_duplicates(run: pl.DataFrame) -> None:

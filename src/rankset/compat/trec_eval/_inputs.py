@@ -18,6 +18,7 @@ from rankset.compat.trec_eval._options import (
     TrecEvalError,
 )
 from rankset.compat.trec_eval._prefs import read_preferences
+from rankset.compat.trec_eval._results import read_results_with_infinities
 from rankset.errors import RanksetError
 
 __all__ = ["check_label_format", "read_inputs"]
@@ -61,7 +62,12 @@ def read_inputs(
     try:
         run = scan_run(options.run).collect()
     except RanksetError as error:
-        raise TrecEvalError(f"{error}\ntrec_eval: Quit in file '{options.run}'", 2) from None
+        # trec_eval orders infinite scores; rankset's readers refuse them
+        with_infinities = read_results_with_infinities(options.run)
+        if with_infinities is None:
+            msg = f"{error}\ntrec_eval: Quit in file '{options.run}'"
+            raise TrecEvalError(msg, 2) from None
+        run = with_infinities
     return labels, run, groups, preferences
 
 

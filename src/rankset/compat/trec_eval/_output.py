@@ -78,27 +78,41 @@ def means(
 ) -> dict[str, float]:
     """trec_eval's summaries: counts summed, the rest added in query order and divided.
 
-    The divisor is the number of queries averaged over: with 9.0.8's -c, every labelled
-    query, the ones without results adding 0 (log(0.00001) to a geometric mean).
+    ``values`` are in query order (trec_eval's: byte order of the ids, in 10.0 and 9.0.8
+    alike). Each metric's values are added one by one in that order, in double, as
+    ``te_acc_meas_s`` does, then divided by the number of queries averaged over, as
+    ``te_calc_avg_meas_s`` does: with 9.0.8's -c, every labelled query, the ones without
+    results adding 0 (log(0.00001) to a geometric mean). The addition and the division
+    are done here, one metric at a time, so a mean depends only on its own values:
+    Polars may add a group in blocks or divide by a constant through its reciprocal,
+    which moves the last bit and, on a 4th-decimal tie, the printed digit.
     """
+    import numpy as np
+
     from rankset.measures import geometric_metrics
     from rankset.measures.ranking import MIN_GEO_MEAN
 
-    counts = [c.metric for _, cs in planned for c in cs if c.metric and c.kind == "long"]
+    counts = {c.metric for _, cs in planned for c in cs if c.metric and c.kind == "long"}
     names = values["metric"].unique().to_list()
-    geometric = geometric_metrics([n for n in names if not n.startswith(OTHER_FORMATS)])
-    total = pl.col("value").cum_sum().last()
-    absent = pl.lit(n_queries, dtype=pl.Float64) - pl.len()
-    mean = total / n_queries
-    geometric_mean = (total + absent * math.log(MIN_GEO_MEAN)) / n_queries
-    summary = values.group_by("metric").agg(
-        pl.when(pl.col("metric").first().is_in(counts))
-        .then(total)
-        .when(pl.col("metric").first().is_in(geometric))
-        .then(geometric_mean.exp())
-        .otherwise(mean)
+    geometric = set(geometric_metrics([n for n in names if not n.startswith(OTHER_FORMATS)]))
+    summaries: dict[str, float] = {}
+    groups = values.select("metric", "value").partition_by(
+        "metric", maintain_order=True, as_dict=True
     )
-    return dict(summary.iter_rows())
+    for (metric,), group in groups.items():
+        column = group["value"].to_numpy().astype(np.float64, copy=False)
+        # add.accumulate is a plain loop: its last element is the C loop's sum
+        total = float(np.add.accumulate(column)[-1]) if column.size else 0.0
+        name = str(metric)
+        if name in counts:
+            summaries[name] = total
+        elif name in geometric:
+            absent = float(n_queries - column.size)
+            total += absent * math.log(MIN_GEO_MEAN)
+            summaries[name] = math.exp(total / n_queries) if n_queries else total
+        else:
+            summaries[name] = total / n_queries if n_queries else total
+    return summaries
 
 
 def relstring_length(options: Options) -> int:
