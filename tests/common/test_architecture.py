@@ -29,7 +29,7 @@ LAYERS: list[set[str]] = [
     # the analyses of an evaluation, side by side; "testing" and "compat" use them too
     {"comparison", "diagnosis", "label_quality", "fusion", "compat", "testing", "experiments"},
     {"charts"},
-    {"report"},
+    {"report", "dashboard"},
     {"cli"},
     {"__init__", "cluster"},
 ]

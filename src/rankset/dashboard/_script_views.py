@@ -1,0 +1,391 @@
+"""The page's script, second part: the query explorer, the query view, and the start.
+
+The label-free contrast of two rankings is computed here, as
+:func:`rankset.label_quality.rbo` and :func:`rankset.label_quality.tau_ap` define it (the
+tests compare the page's numbers with theirs): overlap@k and Jaccard@k of the two top k,
+extrapolated RBO (p = 0.9) over the shorter of the two lists, and tau_AP of B's order of the
+documents both top k hold against A's order (NA under two shared documents).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["VIEWS_SCRIPT"]
+
+VIEWS_SCRIPT: Final = r"""
+// --- query explorer ---------------------------------------------------------------------
+function differences() {
+  var m = metricIndex(state.metric);
+  var va = D.values[m][sysIndex(state.a)], vb = D.values[m][sysIndex(state.b)];
+  var out = new Array(NQ);
+  for (var i = 0; i < NQ; i++) {
+    out[i] = va[i] === null || vb[i] === null ? null : vb[i] - va[i];
+  }
+  return out;
+}
+function outcomeOf(diff, greater) {
+  if (diff === null) { return null; }
+  if (Math.abs(diff) < 1e-9) { return "ties"; }
+  return (diff > 0) === greater ? "wins" : "losses";
+}
+function binning(diffs) {
+  var lo = Infinity, hi = -Infinity;
+  diffs.forEach(function (d) { if (d !== null) { lo = Math.min(lo, d); hi = Math.max(hi, d); } });
+  if (lo === Infinity) { lo = 0; hi = 0; }
+  var span = hi - lo || 1, raw = span / 24;
+  var magnitude = Math.pow(10, Math.floor(Math.log10(raw)));
+  var step = [1, 2, 2.5, 5, 10].map(function (f) { return f * magnitude; })
+    .filter(function (s) { return s >= raw; })[0];
+  var start = Math.floor(lo / step + 1e-9) * step;
+  var n = Math.max(1, Math.floor((hi - start) / step + 1e-9) + 1);
+  return {
+    start: start, step: step, n: n,
+    index: function (d) {
+      return Math.min(n - 1, Math.max(0, Math.floor((d - start) / step + 1e-9)));
+    },
+    edge: function (i) { return Number((start + i * step).toFixed(10)); }
+  };
+}
+function matchesQuadrant(i) {
+  if (!state.quadrant) { return true; }
+  var code = DIAG.quadrant[sysIndex(state.system)][i];
+  return state.quadrant === UNCLASSIFIED ? code === null : code === QUADS.indexOf(state.quadrant);
+}
+function explorerRows() {
+  var m = metricIndex(state.metric), greater = D.greater[m];
+  var diffs = differences(), bins = binning(diffs);
+  var text = state.text.toLowerCase(), texts = D.query_text;
+  var picked = state.diff ? bins.index((state.diff[0] + state.diff[1]) / 2) : null;
+  var before = [], rows = [];
+  for (var i = 0; i < NQ; i++) {
+    if (text && Q[i].toLowerCase().indexOf(text) < 0 &&
+        !(texts && texts[i] && texts[i].toLowerCase().indexOf(text) >= 0)) { continue; }
+    if (!matchesQuadrant(i)) { continue; }
+    if (state.outcome && outcomeOf(diffs[i], greater) !== state.outcome) { continue; }
+    before.push(i);
+    if (picked !== null && (diffs[i] === null || bins.index(diffs[i]) !== picked)) { continue; }
+    rows.push(i);
+  }
+  return { diffs: diffs, bins: bins, before: before, rows: rows, greater: greater };
+}
+function histogram(found) {
+  var counts = {};
+  var names = { wins: "B better", ties: "tie", losses: "A better" };
+  found.before.forEach(function (i) {
+    var d = found.diffs[i];
+    if (d === null) { return; }
+    var key = found.bins.index(d) + "|" + outcomeOf(d, found.greater);
+    counts[key] = (counts[key] || 0) + 1;
+  });
+  return Object.keys(counts).map(function (key) {
+    var parts = key.split("|"), i = Number(parts[0]);
+    return { lo: found.bins.edge(i), hi: found.bins.edge(i + 1), outcome: names[parts[1]],
+             count: counts[key] };
+  });
+}
+function sortRows(rows, diffs) {
+  var key = state.sort.replace(/^-/, ""), desc = state.sort.charAt(0) === "-";
+  var m = metricIndex(state.metric), values = null;
+  if (key.charAt(0) === "s") { values = D.values[m][Number(key.slice(1))]; }
+  var value = function (i) {
+    if (key === "query") { return Q[i]; }
+    return key === "diff" ? diffs[i] : (values ? values[i] : null);
+  };
+  return rows.slice().sort(function (x, y) {
+    var a = value(x), b = value(y);
+    if (a === null || b === null) {
+      if (a === b) { return x - y; }
+      return a === null ? 1 : -1;
+    }
+    var order = a < b ? -1 : (a > b ? 1 : 0);
+    return (desc ? -order : order) || (Q[x] < Q[y] ? -1 : 1);
+  });
+}
+function queryLink(i, label) {
+  var s = Object.assign({}, state, { query: Q[i], view: "query" });
+  return el("a", { href: toHash(s), cls: "qlink", text: label });
+}
+function renderExplorer() {
+  var found = explorerRows();
+  var m = metricIndex(state.metric), a = sysIndex(state.a), b = sysIndex(state.b);
+  setData("differences", "differences", histogram(found));
+  setSignal("differences", "picked_bin", state.diff ? found.bins.edge(
+    found.bins.index((state.diff[0] + state.diff[1]) / 2)) : null);
+  $("differences-note").textContent = "B \u2212 A on " + state.metric + ": A = " + state.a +
+    ", B = " + state.b + ". Click a bar to list its queries.";
+  var rows = sortRows(found.rows, found.diffs);
+  var wins = 0, losses = 0, ties = 0;
+  found.rows.forEach(function (i) {
+    var o = outcomeOf(found.diffs[i], found.greater);
+    if (o === "wins") { wins++; }
+    else if (o === "losses") { losses++; }
+    else if (o === "ties") { ties++; }
+  });
+  $("query-count").textContent = count(rows.length) + " of " + count(NQ) + " queries" +
+    (D.sample.sampled ? " in this file (" + count(D.n_queries_total) + " evaluated)" : "") +
+    " \u00b7 B wins " + count(wins) + ", loses " + count(losses) + ", ties " + count(ties);
+  var chips = [];
+  if (state.quadrant) { chips.push(state.system + ": " + state.quadrant); }
+  if (state.diff) {
+    chips.push("B \u2212 A in [" + fmt(state.diff[0]) + ", " + fmt(state.diff[1]) + ")");
+  }
+  $("active-filters").textContent = chips.length ? "Filtered by " + chips.join("; ") : "";
+  $("clear-diff").hidden = !state.diff;
+  var table = clear($("query-table"));
+  var columns = [["query", "query"]];
+  if (D.query_text) { columns.push([null, "text"]); }
+  S.forEach(function (name, i) { columns.push(["s" + i, name]); });
+  columns.push(["diff", "B \u2212 A"]);
+  var head = el("tr");
+  columns.forEach(function (column) {
+    var key = column[0], current = state.sort.replace(/^-/, "") === key;
+    var arrow = current ? (state.sort.charAt(0) === "-" ? " \u25be" : " \u25b4") : "";
+    var isSystem = key && key.charAt(0) === "s";
+    var th = el("th", {
+      scope: "col", text: column[1] + arrow,
+      cls: (key && key !== "query" ? "num " : "") + (key ? "sortable" : "") +
+           (isSystem && Number(key.slice(1)) === a ? " sys-a" : "") +
+           (isSystem && Number(key.slice(1)) === b ? " sys-b" : ""),
+      "data-sort": key
+    });
+    if (key) {
+      th.addEventListener("click", function () {
+        navigate({ sort: current && state.sort.charAt(0) === "-" ? key : "-" + key }, true);
+      });
+    }
+    head.appendChild(th);
+  });
+  table.appendChild(el("thead", null, [head]));
+  var body = el("tbody");
+  rows.slice(0, shownRows).forEach(function (i) {
+    var tr = el("tr", { "data-query": Q[i] }, [el("th", { scope: "row" }, [queryLink(i, Q[i])])]);
+    if (D.query_text) { tr.appendChild(el("td", { cls: "qtext", text: D.query_text[i] || "" })); }
+    S.forEach(function (name, s) {
+      tr.appendChild(el("td", { cls: "num" + (s === a ? " sys-a" : "") + (s === b ? " sys-b" : ""),
+                                text: fmt(D.values[m][s][i]) }));
+    });
+    var o = outcomeOf(found.diffs[i], found.greater);
+    tr.appendChild(el("td", { cls: "num diff " + (o || ""), text: fmt(found.diffs[i], true) }));
+    body.appendChild(tr);
+  });
+  if (!rows.length) {
+    var none = el("td", { colspan: columns.length, text: "No query matches." });
+    body.appendChild(el("tr", null, [none]));
+  }
+  table.appendChild(body);
+  $("more").hidden = rows.length <= shownRows;
+  $("more").textContent = "Show " + count(Math.min(PAGE_ROWS, rows.length - shownRows)) + " more";
+}
+
+// --- query view (the SERP diff) -----------------------------------------------------------
+var MISSED_ROWS = 10;
+function rbo(first, second, p) {
+  var k = Math.min(first.length, second.length);
+  if (!k) { return null; }
+  var seenFirst = new Set(), seenSecond = new Set(), overlap = 0, total = 0;
+  for (var depth = 1; depth <= k; depth++) {
+    var x = first[depth - 1], y = second[depth - 1];
+    overlap += (seenSecond.has(x) ? 1 : 0) + (seenFirst.has(y) ? 1 : 0) + (x === y ? 1 : 0);
+    seenFirst.add(x);
+    seenSecond.add(y);
+    total += overlap / depth * Math.pow(p, depth);
+  }
+  return overlap / k * Math.pow(p, k) + (1 - p) / p * total;
+}
+function tauAP(estimated, truth) {
+  if (estimated.length < 2) { return null; }
+  var position = new Map();
+  truth.forEach(function (item, i) { position.set(item, i); });
+  var total = 0;
+  for (var i = 1; i < estimated.length; i++) {
+    var correct = 0;
+    for (var j = 0; j < i; j++) {
+      if (position.get(estimated[j]) < position.get(estimated[i])) { correct++; }
+    }
+    total += correct / i;
+  }
+  return 2 * total / (estimated.length - 1) - 1;
+}
+function contrast(listA, listB) {
+  var inA = new Set(listA), inB = new Set(listB);
+  var shared = listA.filter(function (d) { return inB.has(d); });
+  var union = new Set(listA.concat(listB)).size;
+  var sharedB = listB.filter(function (d) { return inA.has(d); });
+  return {
+    overlap: shared.length,
+    jaccard: union ? shared.length / union : null,
+    rbo: rbo(listA, listB, 0.9),
+    tau_ap: shared.length >= 2 ? tauAP(sharedB, shared) : null
+  };
+}
+function gradeCell(grade) {
+  if (grade === null || grade === undefined) {
+    return el("td", { cls: "grade unjudged", text: "unjudged" });
+  }
+  var cls = grade >= D.relevance_level ? "rel" : (grade > 0 ? "partial" : "nonrel");
+  return el("td", { cls: "grade " + cls, text: String(grade) });
+}
+function moveCell(rank, other, otherName, k, isB) {
+  // How B placed the document against A: up when B ranks it higher than A does.
+  if (other === undefined) {
+    return el("td", { cls: "move out", text: (isB ? "new" : "dropped") + " (not in " + otherName +
+      "\u2019s top " + D.depth + ")" });
+  }
+  var up = isB ? other - rank : rank - other;
+  var label = String(other);
+  var cls = "move";
+  if (up > 0) { label += " \u2191" + up; cls += " up"; }
+  else if (up < 0) { label += " \u2193" + (-up); cls += " down"; }
+  else { label += " ="; }
+  if (other > k) { cls += " beyond"; }
+  return el("td", { cls: cls, text: label });
+}
+function serpTable(qi, list, otherRanks, otherName, k, side) {
+  var ids = D.doc_ids[qi], grades = D.grades[qi];
+  var table = el("table", { cls: "serp", id: "serp-" + side });
+  table.appendChild(el("thead", null, [el("tr", null, [
+    el("th", { scope: "col", cls: "num", text: "rank" }),
+    el("th", { scope: "col", text: "document" }),
+    el("th", { scope: "col", text: "grade" }),
+    el("th", { scope: "col", text: otherName + "\u2019s rank" })
+  ])]));
+  var body = el("tbody");
+  list.slice(0, k).forEach(function (doc, r) {
+    var id = ids[doc], text = D.texts ? D.texts[id] : null;
+    var docCell = el("td", { cls: "doc" }, [el("code", { text: id }),
+      text ? el("div", { cls: "snippet", text: text }) : null]);
+    body.appendChild(el("tr", { "data-doc": id }, [
+      el("td", { cls: "num", text: String(r + 1) }), docCell, gradeCell(grades[doc]),
+      moveCell(r + 1, otherRanks.get(doc), otherName, k, side === "b")
+    ]));
+  });
+  if (!list.length) {
+    body.appendChild(el("tr", null, [el("td", { colspan: 4, text: "No document retrieved." })]));
+  }
+  table.appendChild(body);
+  return table;
+}
+function ranksOf(list) {
+  var ranks = new Map();
+  list.forEach(function (doc, r) { ranks.set(doc, r + 1); });
+  return ranks;
+}
+function renderQuery() {
+  var view = clear($("query-body"));
+  var qi = QI.has(state.query) ? QI.get(state.query) : -1;
+  $("query-title").textContent = state.query === null ? "No query chosen" : "Query " + state.query;
+  if (qi < 0) {
+    view.appendChild(el("p", { cls: "note", id: "query-missing", text: state.query === null
+      ? "Pick a query in the Queries tab."
+      : "The query " + state.query + " is not in this file" +
+        (D.sample.sampled ? " (it holds a sample of the queries)." : ".") }));
+    return;
+  }
+  var a = sysIndex(state.a), b = sysIndex(state.b), k = state.k;
+  var listA = D.rankings[a][qi], listB = D.rankings[b][qi];
+  if (D.query_text && D.query_text[qi]) {
+    view.appendChild(el("p", { cls: "qtext-full", id: "query-text", text: D.query_text[qi] }));
+  }
+  var metrics = el("table", { id: "query-metrics" });
+  metrics.appendChild(el("thead", null, [el("tr", null, [
+    el("th", { scope: "col", text: "metric" }),
+    el("th", { scope: "col", cls: "num sys-a", text: "A: " + state.a }),
+    el("th", { scope: "col", cls: "num sys-b", text: "B: " + state.b }),
+    el("th", { scope: "col", cls: "num", text: "B \u2212 A" })
+  ])]));
+  var body = el("tbody");
+  M.forEach(function (metric, m) {
+    var x = D.values[m][a][qi], y = D.values[m][b][qi], d = x === null || y === null ? null : y - x;
+    body.appendChild(el("tr", { cls: metric === state.metric ? "current" : null }, [
+      el("th", { scope: "row", text: metric }), el("td", { cls: "num", text: fmt(x) }),
+      el("td", { cls: "num", text: fmt(y) }),
+      el("td", { cls: "num diff " + (outcomeOf(d, D.greater[m]) || ""), text: fmt(d, true) })
+    ]));
+  });
+  metrics.appendChild(body);
+  var topA = listA.slice(0, k).map(function (d) { return D.doc_ids[qi][d]; });
+  var topB = listB.slice(0, k).map(function (d) { return D.doc_ids[qi][d]; });
+  var c = contrast(topA, topB);
+  var facts = el("dl", { cls: "contrast", id: "contrast" });
+  [["overlap@" + k, String(c.overlap)], ["Jaccard@" + k, fmt(c.jaccard)],
+   ["RBO (p = 0.9)", fmt(c.rbo)], ["tau_AP (B vs A)", fmt(c.tau_ap)]].forEach(function (pair) {
+    facts.appendChild(el("dt", { text: pair[0] }));
+    facts.appendChild(el("dd", { "data-measure": pair[0], text: pair[1] }));
+  });
+  var side = el("div", { cls: "side" }, [
+    el("div", null, [el("h3", { text: "Metrics" }), metrics]),
+    el("div", null, [el("h3", { text: "The two top " + k + ", without labels" }), facts,
+      el("p", { cls: "explain", text: "Overlap and Jaccard of the two top " + k +
+        "; rank-biased overlap; tau_AP of B\u2019s order of the shared documents" +
+        " against A\u2019s." })])
+  ]);
+  if (DIAG) {
+    var lines = [[a, state.a], [b, state.b]].map(function (pair) {
+      var code = DIAG.quadrant[pair[0]][qi];
+      return pair[1] + ": " + (code === null ? "unclassified" : QUADS[code]) +
+        " (PROC@" + DIAG.k + " " + fmt(DIAG.proc[pair[0]][qi]) + ", %PROC@" + DIAG.k + " " +
+        fmt(DIAG.pct_proc[pair[0]][qi]) + ")";
+    });
+    side.appendChild(el("div", null, [el("h3", { text: "Diagnosis" }),
+      el("p", { id: "query-quadrants", text: lines.join(" \u00b7 ") })]));
+  }
+  view.appendChild(side);
+  var ranksA = ranksOf(listA), ranksB = ranksOf(listB);
+  view.appendChild(el("div", { cls: "serps" }, [
+    el("div", null, [el("h3", { cls: "sys-a", text: "A: " + state.a }),
+                     serpTable(qi, listA, ranksB, state.b, k, "a")]),
+    el("div", null, [el("h3", { cls: "sys-b", text: "B: " + state.b }),
+                     serpTable(qi, listB, ranksA, state.a, k, "b")])
+  ]));
+  var shown = new Set(listA.slice(0, k).concat(listB.slice(0, k)));
+  var missing = [];
+  D.grades[qi].forEach(function (grade, doc) {
+    if (grade !== null && grade >= D.relevance_level && !shown.has(doc)) { missing.push(doc); }
+  });
+  view.appendChild(el("h3", { id: "missed-title", text: "Relevant documents neither top " + k +
+    " holds (" + missing.length + ")" }));
+  var missed = el("ul", { id: "missed", cls: "missed" });
+  missing.slice(0, state.allMissed ? missing.length : MISSED_ROWS).forEach(function (doc) {
+    var id = D.doc_ids[qi][doc], text = D.texts ? D.texts[id] : null;
+    var where = [[listA, state.a], [listB, state.b]].map(function (pair) {
+      var rank = pair[0].indexOf(doc);
+      return rank < 0 ? null : pair[1] + " " + (rank + 1);
+    }).filter(function (x) { return x; });
+    missed.appendChild(el("li", { "data-doc": id }, [el("code", { text: id }),
+      el("span", { cls: "grade rel", text: "grade " + D.grades[qi][doc] }),
+      el("span", { cls: "explain", text: where.length ? " ranked " + where.join(", ") : "" }),
+      text ? el("div", { cls: "snippet", text: text }) : null]));
+  });
+  view.appendChild(missing.length ? missed : el("p", { cls: "explain", text: "None." }));
+  if (missing.length > MISSED_ROWS && !state.allMissed) {
+    var all = el("button", { type: "button", id: "all-missed",
+                             text: "Show all " + missing.length });
+    all.addEventListener("click", function () { state.allMissed = true; renderQuery(); });
+    view.appendChild(all);
+  }
+}
+
+// --- start ------------------------------------------------------------------------------
+function render() {
+  syncControls();
+  updateSignals();
+  if (state.view === "overview") { renderOverview(); }
+  else if (state.view === "queries") { renderExplorer(); }
+  else { renderQuery(); }
+}
+function start() {
+  state = fromHash(location.hash);
+  lastHash = location.hash;
+  setupControls();
+  render();
+  embedCharts().then(function () {
+    render();
+    document.body.setAttribute("data-ready", "true");
+  }).catch(function (error) {
+    document.body.setAttribute("data-ready", "error");
+    console.error(error);
+  });
+}
+start();
+"""
