@@ -4,9 +4,9 @@ Runs and labels load into Polars; every metric is a Polars expression evaluated 
 lazy group-by over (system, query). Classic metrics equal trec_eval's.
 
 The names below follow the data flow: read (io) → measures → evaluation → comparison,
-diagnosis, label quality and fusion → charts and the report. ``import rankset`` loads
-the reading, measuring and evaluating layers; the analyses, the charts and the report
-load on first use.
+diagnosis, label quality, fusion and the experiment store with its gate → charts and the
+report. ``import rankset`` loads the reading, measuring and evaluating layers; the
+analyses, the charts and the report load on first use.
 
 Examples
 --------
@@ -84,6 +84,7 @@ if TYPE_CHECKING:  # loaded on first use: see __getattr__
         regression_counts,
         regressions,
     )
+    from rankset.experiments import GateResult, Store, gate
     from rankset.fusion import FusionSearch, fuse, optimize_fusion
     from rankset.label_quality import (
         Agreement,
@@ -102,6 +103,7 @@ _LAZY_MODULES = (
     "compat",
     "comparison",
     "diagnosis",
+    "experiments",
     "fusion",
     "label_quality",
     "report",
@@ -137,6 +139,10 @@ _LAZY_NAMES = {
     "fuse": "fusion",
     "optimize_fusion": "fusion",
     "FusionSearch": "fusion",
+    # experiments: results that last, and the gate
+    "Store": "experiments",
+    "gate": "experiments",
+    "GateResult": "experiments",
 }
 # Deprecated twins, importable with a DeprecationWarning for one release, not in __all__.
 _DEPRECATED = {"read_run": "io", "read_labels": "io"}
@@ -197,6 +203,10 @@ __all__ = [  # noqa: RUF022 (grouped by topic, as polars groups its face)
     "FusionSearch",
     "fuse",
     "optimize_fusion",
+    # experiments
+    "GateResult",
+    "Store",
+    "gate",
     # errors
     "ClusterError",
     "GradeScaleError",

@@ -13,9 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from rankset import stats
-from rankset.stats import _draws as draws
 from rankset.errors import MissingDependencyError, ParameterError
+from rankset.stats import _draws as draws
 from rankset.stats.paired import (
     adjust_pvalues,
     bootstrap_mean_ci,

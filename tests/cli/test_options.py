@@ -36,26 +36,30 @@ BASE: dict[str, list[str]] = {
     "agreement": ["reference", "judge"],
     "stability": ["run", "run"],
     "measures": [],
+    "log": ["run", "--store", "s"],
+    "history": ["--store", "s"],
+    "gate": ["run", "--baseline", "b"],
 }
 EVERY = set(BASE)
-EVALUATING = {"evaluate", "curves", "compare", "diagnose", "report", "stability"}
-RESAMPLING = {"compare", "report", "agreement", "stability"}
-LABEL_SETS = {"report", "stability"}  # --qrels repeats: the first is the reference
+EVALUATING = {"evaluate", "curves", "compare", "diagnose", "report", "stability", "log", "gate"}
+RESAMPLING = {"compare", "report", "agreement", "stability", "gate"}
+LABEL_SETS = {"report", "stability"}
+GATED = {"log", "gate"}  # the store's commands that evaluate several metrics  # --qrels repeats: the first is the reference
 
 # (spelling, argv, dest, parsed value, the subcommands that show it in --help)
 SHARED: list[tuple[str, list[str], str, object, set[str]]] = [
     ("--qrels", ["--qrels", "q.txt"], "labels", "q.txt", EVALUATING | {"fuse", "partition"}),
     ("--name", ["--name", "a"], "names", ["a"], EVALUATING | {"fuse", "partition"}),
-    ("-m", ["-m", "ap"], "metrics", ["ap"], {"evaluate", "curves", "compare", "report"}),
+    ("-m", ["-m", "ap"], "metrics", ["ap"], {"evaluate", "curves", "compare", "report"} | GATED),
     (
         "--metric",
         ["--metric", "ap"],
         "metrics",
         ["ap"],
-        {"evaluate", "curves", "compare", "report"},
+        {"evaluate", "curves", "compare", "report"} | GATED,
     ),
-    ("-m (one)", ["-m", "ap"], "metric", "ap", {"stability", "fuse"}),
-    ("--metric (one)", ["--metric", "ap"], "metric", "ap", {"stability", "fuse"}),
+    ("-m (one)", ["-m", "ap"], "metric", "ap", {"stability", "fuse", "history"}),
+    ("--metric (one)", ["--metric", "ap"], "metric", "ap", {"stability", "fuse", "history"}),
     ("-k", ["-k", "5"], "k", 5, {"evaluate", "compare", "diagnose", "report"}),
     ("--k", ["--k", "5"], "k", 5, {"evaluate", "compare", "diagnose", "report", "fuse"}),
     ("--k-max", ["--k-max", "7"], "k_max", 7, {"curves", "report"}),
@@ -75,7 +79,7 @@ SHARED: list[tuple[str, list[str], str, object, set[str]]] = [
         ["--out", "o"],
         "out",
         "o",
-        EVERY - {"evaluate", "diagnose", "stability", "measures"},
+        EVERY - {"evaluate", "diagnose", "stability", "measures", "log", "history", "gate"},
     ),
     (
         "--per-query",

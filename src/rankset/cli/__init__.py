@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from rankset._version import __version__
-from rankset.cli import _commands, _parser
+from rankset.cli import _commands, _experiments, _parser
 from rankset.errors import ParameterError, RanksetError
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "main"]
@@ -27,6 +27,8 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "main"]
 EXIT_OK = _commands.EXIT_OK
 #: Exit status of bad input (and of a usage error).
 EXIT_BAD_INPUT = 2
+#: Every subcommand but trec_eval, by name.
+_COMMANDS = {**_commands.COMMANDS, **_experiments.EXPERIMENT_COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,7 +59,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         _read_standard_input(args)
         _refuse_overwriting_inputs(args)
         if getattr(args, "dask", None) is None:
-            return _commands.COMMANDS[args.command](args)
+            return _COMMANDS[args.command](args)
         if args.engine != "auto":
             msg = (
                 "--dask runs the pass on the cluster's workers; it cannot be combined "
@@ -68,7 +70,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         with connect(args.dask) as client:
             args.client = client
-            return _commands.COMMANDS[args.command](args)
+            return _COMMANDS[args.command](args)
     except BrokenPipeError:
         # The reader stopped early (`rankset ... --json | head`): not an error. Later
         # writes (the interpreter's flush at exit) go nowhere instead of failing again.

@@ -15,6 +15,7 @@ from rankset.cli._output import (
     dump_json,
     format_curves,
     format_table,
+    frame_text,
     number,
     progress,
     records,
@@ -34,7 +35,7 @@ __all__ = ["COMMANDS", "EXIT_OK"]
 EXIT_OK = 0
 
 
-def _option_values(args: argparse.Namespace) -> dict[str, Any]:
+def option_values(args: argparse.Namespace) -> dict[str, Any]:
     """Return the evaluation options the command line sets, as keyword arguments.
 
     The library verbs that take ``**options`` (curves, report, stability) get these;
@@ -73,7 +74,7 @@ def _option_values(args: argparse.Namespace) -> dict[str, Any]:
 
 def _evaluation_options(args: argparse.Namespace, **more: Any) -> EvaluateOptions:
     """Build the options of an evaluation once, checked before any input is read."""
-    return EvaluateOptions(**_option_values(args), **more)
+    return EvaluateOptions(**option_values(args), **more)
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -95,7 +96,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.json:
         print(dump_json(summary_records(result)))
     elif args.ks:
-        print(_frame_text(result.by_k()))
+        print(frame_text(result.by_k()))
     else:
         print(format_table(result))
     return EXIT_OK
@@ -134,7 +135,7 @@ def _curves(args: argparse.Namespace) -> int:
             args.labels,
             args.metrics or ("ndcg", "precision", "recall"),
             ks=args.k_max,
-            **_option_values(args),
+            **option_values(args),
         )
     if args.out:
         result.to_parquet(args.out)
@@ -244,7 +245,7 @@ def _percent(value: float | None) -> str:
 def _report(args: argparse.Namespace) -> int:
     from rankset.report import DEFAULT_REPORT_METRICS, report
 
-    options = _option_values(args)
+    options = option_values(args)
     label_sets = _named_label_sets(args)
     if label_sets:
         options["label_sets"] = dict(list(label_sets.items())[1:])
@@ -498,7 +499,7 @@ def _stability(args: argparse.Namespace) -> int:
     if not label_sets:
         msg = "rankset stability needs --qrels twice or more: the reference, then other labels."
         raise ParameterError(msg)
-    options = _option_values(args)
+    options = option_values(args)
     with progress(args) as step:
         step(f"ranking {len(args.runs)} run(s) under {len(label_sets)} label sets")
         result = ranking_stability(
@@ -520,24 +521,10 @@ def _stability(args: argparse.Namespace) -> int:
         print(dump_json(output))
         return EXIT_OK
     print(f"{result.metric}: each label set's order of the systems against {result.reference}'s")
-    print(_frame_text(result.correlations.drop("n_systems", "top_reference")))
+    print(frame_text(result.correlations.drop("n_systems", "top_reference")))
     print()
-    print(_frame_text(result.ranks))
+    print(frame_text(result.ranks))
     return EXIT_OK
-
-
-def _frame_text(frame: pl.DataFrame) -> str:
-    """Render a frame as the CLI's tables: numbers as format_value writes them."""
-
-    def cell(value: object) -> str:
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        if isinstance(value, float) or value is None:
-            return format_value(value)
-        return str(value)
-
-    rows = [[cell(value) for value in row] for row in frame.iter_rows()]
-    return render_table(frame.columns, rows)
 
 
 def _measures(args: argparse.Namespace) -> int:

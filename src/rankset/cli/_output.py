@@ -26,6 +26,7 @@ __all__ = [
     "dump_json",
     "format_curves",
     "format_table",
+    "frame_text",
     "number",
     "progress",
     "records",
@@ -149,3 +150,17 @@ def report_dropped(query_counts: pl.DataFrame) -> None:
             )
         if notes:
             print(f"rankset: {row['system']}: {'; '.join(notes)}", file=sys.stderr)
+
+
+def frame_text(frame: pl.DataFrame) -> str:
+    """Render a frame as the CLI's tables: numbers as format_value writes them."""
+
+    def cell(value: object) -> str:
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, float) or value is None:
+            return format_value(value)
+        return str(value)
+
+    rows = [[cell(value) for value in row] for row in frame.iter_rows()]
+    return render_table(frame.columns, rows)

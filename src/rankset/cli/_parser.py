@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rankset._typing import Correction, Test, choices_of
+from rankset.cli._experiments import add_gate, add_history, add_log
 from rankset.cli._options import (
     add_buckets,
     add_cutoff,
@@ -377,4 +378,7 @@ SUBCOMMANDS: tuple[Callable[[Any], argparse.ArgumentParser], ...] = (
     _add_agreement,
     _add_stability,
     _add_measures,
+    add_log,
+    add_history,
+    add_gate,
 )

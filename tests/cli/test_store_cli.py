@@ -1,0 +1,184 @@
+"""``rankset log``, ``history`` and ``gate``: the store loop on the command line.
+
+Expected values are hand-computed on a two-query run, or come from ``rankset evaluate``
+on the same files (the history must give evaluate's means back).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from rankset.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "data" / "sample"
+QRELS = "q1 0 a 1\nq2 0 c 1\n"
+GOOD = "q1 Q0 a 1 3.0 s\nq1 Q0 b 2 2.0 s\nq2 Q0 c 1 3.0 s\nq2 Q0 d 2 2.0 s\n"
+# the relevant document falls to rank 2 in both queries: rr 1 -> 0.5
+WORSE = "q1 Q0 b 1 3.0 s\nq1 Q0 a 2 2.0 s\nq2 Q0 d 1 3.0 s\nq2 Q0 c 2 2.0 s\n"
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    paths = {"qrels": tmp_path / "qrels.txt", "good": tmp_path / "good.run"}
+    paths["worse"] = tmp_path / "worse.run"
+    paths["qrels"].write_text(QRELS)
+    paths["good"].write_text(GOOD)
+    paths["worse"].write_text(WORSE)
+    return paths
+
+
+def _json(capsys: pytest.CaptureFixture[str]) -> object:
+    return json.loads(capsys.readouterr().out)
+
+
+def test_log_then_history_gives_the_means_back(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = str(tmp_path / "store")
+    common = ["--qrels", str(files["qrels"]), "-m", "rr", "--store", store]
+    assert main(["log", str(files["good"]), *common, "--tag", "base", "--meta", "who=ci"]) == 0
+    capsys.readouterr()
+    assert main(["log", str(files["worse"]), *common, "--tag", "new", "--json"]) == 0
+    logged = _json(capsys)
+    assert isinstance(logged, dict)
+    assert logged["entry_id"]
+    assert main(["history", "--store", store, "-m", "rr", "--json"]) == 0
+    rows = _json(capsys)
+    assert isinstance(rows, list)
+    assert [(row["tag"], row["mean"]) for row in rows] == [("base", 1.0), ("new", 0.5)]
+    assert main(["history", "--store", store, "--tag", "new", "-m", "rr", "--json"]) == 0
+    only = _json(capsys)
+    assert isinstance(only, list)
+    assert [row["entry_id"] for row in only] == [logged["entry_id"]]
+    # the table form lists both entries too
+    assert main(["history", "--store", store, "-m", "rr"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:5] == ["entry_id", "time", "tag", "system", "metric"]
+    assert len(lines) == 4
+
+
+def test_history_means_equal_evaluates_on_the_sample(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = str(tmp_path / "store")
+    inputs = [str(SAMPLE / "bm25.trec"), "--qrels", str(SAMPLE / "qrels.txt")]
+    metrics = ["-m", "ndcg@10", "-m", "ap"]
+    assert main(["evaluate", *inputs, *metrics, "--json"]) == 0
+    evaluated = {(r["metric"], r["mean"]) for r in _json(capsys)}  # type: ignore[attr-defined]
+    assert main(["log", *inputs, *metrics, "--store", store, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["history", "--store", store, "--json"]) == 0
+    logged = {(r["metric"], r["mean"]) for r in _json(capsys)}  # type: ignore[attr-defined]
+    assert evaluated <= logged  # judged@10 is logged beside them, for the gate's coverage
+
+
+def test_gate_exit_codes(files: dict[str, Path], tmp_path: Path) -> None:
+    qrels = ["--qrels", str(files["qrels"]), "-m", "rr", "--quiet"]
+    same = ["gate", str(files["good"]), *qrels, "--baseline", str(files["good"])]
+    assert main(same) == 0
+    worse = ["gate", str(files["worse"]), *qrels, "--baseline", str(files["good"])]
+    assert main([*worse, "--max-drop", "0.1"]) == 1  # fell by 0.5
+    assert main([*worse, "--max-drop", "0.6"]) == 0  # 0.5 is within 0.6
+    assert main([*worse, "--max-drop", "60%"]) == 0  # 50% of 1.0 is within 60%
+    assert main([*worse, "--max-drop", "40%"]) == 1
+    # two queries: the smallest exact randomization p-value is 2/4 = 0.5, never below 0.05
+    assert main([*worse, "--alpha", "0.05"]) == 0
+    assert main([*worse, "--alpha", "0.05", "--max-drop", "0.1"]) == 0  # both rules
+    assert main([*worse, "--alpha", "0.6"]) == 1  # p about 0.5 is below 0.6
+
+
+def test_gate_against_a_store_entry(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = str(tmp_path / "store")
+    qrels = ["--qrels", str(files["qrels"]), "-m", "rr", "--quiet"]
+    assert main(["log", str(files["good"]), *qrels, "--store", store, "--tag", "main"]) == 0
+    gate = ["gate", str(files["worse"]), *qrels, "--store", store, "--against", "main"]
+    markdown = tmp_path / "summary.md"
+    assert main([*gate, "--markdown", str(markdown)]) == 1
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("FAIL: rr")
+    text = markdown.read_text(encoding="utf-8")
+    assert text.startswith("## ")
+    assert "FAIL" in text.splitlines()[0]
+    table = [line for line in text.splitlines() if line.startswith("|")]
+    header = [cell.strip() for cell in table[0].strip("|").split("|")]
+    row = [cell.strip() for cell in table[2].strip("|").split("|")]
+    assert len(table) == 3  # header, alignment, one metric
+    assert len(header) == len(row)
+    cells = dict(zip(header, row, strict=True))
+    assert (cells["metric"], cells["baseline"], cells["candidate"]) == ("rr", "1.0000", "0.5000")
+    assert cells["result"] == "**FAIL**"
+    # a second gate appends, as a CI job summary expects
+    assert main([*gate, "--markdown", str(markdown)]) == 1
+    assert markdown.read_text(encoding="utf-8").count("rankset gate") == 2
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        [],  # no baseline at all
+        ["--baseline", "GOOD", "--store", "STORE"],  # both
+        ["--against", "main"],  # a tag without a store
+        ["--baseline", "GOOD", "--max-drop", "lots"],  # not a number
+    ],
+)
+def test_gate_bad_input_exits_2(
+    files: dict[str, Path],
+    tmp_path: Path,
+    extra: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    extra = [{"GOOD": str(files["good"]), "STORE": str(tmp_path / "s")}.get(a, a) for a in extra]
+    command = ["gate", str(files["worse"]), "--qrels", str(files["qrels"]), "-m", "rr"]
+    assert main([*command, *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rankset: error:")
+    assert "Traceback" not in err
+
+
+def test_history_of_a_folder_that_is_no_store_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["history", "--store", str(tmp_path / "nothing")]) == 2
+    assert "rankset: error:" in capsys.readouterr().err
+
+
+def test_gate_fails_a_shuffled_sample_run_and_passes_the_run_itself(tmp_path: Path) -> None:
+    # The sample's rerank run with its top 10 shuffled for half of the queries.
+    lines = (SAMPLE / "rerank.trec").read_text().splitlines()
+    by_query: dict[str, list[list[str]]] = {}
+    for line in lines:
+        fields = line.split()
+        by_query.setdefault(fields[0], []).append(fields)
+    generator = random.Random(0)
+    shuffled: list[str] = []
+    for index, (_, rows) in enumerate(sorted(by_query.items())):
+        rows.sort(key=lambda fields: int(fields[3]))
+        if index % 2 == 0:
+            top = rows[:10]
+            generator.shuffle(top)
+            rows = top + rows[10:]
+        shuffled += [
+            f"{f[0]} Q0 {f[2]} {rank} {1000 - rank} rerank" for rank, f in enumerate(rows, 1)
+        ]
+    candidate = tmp_path / "shuffled.trec"
+    candidate.write_text("\n".join(shuffled) + "\n")
+    common = ["--qrels", str(SAMPLE / "qrels.txt"), "-m", "ndcg@10", "--quiet"]
+    baseline = ["--baseline", str(SAMPLE / "rerank.trec"), "--n-resamples", "2000"]
+    rules = ["--max-drop", "0.01", "--alpha", "0.05"]
+    assert main(["gate", str(candidate), *common, *baseline, *rules]) == 1
+    assert main(["gate", str(SAMPLE / "rerank.trec"), *common, *baseline, *rules]) == 0
+
+
+def test_help_lists_the_store_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for command in ("log", "history", "gate"):
+        assert f"    {command}" in out
