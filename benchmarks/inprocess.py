@@ -1,0 +1,230 @@
+"""Time rankset in one Python process beside pytrec_eval, ir_measures and ranx.
+
+    python benchmarks/inprocess.py [--sizes 1x100,100x100,1000x100] [--big] [--json OUT]
+
+Most Python users never touch a file: they call pytrec_eval with dicts inside a training
+loop, ir_measures with frames, ranx with dicts. This script times one call of each, in
+one process, on the same synthetic data: ``Q`` queries × ``D`` documents per query
+(scores rounded to two decimals, so rankings have ties), about 30 labels per query
+(grades 0-3, at least one relevant), five measures (nDCG@10, AP, RR, R@100, P@10).
+
+What one call is, per tool (data built outside the timing):
+
+| name | one call |
+|---|---|
+| ``pytrec_eval`` | ``RelevanceEvaluator(qrels, measures).evaluate(run)`` from dicts |
+| ``pytrec_eval_prepared`` | ``evaluator.evaluate(run)``, the evaluator built once |
+| ``ir_measures`` | ``list(ir_measures.iter_calc(measures, qrels, run))`` from dicts |
+| ``ir_measures_pandas`` | the same from pandas frames |
+| ``ranx`` | ``ranx.evaluate(Qrels(qrels), Run(run), metrics)`` from dicts (numba warmed) |
+| ``ranx_pandas`` | ``Qrels.from_df``, ``Run.from_df`` and ``evaluate`` from pandas frames |
+| ``rankset`` | ``rankset.evaluate(run, qrels, metrics, confidence=None)`` from dicts |
+| ``rankset_polars`` | the same from Polars frames |
+| ``rankset_pandas`` | the same from pandas frames |
+| ``rankset_evaluator`` | ``Evaluator(qrels, metrics).evaluate(run)``, built once (when it exists) |
+| ``rankset_values`` | ``evaluator.values(run)``: pytrec_eval's nested dict (when it exists) |
+
+Each round calls every tool once, the order reversed on every other round; the report
+gives each tool's median over rounds and the ratio of the medians to ``pytrec_eval``
+(``rankset_evaluator`` and ``rankset_values`` to ``pytrec_eval_prepared``). Every
+per-query value of rankset is compared with pytrec_eval's (any difference above 1e-9
+makes the script exit 1). ``--big`` adds 10,000 × 1,000 (10 million rows: minutes and
+several GB on a small machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+import rankset
+
+# rankset name, pytrec_eval measure (request, result key), ranx name, ir_measures name.
+METRICS: list[tuple[str, str, str, str, str]] = [
+    ("ndcg@10", "ndcg_cut.10", "ndcg_cut_10", "ndcg@10", "nDCG@10"),
+    ("ap", "map", "map", "map", "AP"),
+    ("rr", "recip_rank", "recip_rank", "mrr", "RR"),
+    ("recall@100", "recall.100", "recall_100", "recall@100", "R@100"),
+    ("precision@10", "P.10", "P_10", "precision@10", "P@10"),
+]
+RANKSET_METRICS = [m[0] for m in METRICS]
+ROUNDS = {1: 201, 100: 41, 1000: 15, 10000: 3}
+# The tool each one is compared with.
+BASELINE = {"rankset_evaluator": "pytrec_eval_prepared", "rankset_values": "pytrec_eval_prepared"}
+
+
+def make_data(queries: int, depth: int, seed: int = 0) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Return a seeded run and qrels as ``{qid: {doc: score}}`` and ``{qid: {doc: grade}}``."""
+    rng = random.Random(seed)
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in range(queries):
+        qid = f"q{q}"
+        run[qid] = {f"d{q}_{d}": round(rng.random() * 10, 2) for d in range(depth)}
+        # about half of the labels on retrieved documents, the rest on others
+        labelled = {f"d{q}_{rng.randrange(depth * 2)}": rng.randrange(4) for _ in range(30)}
+        labelled[f"d{q}_{rng.randrange(depth)}"] = 3  # at least one relevant, retrieved
+        qrels[qid] = labelled
+    return run, qrels
+
+
+def frames(
+    run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The same data as Polars frames (``query_id, doc_id, score`` and ``..., grade``)."""
+    run_rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    label_rows = [(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
+    return (
+        pl.DataFrame(run_rows, schema=["query_id", "doc_id", "score"], orient="row"),
+        pl.DataFrame(label_rows, schema=["query_id", "doc_id", "grade"], orient="row"),
+    )
+
+
+def tools(run: dict[str, Any], qrels: dict[str, Any]) -> dict[str, Callable[[], Any]]:
+    """Return each tool's one call on this data (closures over prepared inputs)."""
+    import ir_measures
+    import pytrec_eval
+    from ranx import Qrels, Run
+    from ranx import evaluate as ranx_evaluate
+
+    trec_measures = {m[1] for m in METRICS}
+    ranx_metrics = [m[3] for m in METRICS]
+    ir_names = [ir_measures.parse_measure(m[4]) for m in METRICS]
+    run_pl, qrels_pl = frames(run, qrels)
+    run_pd, qrels_pd = run_pl.to_pandas(), qrels_pl.to_pandas()
+    ir_run = run_pd.rename(columns={"score": "score"})
+    ir_qrels = qrels_pd.rename(columns={"grade": "relevance"})
+    prepared = pytrec_eval.RelevanceEvaluator(qrels, trec_measures)
+
+    # ranx wants object (not pandas' string) id columns
+    ranx_run = run_pd.astype({"query_id": object, "doc_id": object})
+    ranx_qrels = qrels_pd.astype({"query_id": object, "doc_id": object})
+
+    def ranx_pandas() -> Any:
+        q = Qrels.from_df(ranx_qrels, q_id_col="query_id", doc_id_col="doc_id", score_col="grade")
+        r = Run.from_df(ranx_run, q_id_col="query_id", doc_id_col="doc_id", score_col="score")
+        return ranx_evaluate(q, r, ranx_metrics)
+
+    calls: dict[str, Callable[[], Any]] = {
+        "pytrec_eval": lambda: pytrec_eval.RelevanceEvaluator(qrels, trec_measures).evaluate(run),
+        "pytrec_eval_prepared": lambda: prepared.evaluate(run),
+        "ir_measures": lambda: list(ir_measures.iter_calc(ir_names, qrels, run)),
+        "ir_measures_pandas": lambda: list(ir_measures.iter_calc(ir_names, ir_qrels, ir_run)),
+        "ranx": lambda: ranx_evaluate(Qrels(qrels), Run(run), ranx_metrics),
+        "ranx_pandas": ranx_pandas,
+        "rankset": lambda: rankset.evaluate(run, qrels, RANKSET_METRICS, confidence=None),
+        "rankset_polars": lambda: rankset.evaluate(
+            run_pl, qrels_pl, RANKSET_METRICS, confidence=None
+        ),
+        "rankset_pandas": lambda: rankset.evaluate(
+            run_pd, qrels_pd, RANKSET_METRICS, confidence=None
+        ),
+    }
+    evaluator_class = getattr(rankset.evaluation, "Evaluator", None)
+    if evaluator_class is not None:
+        evaluator = evaluator_class(qrels, RANKSET_METRICS)
+        calls["rankset_evaluator"] = lambda: evaluator.evaluate(run)
+        calls["rankset_values"] = lambda: evaluator.values(run)
+    return calls
+
+
+def check_values(run: dict[str, Any], qrels: dict[str, Any]) -> float:
+    """Return the largest difference between rankset's and pytrec_eval's per-query values."""
+    import pytrec_eval
+
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {m[1] for m in METRICS}).evaluate(run)
+    wide = rankset.evaluate(run, qrels, RANKSET_METRICS, confidence=None).wide()
+    worst = 0.0
+    for row in wide.iter_rows(named=True):
+        for name, _, key, _, _ in METRICS:
+            worst = max(worst, abs(row[name] - expected[row["query_id"]][key]))
+    evaluator_class = getattr(rankset.evaluation, "Evaluator", None)
+    if evaluator_class is not None:
+        got = evaluator_class(qrels, RANKSET_METRICS).values(run)
+        for query, values in expected.items():
+            for name, _, key, _, _ in METRICS:
+                worst = max(worst, abs(got[query][name] - values[key]))
+    return worst
+
+
+def time_tools(calls: dict[str, Callable[[], Any]], rounds: int) -> dict[str, float]:
+    """Return each call's median seconds over ``rounds`` rounds (A B ... B A ...)."""
+    names = list(calls)
+    for name in names:  # warm-up: numba's compilation, caches, first imports
+        calls[name]()
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for i in range(rounds):
+        for name in names if i % 2 == 0 else reversed(names):
+            gc.collect()
+            start = time.perf_counter()
+            calls[name]()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def warm_ranx() -> None:
+    """Compile ranx's numba functions before anything is timed."""
+    from ranx import Qrels, Run, evaluate
+
+    run, qrels = make_data(3, 10, seed=1)
+    evaluate(Qrels(qrels), Run(run), [m[3] for m in METRICS])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1x100,100x100,1000x100", help="QxD,QxD,...")
+    parser.add_argument("--big", action="store_true", help="add 10000x1000 (10M rows)")
+    parser.add_argument("--rounds", type=int, default=None, help="rounds for every size")
+    parser.add_argument("--tools", default=None, help="comma-separated subset of the tools")
+    parser.add_argument("--json", type=Path, default=None, help="write the medians here")
+    args = parser.parse_args()
+    sizes = [tuple(int(n) for n in size.split("x")) for size in args.sizes.split(",")]
+    if args.big:
+        sizes.append((10000, 1000))
+    warnings.filterwarnings("ignore")  # numba's type-safety warnings from ranx
+    if args.tools is None or "ranx" in args.tools:
+        warm_ranx()
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    print(f"# commit {commit}, Python {platform.python_version()}, Polars {pl.__version__}")
+    report: dict[str, Any] = {"commit": commit, "sizes": {}}
+    failed = False
+    for queries, depth in sizes:
+        run, qrels = make_data(queries, depth)
+        worst = check_values(run, qrels)
+        failed |= worst > 1e-9
+        calls = tools(run, qrels)
+        if args.tools:
+            wanted = set(args.tools.split(","))
+            calls = {name: call for name, call in calls.items() if name in wanted}
+        rounds = args.rounds or ROUNDS.get(queries, 3)
+        medians = time_tools(calls, rounds)
+        print(f"\n## {queries:,} x {depth:,} ({rounds} rounds; max |diff| {worst:.1e})")
+        print("| tool | median ms | ratio |")
+        print("|---|---:|---:|")
+        for name, seconds in medians.items():
+            base = medians.get(BASELINE.get(name, "pytrec_eval"))
+            ratio = f"{seconds / base:.2f}x" if base else "-"
+            print(f"| {name} | {seconds * 1000:.3f} | {ratio} |")
+        report["sizes"][f"{queries}x{depth}"] = {"medians_s": medians, "max_diff": worst}
+    if args.json is not None:
+        args.json.write_text(json.dumps(report, indent=2))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
