@@ -259,3 +259,25 @@ def test_the_fragment_keys_are_documented() -> None:
     page = (ROOT / "docs" / "dashboard.md").read_text(encoding="utf-8")
     for key in FRAGMENT_KEYS:
         assert f"`{key}`" in page, key
+
+
+def test_the_module_is_callable() -> None:
+    import rankset.dashboard as module
+
+    board = module(
+        {"a": {"q": {"x": 1.0, "y": 0.5}}, "b": {"q": {"y": 1.0, "x": 0.5}}},
+        {"q": {"y": 1}},
+        scale="binary",
+        n_resamples=N_RESAMPLES,
+    )
+    assert isinstance(board, Dashboard)
+    assert board.systems == ["a", "b"]
+
+
+def test_labels_without_a_scale_leave_the_matrix_out() -> None:
+    labels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["d1", "d2"], "grade": [7, 12]})
+    run = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["d1", "d1"], "score": 1.0})
+    board = dashboard({"one": run, "two": run}, labels, n_resamples=N_RESAMPLES)
+    assert any(note.startswith("Left out the diagnostic matrix") for note in board.notes)
+    assert "diagnosis" not in embedded(board.html, "rankset-specs")
+    assert embedded(board.html, "rankset-data")["diagnosis"] is None

@@ -15,6 +15,9 @@ string escaped) that displays inline in Jupyter and writes itself with
   other system's rank and the move), snippets, the relevant documents neither found, every
   metric's value, and label-free contrasts (overlap@k, Jaccard@k, RBO, tau_AP).
 
+The module itself can be called: ``rankset.dashboard(runs, qrels, ...)`` is
+``rankset.dashboard.dashboard(runs, qrels, ...)`` (type checkers know the second spelling).
+
 The state of the page is the URL fragment, whose keys are :data:`FRAGMENT_KEYS`; the
 first five are a stable contract: ``#query=q003&a=bm25&b=rerank&metric=ndcg@10&k=10``
 opens that query's side-by-side view. Back, forward and reload restore a view.
@@ -27,7 +30,9 @@ texts, ``_data`` assembles the embedded data (and samples queries beyond a byte 
 
 from __future__ import annotations
 
-from typing import Final
+import sys
+import types
+from typing import Any, Final
 
 from rankset.dashboard._build import DEFAULT_DASHBOARD_METRICS, Dashboard, dashboard
 from rankset.dashboard._data import FORMAT_VERSION
@@ -60,3 +65,13 @@ FRAGMENT_KEYS: Final[dict[str, str]] = {
     "diff": "lo,hi: the histogram bar the query list is filtered by",
     "sort": "the query list's order: query, diff or s<i> (system i), '-' for descending",
 }
+
+
+class _CallableModule(types.ModuleType):
+    """The module, callable as its :func:`dashboard`: ``rankset.dashboard(runs, qrels)``."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Dashboard:
+        return dashboard(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

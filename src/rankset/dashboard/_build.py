@@ -219,9 +219,10 @@ def dashboard(
     top = numbered_runs(
         runs, names=options.names, order=options.order, score_precision=options.score_precision
     ).filter(pl.col("pos") <= depth)
-    labels = scan_labels(qrels).collect() if not isinstance(qrels, pl.DataFrame) else qrels
-    labels = labels.select(
-        pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String), "grade"
+    labels = (
+        scan_labels(qrels)
+        .collect()
+        .select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String), "grade")
     )
     doc_texts = _snippets(
         texts, set(top["doc_id"].unique()) | set(labels["doc_id"]), snippet, "texts"

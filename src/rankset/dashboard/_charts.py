@@ -90,7 +90,13 @@ def _curves_chart(systems: Sequence[str], measure: str, k: int) -> alt.TopLevelM
     legend = alt.selection_point(name="curves_legend", fields=["system"], bind="legend")
     colors = system_colors(systems)
     base = alt.Chart(_data("curves")).transform_filter("datum.metric === measure")
-    color = alt.Color("system:N", scale=colors, sort=list(systems), title="system")
+    color = alt.Color(
+        "system:N",
+        scale=colors,
+        sort=list(systems),
+        title="system",
+        legend=alt.Legend(symbolOpacity=1, symbolType="stroke", symbolStrokeWidth=3),
+    )
     opacity = alt.condition(legend, alt.value(1.0), alt.value(0.15))
     band = base.mark_area(opacity=0.12).encode(
         x=alt.X("k:Q", title="cutoff k", axis=alt.Axis(tickMinStep=1)),

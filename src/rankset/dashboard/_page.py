@@ -84,6 +84,8 @@ h3.sys-a, h3.sys-b { padding-left: 8px; }
 td.qtext { max-width: 46ch; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 a.qlink { color: var(--accent); text-decoration: none; }
 .side { display: flex; flex-wrap: wrap; gap: 8px 40px; align-items: flex-start; }
+.side .narrow { max-width: 40ch; }
+ul.plain { list-style: none; padding: 0; margin: 4px 0; }
 dl.contrast { display: grid; grid-template-columns: max-content max-content; gap: 2px 14px;
   margin: 4px 0; }
 dl.contrast dt { color: var(--muted); }

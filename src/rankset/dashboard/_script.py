@@ -243,14 +243,23 @@ function setupControls() {
   $("sys-a").addEventListener("change", function (e) { navigate({ a: e.target.value }); });
   $("sys-b").addEventListener("change", function (e) { navigate({ b: e.target.value }); });
   $("swap").addEventListener("click", function () { navigate({ a: state.b, b: state.a }); });
+  // A drag of the slider or a word typed is one step of history: its first event pushes
+  // an entry, the next ones replace it, until the control is let go.
+  var editing = null;
+  var edit = function (control, changes) {
+    navigate(changes, editing === control);
+    editing = control;
+  };
+  var done = function () { editing = null; };
   $("k").addEventListener("input", function (e) {
-    navigate({ k: parseInt(e.target.value, 10) }, true);
-  });
-  $("k").addEventListener("change", function (e) {
-    try { history.pushState(null, "", location.hash); } catch (error) { /* sandboxed */ }
+    edit("k", { k: parseInt(e.target.value, 10) });
   });
   $("filter-text").addEventListener("input", function (e) {
-    navigate({ text: e.target.value }, true);
+    edit("text", { text: e.target.value });
+  });
+  ["change", "blur"].forEach(function (type) {
+    $("k").addEventListener(type, done);
+    $("filter-text").addEventListener(type, done);
   });
   $("filter-quadrant").addEventListener("change", function (e) {
     navigate({ quadrant: e.target.value || null,

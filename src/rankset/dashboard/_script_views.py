@@ -315,20 +315,22 @@ function renderQuery() {
   });
   var side = el("div", { cls: "side" }, [
     el("div", null, [el("h3", { text: "Metrics" }), metrics]),
-    el("div", null, [el("h3", { text: "The two top " + k + ", without labels" }), facts,
+    el("div", { cls: "narrow" }, [
+      el("h3", { text: "The two top " + k + ", without labels" }), facts,
       el("p", { cls: "explain", text: "Overlap and Jaccard of the two top " + k +
         "; rank-biased overlap; tau_AP of B\u2019s order of the shared documents" +
         " against A\u2019s." })])
   ]);
   if (DIAG) {
-    var lines = [[a, state.a], [b, state.b]].map(function (pair) {
+    var lines = el("ul", { id: "query-quadrants", cls: "plain" });
+    [[a, state.a], [b, state.b]].forEach(function (pair) {
       var code = DIAG.quadrant[pair[0]][qi];
-      return pair[1] + ": " + (code === null ? "unclassified" : QUADS[code]) +
-        " (PROC@" + DIAG.k + " " + fmt(DIAG.proc[pair[0]][qi]) + ", %PROC@" + DIAG.k + " " +
-        fmt(DIAG.pct_proc[pair[0]][qi]) + ")";
+      lines.appendChild(el("li", { text: pair[1] + ": " +
+        (code === null ? UNCLASSIFIED : QUADS[code]) + " (PROC@" + DIAG.k + " " +
+        fmt(DIAG.proc[pair[0]][qi]) + ", %PROC@" + DIAG.k + " " +
+        fmt(DIAG.pct_proc[pair[0]][qi]) + ")" }));
     });
-    side.appendChild(el("div", null, [el("h3", { text: "Diagnosis" }),
-      el("p", { id: "query-quadrants", text: lines.join(" \u00b7 ") })]));
+    side.appendChild(el("div", null, [el("h3", { text: "Diagnosis" }), lines]));
   }
   view.appendChild(side);
   var ranksA = ranksOf(listA), ranksB = ranksOf(listB);
