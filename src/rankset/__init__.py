@@ -100,6 +100,7 @@ if TYPE_CHECKING:  # loaded on first use: see __getattr__
 # Packages of the analysis layers and above, imported on first use (numpy, scipy, Altair).
 _LAZY_MODULES = (
     "charts",
+    "dashboard",
     "compat",
     "comparison",
     "diagnosis",

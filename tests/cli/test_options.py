@@ -39,12 +39,20 @@ BASE: dict[str, list[str]] = {
     "log": ["run", "--store", "s"],
     "history": ["--store", "s"],
     "gate": ["run", "--baseline", "b"],
+    "dashboard": ["run", "--out", "d.html"],
 }
 EVERY = set(BASE)
-EVALUATING = {"evaluate", "curves", "compare", "diagnose", "report", "stability", "log", "gate"}
+EVALUATING = {
+    *("evaluate", "curves", "compare", "diagnose", "report", "stability"),
+    *("log", "gate", "dashboard"),
+}
 RESAMPLING = {"compare", "report", "agreement", "stability", "gate"}
 LABEL_SETS = {"report", "stability"}
-GATED = {"log", "gate"}  # the store's commands that evaluate several metrics  # --qrels repeats: the first is the reference
+GATED = {
+    "log",
+    "gate",
+    "dashboard",
+}  # later commands that take several metrics  # --qrels repeats: the first is the reference
 
 # (spelling, argv, dest, parsed value, the subcommands that show it in --help)
 SHARED: list[tuple[str, list[str], str, object, set[str]]] = [
@@ -60,8 +68,14 @@ SHARED: list[tuple[str, list[str], str, object, set[str]]] = [
     ),
     ("-m (one)", ["-m", "ap"], "metric", "ap", {"stability", "fuse", "history"}),
     ("--metric (one)", ["--metric", "ap"], "metric", "ap", {"stability", "fuse", "history"}),
-    ("-k", ["-k", "5"], "k", 5, {"evaluate", "compare", "diagnose", "report"}),
-    ("--k", ["--k", "5"], "k", 5, {"evaluate", "compare", "diagnose", "report", "fuse"}),
+    ("-k", ["-k", "5"], "k", 5, {"evaluate", "compare", "diagnose", "report", "dashboard"}),
+    (
+        "--k",
+        ["--k", "5"],
+        "k",
+        5,
+        {"evaluate", "compare", "diagnose", "report", "fuse", "dashboard"},
+    ),
     ("--k-max", ["--k-max", "7"], "k_max", 7, {"curves", "report"}),
     ("--quiet", ["--quiet"], "quiet", True, EVERY),
     ("--relevance-level", ["--relevance-level", "2"], "relevance_level", 2.0, EVALUATING),
@@ -73,7 +87,7 @@ SHARED: list[tuple[str, list[str], str, object, set[str]]] = [
     ("-M", ["-M", "5"], "max_depth", 5, EVALUATING | {"fuse"}),
     ("--engine", ["--engine", "in-memory"], "engine", "in-memory", EVALUATING),
     ("--buckets", ["--buckets", "4"], "buckets", 4, EVALUATING | {"fuse", "partition"}),
-    ("--json", ["--json"], "json", True, EVERY - {"report", "partition", "measures"}),
+    ("--json", ["--json"], "json", True, EVERY - {"report", "partition", "measures", "dashboard"}),
     (
         "--out",
         ["--out", "o"],

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from rankset._version import __version__
-from rankset.cli import _commands, _experiments, _parser
+from rankset.cli import _commands, _dashboard, _experiments, _parser
 from rankset.errors import ParameterError, RanksetError
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "main"]
@@ -28,7 +28,11 @@ EXIT_OK = _commands.EXIT_OK
 #: Exit status of bad input (and of a usage error).
 EXIT_BAD_INPUT = 2
 #: Every subcommand but trec_eval, by name.
-_COMMANDS = {**_commands.COMMANDS, **_experiments.EXPERIMENT_COMMANDS}
+_COMMANDS = {
+    **_commands.COMMANDS,
+    **_experiments.EXPERIMENT_COMMANDS,
+    **_dashboard.DASHBOARD_COMMANDS,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rankset._typing import Correction, Test, choices_of
+from rankset.cli._dashboard import add_dashboard
 from rankset.cli._experiments import add_gate, add_history, add_log
 from rankset.cli._options import (
     add_buckets,
@@ -381,4 +382,5 @@ SUBCOMMANDS: tuple[Callable[[Any], argparse.ArgumentParser], ...] = (
     add_log,
     add_history,
     add_gate,
+    add_dashboard,
 )

@@ -1,0 +1,95 @@
+"""``rankset dashboard``: the offline page that explores systems, queries and rankings.
+
+A thin wrapper over :func:`rankset.dashboard.dashboard`: the runs, labels and evaluation
+options as every evaluating subcommand spells them, plus the page's own inputs (document
+and query texts) and its one output file.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rankset.cli._options import add_cutoff, add_evaluation_options, add_metrics, add_output
+from rankset.cli._output import progress
+
+__all__ = ["DASHBOARD_COMMANDS", "add_dashboard"]
+
+# `rankset.dashboard.DEFAULT_DASHBOARD_METRICS` (not imported here: Altair loads lazily).
+_METRICS = "ndcg@k ap rr precision@k recall@100"
+
+
+def add_dashboard(commands: Any) -> argparse.ArgumentParser:
+    """``rankset dashboard RUN ... --qrels LABELS [--texts F] [--queries F] --out F``."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "dashboard",
+        allow_abbrev=False,
+        help="an offline HTML page to explore systems, queries and rankings",
+        description="Write one self-contained HTML file (no network): systems x metrics "
+        "with CIs and significance against a baseline, curves, the diagnostic matrix, "
+        "every query's values, and two systems' top k side by side. The view is kept in "
+        "the URL fragment (#query=ID&a=SYSTEM&b=SYSTEM&metric=NAME&k=K).",
+    )
+    add_evaluation_options(parser, runs_help="run files (TREC, JSONL, Parquet, ...)")
+    add_metrics(parser, _METRICS)
+    page = parser.add_argument_group("page")
+    add_cutoff(page, default=10, help="the cutoff of the metrics and the side-by-side view")
+    page.add_argument(
+        "--depth",
+        type=int,
+        default=20,
+        metavar="N",
+        help="documents kept per system and query (default 20; the k slider's range)",
+    )
+    page.add_argument("--baseline", metavar="NAME", help="the system the others are compared with")
+    page.add_argument(
+        "--texts", metavar="FILE", help="document texts: TSV or JSONL with doc_id and text"
+    )
+    page.add_argument(
+        "--queries", metavar="FILE", help="query texts: TSV or JSONL with query_id and text"
+    )
+    page.add_argument("--title", default="rankset dashboard", help="the page's title")
+    page.add_argument(
+        "--max-mb",
+        type=float,
+        default=20.0,
+        metavar="MB",
+        help="size budget of the file; beyond it queries are sampled, keeping the biggest "
+        "wins and losses, and the page says so (default 20)",
+    )
+    add_output(
+        parser, out="the HTML file to write", out_metavar="DASHBOARD.html", out_required=True
+    )
+    return parser
+
+
+def _dashboard(args: argparse.Namespace) -> int:
+    from rankset.cli._commands import option_values
+    from rankset.dashboard import dashboard
+
+    options = option_values(args)
+    with progress(args) as step:
+        step(f"building the dashboard of {len(args.runs)} run(s)")
+        board = dashboard(
+            args.runs,
+            args.labels,
+            texts=args.texts,
+            queries=args.queries,
+            baseline=args.baseline,
+            metrics=args.metrics or None,
+            k=args.k,
+            depth=args.depth,
+            title=args.title,
+            max_bytes=int(args.max_mb * 1_000_000),
+            **options,
+        )
+        path = board.save(args.out)
+    shown = f"{board.n_queries:,} queries"
+    if board.sampled:
+        shown = f"{board.n_queries:,} of {board.n_queries_total:,} queries (sampled)"
+    print(f"wrote {path}: {len(board.systems)} systems, {shown}, {board.size / 1e6:.1f} MB")
+    return 0
+
+
+#: The dashboard's subcommand, by name.
+DASHBOARD_COMMANDS = {"dashboard": _dashboard}
