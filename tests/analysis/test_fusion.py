@@ -102,6 +102,9 @@ def test_a_fused_run_evaluates_like_any_run() -> None:
 # --- parity with ranx on TREC DL 2019 -------------------------------------------------------
 
 DL19 = ("bm25", "splade-pp-ed", "tasb")
+# Every method against ranx on three full DL19 runs: about five minutes on two cores, so
+# the fast lane (-m "not slow") leaves it to CI; the hand-computed cases above stay in it.
+SLOW_ON_DL19 = pytest.mark.slow
 WEIGHTS = [0.5, 0.3, 0.2]
 SCORE_METHODS = {
     "combsum": ("sum", {}),
@@ -189,6 +192,7 @@ def _score_method_mismatches(
     return _close(got, want)
 
 
+@SLOW_ON_DL19
 @pytest.mark.parametrize("norm", SCORE_NORMS)
 @pytest.mark.parametrize("method", sorted(SCORE_METHODS))
 def test_score_methods_equal_ranx_on_dl19(
@@ -197,6 +201,7 @@ def test_score_methods_equal_ranx_on_dl19(
     assert _score_method_mismatches(dl19_runs, method, norm, by_position=False) == []
 
 
+@SLOW_ON_DL19
 @pytest.mark.parametrize("norm", POSITION_NORMS)
 @pytest.mark.parametrize("method", ["combsum", "combmnz", "wsum"])
 def test_position_norms_equal_ranx_on_dl19(
@@ -207,6 +212,7 @@ def test_position_norms_equal_ranx_on_dl19(
     assert _score_method_mismatches(dl19_runs, method, norm, by_position=True) == []
 
 
+@SLOW_ON_DL19
 @pytest.mark.parametrize("method", sorted(POSITION_METHODS))
 def test_position_methods_equal_ranx_on_dl19(dl19_runs: list[pl.DataFrame], method: str) -> None:
     ranx_method, params = POSITION_METHODS[method]
@@ -239,6 +245,7 @@ RANX_PARAMS = {
 }
 
 
+@SLOW_ON_DL19
 @pytest.mark.parametrize("method", sorted(TRAINED_METHODS))
 def test_trained_methods_equal_ranx_on_dl19(
     dl19_runs: list[pl.DataFrame], shared_data: Path, method: str
