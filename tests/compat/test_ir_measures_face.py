@@ -176,8 +176,12 @@ def test_inputs_in_ir_measures_forms(tmp_path: Path) -> None:
 
 
 def test_what_the_face_does_not_compute_is_named() -> None:
-    with pytest.raises(ParameterError, match="Accuracy is not a measure of rankset's ir_measures"):
-        face.parse_measure("Accuracy@5")
+    # Accuracy parses, as in ir_measures, but the face does not compute it
+    assert face.parse_measure("Accuracy@5") == face.Accuracy @ 5
+    with pytest.raises(ParameterError, match="Accuracy is not computed by rankset's ir_measures"):
+        face.calc_aggregate(["Accuracy@5"], {"q": {"d": 1}}, {"q": {"d": 1.0}})
+    with pytest.raises(NameError, match="measure not found: Nope"):
+        face.parse_measure("Nope@5")
     with pytest.raises(ParameterError, match=r"dcg='exp-log2' \(gdeval\) needs a cutoff"):
         face.calc_aggregate(["nDCG(dcg='exp-log2')"], {"q": {"d": 1}}, {"q": {"d": 1.0}})
     with pytest.raises(ParameterError, match="P needs an @ value"):
