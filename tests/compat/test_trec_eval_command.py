@@ -230,3 +230,16 @@ def test_a_first_query_with_only_negative_grades_stops_as_trec_eval_does(tmp_pat
     qrels.write_text("q1 0 a 1\nq3 0 b -1\n", encoding="utf-8")
     status, out, err = _run(["-m", "map", str(qrels), str(run)])
     assert (status, out, err) == (0, "map                   \tall\t0.5000\n", "")
+
+
+def test_a_mean_on_a_fourth_decimal_tie_prints_trec_evals_digit_whatever_is_asked() -> None:
+    # P_20 on the sample is exactly 0.17125; trec_eval adds the 40 values in query order,
+    # in double (6.8499999999999996), and prints 0.1712 (10.0 and 9.0.8 alike)
+    files = ["data/sample/qrels.txt", "data/sample/bm25.trec"]
+    root = Path(__file__).resolve().parents[2]
+    files = [str(root / name) for name in files]
+    for measures in (["-m", "P.20"], ["-m", "all_trec"], ["-m", "P.20", "-m", "map"]):
+        for version in ([], ["--trec-eval-version", "9.0.8"]):
+            status, out, _ = _run([*version, *measures, *files])
+            assert status == 0
+            assert "P_20                  \tall\t0.1712\n" in out
