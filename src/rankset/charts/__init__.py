@@ -19,9 +19,9 @@ Theme
     Importing this module registers the ``"rankset"`` theme and enables nothing; enabling
     it is the caller's choice: ``alt.theme.enable("rankset")``.
 Export
-    :func:`save_chart` writes JSON (no extra dependency), and HTML, PNG and SVG through
+    :func:`save_chart` writes JSON and HTML (no extra dependency), and PNG and SVG through
     vl-convert (``pip install "rankset[render]"``). HTML inlines the Vega, Vega-Lite and
-    vega-embed JavaScript: it loads nothing from the network. In a notebook,
+    vega-embed JavaScript that rankset ships: it loads nothing from the network. In a notebook,
     :func:`enable_offline` makes every displayed chart carry that JavaScript too.
 
 Examples

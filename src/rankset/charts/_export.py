@@ -1,10 +1,10 @@
-"""Writing charts: Vega-Lite JSON, and self-contained HTML, PNG and SVG through vl-convert.
+"""Writing charts: Vega-Lite JSON and self-contained HTML, and PNG and SVG through vl-convert.
 
-JSON needs nothing beyond Altair. The other formats need vl-convert (the ``render``
-extra), imported only when one is asked for, so building charts never needs it. HTML
-inlines the Vega, Vega-Lite and vega-embed JavaScript: a page loads nothing from the
-network, and every string written into a ``<script>`` element is escaped so that data (a
-query id, a system name) cannot end it.
+JSON and HTML need nothing beyond Altair: HTML inlines the Vega, Vega-Lite and vega-embed
+JavaScript that rankset ships (``rankset/_vendor``, BSD-3-Clause, read only when a page is
+written), so a page loads nothing from the network. PNG and SVG need vl-convert (the
+``render`` extra), imported only when one is asked for. Every string written into a
+``<script>`` element is escaped so that data (a query id, a system name) cannot end it.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import html
+import importlib.resources
 import itertools
 import json
 import os
@@ -40,6 +41,9 @@ _EXTENSIONS: Final[dict[str, ChartFormat]] = {
     ".svg": "svg",
     ".json": "json",
 }
+#: The vendored builds, in load order (vega-embed reads ``vega`` and ``vegaLite``).
+_VENDORED_SCRIPTS: Final = ("vega.min.js", "vega-lite.min.js", "vega-embed.min.js")
+_SOURCE_MAP = re.compile(r"^//# sourceMappingURL=.*$", re.MULTILINE)
 _ELEMENT_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*$")
 # Characters that could end a <script> element or open an HTML comment inside one, and the
 # two line terminators that older JavaScript engines reject inside string literals. JSON
@@ -93,7 +97,7 @@ def save_chart(
     ParameterError
         On an unknown format or extension, or ``scale <= 0``.
     MissingDependencyError
-        For HTML, PNG or SVG without vl-convert (``pip install "rankset[render]"``).
+        For PNG or SVG without vl-convert (``pip install "rankset[render]"``).
 
     Examples
     --------
@@ -113,11 +117,11 @@ def save_chart(
     payload: str | bytes
     if fmt == "json":
         payload = json.dumps(spec, indent=2, allow_nan=False)
+    elif fmt == "html":
+        payload = _page(spec, javascript_bundle())
     else:
         vlc = _vl_convert(f"Saving a chart as {fmt}")
-        if fmt == "html":
-            payload = _page(spec, javascript_bundle())
-        elif fmt == "svg":
+        if fmt == "svg":
             payload = vlc.vegalite_to_svg(spec, vl_version=_vl_version())
         else:
             payload = vlc.vegalite_to_png(spec, vl_version=_vl_version(), scale=float(scale))
@@ -133,17 +137,33 @@ def save_chart(
 def javascript_bundle() -> str:
     """Return the Vega, Vega-Lite and vega-embed JavaScript as one script (cached).
 
-    The bundle (about 0.9 MB, from vl-convert, for Altair's Vega-Lite version) defines
-    ``window.vegaEmbed``; put it once in a page inside ``<script>...</script>``, then one
-    :func:`embed_fragment` per chart.
+    The bundle (about 0.8 MB: Vega 6.2.0, Vega-Lite 6.4.1 and vega-embed 7.0.2, shipped
+    with rankset, see ``rankset/_vendor/README.md``) defines ``window.vega``,
+    ``window.vegaLite`` and ``window.vegaEmbed``; put it once in a page inside
+    ``<script>...</script>``, then one :func:`embed_fragment` per chart. It needs no
+    extra package and no network, and is read from disk on the first call only.
 
-    Raises
-    ------
-    MissingDependencyError
-        Without vl-convert (``pip install "rankset[render]"``).
+    The builds run inside a function whose ``define``, ``module`` and ``exports`` are
+    undefined, so that they set the globals even where a page has a module loader
+    (RequireJS in the classic Jupyter notebook), which would otherwise take them.
+
+    Examples
+    --------
+    >>> bundle = javascript_bundle()
+    >>> "vegaEmbed" in bundle and "</script" not in bundle.lower()
+    True
     """
-    vlc = _vl_convert("The charts' JavaScript bundle")
-    bundle: str = vlc.javascript_bundle(vl_version=_vl_version())
+    root = importlib.resources.files("rankset").joinpath("_vendor")
+    parts = [
+        _SOURCE_MAP.sub("", root.joinpath(name).read_text(encoding="utf-8")).rstrip()
+        for name in _VENDORED_SCRIPTS
+    ]
+    body = ";\n".join(parts)
+    bundle = (
+        "(function (define, module, exports, require) {\n"
+        f"{body};\n"
+        "}).call(typeof globalThis !== 'undefined' ? globalThis : window);"
+    )
     return script_safe(bundle)
 
 
@@ -211,10 +231,6 @@ def inline_html(
     -------
     str
 
-    Raises
-    ------
-    MissingDependencyError
-        Without vl-convert (``pip install "rankset[render]"``).
     """
     spec = chart.to_dict() if isinstance(chart, alt.TopLevelMixin) else dict(chart)
     if element_id is None:
@@ -235,14 +251,10 @@ def enable_offline() -> None:
 
     Altair's default renderer loads Vega from a CDN, so offline, in an HTML export opened
     later, or behind a firewall every chart shows "Error loading script". This renderer
-    puts Vega, Vega-Lite and vega-embed (about 0.9 MB) into each chart's output, which
-    then draws in Jupyter, VS Code and an nbconvert HTML export alike; the notebook grows
-    by that much per chart. ``alt.renderers.enable("default")`` goes back.
-
-    Raises
-    ------
-    MissingDependencyError
-        Without vl-convert (``pip install "rankset[render]"``), which holds the bundle.
+    puts Vega, Vega-Lite and vega-embed (about 0.8 MB, shipped with rankset: no extra
+    package) into each chart's output, which then draws in Jupyter, VS Code and an
+    nbconvert HTML export alike; the notebook grows by that much per chart.
+    ``alt.renderers.enable("default")`` goes back.
 
     Examples
     --------
@@ -252,7 +264,7 @@ def enable_offline() -> None:
     'rankset_offline'
     >>> _ = alt.renderers.enable("default")
     """
-    javascript_bundle()  # fails here, with the install hint, rather than at the first chart
+    javascript_bundle()  # read once here rather than at the first chart
     alt.renderers.register(OFFLINE_RENDERER, _offline_output)
     alt.renderers.enable(OFFLINE_RENDERER)
 

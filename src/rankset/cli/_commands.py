@@ -159,7 +159,7 @@ def _compare(args: argparse.Namespace) -> int:
         raise ParameterError("rankset compare needs --baseline NAME, or --all-pairs.")
     tests = [test.replace("-", "_") for test in args.tests or ()]
     if not tests:
-        tests = ["randomization"] if args.all_pairs else ["randomization", "t", "wilcoxon"]
+        tests = ["randomization"] if args.all_pairs else _default_pair_tests()
     correction = None if args.correction == "none" else args.correction
     options = _evaluation_options(args, k=args.k)
     metrics = parse_metrics(args.metrics or DEFAULT_METRICS)
@@ -204,6 +204,25 @@ def _compare(args: argparse.Namespace) -> int:
         return EXIT_OK
     _print_comparison(table, args)
     return EXIT_OK
+
+
+def _default_pair_tests() -> list[str]:
+    """Randomization, t and Wilcoxon; randomization alone, said on stderr, without scipy.
+
+    The core install then compares with the test that needs nothing more.
+    """
+    import importlib
+
+    try:
+        importlib.import_module("scipy")
+    except ImportError:
+        print(
+            'rankset: the t and Wilcoxon tests need scipy (pip install "rankset[stats]"): '
+            "comparing with the randomization test only.",
+            file=sys.stderr,
+        )
+        return ["randomization"]
+    return ["randomization", "t", "wilcoxon"]
 
 
 def _print_comparison(table: pl.DataFrame, args: argparse.Namespace) -> None:

@@ -146,9 +146,9 @@ def _add_compare(commands: Any) -> argparse.ArgumentParser:
         dest="tests",
         action="append",
         choices=[*choices_of(Test), "randomized-tukey"],
-        help="test, repeatable: randomization, t, wilcoxon (paired; default all three, or "
-        "randomization with --all-pairs), tukey, randomized-tukey (family-wise over every "
-        "system); t, wilcoxon and tukey need scipy",
+        help="test, repeatable: randomization, t, wilcoxon (paired; default all three, "
+        "randomization alone without scipy or with --all-pairs), tukey, randomized-tukey "
+        "(family-wise over every system); t, wilcoxon and tukey need scipy",
     )
     tests.add_argument(
         "--correction",

@@ -181,8 +181,6 @@ def dashboard(
     ParameterError
         On a bad ``k``, ``depth`` (< ``k``), ``snippet``, ``max_bytes`` or an unknown
         baseline.
-    MissingDependencyError
-        Without vl-convert, which holds the charts' JavaScript (``rankset[render]``).
 
     Examples
     --------

@@ -37,6 +37,8 @@ __all__ = ["DEFAULT_REPORT_METRICS", "build_report", "report"]
 #: Metrics :func:`report` computes when none are named.
 DEFAULT_REPORT_METRICS = ("ndcg@10", "ap", "recall@100", "ra_nwg@10", "proc@10", "pct_proc@10")
 
+#: The warning that names the grade scale the labels implied (said once per report).
+_SCALE_CHOSEN: Final = r".*do not fit the default scale"
 # The comparison: the paired randomization test (needs no scipy), significance level.
 _TEST: Final = "randomization"
 _NUM_REL: Final = "num_rel"
@@ -314,21 +316,27 @@ def report(
     rag_ok = not notes  # the only note yet: metrics left out for want of a grade scale
     result, relevant = _split_num_rel(result, names)
     baseline, comparison = _compare(result, baseline, notes, n_resamples=n_resamples, seed=seed)
-    curves = _curves(runs, labels, names, options, k_max=k_max, n_resamples=n_resamples, seed=seed)
-    diagnosis = _diagnose(runs, labels, result, names, options, k=k) if rag_ok else None
-    agreement, stability = _label_sets(
-        runs,
-        labels,
-        label_sets,
-        result,
-        options,
-        reference_labels=reference_labels,
-        n_resamples=n_resamples,
-        seed=seed,
-    )
-    explanations = None
-    if worst and result.metrics:
-        explanations = _worst_explanations(runs, labels, result, options)
+    with warnings.catch_warnings():
+        # The evaluation above said which scale the labels implied; the curves, the
+        # diagnosis and the rest read the same labels and would say it again.
+        warnings.filterwarnings("ignore", _SCALE_CHOSEN, RanksetWarning)
+        curves = _curves(
+            runs, labels, names, options, k_max=k_max, n_resamples=n_resamples, seed=seed
+        )
+        diagnosis = _diagnose(runs, labels, result, names, options, k=k) if rag_ok else None
+        agreement, stability = _label_sets(
+            runs,
+            labels,
+            label_sets,
+            result,
+            options,
+            reference_labels=reference_labels,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        explanations = None
+        if worst and result.metrics:
+            explanations = _worst_explanations(runs, labels, result, options)
     page = build_report(
         result,
         baseline=baseline,
