@@ -129,7 +129,8 @@ ALIASES: list[tuple[str, list[str], str, object]] = [
 def _subcommands() -> dict[str, argparse.ArgumentParser]:
     parser = build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return dict(commands.choices)
+    # trec_eval is listed in --help only: main() runs it with its own option grammar.
+    return {name: sub for name, sub in commands.choices.items() if name != "trec_eval"}
 
 
 def _shown(parser: argparse.ArgumentParser) -> set[str]:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from rankset._version import __version__
-from rankset.cli import _commands, _dashboard, _experiments, _parser
+from rankset.cli import _commands, _dashboard, _experiments, _parser, _trec_eval_help
 from rankset.errors import ParameterError, RanksetError
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "main"]
@@ -39,6 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["trec_eval"]:  # trec_eval's own option grammar, not argparse's
+        if _trec_eval_help.asks_for_help(arguments[1:]):
+            print(_trec_eval_help.USAGE, end="")
+            return EXIT_OK
         from rankset.compat import trec_eval
 
         return trec_eval.main(arguments[1:])

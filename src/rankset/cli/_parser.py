@@ -30,6 +30,7 @@ from rankset.cli._options import (
     cutoff_list,
     hidden_alias,
 )
+from rankset.cli._trec_eval_help import add_trec_eval_entry
 from rankset.evaluation import DEFAULT_METRICS
 from rankset.fusion import NORMS
 
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         command = add(commands)
         # Also after the command (`rankset evaluate ... --quiet`); unset there, the top's stays.
         add_quiet(command, default=argparse.SUPPRESS)
+    add_trec_eval_entry(commands)  # listed only: main() runs trec_eval before argparse
     return parser
 
 
