@@ -1,7 +1,8 @@
 """Evaluate runs against labels: one plan, one pass over the runs, a tidy result.
 
 The public face is :func:`evaluate` (or :func:`evaluate_with` and an
-:class:`EvaluateOptions`), its :class:`EvaluationResult`, metric-vs-k :func:`curves`,
+:class:`EvaluateOptions`), its :class:`EvaluationResult`, the prepared
+:class:`Evaluator` (labels and metrics planned once, for many runs), metric-vs-k :func:`curves`,
 the answer matcher :func:`match_text`, and the bucket-partitioned writer
 :func:`partition`. :func:`numbered_runs` gives the runs as the evaluation orders them
 (what the diagnosis and label-quality analyses read), :func:`bucket_of` the bucket of a
@@ -20,6 +21,7 @@ other engines), ``_partition`` (the bucket-partitioned dataset writer) and ``_su
 """
 
 from rankset.evaluation._evaluate import evaluate, evaluate_with
+from rankset.evaluation._evaluator import Evaluator
 from rankset.evaluation._inputs import numbered_runs
 from rankset.evaluation._options import DEFAULT_K, DEFAULT_METRICS, ENGINES, EvaluateOptions
 from rankset.evaluation._partition import partition
@@ -36,6 +38,7 @@ __all__ = [
     "Curves",
     "EvaluateOptions",
     "EvaluationResult",
+    "Evaluator",
     "TextMatch",
     "bucket_of",
     "curves",

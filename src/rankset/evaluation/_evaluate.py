@@ -173,8 +173,10 @@ def evaluate(
         ``"warn"`` reads on (such a query is scored as having no relevant document; an
         ungraded document gets grade 1) with one warning saying how many queries did.
     engine
-        Polars engine of the pass over the runs: ``"auto"`` (= ``"streaming"``),
-        ``"streaming"``, ``"in-memory"`` or ``"gpu"`` (cudf-polars; without it a
+        Polars engine of the pass over the runs: ``"auto"`` (``"in-memory"`` for runs
+        given as ``{qid: {doc: score}}`` dicts of up to a million rows in all, whose
+        fixed cost it keeps low; else ``"streaming"``), ``"streaming"``, ``"in-memory"``
+        or ``"gpu"`` (cudf-polars; without it a
         :class:`~rankset.RanksetWarning` and the streaming engine). ``"dask"`` runs the
         pass bucket by bucket on the workers of a Dask cluster (``client=``; needs
         ``rankset[dask]``; see :mod:`rankset.evaluation.cluster`). The values do not depend on it:
@@ -275,9 +277,11 @@ def _plan_and_measure(
     *,
     keep_rows: bool,
 ) -> tuple[EvaluationPlan, Collected]:
-    options = options.replace(engine=resolve_engine(options.engine))  # warns once, if at all
+    engine = resolve_engine(options.engine)  # warns once, if at all
+    if options.engine != "auto":  # "auto" is settled by the runs' size when they are read
+        options = options.replace(engine=engine)
     cut = options.max_depth is not None or options.judged_only  # they read runs whole
-    if options.buckets is None and options.engine in ("streaming", "in-memory") and not cut:
+    if options.buckets is None and engine in ("streaming", "in-memory") and not cut:
         try:
             plan = plan_evaluation_inputs(runs, labels, metrics, options, scan_text=True)
         except RanksetError:
@@ -351,7 +355,7 @@ def result_of(
     seed: int,
 ) -> EvaluationResult:
     """Turn the finished frames into the tidy per-query result and its summary."""
-    frame = collected.scored.join(collected.stats, on="query_id", how="left")
+    frame = collected.scored.lazy().join(collected.stats.lazy(), on="query_id", how="left")
     per_query = tidy(frame, plan.metrics, plan.values, collected.config["systems"])
     summary = summarise_means(
         per_query,

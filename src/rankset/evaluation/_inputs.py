@@ -22,7 +22,7 @@ from rankset._typing import (
     ScorePrecision,
 )
 from rankset.errors import ParameterError, SchemaError
-from rankset.evaluation._pass import first_rows_order
+from rankset.evaluation._pass import PEEK_ROWS, first_rows_order
 from rankset.evaluation._runs import RowOrder, RunPart, Runs, collect_frames
 from rankset.io import ParsedInput, looks_like_ranx
 from rankset.schema import (
@@ -141,13 +141,12 @@ def _run_profiles(
     SchemaError
         When a run has no rows.
     """
-    unknown = [item for item in inputs if _known_profile(item.parsed) is None]
-    measured = iter(
-        collect_frames(
-            [run_profile(item.parsed.run) for item in unknown if item.parsed.run is not None],
-            engine,
-        )
-    )
+    unknown = [
+        run_profile(item.parsed.run)
+        for item in inputs
+        if _known_profile(item.parsed) is None and item.parsed.run is not None
+    ]
+    measured = iter(collect_frames(unknown, engine) if unknown else [])
     profiles = [
         known
         if (known := _known_profile(item.parsed)) is not None
@@ -233,7 +232,10 @@ def _run_part(
         or scores_present(profile["n_scores"], profile["n_rows"], item.parsed.source)
     )
     row_order: RowOrder = "any"  # keep_best drops copies while ranking: rank it
-    if duplicates == "error":
+    # A run its reader sized (a dict) no longer than the peek is ranked: looking at its
+    # order would cost as much as ranking it.
+    short = item.parsed.profile is not None and profile["n_rows"] <= PEEK_ROWS
+    if duplicates == "error" and not short:
         row_order = _first_rows_order(
             item, frame, literal, order=order, has_scores=has_scores, precision=score_precision
         )

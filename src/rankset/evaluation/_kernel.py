@@ -43,10 +43,12 @@ from rankset.schema import (
 __all__ = [
     "Collected",
     "PartialResult",
+    "PreparedLabels",
     "finish",
     "measure_queries",
     "merge_partial_results",
     "occupied_buckets",
+    "prepare_labels",
 ]
 
 
@@ -84,8 +86,26 @@ class PartialResult:
     bucket: tuple[int, int] | None = None  # (bucket, buckets) when measured by bucket
 
 
+@dataclass(frozen=True)
+class PreparedLabels:
+    """The labels of a plan read, checked and summarised once (:func:`prepare_labels`).
+
+    What every evaluation of the same labels would do again: the labels collected and
+    checked, put in (query, doc) order, given the plan's label row columns, and their
+    per-query statistics. :func:`measure_queries` takes it to measure only the runs.
+    """
+
+    frame: pl.DataFrame  # query_id, doc_id, grade: checked, in (query, doc) order
+    label_rows: pl.LazyFrame
+    stats: pl.DataFrame
+
+
 def measure_queries(
-    plan: EvaluationPlan, bucket: tuple[int, int] | None, *, keep_rows: bool = False
+    plan: EvaluationPlan,
+    bucket: tuple[int, int] | None,
+    *,
+    keep_rows: bool = False,
+    prepared: PreparedLabels | None = None,
 ) -> PartialResult:
     """Run both phases of the plan over the queries of one bucket (all when ``None``).
 
@@ -93,16 +113,23 @@ def measure_queries(
     machine or on a cluster worker, from the same inputs to the same small frames.
     Every aggregation groups by query (or by system and query), so the partitions'
     frames, concatenated and sorted (:func:`merge_partial_results`), equal those of one
-    pass over everything, bit for bit.
+    pass over everything, bit for bit. ``prepared``: the plan's labels as
+    :func:`prepare_labels` gave them (all queries, no bucket), so only the runs are read.
     """
     features, runs = plan.features, plan.runs
     engine = plan.engine
     if engine == "dask":  # on a worker: the pass runs on its streaming engine
         engine = "streaming"
-    labels = labels_in_bucket(plan, bucket)
+    if prepared is None:
+        labels = labels_in_bucket(plan, bucket)
+        label_frames = [labels, duplicate_labels(labels)]
+        label_side = _label_side(plan, labels)
+    else:
+        labels = prepared.frame.lazy()
+        label_frames = []
+        label_side = {}
     optional = {
-        "cutoffs": plan.cutoffs,
-        "grades": labels.select(pl.col("grade").unique()) if features.uses_tiers else None,
+        **label_side,
         "pool": plan.pools.counts if plan.pools is not None else None,
         "answer_positions": plan.answer_positions,
         "answer_counts": (
@@ -118,26 +145,23 @@ def measure_queries(
         for name, frame in optional.items()
         if frame is not None
     }
-    hits_frame, counts_frame, (label_frame, label_dups, *rest) = measure_pass(
-        runs, labels, bucket, engine, [labels, duplicate_labels(labels), *wanted.values()]
+    hits_frame, counts_frame, rest = measure_pass(
+        runs, labels, bucket, engine, [*label_frames, *wanted.values()]
     )
-    extra = dict(zip(wanted, rest, strict=True))
-    raise_on_bad_labels(label_frame, plan.label_source)
-    raise_on_duplicate_labels(label_dups, plan.label_source)
-    if "cutoffs" in extra:
-        check_cutoffs(extra["cutoffs"])
-    if "grades" in extra:
-        check_grades_in_scale(extra.pop("grades")["grade"], features.scale, plan.label_source)
+    if prepared is None:
+        label_frame, label_dups, *rest = rest
+        extra = dict(zip(wanted, rest, strict=True))
+        label_frame, label_rows, query_stats = _summarise_labels(
+            plan, label_frame, label_dups, extra
+        )
+    else:
+        extra = dict(zip(wanted, rest, strict=True))
+        label_rows, query_stats = prepared.label_rows, prepared.stats.lazy()
 
     # The small phase adds in row order (rankset.measures' sequential sums): the rows are
     # put in rank order here, eagerly, whatever order the engine's pass gave them in
     # (a lazy sort before a group-by is no promise the query optimizer keeps).
-    k = plan.options.k or plan.options.default_k
-    cutoffs = extra.pop("cutoffs").lazy() if "cutoffs" in extra else None
-    label_frame = label_frame.sort("query_id", "doc_id")
     hits_frame = hits_frame.sort(*GROUP, "pos")
-    label_rows = _label_rows(features, label_frame.lazy(), cutoffs, k)
-    query_stats = _label_statistics(features, label_rows)
     rows = _run_rows(features, hits_frame.lazy(), query_stats)
     aggregates, stats = pl.collect_all(
         [_aggregate_run(features, rows, counts_frame.lazy(), query_stats), query_stats],
@@ -146,6 +170,53 @@ def measure_queries(
     if not keep_rows:
         return PartialResult(aggregates, stats, extra, bucket=bucket)
     return PartialResult(aggregates, stats, extra, rows=rows, label_rows=label_rows, bucket=bucket)
+
+
+def prepare_labels(plan: EvaluationPlan) -> PreparedLabels:
+    """Read, check and summarise a plan's labels once, for runs measured later.
+
+    The same steps :func:`measure_queries` takes on the labels, in one collect: the
+    checks (ids, grades, duplicates, cutoffs, the grade scale) raise the same errors.
+    """
+    label_side = _label_side(plan, plan.labels)
+    label_frame, label_dups, *rest = pl.collect_all(
+        [plan.labels, duplicate_labels(plan.labels), *label_side.values()], engine=SMALL_ENGINE
+    )
+    extra = dict(zip(label_side, rest, strict=True))
+    label_frame, label_rows, query_stats = _summarise_labels(plan, label_frame, label_dups, extra)
+    return PreparedLabels(label_frame, label_rows, query_stats.collect(engine=SMALL_ENGINE))
+
+
+def _label_side(plan: EvaluationPlan, labels: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
+    """Return the frames the labels' checks read besides them: cutoffs, the grades."""
+    side = {"cutoffs": plan.cutoffs}
+    if plan.features.uses_tiers:
+        side["grades"] = labels.select(pl.col("grade").unique())
+    return {name: frame for name, frame in side.items() if frame is not None}
+
+
+def _summarise_labels(
+    plan: EvaluationPlan,
+    label_frame: pl.DataFrame,
+    label_dups: pl.DataFrame,
+    extra: dict[str, pl.DataFrame],
+) -> tuple[pl.DataFrame, pl.LazyFrame, pl.LazyFrame]:
+    """Check the collected labels; return them in order, their rows and statistics.
+
+    Takes ``cutoffs`` and ``grades`` out of ``extra`` (they are the labels' side).
+    """
+    features = plan.features
+    raise_on_bad_labels(label_frame, plan.label_source)
+    raise_on_duplicate_labels(label_dups, plan.label_source)
+    if "cutoffs" in extra:
+        check_cutoffs(extra["cutoffs"])
+    if "grades" in extra:
+        check_grades_in_scale(extra.pop("grades")["grade"], features.scale, plan.label_source)
+    k = plan.options.k or plan.options.default_k
+    cutoffs = extra.pop("cutoffs").lazy() if "cutoffs" in extra else None
+    label_frame = label_frame.sort("query_id", "doc_id")
+    label_rows = _label_rows(features, label_frame.lazy(), cutoffs, k)
+    return label_frame, label_rows, _label_statistics(features, label_rows)
 
 
 def merge_partial_results(

@@ -53,6 +53,7 @@ from rankset.measures import GROUP, NUM_RET
 from rankset.schema import duplicate_docs, raise_on_bad_rows, raise_on_duplicate_docs
 
 __all__ = [
+    "PEEK_ROWS",
     "SMALL_ENGINE",
     "first_rows_order",
     "measure_pass",
@@ -443,9 +444,10 @@ def _refuse_bad_rows(
     """
     _, rankings, checks, *_ = frames
     query_problems = id_problems("query_id")
+    checked = checks.row(0, named=True)  # a row read as it is, no query run on it
     counts = {
         **rankings.select(count_problems(query_problems)).row(0, named=True),
-        **checks.select(list(_row_problems(part, "_"))).row(0, named=True),
+        **{problem: checked[problem] for problem in _row_problems(part, "_")},
     }
     if not any(counts.values()):
         return

@@ -8,12 +8,13 @@ every cluster worker (:mod:`rankset.evaluation.cluster`).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import polars as pl
 
-from rankset._typing import PassEngine
+from rankset._typing import Engine, PassEngine
 from rankset._validation import warn_user
 from rankset.errors import ParameterError, RanksetWarning
 from rankset.evaluation._inputs import (
@@ -35,7 +36,7 @@ from rankset.measures.nuggets import NUGGET_MEASURES
 from rankset.measures.scales import infer_scale, resolve_scale
 from rankset.schema import normalize_labels
 
-__all__ = ["EvaluationPlan", "plan_evaluation_inputs"]
+__all__ = ["EvaluationPlan", "plan_evaluation_inputs", "plan_labels", "with_runs"]
 
 # Options that carry inputs: the plan holds them read, so its options drop them.
 _INPUT_OPTIONS = {
@@ -116,9 +117,9 @@ def plan_evaluation_inputs(
     scan_text: bool = False,
 ) -> EvaluationPlan:
     """Read the inputs and plan the evaluation; ``scan_text``: scan plain TREC files."""
-    engine = resolve_engine(options.engine)
     runs, labels, options, text_match = _unwrap_text_match(runs, labels, options)
     inputs = read_runs(runs, options.names, scan_text=scan_text)
+    engine = engine_for(options.engine, inputs)
     run_frame = assign_system_names(
         inputs,
         order=options.order,
@@ -162,6 +163,116 @@ def plan_evaluation_inputs(
         client=options.client,
         ranked_queries=ranked_queries,
     )
+
+
+def plan_labels(
+    labels: Any, metrics: list[Metric], options: EvaluateOptions
+) -> EvaluationPlan | None:
+    """Plan the evaluation of runs yet to come: labels, metrics and options settled.
+
+    The steps of :func:`plan_evaluation_inputs` that do not read a run; the plan has no
+    runs (:func:`with_runs` gives it some). None when the metrics or options need
+    something from the runs to plan (answers, pools, nuggets, cut rankings, buckets,
+    labels carried by the runs, another engine than this machine's).
+    """
+    engine = resolve_engine(options.engine)  # "auto" is settled with each run
+    run_side = (options.pool, options.answers, options.nuggets, options.max_depth)
+    if (
+        labels is None
+        or any(value is not None for value in run_side)
+        or options.judged_only
+        or options.buckets is not None
+        or engine not in ("streaming", "in-memory")
+        or isinstance(labels, TextMatch)
+    ):
+        return None
+    label_input, label_frame = _read_label_frame(labels, [], options, None)
+    if label_input.buckets is not None:
+        return None
+    options, level = _with_relevance_level(options, label_input)
+    cutoff_frame = read_cutoffs(options.cutoffs, [], label_input)
+    features = _plan_features(options, level, label_frame, metrics, label_input.source)
+    values = {metric.name: metric.spec.build(features, metric) for metric in metrics}
+    if features.containment_modes or features.nugget_columns:
+        return None
+    return EvaluationPlan(
+        metrics=metrics,
+        values=values,
+        features=features,
+        runs=Runs(
+            inputs=[],
+            order=options.order,
+            duplicates=options.duplicates,
+            score_precision=options.score_precision,
+        ),
+        labels=label_frame,
+        label_source=label_input.source,
+        cutoffs=cutoff_frame,
+        pools=None,
+        answers=None,
+        answer_positions=None,
+        nugget_values=None,
+        nugget_stats=None,
+        text_match=None,
+        options=options.replace(**_INPUT_OPTIONS, buckets=None),
+        engine=engine,
+        buckets=None,
+    )
+
+
+def with_runs(plan: EvaluationPlan, runs: Any, names: Any = None) -> EvaluationPlan | None:
+    """Return a :func:`plan_labels` plan with these runs read and named.
+
+    None when a run brings what the plan was settled without (cutoffs, answers or
+    labels of its own, a partitioned dataset's buckets): such runs are planned whole.
+    """
+    if isinstance(runs, TextMatch):
+        return None
+    inputs = read_runs(runs, names)
+    if any(
+        item.parsed.buckets is not None
+        or item.parsed.cutoffs is not None
+        or item.parsed.answers is not None
+        or item.parsed.relevance_level is not None
+        for item in inputs
+    ):
+        return None
+    options = plan.options
+    engine = engine_for(options.engine, inputs)
+    run_frame = assign_system_names(
+        inputs,
+        order=options.order,
+        duplicates=options.duplicates,
+        engine=engine,
+        score_precision=options.score_precision,
+    )
+    return dataclasses.replace(
+        plan, runs=run_frame, engine=engine, options=options.replace(engine=engine)
+    )
+
+
+#: Runs of at most this many rows in all, held in memory, take the in-memory engine
+#: under ``engine="auto"``: its fixed cost is lower, and nothing is to be streamed.
+SMALL_RUN_ROWS = 1_000_000
+
+
+def engine_for(engine: Engine, inputs: list[RunInput]) -> PassEngine | Literal["dask"]:
+    """Return the engine of the pass: ``engine`` resolved, ``"auto"`` by the runs' size.
+
+    ``"auto"`` is the in-memory engine when every run is in memory with a known row
+    count (a ``{qid: {doc: score}}`` dict) of :data:`SMALL_RUN_ROWS` rows in all, else
+    the streaming engine. The values do not depend on the engine.
+    """
+    resolved = resolve_engine(engine)
+    if engine != "auto":
+        return resolved
+    rows = 0
+    for item in inputs:
+        profile = item.parsed.profile
+        if profile is None or item.parsed.buckets is not None:
+            return resolved
+        rows += int(profile["n_rows"])
+    return "in-memory" if rows <= SMALL_RUN_ROWS else resolved
 
 
 @dataclass(frozen=True)

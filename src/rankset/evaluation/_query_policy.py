@@ -34,16 +34,20 @@ def apply_query_policy(
     ``emptied``: the ``(system, query_id)`` pairs ranked before ``judged_only`` cut the
     runs; a labelled one the cut left without documents is scored as an empty ranking.
     """
-    scored = aggregates.filter(pl.col(IN_LABELS)).drop(IN_LABELS)
+    # Built lazily and collected once: on small inputs each eager step is a fixed cost.
+    in_labels = pl.col(IN_LABELS)
+    every = aggregates.lazy()
+    label_ids = stats.lazy().select("query_id")
+    scored = every.filter(in_labels).drop(IN_LABELS)
     if emptied is not None:
-        labelled = emptied.join(stats.select("query_id"), on="query_id", how="semi")
+        labelled = emptied.lazy().join(label_ids, on="query_id", how="semi")
         lost = labelled.join(scored, on=["system", "query_id"], how="anti")
         scored = pl.concat([scored, _as_empty(features, lost, scored)], how="diagonal_relaxed")
-    per_system = pl.DataFrame({"system": systems}, schema={"system": pl.String})
+    per_system = pl.LazyFrame({"system": systems}, schema={"system": pl.String})
     answered = scored.group_by("system").agg(n_answered=pl.len())
-    ranked = aggregates.filter(~pl.col(IN_LABELS)).select("system", "query_id")
+    ranked = every.filter(~in_labels).select("system", "query_id")
     if emptied is not None:  # judged_only removed every document of the run-only queries
-        ranked = emptied.join(stats.select("query_id"), on="query_id", how="anti")
+        ranked = emptied.lazy().join(label_ids, on="query_id", how="anti")
     run_only = ranked.group_by("system").agg(n_run_queries_without_labels=pl.len())
     n_label_queries = stats.height
     counts = (
@@ -58,37 +62,40 @@ def apply_query_policy(
             - pl.col("n_answered")
         )
     )
-    silent = counts.filter(pl.col("n_answered") == 0)["system"].to_list()
-    if silent:
-        run_ids = aggregates.filter(pl.col("system").is_in(silent))["query_id"].unique().sort()
-        label_ids = stats["query_id"].unique().sort()
-        msg = (
-            f"No query in common between the labels and the run of system(s) "
-            f"{', '.join(map(repr, silent))} (from {', '.join(sources)}): run queries e.g. "
-            f"{run_ids.head(3).to_list()}, label queries e.g. {label_ids.head(3).to_list()}. "
-            "Check that the run and the labels belong to the same topics."
-        )
-        raise SchemaError(msg)
-
     if missing == "zero":
-        grid = per_system.join(stats.select("query_id"), how="cross")
+        grid = per_system.join(label_ids, how="cross")
         scored = _as_empty(features, grid, scored)
         counts = counts.with_columns(n_scored=pl.lit(n_label_queries, dtype=pl.Int64))
     else:
         counts = counts.with_columns(n_scored=pl.col("n_answered"))
-    counts = counts.select(
+    scored_frame, counts_frame = pl.collect_all([scored, counts], engine="in-memory")
+    silent = counts_frame.filter(pl.col("n_answered") == 0)["system"].to_list()
+    if silent:
+        run_ids = aggregates.filter(pl.col("system").is_in(silent))["query_id"].unique().sort()
+        label_ids_shown = stats["query_id"].unique().sort()
+        msg = (
+            f"No query in common between the labels and the run of system(s) "
+            f"{', '.join(map(repr, silent))} (from {', '.join(sources)}): run queries e.g. "
+            f"{run_ids.head(3).to_list()}, label queries e.g. "
+            f"{label_ids_shown.head(3).to_list()}. "
+            "Check that the run and the labels belong to the same topics."
+        )
+        raise SchemaError(msg)
+    counts_frame = counts_frame.select(
         "system",
         "n_scored",
         "n_run_queries_without_labels",
         "n_label_queries_without_run",
         pl.lit(missing).alias("missing_policy"),
     )
-    return scored, counts
+    return scored_frame, counts_frame
 
 
-def _as_empty(features: Features, queries: pl.DataFrame, scored: pl.DataFrame) -> pl.DataFrame:
+def _as_empty(features: Features, queries: pl.LazyFrame, scored: pl.LazyFrame) -> pl.LazyFrame:
     """Give ``queries`` (system, query_id) their scored row, or an empty ranking's values."""
-    return queries.join(scored, on=["system", "query_id"], how="left").with_columns(
+    return queries.join(
+        scored, on=["system", "query_id"], how="left", maintain_order="left"
+    ).with_columns(
         pl.col(name).fill_null(value)
         for name, value in features.empty_values.items()
         if value is not None

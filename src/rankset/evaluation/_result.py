@@ -195,12 +195,16 @@ class EvaluationResult:
 
 
 def tidy(
-    frame: pl.DataFrame,
+    frame: pl.DataFrame | pl.LazyFrame,
     metrics: list[Metric],
     values: Mapping[str, pl.Expr],
     systems: Sequence[str],
 ) -> pl.DataFrame:
-    """One row per (system, query, metric): systems in ``systems`` order, metrics as asked."""
+    """One row per (system, query, metric): systems in ``systems`` order, metrics as asked.
+
+    Planned lazily and collected once (in memory): each eager step would be a fixed cost.
+    """
+    frame = frame.lazy()
     pieces = []
     for metric in metrics:
         if metric.k is None:
@@ -229,4 +233,5 @@ def tidy(
         )
         .sort(["_system", "_order", "query_id"])
         .drop("_system", "_order")
+        .collect(engine="in-memory")
     )

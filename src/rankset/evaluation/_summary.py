@@ -38,10 +38,15 @@ def summarise_means(
     group = [*outer, *keys]
     # trec_eval's mean: the values added one by one in query order, then divided.
     value = pl.col("value")
-    means = per_query.group_by(group, maintain_order=True).agg(
-        mean=value.drop_nulls().cum_sum().last() / value.count(),
-        n_queries=pl.len(),
-        n_na=pl.col("value").null_count(),
+    # Planned lazily and collected once: on small inputs each eager step is a fixed cost.
+    means = (
+        per_query.lazy()
+        .group_by(group, maintain_order=True)
+        .agg(
+            mean=value.drop_nulls().cum_sum().last() / value.count(),
+            n_queries=pl.len(),
+            n_na=pl.col("value").null_count(),
+        )
     )
     if confidence is None or per_query.height == 0:
         bounds = means.select(*group).with_columns(
@@ -73,7 +78,7 @@ def summarise_means(
                     ci_high=pl.Series(intervals[:, 1].tolist(), dtype=pl.Float64),
                 )
             )
-        bounds = pl.concat(pieces)
+        bounds = pl.concat(pieces).lazy()
     summary = means.join(bounds, on=group, how="left", maintain_order="left").select(
         *group, "mean", "ci_low", "ci_high", "n_queries", "n_na"
     )
@@ -83,4 +88,4 @@ def summarise_means(
             pl.when(logged).then(pl.col(name).exp()).otherwise(pl.col(name)).alias(name)
             for name in ("mean", "ci_low", "ci_high")
         )
-    return summary
+    return summary.collect(engine="in-memory")

@@ -33,6 +33,68 @@ def parse_ranx(mapping: Mapping[Any, Any], name: str, stem: str | None, kind: Ki
             "pass kind='run' or kind='labels' (or call scan_run / scan_labels)"
         )
         raise InputFormatError(msg)
+    columns = _flat_columns(mapping)
+    if columns is None:  # ids that are not text, numpy numbers, a bad value: row by row
+        columns = _checked_columns(mapping, name, kind)
+    query_ids, doc_ids, values = columns
+    ids = {"query_id": query_ids, "doc_id": doc_ids}
+    if kind == "labels":
+        labels = pl.DataFrame({**ids, "grade": values}, schema=LABELS_SCHEMA)
+        return ParsedInput(name, stem, "ranx", labels=labels.lazy())
+    rows = len(doc_ids)
+    run = pl.DataFrame(
+        {
+            **ids,
+            "rank": pl.repeat(None, rows, dtype=pl.Int64, eager=True),
+            "score": values,
+            "system": pl.repeat(None, rows, dtype=pl.String, eager=True),
+        },
+        schema=RUN_SCHEMA,
+    )
+    # The profile the evaluation would otherwise measure in a pass: no system column
+    # values (tags), a score on every row.
+    profile = {"tags": [], "n_scores": run.height, "n_rows": run.height}
+    return ParsedInput(name, stem, "ranx", run=run.lazy(), profile=profile)
+
+
+_Columns = tuple[pl.Series | list[str], pl.Series | list[str], pl.Series | list[float]]
+
+
+def _flat_columns(mapping: Mapping[Any, Any]) -> _Columns | None:
+    """Return the three columns without a Python step per row, or None to go row by row.
+
+    The common shape (text ids, ``dict`` values, ``float`` or ``int`` numbers) is
+    flattened with list extensions and checked by the column constructors; anything
+    else (integer ids, numpy numbers, an error to report) is left to the row-by-row
+    reader, which gives the same frame or names the offending entry.
+    """
+    query_ids: list[str] = []
+    doc_ids: list[Any] = []
+    values: list[Any] = []
+    for query, docs in mapping.items():
+        if type(query) is not str or type(docs) is not dict:
+            return None
+        query_ids.extend([query] * len(docs))
+        doc_ids.extend(docs)
+        values.extend(docs.values())
+    if not set(map(type, values)) <= _PLAIN_NUMBERS:
+        return None
+    try:
+        doc_series = pl.Series("doc_id", doc_ids, dtype=pl.String, strict=True)
+    except TypeError:
+        return None
+    return (
+        pl.Series("query_id", query_ids, dtype=pl.String),
+        doc_series,
+        pl.Series("value", values, dtype=pl.Float64, strict=False),
+    )
+
+
+_PLAIN_NUMBERS = frozenset({float, int})
+
+
+def _checked_columns(mapping: Mapping[Any, Any], name: str, kind: Kind) -> _Columns:
+    """Return the three columns read entry by entry, naming the first unusable one."""
     query_ids: list[str] = []
     doc_ids: list[str] = []
     values: list[float] = []
@@ -49,13 +111,7 @@ def parse_ranx(mapping: Mapping[Any, Any], name: str, stem: str | None, kind: Ki
             query_ids.append(query_id)
             doc_ids.append(id_text(doc, name, "doc id"))
             values.append(float(value))
-    ids = {"query_id": query_ids, "doc_id": doc_ids}
-    if kind == "labels":
-        labels = pl.DataFrame({**ids, "grade": values}, schema=LABELS_SCHEMA)
-        return ParsedInput(name, stem, "ranx", labels=labels.lazy())
-    nulls = [None] * len(values)
-    run = pl.DataFrame({**ids, "rank": nulls, "score": values, "system": nulls}, schema=RUN_SCHEMA)
-    return ParsedInput(name, stem, "ranx", run=run.lazy())
+    return query_ids, doc_ids, values
 
 
 def looks_like_ranx(value: Mapping[str, Any]) -> bool:

@@ -249,6 +249,20 @@ def needs_grade_scale(name: str | Metric) -> bool:
     (True, False)
     """
     metric = parse_metric(name)
+    key = (metric, metric.spec)
+    try:
+        return _USES_TIERS[key]
+    except KeyError:
+        cache = True
+    except TypeError:  # a parameter value that cannot be hashed: build it each time
+        cache = False
     features = Features()
     metric.spec.build(features, metric)
+    if cache:
+        _USES_TIERS[key] = features.uses_tiers
     return features.uses_tiers
+
+
+# Whether each (metric, measure spec) maps grades to tiers: evaluation asks on every
+# call, and building the expression is the costly part of the answer.
+_USES_TIERS: dict[tuple[Metric, object], bool] = {}

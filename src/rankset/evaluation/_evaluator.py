@@ -1,0 +1,188 @@
+"""A prepared evaluator: labels read and metrics planned once, then runs measured.
+
+What pytrec_eval's ``RelevanceEvaluator`` does for a training loop: the labels are read,
+checked and summarised (number relevant, ideal DCG...) once, the metric names parsed
+and their expressions built once; each run then costs only its own pass and the
+per-query aggregations. The steps are :func:`rankset.evaluate`'s own
+(:mod:`rankset.evaluation._kernel`), so every value is bit-identical to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from rankset._typing import IntoLabels, IntoRun
+from rankset._validation import check_resampling
+from rankset.errors import ParameterError
+from rankset.evaluation._evaluate import evaluate_with, result_of
+from rankset.evaluation._kernel import (
+    Collected,
+    PreparedLabels,
+    finish,
+    measure_queries,
+    prepare_labels,
+)
+from rankset.evaluation._options import DEFAULT_METRICS, EvaluateOptions
+from rankset.evaluation._plan import EvaluationPlan, plan_labels, with_runs
+from rankset.evaluation._result import EvaluationResult
+from rankset.measures import Metric, parse_metrics
+
+__all__ = ["Evaluator"]
+
+
+class Evaluator:
+    """Evaluate many runs against the same labels and metrics, preparing them once.
+
+    Parameters
+    ----------
+    labels
+        Labels (qrels) in any form :func:`rankset.evaluate` reads: a path, a frame, or a
+        ``{query_id: {doc_id: grade}}`` dict.
+    metrics
+        Metric names in any accepted spelling (see :func:`rankset.parse_metric`).
+    **options
+        :func:`rankset.evaluate`'s options (``k``, ``relevance_level``, ``missing``,
+        ``order``, ``scale``...), fixed for every run. With options that read something
+        from the runs to plan (``pool``, ``answers``, ``nuggets``, ``max_depth``,
+        ``judged_only``, ``buckets``, ``engine="dask"``), each run is planned whole, as
+        :func:`rankset.evaluate` would: the same values, without the saving.
+
+    Notes
+    -----
+    The labels are read, checked (ids, grades, duplicates; the same errors as
+    :func:`rankset.evaluate`) and summarised per query when the evaluator is built;
+    the metric names are parsed and their expressions built then too. Each
+    :meth:`evaluate` or :meth:`values` call reads the run, numbers its rankings and
+    aggregates per query with the same Polars expressions :func:`rankset.evaluate`
+    runs, so the values are bit-identical to it. Runs that bring labels, cutoffs or
+    answers of their own (sample files), or a partitioned dataset, are evaluated by
+    :func:`rankset.evaluate` itself.
+
+    Examples
+    --------
+    >>> from rankset.evaluation import Evaluator
+    >>> qrels = {"q1": {"d1": 1, "d3": 2}, "q2": {"d2": 1}}
+    >>> evaluator = Evaluator(qrels, ["ndcg@10", "rr"])
+    >>> evaluator.values({"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}, "q2": {"d2": 1.0}})
+    {'q1': {'ndcg@10': 0.7601875334318685, 'rr': 1.0}, 'q2': {'ndcg@10': 1.0, 'rr': 1.0}}
+    >>> evaluator.evaluate({"q1": {"d3": 2.0}, "q2": {"d1": 1.0}}, confidence=None).summary
+    shape: (2, 7)
+    ┌────────┬─────────┬──────────┬────────┬─────────┬───────────┬──────┐
+    │ system ┆ metric  ┆ mean     ┆ ci_low ┆ ci_high ┆ n_queries ┆ n_na │
+    │ ---    ┆ ---     ┆ ---      ┆ ---    ┆ ---     ┆ ---       ┆ ---  │
+    │ str    ┆ str     ┆ f64      ┆ f64    ┆ f64     ┆ u32       ┆ u32  │
+    ╞════════╪═════════╪══════════╪════════╪═════════╪═══════════╪══════╡
+    │ run    ┆ ndcg@10 ┆ 0.380094 ┆ null   ┆ null    ┆ 2         ┆ 0    │
+    │ run    ┆ rr      ┆ 0.5      ┆ null   ┆ null    ┆ 2         ┆ 0    │
+    └────────┴─────────┴──────────┴────────┴─────────┴───────────┴──────┘
+    """
+
+    def __init__(
+        self,
+        labels: IntoLabels,
+        metrics: str | Metric | Iterable[str | Metric] = DEFAULT_METRICS,
+        **options: Any,
+    ) -> None:
+        self._options = EvaluateOptions.from_kwargs(options, "Evaluator")
+        self._metrics = parse_metrics(metrics)
+        self._labels = labels
+        self._plan = plan_labels(labels, self._metrics, self._options)
+        self._prepared: PreparedLabels | None = None
+        if self._plan is not None:
+            self._prepared = prepare_labels(self._plan)
+
+    @property
+    def metrics(self) -> list[str]:
+        """Canonical names of the metrics, in the order asked."""
+        return [metric.name for metric in self._metrics]
+
+    def evaluate(
+        self,
+        runs: IntoRun | Mapping[str, IntoRun],
+        *,
+        names: Sequence[str] | None = None,
+        confidence: float | None = 0.95,
+        n_resamples: int = 1000,
+        seed: int = 0,
+    ) -> EvaluationResult:
+        """Evaluate one run or several: :func:`rankset.evaluate`'s result, bit for bit.
+
+        Parameters
+        ----------
+        runs
+            One run or several, in any form :func:`rankset.evaluate` reads.
+        names
+            System names, one per run, overriding the naming rule.
+        confidence, n_resamples, seed
+            The summary's bootstrap confidence intervals, as in :func:`rankset.evaluate`
+            (``confidence=None`` skips them).
+        """
+        check_resampling(confidence, n_resamples, seed)
+        measured = self._measure(runs, names)
+        if measured is None:
+            options = self._options if names is None else self._options.replace(names=names)
+            return evaluate_with(
+                runs,
+                self._labels,
+                self._metrics,
+                options,
+                confidence=confidence,
+                n_resamples=n_resamples,
+                seed=seed,
+            )
+        plan, collected = measured
+        return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+    def values(self, run: IntoRun) -> dict[str, dict[str, float | None]]:
+        """Per-query values of one system's run, in pytrec_eval's nested shape.
+
+        Returns ``{query_id: {metric: value}}`` with the canonical metric names, the
+        queries in id order; a value not defined for a query (NA) is None. The values
+        are those of :meth:`evaluate` (and :func:`rankset.evaluate`).
+
+        Raises
+        ------
+        ParameterError
+            When the run holds several systems.
+        """
+        measured = self._measure(run, None)
+        if measured is None:
+            wide = self.evaluate(run, confidence=None).wide().sort("query_id")
+        else:
+            plan, collected = measured
+            wide = (
+                collected.scored.lazy()
+                .join(collected.stats.lazy(), on="query_id", how="left")
+                .select(
+                    "system",
+                    "query_id",
+                    *(plan.values[m.name].cast(pl.Float64).alias(m.name) for m in plan.metrics),
+                )
+                .sort("query_id")
+                .collect(engine="in-memory")
+            )
+        if wide["system"].n_unique() > 1:
+            msg = "Evaluator.values() takes one system's run; use evaluate() for several."
+            raise ParameterError(msg)
+        names = self.metrics
+        return {
+            row[0]: dict(zip(names, row[1:], strict=True))
+            for row in wide.select("query_id", *names).iter_rows()
+        }
+
+    def _measure(
+        self, runs: Any, names: Sequence[str] | None
+    ) -> tuple[EvaluationPlan, Collected] | None:
+        """Measure the runs against the prepared labels; None when they need a whole plan."""
+        if self._plan is None or self._prepared is None:
+            return None
+        plan = with_runs(self._plan, runs, names)
+        if plan is None:
+            return None
+        return plan, finish(plan, measure_queries(plan, None, prepared=self._prepared))
+
+    def __repr__(self) -> str:
+        return f"Evaluator(metrics={self.metrics!r}, prepared={self._prepared is not None})"

@@ -1,0 +1,57 @@
+"""ranx-style dicts read without a Python step per row give the row-by-row reader's frame."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from rankset.errors import InputFormatError
+from rankset.io import read
+
+
+def _rows(mapping: dict[Any, Any], kind: str) -> pl.DataFrame:
+    parsed = read(mapping, kind=kind)
+    frame = parsed.run if kind == "run" else parsed.labels
+    assert frame is not None
+    return frame.collect()
+
+
+@pytest.mark.parametrize("kind", ["run", "labels"])
+def test_plain_and_unusual_values_read_alike(kind: str) -> None:
+    plain = {"q1": {"d1": 2.5, "d2": 1}, "q2": {"d3": 0}}
+    unusual = {"q1": {"d1": np.float64(2.5), "d2": np.int64(1)}, "q2": {"d3": 0.0}}
+    got = _rows(plain, kind)
+    assert_frame_equal(got, _rows(unusual, kind), check_exact=True)
+    assert got["query_id"].to_list() == ["q1", "q1", "q2"]
+    assert got["doc_id"].to_list() == ["d1", "d2", "d3"]
+
+
+def test_integer_ids_are_written_as_text() -> None:
+    got = _rows({1: {2: 3.0, "x": 1.0}}, "labels")
+    assert got.rows() == [("1", "2", 3.0), ("1", "x", 1.0)]
+
+
+def test_a_run_dict_carries_its_profile() -> None:
+    parsed = read({"q1": {"d1": 1.0, "d2": 0.5}}, kind="run")
+    assert parsed.profile == {"tags": [], "n_scores": 2, "n_rows": 2}
+    assert parsed.run is not None
+    assert parsed.run.collect()["system"].null_count() == 2
+
+
+@pytest.mark.parametrize(
+    ("mapping", "match"),
+    [
+        ({"q": {"d": True}}, "score True is not a number"),
+        ({"q": {"d": "1"}}, "score '1' is not a number"),
+        ({"q": {"d": None}}, "score None is not a number"),
+        ({"q": {"d": 1.0}, "r": [1.0]}, "maps to list"),
+        ({"q": {1.5: 1.0}}, "doc id must be"),
+    ],
+)
+def test_bad_entries_are_named(mapping: dict[Any, Any], match: str) -> None:
+    with pytest.raises(InputFormatError, match=match):
+        read(mapping, kind="run")
