@@ -95,7 +95,7 @@ def save_chart(
     Raises
     ------
     ParameterError
-        On an unknown format or extension, or ``scale <= 0``.
+        On an unknown format or extension, a folder that does not exist, or ``scale <= 0``.
     MissingDependencyError
         For PNG or SVG without vl-convert (``pip install "rankset[render]"``).
 
@@ -110,6 +110,9 @@ def save_chart(
     """
     target = Path(path)
     fmt = _chart_format(target, format)
+    if not target.parent.is_dir():  # else the error would name a hidden temporary file
+        msg = f"{os.fspath(path)}: the folder {target.parent} does not exist; create it first."
+        raise ParameterError(msg)
     if not (isinstance(scale, int | float) and not isinstance(scale, bool) and scale > 0):
         msg = f"The 'scale' parameter of save_chart must be a number > 0. Got {scale!r} instead."
         raise ParameterError(msg)

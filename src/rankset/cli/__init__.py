@@ -1,8 +1,9 @@
 """The ``rankset`` command line: a thin layer over the library, one subcommand per verb.
 
 Machine outputs are stable contracts: ``evaluate --json`` prints the summary as a JSON list
-of objects with keys ``system, metric, mean, n_queries, n_na``; ``--per-query`` writes
-Parquet with at least ``system, query_id, metric, value``. Diagnostics (dropped queries)
+of objects with keys ``system, metric, mean, n_queries, n_na``; ``--per-query`` writes a
+table with at least ``system, query_id, metric, value``, as its name says (``.parquet``,
+``.csv``, ``.jsonl``, ``.json``; ``-``: CSV on stdout). Diagnostics (dropped queries)
 go to stderr so stdout stays machine-readable. Bad input exits with status 2 and a
 one-line message, never a traceback.
 """
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from rankset._version import __version__
-from rankset.cli import _commands, _dashboard, _experiments, _parser, _trec_eval_help
+from rankset.cli import _commands, _dashboard, _experiments, _files, _parser, _trec_eval_help
 from rankset.errors import ParameterError, RanksetError
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "main"]
@@ -65,6 +66,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         _split_label_sets(args)
         _read_standard_input(args)
         _refuse_overwriting_inputs(args)
+        _files.check_outputs(args)  # before any work: a bad name costs no evaluation
         if getattr(args, "dask", None) is None:
             return _COMMANDS[args.command](args)
         if args.engine != "auto":

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from rankset._format import format_p, format_value
+from rankset.cli._files import write_table, writes_stdout
 from rankset.cli._output import (
     dump_json,
     format_curves,
@@ -92,7 +93,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         result = evaluate_with(runs, labels, metrics, options)
     report_dropped(result.query_counts)
     if args.per_query:
-        result.to_parquet(args.per_query)
+        write_table(result.per_query, args.per_query, config=result.config)
+    if writes_stdout(args):
+        return EXIT_OK
     if args.json:
         print(dump_json(summary_records(result)))
     elif args.ks:
@@ -138,9 +141,11 @@ def _curves(args: argparse.Namespace) -> int:
             **option_values(args),
         )
     if args.out:
-        result.to_parquet(args.out)
+        write_table(result.summary, args.out, config=result.config)
     if args.per_query:
-        result.to_parquet(args.per_query, per_query=True)
+        write_table(result.per_query, args.per_query, config=result.config)
+    if writes_stdout(args):
+        return EXIT_OK
     if args.json:
         print(dump_json(records(result.summary)))
     else:
@@ -152,7 +157,6 @@ def _compare(args: argparse.Namespace) -> int:
     from rankset.comparison.pairwise import compare
     from rankset.errors import ParameterError
     from rankset.evaluation import DEFAULT_METRICS, evaluate_with
-    from rankset.io import write_parquet
     from rankset.measures import parse_metrics
 
     if not args.all_pairs and not args.baseline:
@@ -184,7 +188,9 @@ def _compare(args: argparse.Namespace) -> int:
     report_dropped(result.query_counts)
     if args.out:
         config = {**result.config, "baseline": args.baseline, "correction": args.correction}
-        write_parquet(table, args.out, config=config)
+        write_table(table, args.out, config=config)
+    if writes_stdout(args):
+        return EXIT_OK
     if args.table_format:
         from rankset.comparison.paper_tables import comparison_table
 
@@ -291,7 +297,6 @@ def _report(args: argparse.Namespace) -> int:
 def _diagnose(args: argparse.Namespace) -> int:
     from rankset.diagnosis.quadrants import diagnose, regression_counts, regressions
     from rankset.evaluation import evaluate_with
-    from rankset.io import write_parquet
 
     options = _evaluation_options(args)
     k = args.k
@@ -315,7 +320,9 @@ def _diagnose(args: argparse.Namespace) -> int:
                 frame = regressions(result, args.baseline, system, k=k)
                 changes[system] = regression_counts(frame)
     if args.per_query:
-        write_parquet(diagnosis.per_query, args.per_query, config=result.config)
+        write_table(diagnosis.per_query, args.per_query, config=result.config)
+    if writes_stdout(args):
+        return EXIT_OK
     if args.json:
         output = {
             "k": k,
@@ -446,7 +453,6 @@ def _partition(args: argparse.Namespace) -> int:
 
 
 def _agreement(args: argparse.Namespace) -> int:
-    from rankset.io import write_parquet
     from rankset.label_quality.assessors import agreement
 
     with progress(args) as step:
@@ -462,7 +468,9 @@ def _agreement(args: argparse.Namespace) -> int:
     table = result.table
     if args.out:
         config = {"reference": args.labels, "judges": list(args.judges), "grades": result.grades}
-        write_parquet(result.intervals, args.out, config=config)
+        write_table(result.intervals, args.out, config=config)
+    if writes_stdout(args):
+        return EXIT_OK
     if args.json:
         print(dump_json(records(table)))
         return EXIT_OK

@@ -11,8 +11,9 @@ flags exactly):
   list of cutoffs: ``--ks K,K,...`` (evaluate). In ``fuse``, ``--k`` is the fusion
   method's parameter ``k`` (RRF's constant), as in :func:`rankset.fuse`;
 * no progress display: ``--quiet``, before or after the subcommand;
-* outputs: ``--out FILE`` (the command's result), ``--per-query FILE`` (per-query
-  values), ``--json`` (stdout as JSON);
+* outputs: ``--out FILE`` (the command's result), ``--per-query TABLE`` (per-query
+  values), ``--json`` (stdout as JSON); a table is written as its name says (Parquet,
+  CSV, JSON lines, JSON), ``-`` is CSV on stdout (:mod:`rankset.cli._files`);
 * the rest of the evaluation options (``--relevance-level/-l``, ``--scale``,
   ``--duplicates``, ``--order``, ``--max-depth/-M``, ``--judged-only/-J``, ``--engine``,
   ``--buckets``, ...) are the names of :class:`~rankset.evaluation.EvaluateOptions`'
@@ -31,7 +32,7 @@ Vocabularies come from :mod:`rankset._typing` and defaults from
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Final
 
 from rankset._typing import (
     DatasetChecks,
@@ -166,21 +167,31 @@ def cutoff_list(text: str) -> list[int]:
     return values
 
 
+#: The metavar of a table output; its help then names the formats (rankset.cli._files).
+TABLE: Final = "TABLE"
+_TABLE_FORMATS_HELP: Final = " (.parquet, .csv, .jsonl or .json, as named; - for CSV on stdout)"
+
+
 def add_output(
     parser: argparse.ArgumentParser,
     *,
     json: str | None = None,
     out: str | None = None,
-    out_metavar: str = "FILE.parquet",
+    out_metavar: str = TABLE,
     out_required: bool = False,
     per_query: str | None = None,
 ) -> None:
-    """``--out FILE``, ``--per-query FILE``, ``--json``: those given a help text."""
+    """``--out FILE``, ``--per-query TABLE``, ``--json``: those given a help text.
+
+    A table output's help says which formats its name may ask for.
+    """
     group = parser.add_argument_group("output")
     if out is not None:
+        if out_metavar == TABLE:
+            out += _TABLE_FORMATS_HELP
         group.add_argument("--out", required=out_required, metavar=out_metavar, help=out)
     if per_query is not None:
-        group.add_argument("--per-query", metavar="OUT.parquet", help=per_query)
+        group.add_argument("--per-query", metavar=TABLE, help=per_query + _TABLE_FORMATS_HELP)
     if json is not None:
         group.add_argument("--json", action="store_true", help=json)
 

@@ -94,9 +94,7 @@ def _add_evaluate(commands: Any) -> argparse.ArgumentParser:
         default="exact",
         help="how a chunk matches a gold text with --gold (default exact)",
     )
-    add_output(
-        evaluate, per_query="write per-query values to Parquet", json="print the summary as JSON"
-    )
+    add_output(evaluate, per_query="write per-query values", json="print the summary as JSON")
     return evaluate
 
 
@@ -114,7 +112,7 @@ def _add_curves(commands: Any) -> argparse.ArgumentParser:
     )
     add_output(
         curves,
-        out="write the curves to Parquet",
+        out="write the curves (means and CIs at every k)",
         per_query="write per-query values at every k",
         json="print the curves as JSON",
     )
@@ -162,7 +160,7 @@ def _add_compare(commands: Any) -> argparse.ArgumentParser:
         "--alpha", type=float, default=0.05, help="significance level (default 0.05)"
     )
     add_resampling(compare, 10000)
-    add_output(compare, out="write the comparison to Parquet", json="print the comparison as JSON")
+    add_output(compare, out="write the comparison", json="print the comparison as JSON")
     _add_paper_table_options(compare.add_argument_group("paper table"))
     return compare
 
@@ -205,7 +203,7 @@ def _add_diagnose(commands: Any) -> argparse.ArgumentParser:
     )
     add_output(
         diagnose,
-        per_query="write the per-query quadrants to Parquet",
+        per_query="write the per-query quadrants",
         json="print the diagnosis as JSON",
     )
     return diagnose
@@ -237,7 +235,7 @@ def _add_report(commands: Any) -> argparse.ArgumentParser:
         help="the system name of a fused run among the runs: adds what fusion changed",
     )
     add_resampling(report, 2000, stated=", stated in the page")
-    add_output(report, out="output file", out_metavar="REPORT.html", out_required=True)
+    add_output(report, out="the HTML file to write", out_metavar="REPORT.html", out_required=True)
     return report
 
 
@@ -282,7 +280,7 @@ def _add_fuse(commands: Any) -> argparse.ArgumentParser:
     add_metrics(fuse, "ndcg@10", one="the metric --optimize maximises")
     add_output(
         fuse,
-        out="output run file",
+        out="output run file: TREC text, or .parquet / .csv by its name",
         out_metavar="FUSED",
         out_required=True,
         json="print the search table as JSON",

@@ -287,8 +287,9 @@ def report(
     Raises
     ------
     ParameterError
-        If ``worst`` is not an int >= 0, or ``label_sets`` is given without ``labels`` or
-        names the reference (checked before anything is computed).
+        If ``worst`` is not an int >= 0, ``out``'s folder does not exist, or ``label_sets``
+        is given without ``labels`` or names the reference (checked before anything is
+        computed).
 
     Examples
     --------
@@ -301,6 +302,9 @@ def report(
     r.html True
     """
     check_int("worst", worst, 0)  # before seconds of work, not after
+    if not Path(out).parent.is_dir():  # else the error would name a hidden temporary file
+        msg = f"{os.fspath(out)}: the folder {Path(out).parent} does not exist; create it first."
+        raise ParameterError(msg)
     reference_labels = _check_label_sets(labels, label_sets)
     names = canonical_names(metrics)
     options = EvaluateOptions.from_kwargs(evaluate_options, "report")
