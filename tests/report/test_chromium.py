@@ -58,3 +58,23 @@ def test_escaped_payload_does_not_run_in_chromium(hostile_report: Path) -> None:
     assert drawn
     assert all("svg" in tags or "canvas" in tags for tags in drawn.values())
     assert [u for u in loaded.page_requests if not u.startswith(("file:", "data:"))] == []
+
+
+@needs_chromium
+def test_the_bundle_draws_beside_an_amd_module_loader(tmp_path: Path) -> None:
+    # The classic Jupyter notebook defines RequireJS's define(): UMD builds would register
+    # with it instead of setting window.vega, and no chart would draw (enable_offline).
+    import altair as alt
+
+    from rankset import charts
+
+    chart = alt.Chart(alt.Data(values=[{"a": 1}, {"a": 2}])).mark_point().encode(x="a:Q")
+    loader = "<script>window.define = function () {}; window.define.amd = {};</script>"
+    page = tmp_path / "amd.html"
+    page.write_text(
+        f"<!DOCTYPE html><title>amd</title>{loader}"
+        f"{charts.inline_html(chart, element_id='amd-chart')}",
+        encoding="utf-8",
+    )
+    drawn = descendants(load(page).dom, {"amd-chart"})
+    assert "svg" in drawn["amd-chart"]
