@@ -122,9 +122,12 @@ class Store:
             if self.path.exists() and not self.path.is_dir():
                 msg = f"{self.path} is a file; a store is a folder."
                 raise InputFormatError(msg)
-            if self.path.is_dir() and any(
+            foreign = self.path.is_dir() and any(
                 not child.name.startswith(".") for child in self.path.iterdir()
-            ):
+            )
+            # Another writer may have created the store since the first look: its
+            # store.json is linked before any entry exists, so look again before refusing.
+            if foreign and not (self.path / FORMAT_FILE).exists():
                 msg = (
                     f"{self.path} holds files but is no rankset store (no {FORMAT_FILE}); "
                     "give an empty or new folder."
