@@ -19,7 +19,7 @@ from scipy import stats as scipy_stats
 
 import rankset
 from rankset.comparison.pairwise import COMPARE_COLUMNS, compare
-from rankset.errors import MissingDependencyError, ParameterError, SchemaError
+from rankset.errors import MissingDependencyError, ParameterError, RanksetWarning, SchemaError
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "sample"
 
@@ -408,11 +408,16 @@ def test_without_scipy_only_the_randomization_test_runs(monkeypatch: pytest.Monk
     monkeypatch.setitem(sys.modules, "scipy", None)
     monkeypatch.setitem(sys.modules, "scipy.stats", None)
     with pytest.raises(MissingDependencyError, match=r"rankset\[stats\]") as info:
-        compare(THREE_SYSTEMS, "base")
-    # The default asks for all three tests: the message says which one needs no scipy.
+        compare(THREE_SYSTEMS, "base", tests=["randomization", "t"])
+    # Asked for a test that needs scipy: the message says which one needs none.
     assert "tests=['randomization'] (CLI --test randomization)" in str(info.value)
     out = compare(THREE_SYSTEMS, "base", tests=["randomization"], n_resamples=100)
     assert out.height == 2
+    # The default (the core install has no scipy) runs the randomization test, and says so.
+    with pytest.warns(RanksetWarning, match="randomization test only"):
+        default = compare(THREE_SYSTEMS, "base", n_resamples=100)
+    assert default["test"].unique().to_list() == ["randomization"]
+    assert default.drop("p", "p_adj", "reject").equals(out.drop("p", "p_adj", "reject"))
 
 
 def test_import_stays_light() -> None:

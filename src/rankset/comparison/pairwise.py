@@ -57,13 +57,14 @@ shape: (1, 8)
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from rankset._typing import Test, choices_of
-from rankset._validation import did_you_mean
+from rankset._validation import did_you_mean, warn_user
 from rankset.comparison._inputs import (
     COMPARE_COLUMNS,
     RELATIVE_DELTA,
@@ -78,7 +79,7 @@ from rankset.comparison._inputs import (
     warn_unreachable_significance,
 )
 from rankset.comparison.family_tests import FAMILY_TESTS, family_rows
-from rankset.errors import MissingDependencyError, ParameterError
+from rankset.errors import MissingDependencyError, ParameterError, RanksetWarning
 from rankset.evaluation import EvaluationResult
 
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ def compare(
     baseline: str,
     *,
     metrics: Sequence[str] | None = None,
-    tests: Sequence[Test] = TESTS,
+    tests: Sequence[Test] | None = None,
     correction: Correction | None = "holm",
     alpha: float = 0.05,
     seed: int = 0,
@@ -142,7 +143,9 @@ def compare(
         and ``"randomized_tukey"`` (Sakai's randomised Tukey HSD), which test every
         system at once on the queries all of them scored, so their ``p_adj`` is their
         ``p`` (see :mod:`rankset.comparison.family_tests`). ``"t"``, ``"wilcoxon"`` and
-        ``"tukey"`` need scipy (``pip install "rankset[stats]"``).
+        ``"tukey"`` need scipy (``pip install "rankset[stats]"``). None (the default):
+        the three paired tests, or the randomization test alone, with a warning, when
+        scipy is not installed (the core install).
     correction
         Multiple-testing correction within each test's rows: ``"holm"``,
         ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg) or ``None``.
@@ -207,7 +210,7 @@ def compare(
 
     per_query, known_metrics = per_query_frame(result)
     metric_names = select_metrics(metrics, known_metrics)
-    test_names = check_tests(tests)
+    test_names = check_tests(_default_tests() if tests is None else tests)
     check_options(correction, alpha, seed, n_resamples, confidence)
     by_columns = check_by(by)
     family = [test for test in test_names if test in FAMILY_TESTS]
@@ -222,7 +225,7 @@ def compare(
         try:
             stats.require_scipy()
         except MissingDependencyError as error:
-            # The default asks for all three tests; the randomization test needs nothing.
+            # A test that needs scipy was asked for; the randomization test needs nothing.
             msg = (
                 f"{str(error).rstrip('.')}. Or ask for the paired randomization test only, "
                 "which needs nothing more: tests=['randomization'] (CLI --test randomization)."
@@ -346,6 +349,19 @@ def _paired_rows(
 
 
 # --- inputs ------------------------------------------------------------------------------
+
+
+def _default_tests() -> Sequence[Test]:
+    """Return the paired tests, or the randomization test alone (warned) without scipy."""
+    if importlib.util.find_spec("scipy") is not None:
+        return TESTS
+    warn_user(
+        "compare runs the paired randomization test only: the t and Wilcoxon tests need "
+        'scipy (pip install "rankset[stats]"). Pass tests=["randomization"] to silence '
+        "this.",
+        RanksetWarning,
+    )
+    return ("randomization",)
 
 
 def check_tests(tests: Sequence[str]) -> list[Test]:
