@@ -451,6 +451,53 @@ class Store:
             raise ParameterError(msg + (did_you_mean(tag, tags) if tag else ""))
         return self.result(picked["entry_id"][-1], system=system, name=name)
 
+    def to_mlflow(
+        self,
+        entry_id: str | None = None,
+        *,
+        tracking_uri: str | None = None,
+        experiment: str | None = None,
+        run_name: str | None = None,
+    ) -> str:
+        """Log an entry to an MLflow run: its means as metrics, its Parquet as artifacts.
+
+        Parameters
+        ----------
+        entry_id
+            The entry (an id or a unique prefix); None: the newest.
+        tracking_uri, experiment
+            Where to log (MLflow's own defaults when None: ``./mlruns`` or
+            ``MLFLOW_TRACKING_URI``).
+        run_name
+            The MLflow run's name; the entry's tag (or its id) when None.
+
+        Returns
+        -------
+        str
+            The MLflow run id. Metrics are named ``<system>/<metric>`` with ``@`` spelled
+            ``_at_`` (``bm25/ndcg_at_10``), as MLflow's names allow; the run's hashes,
+            metrics, options and version are parameters, its tag, git commit and meta are
+            tags, and the entry's Parquet tables are artifacts under ``rankset/``. Needs
+            ``pip install "rankset[mlflow]"``.
+        """
+        from rankset.experiments._mlflow import log_entry_to_mlflow
+
+        if entry_id is None:
+            entries = self.entries()
+            if not entries:
+                msg = f"The store {self.path} has no entry to log."
+                raise ParameterError(msg)
+            entry_id = entries[-1]
+        entry_id = self._resolve(entry_id)
+        return log_entry_to_mlflow(
+            self.path / ENTRIES / entry_id,
+            self.runs([entry_id]),
+            self.summary([entry_id]),
+            tracking_uri=tracking_uri,
+            experiment=experiment,
+            run_name=run_name,
+        )
+
     def _resolve(self, entry_id: str) -> str:
         """Return the entry id that ``entry_id`` (an id or a unique prefix) names."""
         if not isinstance(entry_id, str) or not entry_id:
