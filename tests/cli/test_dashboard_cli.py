@@ -51,3 +51,40 @@ def test_a_missing_output_or_run_is_bad_input(
     assert main([*missing, "--out", str(tmp_path / "b.html")]) == 2
     assert capsys.readouterr().err.startswith("rankset: error:")
     assert not (tmp_path / "b.html").exists()
+
+
+def test_a_store_s_entries_side_by_side(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = str(tmp_path / "store")
+    qrels = ["--qrels", str(SAMPLE / "qrels.txt"), "-m", "rr", "--scale", "trec_dl", "--quiet"]
+    monkeypatch.chdir(SAMPLE)  # relative run paths: the store keeps them absolute
+    assert main(["log", "bm25.trec", *qrels, "--store", store, "--tag", "old"]) == 0
+    assert main(["log", "rerank.trec", *qrels, "--store", store, "--tag", "new"]) == 0
+    assert main(["log", "rerank.trec", *qrels, "--store", store, "--tag", "new"]) == 0
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    out = tmp_path / "store.html"
+    options = ["--scale", "trec_dl", "--quiet", "--out", str(out)]
+    assert main(["dashboard", "--store", store, *options]) == 0
+    systems = _data(out.read_text(encoding="utf-8"))["systems"]
+    assert isinstance(systems, list)
+    assert systems[0] == "old:bm25"  # a unique tag names its entry
+    assert [name.split(":")[1] for name in systems[1:]] == ["rerank", "rerank"]  # by id
+    entries = [name.split(":")[0] for name in systems[1:]]
+    assert entries[0] != entries[1]
+    # --entry picks entries; runs given beside the store join them
+    picked = ["dashboard", "--store", store, "--entry", entries[0], *options]
+    assert main([*picked, str(SAMPLE / "bm25.trec")]) == 0
+    picked_systems = _data(out.read_text(encoding="utf-8"))["systems"]
+    assert picked_systems == ["new:rerank", "bm25"]  # its tag is unique among those shown
+
+
+def test_store_inputs_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = ["--out", str(tmp_path / "b.html"), "--quiet"]
+    assert main(["dashboard", *out]) == 2  # neither runs nor a store
+    assert "--store DIR" in capsys.readouterr().err
+    assert main(["dashboard", str(SAMPLE / "bm25.trec"), "--entry", "x", *out]) == 2
+    assert "give --store DIR too" in capsys.readouterr().err
+    assert main(["dashboard", "--store", str(tmp_path / "none"), *out]) == 2
+    assert "not a rankset store" in capsys.readouterr().err

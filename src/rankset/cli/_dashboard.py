@@ -12,6 +12,7 @@ from typing import Any
 
 from rankset.cli._options import add_cutoff, add_evaluation_options, add_metrics, add_output
 from rankset.cli._output import progress
+from rankset.errors import ParameterError
 
 __all__ = ["DASHBOARD_COMMANDS", "add_dashboard"]
 
@@ -30,7 +31,11 @@ def add_dashboard(commands: Any) -> argparse.ArgumentParser:
         "every query's values, and two systems' top k side by side. The view is kept in "
         "the URL fragment (#query=ID&a=SYSTEM&b=SYSTEM&metric=NAME&k=K).",
     )
-    add_evaluation_options(parser, runs_help="run files (TREC, JSONL, Parquet, ...)")
+    add_evaluation_options(
+        parser,
+        runs_help="run files (TREC, JSONL, Parquet, ...); none with --store",
+        runs_optional=True,
+    )
     add_metrics(parser, _METRICS)
     page = parser.add_argument_group("page")
     add_cutoff(page, default=10, help="the cutoff of the metrics and the side-by-side view")
@@ -49,6 +54,18 @@ def add_dashboard(commands: Any) -> argparse.ArgumentParser:
         "--queries", metavar="FILE", help="query texts: TSV or JSONL with query_id and text"
     )
     page.add_argument("--title", default="rankset dashboard", help="the page's title")
+    stored = parser.add_argument_group("from an experiment store")
+    stored.add_argument(
+        "--store",
+        metavar="DIR",
+        help="show the runs of the store's entries (named TAG:SYSTEM), beside any RUN given",
+    )
+    stored.add_argument(
+        "--entry",
+        action="append",
+        metavar="ID",
+        help="with --store: only this entry (id or unique prefix), repeatable",
+    )
     page.add_argument(
         "--max-mb",
         type=float,
@@ -68,11 +85,12 @@ def _dashboard(args: argparse.Namespace) -> int:
     from rankset.dashboard import dashboard
 
     options = option_values(args)
+    runs, labels = _inputs(args)
     with progress(args) as step:
-        step(f"building the dashboard of {len(args.runs)} run(s)")
+        step(f"building the dashboard of {len(runs)} run(s)")
         board = dashboard(
-            args.runs,
-            args.labels,
+            runs,
+            labels,
             texts=args.texts,
             queries=args.queries,
             baseline=args.baseline,
@@ -89,6 +107,34 @@ def _dashboard(args: argparse.Namespace) -> int:
         shown = f"{board.n_queries:,} of {board.n_queries_total:,} queries (sampled)"
     print(f"wrote {path}: {len(board.systems)} systems, {shown}, {board.size / 1e6:.1f} MB")
     return 0
+
+
+def _inputs(args: argparse.Namespace) -> tuple[Any, Any]:
+    """Return the runs (by name, with those of ``--store``) and the labels of the page."""
+    from pathlib import Path
+
+    if args.store is None:
+        if args.entry:
+            msg = "--entry names an entry of a store: give --store DIR too."
+            raise ParameterError(msg)
+        if not args.runs:
+            msg = "Give the runs to show (RUN ...) or an experiment store (--store DIR)."
+            raise ParameterError(msg)
+        return args.runs, args.labels
+    from rankset.experiments import Store
+
+    runs, labels = Store(args.store, create=False).sources(args.entry)
+    for path in args.runs:  # runs given beside the store, named by their file stem
+        runs.setdefault(Path(path).stem, path)
+    if args.labels is not None:
+        labels = args.labels
+    elif labels is None:
+        msg = (
+            "The store's entries were not all judged by one labels file still on disk: "
+            "give --qrels LABELS."
+        )
+        raise ParameterError(msg)
+    return runs, labels
 
 
 #: The dashboard's subcommand, by name.

@@ -91,10 +91,14 @@ def add_inputs(
     runs_help: str,
     labels_help: str = "labels file; optional when the runs carry labels (JSONL samples)",
     repeat_labels: bool = False,
+    runs_optional: bool = False,
 ) -> None:
-    """``RUN ...`` and ``--qrels LABELS`` (repeatable with ``repeat_labels``)."""
+    """``RUN ...`` and ``--qrels LABELS`` (repeatable with ``repeat_labels``).
+
+    With ``runs_optional`` the runs may come from elsewhere (``dashboard --store``).
+    """
     group = parser.add_argument_group("inputs")
-    group.add_argument("runs", nargs="+", metavar="RUN", help=runs_help)
+    group.add_argument("runs", nargs="*" if runs_optional else "+", metavar="RUN", help=runs_help)
     settings: dict[str, Any] = {
         "metavar": "LABELS",
         "action": "append" if repeat_labels else "store",
@@ -211,14 +215,18 @@ def add_resampling(parser: argparse.ArgumentParser, resamples: int, *, stated: s
 
 
 def add_evaluation_options(
-    parser: argparse.ArgumentParser, *, runs_help: str, labels_help: str | None = None
+    parser: argparse.ArgumentParser,
+    *,
+    runs_help: str,
+    labels_help: str | None = None,
+    runs_optional: bool = False,
 ) -> None:
     """Add the inputs and every option of :class:`EvaluateOptions` the CLI sets.
 
     With ``labels_help``, ``--qrels`` repeats (label sets: the first is the reference).
     """
     if labels_help is None:
-        add_inputs(parser, runs_help=runs_help)
+        add_inputs(parser, runs_help=runs_help, runs_optional=runs_optional)
     else:
         add_inputs(parser, runs_help=runs_help, labels_help=labels_help, repeat_labels=True)
     add_names(parser.add_argument_group("names"))

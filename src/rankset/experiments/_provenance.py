@@ -80,11 +80,19 @@ def _hash_frame(frame: pl.DataFrame) -> str:
 
 
 def describe_source(source: object) -> str | None:
-    """Return a path as text, or ``<type>`` for an object in memory."""
+    """Return a path as absolute text (a URL as given), or ``<type>`` for an object in memory.
+
+    Examples
+    --------
+    >>> describe_source("hf://datasets/x/qrels.parquet"), describe_source({})
+    ('hf://datasets/x/qrels.parquet', '<builtins.dict>')
+    """
     if source is None:
         return None
     if isinstance(source, str | os.PathLike):
-        return os.fspath(source)
+        text = os.fspath(source)
+        # a local path is kept absolute, so the entry names its file from any folder
+        return text if "://" in text else os.path.abspath(text)
     return f"<{type(source).__module__.split('.')[0]}.{type(source).__name__}>"
 
 

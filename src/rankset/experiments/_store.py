@@ -451,6 +451,53 @@ class Store:
             raise ParameterError(msg + (did_you_mean(tag, tags) if tag else ""))
         return self.result(picked["entry_id"][-1], system=system, name=name)
 
+    def sources(self, entry_ids: Iterable[str] | None = None) -> tuple[dict[str, str], str | None]:
+        """Return the run files of entries by name, and their labels file if they share one.
+
+        What :func:`rankset.dashboard.dashboard` (CLI ``rankset dashboard --store``) reads
+        to put entries side by side: each system of each entry is named
+        ``<tag>:<system>`` (``<entry id>:<system>`` when a tag is missing or repeats).
+
+        Parameters
+        ----------
+        entry_ids
+            The entries (ids or unique prefixes); None: every entry.
+
+        Returns
+        -------
+        tuple
+            ``({name: run path}, labels path or None)``; the labels path is None when the
+            entries were judged by different labels (or by labels in memory).
+
+        Raises
+        ------
+        ParameterError
+            When an entry's run was logged from memory or its file is gone.
+        """
+        chosen = None if entry_ids is None else [self._resolve(e) for e in _as_list(entry_ids)]
+        runs = self.runs(chosen)
+        if runs.height == 0:
+            msg = f"The store {self.path} has no entry to show."
+            raise ParameterError(msg)
+        tags = runs.unique(["entry_id"])["tag"].to_list()
+        by_name: dict[str, str] = {}
+        for row in runs.iter_rows(named=True):
+            tag = row["tag"]
+            label = tag if tag is not None and tags.count(tag) == 1 else row["entry_id"]
+            source = row["run_source"]
+            if source is None or source.startswith("<") or not Path(source).is_file():
+                msg = (
+                    f"Entry {row['entry_id']} ({row['system']}) has no run file to read "
+                    f"(recorded: {source}); log runs from files to show them side by side."
+                )
+                raise ParameterError(msg)
+            by_name[f"{label}:{row['system']}"] = source
+        labels = runs["labels_source"].unique().to_list()
+        shared = labels[0] if len(labels) == 1 else None
+        if shared is not None and (shared.startswith("<") or not Path(shared).is_file()):
+            shared = None
+        return by_name, shared
+
     def to_mlflow(
         self,
         entry_id: str | None = None,
