@@ -25,7 +25,8 @@ What one call is, per tool (data built outside the timing):
 | ``rankset_values`` | ``evaluator.values(run)``: pytrec_eval's nested dict (when it exists) |
 
 Each round calls every tool once, the order reversed on every other round; the report
-gives each tool's median over rounds and the ratio of the medians to ``pytrec_eval``
+gives each tool's median wall and CPU time over rounds (CPU: the process's user +
+system time, every thread's) and the ratios of the medians to ``pytrec_eval``
 (``rankset_evaluator`` and ``rankset_values`` to ``pytrec_eval_prepared``). Every
 per-query value of rankset is compared with pytrec_eval's (any difference above 1e-9
 makes the script exit 1). ``--big`` adds 10,000 × 1,000 (10 million rows: minutes and
@@ -160,19 +161,31 @@ def check_values(run: dict[str, Any], qrels: dict[str, Any]) -> float:
     return worst
 
 
-def time_tools(calls: dict[str, Callable[[], Any]], rounds: int) -> dict[str, float]:
-    """Return each call's median seconds over ``rounds`` rounds (A B ... B A ...)."""
+def time_tools(
+    calls: dict[str, Callable[[], Any]], rounds: int
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Return each call's median wall and CPU seconds over ``rounds`` rounds (A B ... B A ...).
+
+    CPU is the process's user + system time (every thread's) during the call: on a
+    machine shared with other work it moves less than the wall time.
+    """
     names = list(calls)
     for name in names:  # warm-up: numba's compilation, caches, first imports
         calls[name]()
-    times: dict[str, list[float]] = {name: [] for name in names}
+    walls: dict[str, list[float]] = {name: [] for name in names}
+    cpus: dict[str, list[float]] = {name: [] for name in names}
     for i in range(rounds):
         gc.collect()
         for name in names if i % 2 == 0 else reversed(names):
+            cpu = time.process_time()
             start = time.perf_counter()
             calls[name]()
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
+            walls[name].append(time.perf_counter() - start)
+            cpus[name].append(time.process_time() - cpu)
+    return (
+        {name: statistics.median(values) for name, values in walls.items()},
+        {name: statistics.median(values) for name, values in cpus.items()},
+    )
 
 
 def warm_ranx() -> None:
@@ -212,15 +225,22 @@ def main() -> int:
             wanted = set(args.tools.split(","))
             calls = {name: call for name, call in calls.items() if name in wanted}
         rounds = args.rounds or ROUNDS.get(queries, 3)
-        medians = time_tools(calls, rounds)
+        medians, cpu = time_tools(calls, rounds)
         print(f"\n## {queries:,} x {depth:,} ({rounds} rounds; max |diff| {worst:.1e})")
-        print("| tool | median ms | ratio |")
-        print("|---|---:|---:|")
+        print("| tool | wall ms | ratio | CPU ms | CPU ratio |")
+        print("|---|---:|---:|---:|---:|")
         for name, seconds in medians.items():
-            base = medians.get(BASELINE.get(name, "pytrec_eval"))
+            base_name = BASELINE.get(name, "pytrec_eval")
+            base, base_cpu = medians.get(base_name), cpu.get(base_name)
             ratio = f"{seconds / base:.2f}x" if base else "-"
-            print(f"| {name} | {seconds * 1000:.3f} | {ratio} |")
-        report["sizes"][f"{queries}x{depth}"] = {"medians_s": medians, "max_diff": worst}
+            cpu_ratio = f"{cpu[name] / base_cpu:.2f}x" if base_cpu else "-"
+            wall_ms, cpu_ms = seconds * 1000, cpu[name] * 1000
+            print(f"| {name} | {wall_ms:.3f} | {ratio} | {cpu_ms:.3f} | {cpu_ratio} |")
+        report["sizes"][f"{queries}x{depth}"] = {
+            "wall_s": medians,
+            "cpu_s": cpu,
+            "max_diff": worst,
+        }
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=2))
     return 1 if failed else 0

@@ -9,7 +9,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from rankset.errors import InputFormatError
+import rankset
+from rankset.errors import InputFormatError, SchemaError
 from rankset.io import read
 
 
@@ -55,3 +56,11 @@ def test_a_run_dict_carries_its_profile() -> None:
 def test_bad_entries_are_named(mapping: dict[Any, Any], match: str) -> None:
     with pytest.raises(InputFormatError, match=match):
         read(mapping, kind="run")
+
+
+def test_only_text_keys_rule_out_a_document_twice() -> None:
+    assert read({"q1": {"d1": 1.0, "d2": 0.5}}, kind="run").unique_docs
+    colliding = {"q1": {1: 1.0, "1": 0.5}}  # both are document "1"
+    assert not read(colliding, kind="run").unique_docs
+    with pytest.raises(SchemaError, match=r"more than once|twice|duplicate"):
+        rankset.evaluate(colliding, {"q1": {"1": 1}}, ["rr"])

@@ -249,6 +249,7 @@ def _run_part(
         row_order=row_order,
         scan=item.parsed.scan,
         rows_checked=item.parsed.rows_checked,
+        unique_docs=item.parsed.unique_docs,
     )
 
 

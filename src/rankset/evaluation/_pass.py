@@ -175,7 +175,7 @@ def ranked_pass_frames(
         numbered.group_by(list(GROUP)).agg(pl.len().cast(pl.Float64).alias(NUM_RET)),
         every_row.select(_checks(part, _ordering_word(part))),
     ]
-    if runs.duplicates == "error":
+    if runs.duplicates == "error" and not part.unique_docs:
         frames.append(numbered.select(_row_hash(part.name is not None).alias(_HASH)))
     return frames
 

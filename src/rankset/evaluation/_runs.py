@@ -91,6 +91,7 @@ class RunPart:
     row_order: RowOrder = "any"  # the order its first rows showed: the numbering to try
     scan: TextScan | None = None  # a TREC file scanned lazily, on assumptions to verify
     rows_checked: bool = False  # its reader applied the id rules to every row already
+    unique_docs: bool = False  # its reader rules out a document twice in a ranking
 
     def in_bucket(self, bucket: int, buckets: int) -> pl.LazyFrame:
         """Keep the queries of ``bucket``: by the dataset's folders, else by hash."""

@@ -279,6 +279,9 @@ class ParsedInput:
     rows_checked
         Whether the reader applied :func:`id_problems` to every run row (text read whole,
         CSV/TSV, JSON), so the pass over the runs need not scan the ids again.
+    unique_docs
+        Whether the source's shape rules out a document ranked twice for a query (the
+        text keys of a ``{qid: {doc: score}}`` dict), so no duplicate check is needed.
 
     Examples
     --------
@@ -300,6 +303,7 @@ class ParsedInput:
     relevance_level: float | None = None  # implied by the source (gain maps of samples)
     scan: TextScan | None = None  # a lazily scanned TREC run (evaluation verifies it)
     rows_checked: bool = False  # the reader applied the id rules to every run row
+    unique_docs: bool = False  # no document twice in a ranking, by the source's shape
 
 
 def no_table_message(parsed: ParsedInput, table: str) -> str:

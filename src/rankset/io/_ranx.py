@@ -34,6 +34,9 @@ def parse_ranx(mapping: Mapping[Any, Any], name: str, stem: str | None, kind: Ki
         )
         raise InputFormatError(msg)
     columns = _flat_columns(mapping)
+    # Text keys of one dict are distinct: no document twice in a ranking. Integer keys
+    # (read row by row) could collide with text ones ("1" and 1).
+    unique_docs = columns is not None
     if columns is None:  # ids that are not text, numpy numbers, a bad value: row by row
         columns = _checked_columns(mapping, name, kind)
     query_ids, doc_ids, values = columns
@@ -54,7 +57,7 @@ def parse_ranx(mapping: Mapping[Any, Any], name: str, stem: str | None, kind: Ki
     # The profile the evaluation would otherwise measure in a pass: no system column
     # values (tags), a score on every row.
     profile = {"tags": [], "n_scores": run.height, "n_rows": run.height}
-    return ParsedInput(name, stem, "ranx", run=run.lazy(), profile=profile)
+    return ParsedInput(name, stem, "ranx", run=run.lazy(), profile=profile, unique_docs=unique_docs)
 
 
 _Columns = tuple[pl.Series | list[str], pl.Series | list[str], pl.Series | list[float]]
@@ -68,13 +71,11 @@ def _flat_columns(mapping: Mapping[Any, Any]) -> _Columns | None:
     else (integer ids, numpy numbers, an error to report) is left to the row-by-row
     reader, which gives the same frame or names the offending entry.
     """
-    query_ids: list[str] = []
     doc_ids: list[Any] = []
     values: list[Any] = []
     for query, docs in mapping.items():
         if type(query) is not str or type(docs) is not dict:
             return None
-        query_ids.extend([query] * len(docs))
         doc_ids.extend(docs)
         values.extend(docs.values())
     if not set(map(type, values)) <= _PLAIN_NUMBERS:
@@ -83,8 +84,14 @@ def _flat_columns(mapping: Mapping[Any, Any]) -> _Columns | None:
         doc_series = pl.Series("doc_id", doc_ids, dtype=pl.String, strict=True)
     except TypeError:
         return None
+    # Each query id once, repeated by its document count.
+    counts = pl.Series([len(docs) for docs in mapping.values()], dtype=pl.UInt32)
+    repeats = pl.int_range(len(counts), dtype=pl.UInt32, eager=True).repeat_by(counts)
+    query_series = pl.Series("query_id", list(mapping), dtype=pl.String).gather(
+        repeats.explode(empty_as_null=False)
+    )
     return (
-        pl.Series("query_id", query_ids, dtype=pl.String),
+        query_series,
         doc_series,
         pl.Series("value", values, dtype=pl.Float64, strict=False),
     )
@@ -125,10 +132,19 @@ def looks_like_ranx(value: Mapping[str, Any]) -> bool:
     >>> looks_like_ranx({"q1": {"d1": 0.5}}), looks_like_ranx({"bm25": {"q1": {"d1": 0.5}}})
     (True, False)
     """
-    if not value or not all(isinstance(inner, Mapping) for inner in value.values()):
+    if not value:
         return False
-    return all(_is_number(score) for inner in value.values() for score in list(inner.values())[:1])
+    for inner in value.values():
+        if type(inner) is not dict and not isinstance(inner, Mapping):
+            return False
+        for score in inner.values():  # the first value only
+            if not _is_number(score):
+                return False
+            break
+    return True
 
 
 def _is_number(value: object) -> bool:
+    if type(value) is float or type(value) is int:
+        return True
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
