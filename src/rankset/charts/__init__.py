@@ -22,7 +22,7 @@ Export
     :func:`save_chart` writes JSON and HTML (no extra dependency), and PNG and SVG through
     vl-convert (``pip install "rankset[render]"``). HTML inlines the Vega, Vega-Lite and
     vega-embed JavaScript that rankset ships: it loads nothing from the network. In a notebook,
-    :func:`enable_offline` makes every displayed chart carry that JavaScript too.
+    :func:`enable_offline` displays that JavaScript once and every chart draws with it.
 
 Examples
 --------

@@ -18,6 +18,7 @@ import json
 import os
 import re
 import secrets
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
@@ -32,7 +33,13 @@ from rankset._validation import check_choice
 from rankset.errors import ParameterError
 from rankset.io import atomic_path
 
-__all__ = ["embed_fragment", "enable_offline", "inline_html", "javascript_bundle", "save_chart"]
+__all__ = [
+    "embed_fragment",
+    "enable_offline",
+    "inline_html",
+    "javascript_bundle",
+    "save_chart",
+]
 
 _EXTENSIONS: Final[dict[str, ChartFormat]] = {
     ".html": "html",
@@ -246,18 +253,42 @@ def inline_html(
 
 #: The Altair renderer :func:`enable_offline` registers.
 OFFLINE_RENDERER: Final = "rankset_offline"
+#: The attribute that marks the output carrying the library (one per notebook).
+LIBRARY_MARKER: Final = "data-rankset-vega-library"
 _OUTPUT_NUMBERS = itertools.count(1)
+# How long a chart output waits for the library output above it to have run (ms).
+_WAIT_MS: Final = 10_000
 
 
-def enable_offline() -> None:
-    """Draw Altair charts in notebooks without network access.
+def enable_offline(*, once: bool = True) -> None:
+    """Draw Altair charts in notebooks without network access, loading Vega once.
 
     Altair's default renderer loads Vega from a CDN, so offline, in an HTML export opened
-    later, or behind a firewall every chart shows "Error loading script". This renderer
-    puts Vega, Vega-Lite and vega-embed (about 0.8 MB, shipped with rankset: no extra
-    package) into each chart's output, which then draws in Jupyter, VS Code and an
-    nbconvert HTML export alike; the notebook grows by that much per chart.
-    ``alt.renderers.enable("default")`` goes back.
+    later, or behind a firewall every chart shows "Error loading script". After this call
+    charts draw from the Vega, Vega-Lite and vega-embed that rankset ships (about 0.8 MB,
+    no extra package). ``alt.renderers.enable("default")`` goes back.
+
+    With ``once=True`` (the default), the call displays one output that carries the
+    library and defines the page's ``vegaEmbed``; each chart's output then holds only its
+    spec and a few lines of script that draw it with that ``vegaEmbed``, so a notebook
+    grows by 0.8 MB once rather than per chart (saved with 5 charts, under 1 MB). Call it
+    once, near the top, and keep that cell's output: a chart whose page lacks the library
+    says so in place of the chart.
+
+    Where it works: wherever a notebook's outputs share one page. The tests check an
+    nbconvert HTML export in headless Chromium (the documentation site's notebooks are
+    made the same way). The classic notebook, Jupyter Notebook 7 and JupyterLab render
+    outputs into the notebook's page and run their scripts when the notebook is trusted
+    (it is once you have run it; an untrusted notebook runs no output's script, whatever
+    the renderer); VS Code renders a notebook's outputs in one webview. Front ends that
+    isolate each output in its own frame (Google Colab) cannot share the library: use
+    ``once=False``, which puts the library in every chart's output as before.
+
+    Parameters
+    ----------
+    once
+        ``True``: the library in one output, displayed by this call (only in IPython;
+        elsewhere the call just enables the renderer). ``False``: in every chart's output.
 
     Examples
     --------
@@ -267,15 +298,70 @@ def enable_offline() -> None:
     'rankset_offline'
     >>> _ = alt.renderers.enable("default")
     """
-    javascript_bundle()  # read once here rather than at the first chart
-    alt.renderers.register(OFFLINE_RENDERER, _offline_output)
+    bundle = javascript_bundle()  # read once here rather than at the first chart
+    if once:
+        alt.renderers.register(OFFLINE_RENDERER, _shared_output)
+        _display_library(bundle)
+    else:
+        alt.renderers.register(OFFLINE_RENDERER, _offline_output)
     alt.renderers.enable(OFFLINE_RENDERER)
+
+
+def _library_html() -> str:
+    """Return the ``<script>`` that loads the library in a notebook (what ``once`` shows)."""
+    return f'<script type="text/javascript" {LIBRARY_MARKER}>\n{javascript_bundle()}\n</script>'
+
+
+def _display_library(bundle: str) -> None:
+    """Display the library as one output, when running under IPython."""
+    ipython = sys.modules.get("IPython")
+    if ipython is None or ipython.get_ipython() is None:
+        return
+    display: Any = importlib.import_module("IPython.display").display
+    text = f"rankset: Vega, Vega-Lite and vega-embed loaded ({len(bundle) / 1e6:.1f} MB)"
+    display({"text/html": _library_html(), "text/plain": text}, raw=True)
 
 
 def _offline_output(spec: dict[str, Any], **metadata: Any) -> dict[str, str]:
     # Numbered ids: the same chart shown twice in a notebook needs two targets.
     element_id = f"rankset-chart-{next(_OUTPUT_NUMBERS)}-{secrets.token_hex(4)}"
     return {"text/html": inline_html(spec, element_id=element_id)}
+
+
+def _shared_output(spec: dict[str, Any], **metadata: Any) -> dict[str, str]:
+    """Return a chart output that draws with the ``vegaEmbed`` an earlier output defined."""
+    element_id = f"rankset-chart-{next(_OUTPUT_NUMBERS)}-{secrets.token_hex(4)}"
+    missing = (
+        "Vega is not loaded: run rankset.charts.enable_offline() above this chart "
+        "and keep its output (it carries the library)."
+    )
+    # The script finds its div as its previous sibling first: JupyterLab may run an
+    # output's script before the output is attached to the document.
+    script = (
+        "(function () {\n"
+        "var script = document.currentScript;\n"
+        f'var id = "{element_id}";\n'
+        "var el = script && script.previousElementSibling;\n"
+        "if (!el || el.id !== id) { el = document.getElementById(id); }\n"
+        f"var spec = {_script_json(spec)};\n"
+        f"var opt = {_script_json(_EMBED_OPTIONS)};\n"
+        f"var deadline = Date.now() + {_WAIT_MS};\n"
+        "(function draw() {\n"
+        "  if (typeof window.vegaEmbed === 'function') {\n"
+        "    window.vegaEmbed(el, spec, opt).catch(console.error);\n"
+        "  } else if (Date.now() < deadline) {\n"
+        "    setTimeout(draw, 50);\n"
+        "  } else if (el) {\n"
+        f"    el.textContent = {_script_json(missing)};\n"
+        "  }\n"
+        "})();\n"
+        "})();"
+    )
+    html_text = (
+        f'<div id="{element_id}" class="rankset-chart"></div>\n'
+        f'<script type="text/javascript">\n{script}\n</script>'
+    )
+    return {"text/html": html_text}
 
 
 def _chart_format(path: Path, format: ChartFormat | None) -> ChartFormat:
