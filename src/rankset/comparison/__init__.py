@@ -9,6 +9,8 @@ The flow is evaluation → comparison: every function here takes an
 - :mod:`.many_systems`: :func:`anova`, :func:`rank_intervals`, :func:`average_replicates`;
 - :mod:`.paper_tables`: :func:`comparison_table`, LaTeX/Markdown tables with
   significance marks;
+- :mod:`.suites`: :func:`evaluate_suite`, the same systems over several collections
+  (macro mean, mean rank, Borda count, bootstrap intervals);
 - :mod:`.family_tests`: the family-wise tests (Tukey's HSD) the others share;
 - ``_inputs``: the checks and frames every comparison starts from.
 
@@ -37,20 +39,30 @@ from rankset.comparison.all_pairs import compare_all, significance_matrix
 from rankset.comparison.many_systems import anova, average_replicates, rank_intervals
 from rankset.comparison.pairwise import ALL_TESTS, TESTS, compare, paired_outcome
 from rankset.comparison.paper_tables import comparison_table
+from rankset.comparison.suites import (
+    SuiteResult,
+    evaluate_suite,
+    evaluate_suite_toml,
+    suite_from_toml,
+)
 
 __all__ = [
     "ALL_TESTS",
     "COMPARE_COLUMNS",
     "RELATIVE_DELTA",
     "TESTS",
+    "SuiteResult",
     "anova",
     "average_replicates",
     "compare",
     "compare_all",
     "comparison_table",
+    "evaluate_suite",
+    "evaluate_suite_toml",
     "higher_is_better",
     "paired_outcome",
     "rank_intervals",
     "significance_matrix",
+    "suite_from_toml",
     "unreachable_significance",
 ]

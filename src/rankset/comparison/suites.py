@@ -1,0 +1,582 @@
+"""The same systems over several collections: per collection, macro mean, ranks, Borda.
+
+:func:`evaluate_suite` runs one :func:`rankset.evaluate` per collection and sets the
+summaries side by side (:attr:`SuiteResult.per_collection`), then aggregates each
+(system, metric) over the collections (:attr:`SuiteResult.aggregate`):
+
+- ``macro_mean``: the mean of the collection means (every collection weighs the same);
+- ``mean_rank``: the mean over collections of the system's rank in each (1 = best, ties
+  share the average rank; lower is better for ``harm``, ``unj``...:
+  :func:`rankset.comparison.higher_is_better`);
+- ``borda``: per collection a system gets ``n_systems - rank`` points, summed;
+- ``ci_low, ci_high`` and ``rank_low, rank_high``: percentile bootstrap intervals of the
+  macro mean and of the mean rank, resampling the collections with replacement;
+- ``ci_low_queries, ci_high_queries``: the interval of the macro mean when the queries are
+  resampled within each collection (the collections held fixed).
+
+Ranks, Borda points and the aggregate use the systems with a mean in every collection
+(for that metric); a system missing from a collection keeps its rows in
+:attr:`SuiteResult.per_collection`, is listed in :attr:`SuiteResult.missing`, gets
+``n_collections`` below the suite's and null aggregates, and is warned about.
+
+:func:`suite_from_toml` reads the collections of a ``SUITE.toml`` file;
+:func:`evaluate_suite_toml` reads and evaluates one.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from rankset._validation import check_fraction, check_int, did_you_mean, warn_user
+from rankset.comparison._inputs import higher_is_better
+from rankset.errors import ParameterError, RanksetWarning
+from rankset.evaluation import DEFAULT_METRICS, EvaluationResult, evaluate
+
+__all__ = [
+    "AGGREGATE_COLUMNS",
+    "SuiteResult",
+    "average_ranks",
+    "evaluate_suite",
+    "evaluate_suite_toml",
+    "suite_from_toml",
+]
+
+#: Columns of :attr:`SuiteResult.aggregate`, in order.
+AGGREGATE_COLUMNS = (
+    "system", "metric", "n_collections", "macro_mean", "ci_low", "ci_high", "ci_low_queries",
+    "ci_high_queries", "mean_rank", "rank_low", "rank_high", "borda",
+)  # fmt: skip
+_AGGREGATE_SCHEMA = {
+    "system": pl.String,
+    "metric": pl.String,
+    "n_collections": pl.UInt32,
+    **{name: pl.Float64 for name in AGGREGATE_COLUMNS[3:]},
+}
+_DECIMALS = 12  # means equal to this many decimals tie (sums in another order differ by ulps)
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    """The outcome of :func:`evaluate_suite`.
+
+    Attributes
+    ----------
+    per_collection
+        ``collection`` then every column of each collection's summary (``system, metric,
+        mean, ci_low, ci_high, n_queries, n_na``), then ``rank`` and ``borda_points``
+        within the collection (null for a system not in every collection).
+    aggregate
+        One row per (system, metric), the columns :data:`AGGREGATE_COLUMNS`; within each
+        metric the best mean rank first.
+    results
+        The :class:`~rankset.EvaluationResult` of each collection.
+    missing
+        ``collection, system``: the systems of the suite a collection did not evaluate.
+    config
+        Collections, metrics and the bootstrap settings.
+    """
+
+    per_collection: pl.DataFrame
+    aggregate: pl.DataFrame
+    results: dict[str, EvaluationResult]
+    missing: pl.DataFrame
+    config: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def collections(self) -> list[str]:
+        """Collection names in the order given."""
+        return list(self.results)
+
+    @property
+    def metrics(self) -> list[str]:
+        """Canonical metric names, in the order asked for."""
+        return list(self.config.get("metrics", []))
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(
+            f"{name} ({result.per_query['query_id'].n_unique()} queries)"
+            for name, result in self.results.items()
+        )
+        systems = self.per_collection["system"].unique(maintain_order=True).to_list()
+        lines = [
+            f"SuiteResult: {len(systems)} systems over {len(self.results)} collections: {sizes}"
+        ]
+        if self.missing.height:
+            absent = "; ".join(
+                f"{system} not in {', '.join(group['collection'].to_list())}"
+                for (system,), group in self.missing.group_by("system", maintain_order=True)
+            )
+            lines.append(f"missing: {absent}")
+        level = self.config.get("confidence")
+        for metric in self.metrics:
+            rows = self.aggregate.filter(pl.col("metric") == metric)
+            lines.append(f"{metric}:")
+            width = max([len(str(s)) for s in rows["system"].to_list()] + [6])
+            head = f"  {'system':<{width}}  macro_mean  {'CI (collections)':<17}  "
+            head += f"{'CI (queries)':<17}  mean_rank  {'rank CI':<11}  borda"
+            lines.append(head)
+            for row in rows.iter_rows(named=True):
+                lines.append(
+                    f"  {row['system']:<{width}}  {_num(row['macro_mean']):>10}  "
+                    f"{_pair(row['ci_low'], row['ci_high']):<17}  "
+                    f"{_pair(row['ci_low_queries'], row['ci_high_queries']):<17}  "
+                    f"{_num(row['mean_rank'], 2):>9}  "
+                    f"{_pair(row['rank_low'], row['rank_high'], 2):<11}  "
+                    f"{_num(row['borda'], 1):>5}"
+                )
+        if level is not None:
+            lines.append(f"({level:.0%} percentile bootstrap intervals)")
+        return "\n".join(lines)
+
+
+def _num(value: float | None, decimals: int = 4) -> str:
+    return "-" if value is None or value != value else f"{value:.{decimals}f}"
+
+
+def _pair(low: float | None, high: float | None, decimals: int = 4) -> str:
+    if low is None or high is None:
+        return "-"
+    return f"[{_num(low, decimals)}, {_num(high, decimals)}]"
+
+
+def evaluate_suite(
+    collections: Mapping[str, tuple[Any, Any]],
+    metrics: Any = DEFAULT_METRICS,
+    *,
+    seed: int = 0,
+    n_resamples: int = 1000,
+    confidence: float | None = 0.95,
+    **evaluate_options: Any,
+) -> SuiteResult:
+    """Evaluate the same systems over several collections and aggregate across them.
+
+    Parameters
+    ----------
+    collections
+        ``{collection_name: (runs, qrels)}``, each pair in any form :func:`rankset.evaluate`
+        accepts. Systems are named as :func:`rankset.evaluate` names them, so a system is
+        matched across collections by name: pass ``{system_name: run}`` mappings when file
+        names differ between collections (``bm25.dl19.trec``, ``bm25.dl20.trec``).
+    metrics
+        The metrics, as for :func:`rankset.evaluate`.
+    seed, n_resamples, confidence
+        The bootstrap settings, passed to every :func:`rankset.evaluate` call too (so each
+        collection's summary equals a separate call's). ``confidence=None``: no intervals.
+    **evaluate_options
+        Any other keyword argument of :func:`rankset.evaluate` (``k``,
+        ``relevance_level``, ``missing``...), the same for every collection.
+
+    Returns
+    -------
+    SuiteResult
+
+    Raises
+    ------
+    ParameterError
+        For fewer than one collection, a pair that is not ``(runs, qrels)``, or
+        bootstrap settings out of range.
+
+    Examples
+    --------
+    >>> runs = {"a": {"q1": {"d1": 2.0, "d2": 1.0}}, "b": {"q1": {"d2": 2.0, "d1": 1.0}}}
+    >>> suite = evaluate_suite(
+    ...     {"one": (runs, {"q1": {"d1": 1}}), "two": (runs, {"q1": {"d2": 1}})},
+    ...     ["rr"], confidence=None,
+    ... )
+    >>> suite.aggregate.select("system", "macro_mean", "mean_rank", "borda").rows()
+    [('a', 0.75, 1.5, 1.0), ('b', 0.75, 1.5, 1.0)]
+    """
+    for name in ("metrics", "labels", "runs"):
+        if name in evaluate_options:
+            msg = f"evaluate_suite() takes no {name!r} option: the collections give it."
+            raise ParameterError(msg)
+    check_int("n_resamples", n_resamples, 1)
+    check_int("seed", seed, 0)
+    if confidence is not None:
+        check_fraction("confidence", confidence)
+    pairs = _check_collections(collections)
+    results = {
+        name: evaluate(
+            runs,
+            labels,
+            metrics,
+            seed=seed,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            **evaluate_options,
+        )
+        for name, (runs, labels) in pairs.items()
+    }
+    names = list(results)
+    chosen = list(results[names[0]].metrics)
+    systems: list[str] = []
+    for result in results.values():
+        systems += [s for s in result.systems if s not in systems]
+    missing = pl.DataFrame(
+        [(c, s) for c in names for s in systems if s not in results[c].systems],
+        schema={"collection": pl.String, "system": pl.String},
+        orient="row",
+    )
+    if missing.height:
+        absent = ", ".join(f"{s} from {c}" for c, s in missing.iter_rows())
+        warn_user(
+            f"Some systems are missing from some collections ({absent}): they get no "
+            "rank, Borda points or aggregate. Systems are matched by name; name runs with "
+            "a {name: run} mapping when file names differ between collections.",
+            RanksetWarning,
+        )
+    per_collection = pl.concat(
+        [
+            results[c].summary.select(pl.lit(c, dtype=pl.String).alias("collection"), pl.all())
+            for c in names
+        ],
+        how="vertical_relaxed",
+    )
+    seeds = np.random.SeedSequence(seed).spawn(len(chosen))
+    ranks, aggregates = [], []
+    for metric, metric_seed in zip(chosen, seeds, strict=True):
+        rank_rows, aggregate = _aggregate_metric(
+            results,
+            systems,
+            metric,
+            rng=np.random.default_rng(metric_seed),
+            n_resamples=n_resamples,
+            confidence=confidence,
+        )
+        ranks.append(rank_rows)
+        aggregates.append(aggregate)
+    per_collection = per_collection.join(
+        pl.concat(ranks), on=["collection", "system", "metric"], how="left", maintain_order="left"
+    )
+    config = {
+        "collections": names,
+        "metrics": chosen,
+        "systems": systems,
+        "seed": seed,
+        "n_resamples": n_resamples,
+        "confidence": confidence,
+        "evaluate_options": {k: repr(v) for k, v in evaluate_options.items()},
+    }
+    return SuiteResult(per_collection, pl.concat(aggregates), results, missing, config)
+
+
+def _check_collections(collections: Any) -> dict[str, tuple[Any, Any]]:
+    if not isinstance(collections, Mapping) or not collections:
+        msg = (
+            "The 'collections' parameter must be a non-empty {name: (runs, qrels)} mapping. "
+            f"Got {type(collections).__name__ if collections else 'an empty one'} instead."
+        )
+        raise ParameterError(msg)
+    pairs: dict[str, tuple[Any, Any]] = {}
+    for name, pair in collections.items():
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            msg = (
+                f"The collection {name!r} must be a (runs, qrels) pair. "
+                f"Got {type(pair).__name__} instead."
+            )
+            raise ParameterError(msg)
+        pairs[str(name)] = (pair[0], pair[1])
+    return pairs
+
+
+def average_ranks(values: np.ndarray[Any, Any], *, greater_is_better: bool) -> np.ndarray[Any, Any]:
+    """Rank along the last axis, 1 = best, ties sharing their average rank (NaN stays NaN).
+
+    Examples
+    --------
+    >>> average_ranks(np.array([0.5, 0.7, 0.5]), greater_is_better=True).tolist()
+    [2.5, 1.0, 2.5]
+    >>> average_ranks(np.array([[3.0, 1.0]]), greater_is_better=False).tolist()
+    [[2.0, 1.0]]
+    """
+    x = np.round(values if greater_is_better else -values, _DECIMALS)
+    better = (x[..., None, :] > x[..., :, None]).sum(axis=-1)
+    equal = (x[..., None, :] == x[..., :, None]).sum(axis=-1)
+    ranks = 1.0 + better + (equal - 1) / 2.0
+    return np.where(np.isnan(x), np.nan, ranks)
+
+
+def _aggregate_metric(
+    results: dict[str, EvaluationResult],
+    systems: list[str],
+    metric: str,
+    *,
+    rng: np.random.Generator,
+    n_resamples: int,
+    confidence: float | None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Return the per-collection ranks and the aggregate rows of one metric."""
+    names = list(results)
+    means = np.full((len(names), len(systems)), np.nan)
+    for i, name in enumerate(names):
+        summary = results[name].summary.filter(pl.col("metric") == metric)
+        found = dict(zip(summary["system"].to_list(), summary["mean"].to_list(), strict=True))
+        for j, system in enumerate(systems):
+            value = found.get(system)
+            means[i, j] = np.nan if value is None else value
+    present = (~np.isnan(means)).sum(axis=0)
+    complete = [j for j in range(len(systems)) if present[j] == len(names)]
+    kept = [systems[j] for j in complete]
+    greater = higher_is_better(metric)
+    m = means[:, complete]  # collections × complete systems
+    ranks = average_ranks(m, greater_is_better=greater)
+    points = len(kept) - ranks
+    rank_rows = pl.DataFrame(
+        {
+            "collection": [c for c in names for _ in kept],
+            "system": kept * len(names),
+            "metric": metric,
+            "rank": ranks.reshape(-1),
+            "borda_points": points.reshape(-1),
+        },
+        schema={"collection": pl.String, "system": pl.String, "metric": pl.String,
+                "rank": pl.Float64, "borda_points": pl.Float64},
+    )  # fmt: skip
+    s = len(kept)
+    intervals = np.full((6, s), np.nan)
+    if confidence is not None and s:
+        tails = [(1 - confidence) / 2, (1 + confidence) / 2]
+        # over collections: B × C indices, the macro mean and the mean rank of each resample
+        picks = rng.integers(0, len(names), size=(n_resamples, len(names)))
+        intervals[0:2] = np.quantile(m[picks].mean(axis=1), tails, axis=0)
+        intervals[4:6] = np.quantile(ranks[picks].mean(axis=1), tails, axis=0)
+        # over queries within each collection, the collections fixed
+        macro = np.zeros((n_resamples, s))
+        for name in names:
+            macro += _resampled_means(results[name], kept, metric, rng, n_resamples)
+        macro /= len(names)
+        intervals[2:4] = np.nanquantile(macro, tails, axis=0)
+    rows: dict[str, list[Any]] = {column: [] for column in AGGREGATE_COLUMNS}
+    for j, system in enumerate(systems):
+        position = kept.index(system) if system in kept else None
+        values: list[float | None] = [None] * 9
+        if position is not None:
+            values = [
+                float(m[:, position].mean()),
+                *(_or_none(intervals[r, position]) for r in range(4)),
+                float(ranks[:, position].mean()),
+                *(_or_none(intervals[r, position]) for r in (4, 5)),
+                float(points[:, position].sum()),
+            ]
+        for column, value in zip(
+            AGGREGATE_COLUMNS, [system, metric, int(present[j]), *values], strict=True
+        ):
+            rows[column].append(value)
+    # best mean rank first; then the better macro mean, then the name
+    signed = pl.col("macro_mean") * (-1.0 if greater else 1.0)
+    aggregate = pl.DataFrame(rows, schema=_AGGREGATE_SCHEMA).sort(
+        [pl.col("mean_rank"), signed, pl.col("system")], nulls_last=True, maintain_order=True
+    )
+    return rank_rows, aggregate
+
+
+def _or_none(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
+
+
+def _resampled_means(
+    result: EvaluationResult,
+    systems: list[str],
+    metric: str,
+    rng: np.random.Generator,
+    n_resamples: int,
+) -> np.ndarray[Any, Any]:
+    """Return ``n_resamples × systems`` means of one collection over resampled queries.
+
+    A resample counts how often it draws each query (a multinomial row); a system's mean
+    is its count-weighted mean over the queries where its value is not NA, as the summary
+    skips NA. One matrix product per collection, no loop over resamples.
+    """
+    wide = (
+        result.per_query.filter(pl.col("metric") == metric)
+        .pivot(on="system", index="query_id", values="value", on_columns=systems)
+        .select(systems)
+    )
+    values = wide.cast(pl.Float64).fill_nan(None).to_numpy().astype(np.float64)
+    n = values.shape[0]
+    if n == 0:
+        return np.full((n_resamples, len(systems)), np.nan)
+    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(np.float64)
+    defined = ~np.isnan(values)
+    totals = counts @ np.where(defined, values, 0.0)
+    weights = counts @ defined.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out: np.ndarray[Any, Any] = totals / weights
+    return out
+
+
+_TOP_KEYS = ("collections", "metrics")
+_COLLECTION_KEYS = ("qrels", "runs")
+
+
+def suite_from_toml(
+    source: str | os.PathLike[str] | Mapping[str, Any],
+    *,
+    base: str | os.PathLike[str] | None = None,
+) -> dict[str, tuple[list[str] | dict[str, str], str]]:
+    """Read the collections of a suite file: ``{collection: (runs, qrels)}``.
+
+    The file (or its parsed dict) has a ``[collections.<name>]`` table per collection,
+    each with ``qrels`` (a path) and ``runs`` (a list of paths, named as
+    :func:`rankset.evaluate` names them, or a ``{system = path}`` table: the way to match
+    systems whose file names differ between collections), and optionally top-level
+    ``metrics``. Relative paths are read from the file's folder (for a dict: from
+    ``base``, by default the working directory); URLs and ``irds:`` ids pass unchanged.
+
+    Raises
+    ------
+    ParameterError
+        Naming the file and the key of anything malformed: TOML syntax, an unknown key,
+        a missing ``qrels`` or ``runs``, a value of the wrong type, a file that does not
+        exist.
+
+    Examples
+    --------
+    >>> suite_from_toml(
+    ...     {"collections": {"dl19": {"qrels": "irds:msmarco-passage/trec-dl-2019",
+    ...                               "runs": {"bm25": "https://example.org/bm25"}}}}
+    ... )
+    {'dl19': ({'bm25': 'https://example.org/bm25'}, 'irds:msmarco-passage/trec-dl-2019')}
+    """
+    return _collections_of(*_read_toml(source, base))
+
+
+def _collections_of(
+    where: str, table: dict[str, Any], folder: Path
+) -> dict[str, tuple[list[str] | dict[str, str], str]]:
+    _check_keys(table, _TOP_KEYS, where, "")
+    if "metrics" in table:
+        _metrics_of(table, where)
+    collections = table.get("collections")
+    if not isinstance(collections, dict) or not collections:
+        msg = (
+            f"{where}: 'collections' must hold at least one [collections.<name>] table "
+            "with 'qrels' and 'runs'."
+        )
+        raise ParameterError(msg)
+    out: dict[str, tuple[list[str] | dict[str, str], str]] = {}
+    for name, entry in collections.items():
+        key = f"collections.{name}"
+        if not isinstance(entry, dict):
+            msg = f"{where}: '{key}' must be a table with 'qrels' and 'runs'."
+            raise ParameterError(msg)
+        _check_keys(entry, _COLLECTION_KEYS, where, key)
+        for needed in _COLLECTION_KEYS:
+            if needed not in entry:
+                msg = f"{where}: '{key}' has no '{needed}'."
+                raise ParameterError(msg)
+        qrels = _path(entry["qrels"], folder, where, f"{key}.qrels")
+        raw = entry["runs"]
+        runs: list[str] | dict[str, str]
+        if isinstance(raw, list) and raw:
+            runs = [_path(p, folder, where, f"{key}.runs[{i}]") for i, p in enumerate(raw)]
+        elif isinstance(raw, dict) and raw:
+            runs = {str(s): _path(p, folder, where, f"{key}.runs.{s}") for s, p in raw.items()}
+        else:
+            msg = (
+                f"{where}: '{key}.runs' must be a non-empty list of paths or a "
+                f"{{system = path}} table. Got {_kind(raw)} instead."
+            )
+            raise ParameterError(msg)
+        out[str(name)] = (runs, qrels)
+    return out
+
+
+def evaluate_suite_toml(
+    source: str | os.PathLike[str] | Mapping[str, Any],
+    metrics: Any = None,
+    *,
+    base: str | os.PathLike[str] | None = None,
+    **options: Any,
+) -> SuiteResult:
+    """Read a suite file (:func:`suite_from_toml`) and evaluate it (:func:`evaluate_suite`).
+
+    ``metrics`` overrides the file's ``metrics``; one of the two must give them. Other
+    keyword arguments go to :func:`evaluate_suite` (``seed``, ``k``...).
+    """
+    where, table, folder = _read_toml(source, base)
+    collections = _collections_of(where, table, folder)
+    if metrics is None:
+        if "metrics" not in table:
+            msg = f"{where}: no 'metrics' in the file and none given (metrics=..., -m)."
+            raise ParameterError(msg)
+        metrics = _metrics_of(table, where)
+    return evaluate_suite(collections, metrics, **options)
+
+
+def _folder(source: Any, base: str | os.PathLike[str] | None) -> Path:
+    if isinstance(source, Mapping):
+        return Path(base) if base is not None else Path.cwd()
+    return Path(source).parent
+
+
+def _read_toml(
+    source: str | os.PathLike[str] | Mapping[str, Any], base: str | os.PathLike[str] | None
+) -> tuple[str, dict[str, Any], Path]:
+    """Return the name errors give the source, its table and the folder paths start from."""
+    if isinstance(source, Mapping):
+        return "the suite", dict(source), _folder(source, base)
+    if not isinstance(source, str | os.PathLike):
+        msg = (
+            "The suite must be a path to a TOML file or its parsed dict. "
+            f"Got {type(source).__name__} instead."
+        )
+        raise ParameterError(msg)
+    path = Path(source)
+    try:
+        with path.open("rb") as handle:
+            table = tomllib.load(handle)
+    except FileNotFoundError:
+        msg = f"{path}: the suite file does not exist."
+        raise ParameterError(msg) from None
+    except tomllib.TOMLDecodeError as error:
+        msg = f"{path}: not valid TOML: {error}."
+        raise ParameterError(msg) from None
+    return str(path), table, _folder(path, base)
+
+
+def _check_keys(table: Mapping[str, Any], allowed: Sequence[str], where: str, key: str) -> None:
+    for name in table:
+        if name not in allowed:
+            place = f"'{key}.{name}'" if key else f"'{name}'"
+            msg = f"{where}: unknown key {place} (known: {', '.join(allowed)})."
+            raise ParameterError(msg + did_you_mean(str(name), allowed))
+
+
+def _metrics_of(table: Mapping[str, Any], where: str) -> list[str]:
+    raw = table["metrics"]
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw or not all(isinstance(m, str) for m in raw):
+        msg = f"{where}: 'metrics' must be a non-empty list of metric names. Got {_kind(raw)}."
+        raise ParameterError(msg)
+    return list(raw)
+
+
+def _path(value: Any, folder: Path, where: str, key: str) -> str:
+    if not isinstance(value, str) or not value:
+        msg = f"{where}: '{key}' must be a path string. Got {_kind(value)} instead."
+        raise ParameterError(msg)
+    if "://" in value or value.startswith("irds:"):
+        return value
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        path = folder / path
+    if not path.exists():
+        msg = f"{where}: '{key}' names {path}, which does not exist."
+        raise ParameterError(msg)
+    return str(path)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, list | dict | str) and not value:
+        return f"an empty {type(value).__name__}"
+    return f"{type(value).__name__} {value!r}"[:80]
