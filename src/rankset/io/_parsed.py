@@ -7,6 +7,7 @@ column names and dtypes below. The format modules (``_trec``, ``_tables``, ``_js
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -126,6 +127,12 @@ def id_problems(column: str) -> dict[str, pl.Expr]:
     >>> frame.select(**{p: m.fill_null(False).sum() for p, m in masks.items()}).row(0)
     (1, 1, 1, 1)
     """
+    return dict(_id_problems(column))  # a copy: callers merge and extend it
+
+
+@functools.lru_cache(maxsize=16)
+def _id_problems(column: str) -> dict[str, pl.Expr]:
+    """Build :func:`id_problems` once per column (expressions are immutable)."""
     value = pl.col(column).cast(pl.String)
     return {
         f"no {column}": value.is_null(),
