@@ -125,3 +125,14 @@ def test_auto_takes_the_in_memory_engine_for_small_dicts() -> None:
     assert_frame_equal(auto.per_query, streaming.per_query, check_exact=True)
     on_file = rankset.evaluate(SAMPLE / "bm25.trec", SAMPLE / "qrels.txt", metrics)
     assert on_file.config["engine"] == "streaming"
+
+
+def test_per_query_cutoffs_and_levels_are_prepared_with_the_labels() -> None:
+    run, qrels = _random_data(6)
+    cutoffs = {query: 1 + i % 7 for i, query in enumerate(sorted(qrels))}
+    options: dict[str, Any] = {"cutoffs": cutoffs, "relevance_level": 2, "k": 3}
+    metrics = ["recall@k", "precision@k", "ndcg@k", "ap", "hit@5"]
+    evaluator = Evaluator(qrels, metrics, **options)
+    assert "prepared=True" in repr(evaluator)
+    want = rankset.evaluate(run, qrels, metrics, confidence=None, **options)
+    _assert_same(evaluator.evaluate(run, confidence=None), want)
