@@ -68,11 +68,13 @@ from rankset.measures.scales import GradeScale
 
 if TYPE_CHECKING:  # loaded on first use: see __getattr__
     from rankset.comparison import (
+        SuiteResult,
         anova,
         average_replicates,
         compare,
         compare_all,
         comparison_table,
+        evaluate_suite,
         rank_intervals,
         significance_matrix,
     )
@@ -120,6 +122,8 @@ _LAZY_NAMES = {
     "rank_intervals": "comparison",
     "average_replicates": "comparison",
     "comparison_table": "comparison",
+    "evaluate_suite": "comparison",
+    "SuiteResult": "comparison",
     # diagnosis: where and why a system loses
     "diagnose": "diagnosis",
     "Diagnosis": "diagnosis",
@@ -177,11 +181,13 @@ __all__ = [  # noqa: RUF022 (grouped by topic, as polars groups its face)
     "match_text",
     "partition",
     # comparison
+    "SuiteResult",
     "anova",
     "average_replicates",
     "compare",
     "compare_all",
     "comparison_table",
+    "evaluate_suite",
     "rank_intervals",
     "significance_matrix",
     # diagnosis

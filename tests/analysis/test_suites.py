@@ -10,7 +10,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import rankset
-from rankset.charts._suite import suite_heatmap
+from rankset.charts import suite_heatmap
 from rankset.comparison import (
     SuiteResult,
     evaluate_suite,

@@ -59,6 +59,7 @@ from rankset.charts._export import (
     save_chart,
 )
 from rankset.charts._labels import agreement_chart, confusion_chart, stability_chart
+from rankset.charts._suite import suite_heatmap
 from rankset.charts._systems import rank_interval_chart, significance_chart
 from rankset.charts._theme import PALETTE, THEME, register_theme, system_colors
 
@@ -84,6 +85,7 @@ __all__ = [
     "save_chart",
     "significance_chart",
     "stability_chart",
+    "suite_heatmap",
     "system_colors",
 ]
 

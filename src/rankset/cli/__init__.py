@@ -19,7 +19,15 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from rankset._version import __version__
-from rankset.cli import _commands, _dashboard, _experiments, _files, _parser, _trec_eval_help
+from rankset.cli import (
+    _commands,
+    _dashboard,
+    _experiments,
+    _files,
+    _parser,
+    _suite,
+    _trec_eval_help,
+)
 from rankset.errors import ParameterError, RanksetError
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "main"]
@@ -33,6 +41,7 @@ _COMMANDS = {
     **_commands.COMMANDS,
     **_experiments.EXPERIMENT_COMMANDS,
     **_dashboard.DASHBOARD_COMMANDS,
+    **_suite.SUITE_COMMANDS,
 }
 
 

@@ -30,6 +30,7 @@ from rankset.cli._options import (
     cutoff_list,
     hidden_alias,
 )
+from rankset.cli._suite import add_suite_option
 from rankset.cli._trec_eval_help import add_trec_eval_entry
 from rankset.evaluation import DEFAULT_METRICS
 from rankset.fusion import NORMS
@@ -70,8 +71,11 @@ def _add_evaluate(commands: Any) -> argparse.ArgumentParser:
         help="score runs against labels",
         description="Score one or more runs against labels (qrels) and print a summary.",
     )
-    add_evaluation_options(evaluate, runs_help="run files (TREC, JSONL, Parquet, ...)")
+    add_evaluation_options(
+        evaluate, runs_help="run files (TREC, JSONL, Parquet, ...)", runs_optional=True
+    )
     add_metrics(evaluate, " ".join(DEFAULT_METRICS))
+    add_suite_option(evaluate)
     cutoffs = evaluate.add_argument_group("cutoffs")
     add_cutoff(cutoffs, default=None, help="cutoff for @k metrics")
     cutoffs.add_argument(
