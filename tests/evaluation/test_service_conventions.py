@@ -82,7 +82,7 @@ def test_response_keys_are_names() -> None:
 
 def test_the_datasets_own_rules_are_enforced(tmp_path: Path) -> None:
     empty = {"queries": [{"query_id": "q3", "relevant_documents": []}]}
-    with pytest.raises(InputFormatError, match="query 1: no relevant document"):
+    with pytest.raises(InputFormatError, match=r"query 'q3' \(#1\): no relevant document"):
         rankset.evaluate(RUN, _dataset(tmp_path, empty), ["rr"])
     partial = {
         "queries": [
@@ -120,13 +120,13 @@ def test_the_datasets_rules_can_be_downgraded_to_one_warning(
     run.write_text(json.dumps(RUN), encoding="utf-8")
     args = ["evaluate", str(run), "--qrels", str(path), "-m", "rr"]
     assert main(args) != 0
-    assert "query 1: relevance_scores does not grade 'doc_x'" in capsys.readouterr().err
+    assert "query 'q1' (#1): relevance_scores does not grade 'doc_x'" in capsys.readouterr().err
     with warnings.catch_warnings():
         warnings.simplefilter("default")  # the suite makes warnings errors; a user's does not
         assert main([*args, "--dataset-checks", "warn"]) == 0
     out, err = capsys.readouterr()
     assert "2 of 2 queries break the dataset's rules" in err
-    assert "First, query 1: relevance_scores does not grade 'doc_x'" in err
+    assert "First, query 'q1' (#1): relevance_scores does not grade 'doc_x'" in err
     assert "0.2500" in out  # (0.5 + 0) / 2
 
 

@@ -575,7 +575,10 @@ def _parse_dataset_json(
     problems: list[str] | None = [] if checks == "warn" else None
     broken = 0
     for position, query in enumerate(queries, start=1):
-        record = _Record(query, f"{name}, query {position}")
+        # a message names the query by its id, and by its place when that helps find it
+        qid = query.get("query_id") if isinstance(query, Mapping) else None
+        named = f"query {qid!r} (#{position})" if qid is not None else f"query #{position}"
+        record = _Record(query, f"{name}, {named}")
         before = len(problems or ())
         pairs = dataset_query_labels(_require_object(record), record.where, problems)
         broken += len(problems or ()) > before
