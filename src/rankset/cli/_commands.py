@@ -275,7 +275,6 @@ def _report(args: argparse.Namespace) -> int:
     if label_sets:
         options["label_sets"] = dict(list(label_sets.items())[1:])
     with progress(args) as step:
-        step("evaluating, comparing, curves, diagnosis")
         path = report(
             args.runs,
             args.labels,
@@ -288,6 +287,7 @@ def _report(args: argparse.Namespace) -> int:
             fused=args.fused,
             n_resamples=args.n_resamples,
             seed=args.seed,
+            progress=step.count,
             **options,
         )
     print(path)

@@ -10,8 +10,9 @@ import contextlib
 import json
 import math
 import sys
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rankset._format import format_value
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from rankset.evaluation import EvaluationResult
 
 __all__ = [
+    "Step",
     "dump_json",
     "format_curves",
     "format_table",
@@ -39,25 +41,112 @@ __all__ = [
 _SHOWN_KS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 
 
-@contextlib.contextmanager
-def progress(args: argparse.Namespace) -> Iterator[Callable[[str], None]]:
-    """Yield ``step(text)`` that shows what is being done, on stderr.
+class Step:
+    """What a command tells the progress display; shows nothing (a pipe, ``--quiet``).
 
-    Shown only when stderr is a terminal, ``--quiet`` is not given and ``rich`` is
-    installed (``pip install "rankset[progress]"``); otherwise every step is a no-op, so
-    stdout and redirected stderr stay clean.
+    ``step(text)`` names the work now under way; ``step.count(done, total, text)`` says
+    how much of a counted job is done (``done`` of ``total``) and what comes next.
     """
-    if args.quiet or not sys.stderr.isatty():
-        yield lambda text: None
+
+    def __call__(self, text: str) -> None:
+        """Name the work now under way."""
+
+    def count(self, done: int, total: int, text: str) -> None:
+        """Say that ``done`` of ``total`` parts are done and ``text`` is under way."""
+
+
+class _RichStep(Step):
+    """rich's live display: a spinner, the step, a bar, ``done/total``, elapsed, ETA."""
+
+    def __init__(self, display: Any) -> None:
+        self._display = display
+        self._task = display.add_task("starting", total=None, count="", eta="")
+
+    def __call__(self, text: str) -> None:
+        self._display.update(self._task, description=text)
+        self._display.refresh()
+
+    def count(self, done: int, total: int, text: str) -> None:
+        self._display.update(
+            self._task, description=text, completed=done, total=total, count=f"{done}/{total}"
+        )
+        remaining = self._display.tasks[0].time_remaining  # from the rate so far
+        eta = "" if remaining is None or done >= total else f"ETA {remaining:.0f} s"
+        self._display.update(self._task, eta=eta)
+        self._display.refresh()
+
+
+class _PlainStep(Step):
+    """One line on stderr, rewritten in place: ``rankset: text  3/8  4.1 s, ETA 6 s``."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._start = time.monotonic()
+        self._width = 0
+
+    def __call__(self, text: str) -> None:
+        self._write(f"{text}  {self._elapsed():.1f} s")
+
+    def count(self, done: int, total: int, text: str) -> None:
+        elapsed = self._elapsed()
+        line = f"{text}  {done}/{total}  {elapsed:.1f} s"
+        if 0 < done < total:
+            line += f", ETA {elapsed / done * (total - done):.0f} s"
+        self._write(line)
+
+    def clear(self) -> None:
+        if self._width:
+            self._stream.write("\r" + " " * self._width + "\r")
+            self._stream.flush()
+
+    def _elapsed(self) -> float:
+        return time.monotonic() - self._start
+
+    def _write(self, line: str) -> None:
+        line = f"rankset: {line}"
+        self._stream.write("\r" + line.ljust(self._width))
+        self._stream.flush()
+        self._width = max(self._width, len(line))
+
+
+@contextlib.contextmanager
+def progress(args: argparse.Namespace) -> Iterator[Step]:
+    """Yield a :class:`Step` that shows the work under way on stderr, and how far it is.
+
+    Shown only when stderr is a terminal and ``--quiet`` is not given; on a pipe or a
+    file nothing is written, so stdout and redirected stderr stay clean. With ``rich``
+    installed (``pip install "rankset[progress]"``): a live line with a spinner, a bar,
+    the count, the elapsed time and an ETA, erased at the end; without it, one plain line
+    rewritten in place (a carriage return) with the same figures, erased at the end.
+    """
+    stream = sys.stderr
+    if args.quiet or not stream.isatty():
+        yield Step()
         return
     try:
         from rich.console import Console
+        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
+        from rich.progress import TimeElapsedColumn as Elapsed
     except ImportError:
-        yield lambda text: None
+        plain = _PlainStep(stream)
+        try:
+            yield plain
+        finally:
+            plain.clear()
         return
-    console = Console(stderr=True)
-    with console.status("starting") as status:
-        yield lambda text: status.update(text)
+    display = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        # the count and the ETA once a job is counted (a bare step has neither)
+        TextColumn("{task.fields[count]}", style="progress.download"),
+        Elapsed(),
+        TextColumn("{task.fields[eta]}", style="progress.remaining"),
+        console=Console(file=stream),
+        transient=True,
+    )
+    with display:
+        yield _RichStep(display)
 
 
 def number(value: float) -> float:

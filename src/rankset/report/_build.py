@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import warnings
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -240,6 +240,7 @@ def report(
     n_resamples: int = 2000,
     seed: int = 0,
     label_sets: Mapping[str, IntoLabels] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
     **evaluate_options: Any,
 ) -> Path:
     """Evaluate, compare, draw curves and diagnose runs, and write the HTML report.
@@ -273,6 +274,10 @@ def report(
         pool's): a "Label sets" section gives their agreement with ``labels`` (the
         reference; grades outside its scale are counted and left out) and, with two
         systems or more, the systems' order by the first metric under each.
+    progress
+        Called before each step with ``(steps done, steps in all, the step's name)``, and
+        once at the end with ``(n, n, "done")``: the command line's progress display
+        (steps that have nothing to do are counted as done).
     **evaluate_options
         Passed to :func:`rankset.evaluate` (``scale=``, ``pool=``, ``missing=``...). When
         ``scale`` is not given, the labels choose it (``rag5``, else ``binary`` or
@@ -308,6 +313,8 @@ def report(
     reference_labels = _check_label_sets(labels, label_sets)
     names = canonical_names(metrics)
     options = EvaluateOptions.from_kwargs(evaluate_options, "report")
+    step = _Steps(progress)
+    step("evaluating")
     result, names, notes = _evaluate(
         runs,
         labels,
@@ -319,15 +326,19 @@ def report(
     )
     rag_ok = not notes  # the only note yet: metrics left out for want of a grade scale
     result, relevant = _split_num_rel(result, names)
+    step(f"comparing ({n_resamples:,} resamples)")
     baseline, comparison = _compare(result, baseline, notes, n_resamples=n_resamples, seed=seed)
     with warnings.catch_warnings():
         # The evaluation above said which scale the labels implied; the curves, the
         # diagnosis and the rest read the same labels and would say it again.
         warnings.filterwarnings("ignore", _SCALE_CHOSEN, RanksetWarning)
+        step(f"metric-vs-k curves (k = 1..{k_max})")
         curves = _curves(
             runs, labels, names, options, k_max=k_max, n_resamples=n_resamples, seed=seed
         )
+        step("diagnostic matrix")
         diagnosis = _diagnose(runs, labels, result, names, options, k=k) if rag_ok else None
+        step("label sets")
         agreement, stability = _label_sets(
             runs,
             labels,
@@ -338,9 +349,11 @@ def report(
             n_resamples=n_resamples,
             seed=seed,
         )
+        step("worst queries")
         explanations = None
         if worst and result.metrics:
             explanations = _worst_explanations(runs, labels, result, options)
+    step("charts and page")
     page = build_report(
         result,
         baseline=baseline,
@@ -362,7 +375,28 @@ def report(
     target = Path(out)
     with atomic_path(out) as temp:
         temp.write_text(page, encoding="utf-8")
+    step.finish()
     return target
+
+
+class _Steps:
+    """Counts :func:`report`'s steps for its ``progress`` callback (none: does nothing)."""
+
+    #: evaluation, comparison, curves, diagnosis, label sets, worst queries, the page
+    TOTAL: Final = 7
+
+    def __init__(self, callback: Callable[[int, int, str], None] | None) -> None:
+        self._callback = callback
+        self._done = -1
+
+    def __call__(self, name: str) -> None:
+        self._done += 1
+        if self._callback is not None:
+            self._callback(self._done, self.TOTAL, name)
+
+    def finish(self) -> None:
+        if self._callback is not None:
+            self._callback(self.TOTAL, self.TOTAL, "done")
 
 
 def _evaluate(
