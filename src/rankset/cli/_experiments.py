@@ -150,24 +150,15 @@ def _log(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
-    from rankset.experiments import Store
+    from rankset.experiments import HISTORY_COLUMNS, Store
 
     store = Store(args.store, create=False)
     rows = store.history(args.metric, args.tag, drop_duplicates=args.drop_duplicates)
     if args.json:
         print(dump_json(records(rows.with_columns(rows["time"].cast(str)))))
         return 0
-    shown = [
-        "entry_id",
-        "time",
-        "tag",
-        "system",
-        "metric",
-        "mean",
-        "ci_low",
-        "ci_high",
-        "n_queries",
-    ]
+    # the table leaves the provenance columns to --json
+    shown = HISTORY_COLUMNS[: HISTORY_COLUMNS.index("n_queries") + 1]
     print(frame_text(rows.select(shown).with_columns(rows["time"].dt.strftime("%Y-%m-%d %H:%M"))))
     return 0
 
