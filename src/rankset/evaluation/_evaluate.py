@@ -174,7 +174,7 @@ def evaluate(
         ungraded document gets grade 1) with one warning saying how many queries did.
     engine
         Polars engine of the pass over the runs: ``"auto"`` (``"in-memory"`` for runs
-        given as ``{qid: {doc: score}}`` dicts of up to a million rows in all, whose
+        given in memory, as dicts or frames, of up to a million rows in all, whose
         fixed cost it keeps low; else ``"streaming"``), ``"streaming"``, ``"in-memory"``
         or ``"gpu"`` (cudf-polars; without it a
         :class:`~rankset.RanksetWarning` and the streaming engine). ``"dask"`` runs the

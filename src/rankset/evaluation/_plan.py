@@ -259,19 +259,19 @@ SMALL_RUN_ROWS = 1_000_000
 def engine_for(engine: Engine, inputs: list[RunInput]) -> PassEngine | Literal["dask"]:
     """Return the engine of the pass: ``engine`` resolved, ``"auto"`` by the runs' size.
 
-    ``"auto"`` is the in-memory engine when every run is in memory with a known row
-    count (a ``{qid: {doc: score}}`` dict) of :data:`SMALL_RUN_ROWS` rows in all, else
-    the streaming engine. The values do not depend on the engine.
+    ``"auto"`` is the in-memory engine when every run is given in memory (a
+    ``{qid: {doc: score}}`` dict, a Polars, pandas or pyarrow frame) with
+    :data:`SMALL_RUN_ROWS` rows in all, else the streaming engine. The values do not
+    depend on the engine.
     """
     resolved = resolve_engine(engine)
     if engine != "auto":
         return resolved
     rows = 0
     for item in inputs:
-        profile = item.parsed.profile
-        if profile is None or item.parsed.buckets is not None:
+        if item.parsed.rows_in_memory is None:
             return resolved
-        rows += int(profile["n_rows"])
+        rows += item.parsed.rows_in_memory
     return "in-memory" if rows <= SMALL_RUN_ROWS else resolved
 
 

@@ -289,6 +289,8 @@ class ParsedInput:
     unique_docs
         Whether the source's shape rules out a document ranked twice for a query (the
         text keys of a ``{qid: {doc: score}}`` dict), so no duplicate check is needed.
+    rows_in_memory
+        For a frame (or dict) given in memory: its row count, known without a pass.
 
     Examples
     --------
@@ -311,6 +313,7 @@ class ParsedInput:
     scan: TextScan | None = None  # a lazily scanned TREC run (evaluation verifies it)
     rows_checked: bool = False  # the reader applied the id rules to every run row
     unique_docs: bool = False  # no document twice in a ranking, by the source's shape
+    rows_in_memory: int | None = None  # the row count of a frame given in memory
 
 
 def no_table_message(parsed: ParsedInput, table: str) -> str:

@@ -57,7 +57,15 @@ def parse_ranx(mapping: Mapping[Any, Any], name: str, stem: str | None, kind: Ki
     # The profile the evaluation would otherwise measure in a pass: no system column
     # values (tags), a score on every row.
     profile = {"tags": [], "n_scores": run.height, "n_rows": run.height}
-    return ParsedInput(name, stem, "ranx", run=run.lazy(), profile=profile, unique_docs=unique_docs)
+    return ParsedInput(
+        name,
+        stem,
+        "ranx",
+        run=run.lazy(),
+        profile=profile,
+        unique_docs=unique_docs,
+        rows_in_memory=run.height,
+    )
 
 
 _Columns = tuple[pl.Series | list[str], pl.Series | list[str], pl.Series | list[float]]

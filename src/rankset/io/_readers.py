@@ -7,12 +7,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sized
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import polars as pl
 
@@ -124,10 +125,16 @@ def read(
     check_choice("dataset_checks", dataset_checks, choices_of(DatasetChecks))
     mapping = check_column_mapping(columns)
     if isinstance(source, pl.DataFrame | pl.LazyFrame):
-        return read_frame(source.lazy(), f"<polars.{type(source).__name__}>", format, mapping, kind)
+        parsed = read_frame(
+            source.lazy(), f"<polars.{type(source).__name__}>", format, mapping, kind
+        )
+        if isinstance(source, pl.DataFrame):
+            parsed = dataclasses.replace(parsed, rows_in_memory=source.height)
+        return parsed
     if is_foreign_frame(source):
         name = f"<{type(source).__module__.split('.')[0]}.{type(source).__name__}>"
-        return read_frame(foreign_to_lazy(source, name), name, format, mapping, kind)
+        parsed = read_frame(foreign_to_lazy(source, name), name, format, mapping, kind)
+        return dataclasses.replace(parsed, rows_in_memory=len(cast(Sized, source)))
     if isinstance(source, Mapping):
         check_format_for(format, {"ranx"}, "a mapping")
         check_no_mapping(mapping, "ranx")
