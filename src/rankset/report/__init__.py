@@ -30,7 +30,8 @@ writes each section, ``_html`` holds the markup (escaping, tables, numbers, the 
 
 from __future__ import annotations
 
-from rankset.report._build import DEFAULT_REPORT_METRICS, build_report, report
+from rankset.report._build import DEFAULT_REPORT_METRICS, report
 from rankset.report._html import CSP
+from rankset.report._page import build_report
 
 __all__ = ["CSP", "DEFAULT_REPORT_METRICS", "build_report", "report"]
