@@ -122,7 +122,7 @@ def measure_queries(
         engine = "streaming"
     if prepared is None:
         labels = labels_in_bucket(plan, bucket)
-        label_frames = [labels, duplicate_labels(labels)]
+        label_frames = [labels, _label_pairs(labels)]
         label_side = _label_side(plan, labels)
     else:
         labels = prepared.frame.lazy()
@@ -149,10 +149,10 @@ def measure_queries(
         runs, labels, bucket, engine, [*label_frames, *wanted.values()]
     )
     if prepared is None:
-        label_frame, label_dups, *rest = rest
+        label_frame, pairs, *rest = rest
         extra = dict(zip(wanted, rest, strict=True))
         label_frame, label_rows, query_stats = _summarise_labels(
-            plan, label_frame, label_dups, extra
+            plan, labels, label_frame, pairs, extra
         )
     else:
         extra = dict(zip(wanted, rest, strict=True))
@@ -179,11 +179,13 @@ def prepare_labels(plan: EvaluationPlan) -> PreparedLabels:
     checks (ids, grades, duplicates, cutoffs, the grade scale) raise the same errors.
     """
     label_side = _label_side(plan, plan.labels)
-    label_frame, label_dups, *rest = pl.collect_all(
-        [plan.labels, duplicate_labels(plan.labels), *label_side.values()], engine=SMALL_ENGINE
+    label_frame, pairs, *rest = pl.collect_all(
+        [plan.labels, _label_pairs(plan.labels), *label_side.values()], engine=SMALL_ENGINE
     )
     extra = dict(zip(label_side, rest, strict=True))
-    label_frame, label_rows, query_stats = _summarise_labels(plan, label_frame, label_dups, extra)
+    label_frame, label_rows, query_stats = _summarise_labels(
+        plan, plan.labels, label_frame, pairs, extra
+    )
     return PreparedLabels(label_frame, label_rows, query_stats.collect(engine=SMALL_ENGINE))
 
 
@@ -195,19 +197,41 @@ def _label_side(plan: EvaluationPlan, labels: pl.LazyFrame) -> dict[str, pl.Lazy
     return {name: frame for name, frame in side.items() if frame is not None}
 
 
+def _label_pairs(labels: pl.LazyFrame) -> pl.LazyFrame:
+    """One row: the labels' row count and their distinct ``(query_id, doc_id)`` hashes.
+
+    Equal counts mean no pair is labelled twice; counting 64-bit hashes is a fraction of
+    the cost of grouping by the pairs (:func:`rankset.schema.duplicate_labels`).
+    """
+    return labels.select(
+        pl.len().alias("rows"),
+        pl.struct("query_id", "doc_id").hash(_PAIR_SEED).n_unique().alias("distinct"),
+    )
+
+
+# Seed of the hash of a label's (query_id, doc_id) in :func:`_label_pairs`.
+_PAIR_SEED = 20_261_126
+
+
 def _summarise_labels(
     plan: EvaluationPlan,
+    labels: pl.LazyFrame,
     label_frame: pl.DataFrame,
-    label_dups: pl.DataFrame,
+    pairs: pl.DataFrame,
     extra: dict[str, pl.DataFrame],
 ) -> tuple[pl.DataFrame, pl.LazyFrame, pl.LazyFrame]:
     """Check the collected labels; return them in order, their rows and statistics.
 
     Takes ``cutoffs`` and ``grades`` out of ``extra`` (they are the labels' side).
+    ``pairs`` is :func:`_label_pairs` collected: only when it shows a repeat are the
+    repeated labels looked for in ``labels``, to name them.
     """
     features = plan.features
     raise_on_bad_labels(label_frame, plan.label_source)
-    raise_on_duplicate_labels(label_dups, plan.label_source)
+    rows, distinct = pairs.row(0)
+    if distinct != rows:  # a (query, doc) pair repeats, or two pairs' hashes collide
+        repeated = duplicate_labels(labels).collect(engine=SMALL_ENGINE)
+        raise_on_duplicate_labels(repeated, plan.label_source)
     if "cutoffs" in extra:
         check_cutoffs(extra["cutoffs"])
     if "grades" in extra:
