@@ -30,15 +30,17 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import polars as pl
 
 from rankset._validation import check_fraction, check_int, did_you_mean, warn_user
 from rankset.comparison._inputs import higher_is_better
 from rankset.errors import ParameterError, RanksetWarning
 from rankset.evaluation import DEFAULT_METRICS, EvaluationResult, evaluate
+
+if TYPE_CHECKING:  # numpy loads with the first suite, not with rankset.comparison
+    import numpy as np
 
 __all__ = [
     "AGGREGATE_COLUMNS",
@@ -194,6 +196,8 @@ def evaluate_suite(
     >>> suite.aggregate.select("system", "macro_mean", "mean_rank", "borda").rows()
     [('a', 0.75, 1.5, 1.0), ('b', 0.75, 1.5, 1.0)]
     """
+    import numpy as np
+
     for name in ("metrics", "labels", "runs"):
         if name in evaluate_options:
             msg = f"evaluate_suite() takes no {name!r} option: the collections give it."
@@ -292,11 +296,14 @@ def average_ranks(values: np.ndarray[Any, Any], *, greater_is_better: bool) -> n
 
     Examples
     --------
+    >>> import numpy as np
     >>> average_ranks(np.array([0.5, 0.7, 0.5]), greater_is_better=True).tolist()
     [2.5, 1.0, 2.5]
     >>> average_ranks(np.array([[3.0, 1.0]]), greater_is_better=False).tolist()
     [[2.0, 1.0]]
     """
+    import numpy as np
+
     x = np.round(values if greater_is_better else -values, _DECIMALS)
     better = (x[..., None, :] > x[..., :, None]).sum(axis=-1)
     equal = (x[..., None, :] == x[..., :, None]).sum(axis=-1)
@@ -314,6 +321,8 @@ def _aggregate_metric(
     confidence: float | None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Return the per-collection ranks and the aggregate rows of one metric."""
+    import numpy as np
+
     names = list(results)
     means = np.full((len(names), len(systems)), np.nan)
     for i, name in enumerate(names):
@@ -379,6 +388,8 @@ def _aggregate_metric(
 
 
 def _or_none(value: float) -> float | None:
+    import numpy as np
+
     return None if np.isnan(value) else float(value)
 
 
@@ -395,6 +406,8 @@ def _resampled_means(
     is its count-weighted mean over the queries where its value is not NA, as the summary
     skips NA. One matrix product per collection, no loop over resamples.
     """
+    import numpy as np
+
     wide = (
         result.per_query.filter(pl.col("metric") == metric)
         .pivot(on="system", index="query_id", values="value", on_columns=systems)
