@@ -16,7 +16,7 @@ from rankset._typing import Kind
 from rankset.errors import InputFormatError
 from rankset.io._parsed import LABELS_SCHEMA, RUN_SCHEMA, ParsedInput, id_text
 
-__all__ = ["looks_like_ranx", "parse_ranx"]
+__all__ = ["is_ranx_object", "looks_like_ranx", "parse_ranx", "ranx_object_dict"]
 
 
 def parse_ranx(mapping: Mapping[Any, Any], name: str, stem: str | None, kind: Kind) -> ParsedInput:
@@ -156,3 +156,25 @@ def _is_number(value: object) -> bool:
     if type(value) is float or type(value) is int:
         return True
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def is_ranx_object(value: object) -> bool:
+    """Whether ``value`` is a ``ranx.Run`` or ``ranx.Qrels`` (checked without importing ranx).
+
+    Examples
+    --------
+    >>> is_ranx_object({"q1": {"d1": 1.0}})
+    False
+    """
+    kind = type(value)
+    return (
+        kind.__module__.split(".")[0] == "ranx"
+        and kind.__name__ in ("Run", "Qrels")
+        and callable(getattr(value, "to_dict", None))
+    )
+
+
+def ranx_object_dict(value: Any) -> tuple[dict[str, Any], str, str | None]:
+    """Return a ranx object's ``{qid: {doc: score}}``, its display name and its own name."""
+    name = getattr(value, "name", None)
+    return value.to_dict(), f"<ranx.{type(value).__name__}>", str(name) if name else None

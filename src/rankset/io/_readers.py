@@ -30,7 +30,7 @@ from rankset.io._parsed import (
     no_table_message,
 )
 from rankset.io._partitioned import MANIFEST, read_partitioned
-from rankset.io._ranx import parse_ranx
+from rankset.io._ranx import is_ranx_object, parse_ranx, ranx_object_dict
 from rankset.io._sources import (
     GLOB_CHARS,
     GZIP_MAGIC,
@@ -135,6 +135,10 @@ def read(
         name = f"<{type(source).__module__.split('.')[0]}.{type(source).__name__}>"
         parsed = read_frame(foreign_to_lazy(source, name), name, format, mapping, kind)
         return dataclasses.replace(parsed, rows_in_memory=len(cast(Sized, source)))
+    if is_ranx_object(source):  # ranx.Run / ranx.Qrels: their dict, and the run's name
+        check_format_for(format, {"ranx"}, "a ranx object")
+        check_no_mapping(mapping, "ranx")
+        return parse_ranx(*ranx_object_dict(source), kind)
     if isinstance(source, Mapping):
         check_format_for(format, {"ranx"}, "a mapping")
         check_no_mapping(mapping, "ranx")
@@ -147,7 +151,8 @@ def read(
         return _read_stream(source, format, mapping, kind, dataset_checks=dataset_checks)
     msg = (
         f"cannot read a {type(source).__name__}: expected a path, a file object, a Polars, "
-        "pandas or pyarrow frame, or a mapping {query_id: {doc_id: number}}"
+        "pandas or pyarrow frame, a ranx Run or Qrels, or a mapping {query_id: {doc_id: "
+        "number}}"
     )
     raise ParameterError(msg)
 
