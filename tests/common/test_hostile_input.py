@@ -238,17 +238,27 @@ READER_FORMS = ["trec", "trec.gz", "parquet", "csv", "ranx-json", "dict", "frame
 
 
 @pytest.mark.parametrize("form", READER_FORMS)
-@pytest.mark.parametrize("score", [float("nan"), float("inf"), float("-inf")])
-def test_a_score_that_is_not_finite_is_an_error_in_every_reader(
-    tmp_path: Path, form: str, score: float
-) -> None:
+def test_a_nan_score_is_an_error_in_every_reader(tmp_path: Path, form: str) -> None:
     # NaN used to rank first: RR 1.0 where pytrec_eval gives 0.5 for this run.
-    run = _write_run_as(tmp_path, form, score)
+    run = _write_run_as(tmp_path, form, float("nan"))
     qrels = {"q1": {"d2": 1}}
-    with pytest.raises(rankset.RanksetError, match="a score that is not a finite number") as info:
+    with pytest.raises(rankset.RanksetError, match=r"a score that is NaN \(not a number\)") as info:
         rankset.evaluate(run, qrels, ["rr"], confidence=None)
     where = {"trec": "line 1", "trec.gz": "line 1", "csv": "row 1"}.get(form, "row 1")
     assert where in str(info.value)
+
+
+@pytest.mark.parametrize("form", READER_FORMS)
+@pytest.mark.parametrize(("score", "rr"), [(float("inf"), 0.5), (float("-inf"), 1.0)])
+def test_an_infinite_score_is_ranked_with_a_warning_in_every_reader(
+    tmp_path: Path, form: str, score: float, rr: float
+) -> None:
+    # d1 scored +inf ranks above the relevant d2 (RR 1/2); -inf below it (RR 1), as
+    # trec_eval, pytrec_eval and ranx rank them.
+    run = _write_run_as(tmp_path, form, score)
+    with pytest.warns(rankset.RanksetWarning, match=r"1 score\(s\) are infinite"):
+        result = rankset.evaluate(run, {"q1": {"d2": 1}}, ["rr"], confidence=None)
+    assert result.summary["mean"].to_list() == [rr]
 
 
 @pytest.mark.parametrize(

@@ -215,7 +215,7 @@ def test_infinite_scores_rank_as_in_trec_eval_and_nan_is_refused(tmp_path: Path)
     run.write_text("q1 Q0 a 1 inf t\nq1 Q0 b 2 nan t\n", encoding="utf-8")
     status, out, err = _run(argv)
     assert (status, out) == (2, "")
-    assert "not a finite number" in err
+    assert "a score that is NaN (not a number)" in err
 
 
 def test_a_first_query_with_only_negative_grades_stops_as_trec_eval_does(tmp_path: Path) -> None:

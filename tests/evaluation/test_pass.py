@@ -39,7 +39,7 @@ from polars.testing import assert_frame_equal
 
 import rankset
 from rankset import io as rio
-from rankset.errors import SchemaError
+from rankset.errors import RanksetWarning, SchemaError
 from rankset.evaluation import EvaluateOptions
 from rankset.evaluation import _evaluate as executors
 from rankset.evaluation import _kernel as kernel
@@ -352,21 +352,34 @@ def test_either_plan_numbers_what_the_other_does(
     assert counts["_num_ret"].to_list() == [2.0]
 
 
-@pytest.mark.parametrize("score", [float("nan"), float("inf"), float("-inf")])
-@pytest.mark.parametrize("row_order", ["trec_eval", "by_key", "any"])
-@pytest.mark.parametrize("where", [0, 1])
-def test_every_plan_refuses_a_score_that_is_not_finite(
-    score: float, row_order: str, where: int
-) -> None:
-    # NaN used to rank first, silently (RR 1.0 where pytrec_eval gives 0.5).
+def _one_bad_score(score: float, row_order: str, where: int) -> Runs:
     rows: list[Row] = [("s", "q", "a", 2.0), ("s", "q", "b", 1.0)]
     rows[where] = (*rows[where][:3], score)
     runs = _runs(_frame(rows))
-    runs = dataclasses.replace(
+    return dataclasses.replace(
         runs, inputs=[dataclasses.replace(runs.inputs[0], row_order=row_order)]
     )
+
+
+@pytest.mark.parametrize("row_order", ["trec_eval", "by_key", "any"])
+@pytest.mark.parametrize("where", [0, 1])
+def test_every_plan_refuses_a_nan_score(row_order: str, where: int) -> None:
+    # NaN used to rank first, silently (RR 1.0 where pytrec_eval gives 0.5).
+    runs = _one_bad_score(float("nan"), row_order, where)
     labels = _labels([("q", "b", 1)])
-    with pytest.raises(SchemaError, match=r"1 run row\(s\) have a score that is not a finite"):
+    with pytest.raises(SchemaError, match=r"1 run row\(s\) have a score that is NaN"):
+        measure_pass(runs, labels, None, "streaming")
+
+
+@pytest.mark.parametrize("score", [float("inf"), float("-inf")])
+@pytest.mark.parametrize("row_order", ["trec_eval", "by_key", "any"])
+@pytest.mark.parametrize("where", [0, 1])
+def test_every_plan_ranks_an_infinite_score_and_says_so(
+    score: float, row_order: str, where: int
+) -> None:
+    runs = _one_bad_score(score, row_order, where)
+    labels = _labels([("q", "b", 1)])
+    with pytest.warns(RanksetWarning, match=r"1 score\(s\) are infinite"):
         measure_pass(runs, labels, None, "streaming")
 
 

@@ -40,7 +40,8 @@ from typing import Literal, cast
 
 import polars as pl
 
-from rankset.errors import SchemaError
+from rankset._validation import warn_user
+from rankset.errors import RanksetWarning, SchemaError
 from rankset.evaluation._runs import (
     RowOrder,
     RunPart,
@@ -48,7 +49,7 @@ from rankset.evaluation._runs import (
     TextScanRejected,
     collect_frames,
 )
-from rankset.io import TextScan, count_problems, id_problems, number_problems
+from rankset.io import TextScan, count_problems, id_problems, number_problems, score_problems
 from rankset.measures import GROUP, NUM_RET
 from rankset.schema import duplicate_docs, raise_on_bad_rows, raise_on_duplicate_docs
 
@@ -72,6 +73,7 @@ _FIRST_DOC = "_first_doc"
 _MATE = "_mate"
 _LAYOUT_KEPT = "_layout_kept"
 _N_ROWS = "_n_rows"
+_N_INF = "_n_infinite_scores"
 _HASH = "_hash"
 _BLOCK = "_block"
 # Seeds of the row hash that counts distinct (system, query, document) triples.
@@ -131,18 +133,22 @@ def _ordering_word(part: RunPart) -> str:
 
 
 def _row_problems(part: RunPart, ordering_column: str) -> dict[str, pl.Expr]:
-    """Return the problems looked for in every row: the doc id's, a non-finite score.
+    """Return the problems looked for in every row: the doc id's, a NaN score.
 
     Query ids are checked on the rankings after the pass (one row per ranking); doc ids
     only when the reader has not checked them (a text scan over its strings is the
     costly part of these checks).
     """
     ids = {} if part.rows_checked else id_problems("doc_id")
+    if part.has_scores:  # ±inf are ordered scores; NaN is refused
+        return {**ids, **score_problems(ordering_column)}
     return {**ids, **number_problems(ordering_column, _ordering_word(part))}
 
 
 def _checks(part: RunPart, ordering_column: str) -> list[pl.Expr]:
     checks = [pl.len().alias(_N_ROWS), *count_problems(_row_problems(part, ordering_column))]
+    if part.has_scores:
+        checks.append(pl.col(ordering_column).cast(pl.Float64).is_infinite().sum().alias(_N_INF))
     if part.scan is not None:
         # The scan's assumptions: every field of every line read, and one tag. Lines
         # starting with '#' are looked for in the rankings' query ids after the pass.
@@ -445,6 +451,12 @@ def _refuse_bad_rows(
     _, rankings, checks, *_ = frames
     query_problems = id_problems("query_id")
     checked = checks.row(0, named=True)  # a row read as it is, no query run on it
+    if checked.get(_N_INF):
+        warn_user(
+            f"{part.source}: {checked[_N_INF]} score(s) are infinite; they are ranked as "
+            "+inf (first) or -inf (last), as trec_eval, pytrec_eval and ranx rank them.",
+            RanksetWarning,
+        )
     counts = {
         **rankings.select(count_problems(query_problems)).row(0, named=True),
         **{problem: checked[problem] for problem in _row_problems(part, "_")},
@@ -463,7 +475,12 @@ def _refuse_bad_rows(
         what="run",
         advice=(
             "every run row needs a query id and a document id (non-empty, without control "
-            f"characters or surrounding spaces) and a finite {word}."
+            "characters or surrounding spaces) and "
+            + (
+                "a score that is a number (±inf rank first or last)."
+                if word == "score"
+                else "a finite rank."
+            )
         ),
         number_rows=bucket is None and part.dataset_buckets is None,
     )

@@ -47,6 +47,7 @@ from rankset.io._parsed import (
     count_problems,
     id_problems,
     number_problems,
+    score_problems,
 )
 from rankset.io._partitioned import write_partitioned
 from rankset.io._ranx import looks_like_ranx
@@ -80,6 +81,7 @@ __all__ = [
     "scan_labels",
     "scan_run",
     "scan_trec_run",
+    "score_problems",
     "write_labels",
     "write_parquet",
     "write_partitioned",

@@ -41,6 +41,7 @@ __all__ = [
     "no_table_message",
     "number_problems",
     "number_word",
+    "score_problems",
     "show_line",
 ]
 
@@ -158,6 +159,23 @@ def number_problems(column: str, what: str) -> dict[str, pl.Expr]:
         f"no {what}": value.is_null(),
         f"a {what} that is not a finite number (NaN or infinite)": ~value.is_finite(),
     }
+
+
+def score_problems(column: str = "score") -> dict[str, pl.Expr]:
+    """Return the masks of a run's score column: null or NaN; ±inf are ordered values.
+
+    trec_eval, pytrec_eval and ranx rank an infinite score like any other (C's ``atof``
+    reads ``inf`` and ``1e400`` as infinity); NaN has no order, so it is refused.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"score": [1.0, None, float("nan"), float("-inf")]})
+    >>> masks = score_problems()
+    >>> frame.select(**{p: m.fill_null(False).sum() for p, m in masks.items()}).row(0)
+    (1, 1)
+    """
+    value = pl.col(column).cast(pl.Float64)
+    return {"no score": value.is_null(), "a score that is NaN (not a number)": value.is_nan()}
 
 
 def count_problems(problems: dict[str, pl.Expr]) -> list[pl.Expr]:

@@ -28,6 +28,7 @@ from rankset.io._parsed import (
     id_problems,
     number_problems,
     number_word,
+    score_problems,
     show_line,
 )
 from rankset.io._sources import GLOB_CHARS, display_stem, format_from_extension, split_lines
@@ -283,11 +284,9 @@ def check_rows(
     if kind == "labels":
         problems.update(number_problems("grade", "grade"))
     elif "score" in names:
-        # A run may lack scores (ordered by rank); a score it has must be finite.
+        # A run may lack scores (ordered by rank); a score it has must be a number.
         problems.update(
-            (problem, mask)
-            for problem, mask in number_problems("score", "score").items()
-            if problem != "no score"
+            (problem, mask) for problem, mask in score_problems().items() if problem != "no score"
         )
     masks = [mask.fill_null(False).alias(problem) for problem, mask in problems.items()]
     flagged = (

@@ -36,6 +36,7 @@ from rankset.io._parsed import (
     no_inner_blank,
     number_problems,
     number_word,
+    score_problems,
     show_line,
 )
 from rankset.io._sources import (
@@ -415,17 +416,13 @@ def _extract_trec_fields(data_lines: pl.DataFrame, layout: _TrecLayout, name: st
 
 
 def _problems(layout: _TrecLayout) -> dict[str, pl.Expr]:
-    """Return the rules every parsed row obeys: usable ids, a finite score or grade.
+    """Return the rules every parsed row obeys: usable ids, a numeric score, a finite grade.
 
     Within TREC text an id can only break them with a control character (blanks
-    separate the fields) and a number by being NaN or infinite.
+    separate the fields), a score by being NaN and a grade by being NaN or infinite.
     """
-    number = "score" if layout.kind == "run" else "grade"
-    return {
-        **id_problems("query_id"),
-        **id_problems("doc_id"),
-        **number_problems(number, number),
-    }
+    numbers = score_problems() if layout.kind == "run" else number_problems("grade", "grade")
+    return {**id_problems("query_id"), **id_problems("doc_id"), **numbers}
 
 
 def _no_problem(layout: _TrecLayout) -> pl.Expr:
