@@ -28,12 +28,13 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from rankset._format import ReprTable, counted, html_repr, listing, text_repr
 from rankset._validation import check_fraction, check_int, did_you_mean, warn_user
 from rankset.comparison._inputs import higher_is_better
 from rankset.errors import ParameterError, RanksetWarning
@@ -102,41 +103,40 @@ class SuiteResult:
         """Canonical metric names, in the order asked for."""
         return list(self.config.get("metrics", []))
 
-    def __repr__(self) -> str:
-        sizes = ", ".join(
-            f"{name} ({result.per_query['query_id'].n_unique()} queries)"
-            for name, result in self.results.items()
-        )
-        systems = self.per_collection["system"].unique(maintain_order=True).to_list()
-        lines = [
-            f"SuiteResult: {len(systems)} systems over {len(self.results)} collections: {sizes}"
-        ]
+    def _repr_blocks(self) -> tuple[str, list[str | ReprTable]]:
+        """Return the title, the collections, what is missing, a table per metric."""
+        n = [f"{c} ({r.per_query['query_id'].n_unique()} queries)" for c, r in self.results.items()]
+        systems, metrics = self.per_collection["system"].n_unique(), len(self.metrics)
+        title = f"SuiteResult: {counted(systems, 'system')} × {counted(metrics, 'metric')}"
+        blocks: list[str | ReprTable] = [f"{counted(len(n), 'collection')}: {listing(n, 60)}"]
         if self.missing.height:
             absent = "; ".join(
                 f"{system} not in {', '.join(group['collection'].to_list())}"
                 for (system,), group in self.missing.group_by("system", maintain_order=True)
             )
-            lines.append(f"missing: {absent}")
-        level = self.config.get("confidence")
+            blocks.append(f"missing: {absent}")
+        header = ["system", "macro_mean", "mean_rank", "borda", "CI (collections)"]
         for metric in self.metrics:
-            rows = self.aggregate.filter(pl.col("metric") == metric)
-            lines.append(f"{metric}:")
-            width = max([len(str(s)) for s in rows["system"].to_list()] + [6])
-            head = f"  {'system':<{width}}  macro_mean  {'CI (collections)':<17}  "
-            head += f"{'CI (queries)':<17}  mean_rank  {'rank CI':<11}  borda"
-            lines.append(head)
-            for row in rows.iter_rows(named=True):
-                lines.append(
-                    f"  {row['system']:<{width}}  {_num(row['macro_mean']):>10}  "
-                    f"{_pair(row['ci_low'], row['ci_high']):<17}  "
-                    f"{_pair(row['ci_low_queries'], row['ci_high_queries']):<17}  "
-                    f"{_num(row['mean_rank'], 2):>9}  "
-                    f"{_pair(row['rank_low'], row['rank_high'], 2):<11}  "
-                    f"{_num(row['borda'], 1):>5}"
-                )
-        if level is not None:
-            lines.append(f"({level:.0%} percentile bootstrap intervals)")
-        return "\n".join(lines)
+            cells = [
+                [r["system"], _num(r["macro_mean"]), _num(r["mean_rank"], 2), _num(r["borda"], 1),
+                 _pair(r["ci_low"], r["ci_high"]), _pair(r["ci_low_queries"], r["ci_high_queries"]),
+                 _pair(r["rank_low"], r["rank_high"], 2)]
+                for r in self.aggregate.filter(pl.col("metric") == metric).iter_rows(named=True)
+            ]  # fmt: skip
+            last = metric == self.metrics[-1]
+            table = ReprTable([*header, "CI (queries)", "rank CI"], cells, caption=f"{metric}:")
+            blocks.append(replace(table, row_noun="systems", name_hidden=last))
+        if self.config.get("confidence") is not None:
+            blocks.append(f"({self.config['confidence']:.0%} percentile bootstrap intervals)")
+        return title, blocks
+
+    def __repr__(self) -> str:
+        title, blocks = self._repr_blocks()
+        return text_repr(title, *blocks)
+
+    def _repr_html_(self) -> str:
+        title, blocks = self._repr_blocks()
+        return html_repr(title, *blocks)
 
 
 def _num(value: float | None, decimals: int = 4) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 
 import polars as pl
 
+from rankset._format import ReprTable, html_repr, text_repr
 from rankset._typing import Change, IntoLabels, IntoRun, Quadrant
 from rankset._validation import check_float, check_fraction, check_int
 from rankset.errors import ParameterError, SchemaError
@@ -109,17 +110,27 @@ class Diagnosis:
             .sort(_system_rank(self.counts["system"].unique(maintain_order=True).to_list()))
         )
 
-    def __repr__(self) -> str:
+    def _repr_blocks(self) -> tuple[str, ReprTable, str]:
+        """Return the title, the queries per quadrant of each system, and a note."""
         k = self.per_query["k"].drop_nulls().unique().sort().to_list()
         cutoff = k[0] if len(k) == 1 else k
-        return (
+        # The title is pinned by tests/analysis/test_diagnose.py::test_repr_is_small.
+        title = (
             f"Diagnosis(k={cutoff}, proc threshold {self.thresholds['proc']}, "
             f"pct_proc threshold {self.thresholds['pct_proc']}; "
-            f"{self.per_query.height} (system, query) pairs)\n{self.wide()}"
+            f"{self.per_query.height} (system, query) pairs)"
         )
+        wide = self.wide()
+        table = ReprTable(wide.columns, wide.rows(), n_rows=wide.height, row_noun="systems")
+        return title, table, "(queries per quadrant; .counts has the shares)"
+
+    def __repr__(self) -> str:
+        title, table, note = self._repr_blocks()
+        # The title whole, not clipped at 80 columns: a test pins it (see above).
+        return "\n".join([title, *text_repr(title, table, note).splitlines()[1:]])
 
     def _repr_html_(self) -> str:
-        return self.wide()._repr_html_()
+        return html_repr(*self._repr_blocks())
 
 
 def diagnose(

@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 
+from rankset._format import ReprTable, counted, html_repr, text_repr
 from rankset._validation import missing_columns_message
 from rankset.errors import ParameterError
 from rankset.evaluation._summary import summarise_means
@@ -183,15 +184,52 @@ class EvaluationResult:
         """
         return write_parquet(self.per_query, path, config=self.config)
 
-    def __repr__(self) -> str:
-        systems = self.summary["system"].n_unique()
-        return (
-            f"EvaluationResult({systems} system(s), {len(self.metrics)} metric(s), "
-            f"{self.per_query.height} per-query values)\n{self.summary}"
+    def _repr_blocks(self) -> tuple[str, ReprTable, str]:
+        """Return the title, a table system x metric of the means, and where the rest is."""
+        systems = self.summary["system"].unique(maintain_order=True).to_list()
+        metrics = self.summary["metric"].unique(maintain_order=True).to_list()
+        means = {
+            (system, metric): mean
+            for system, metric, mean in self.summary.select("system", "metric", "mean").rows()
+        }
+        queries = self.per_query["query_id"].n_unique()
+        title = (
+            f"EvaluationResult: {counted(len(systems), 'system')} × "
+            f"{counted(len(metrics), 'metric')} over {counted(queries, 'query', 'queries')}"
         )
+        dropped = _dropped(self.query_counts)
+        if dropped:
+            title += f" ({dropped} dropped)"
+        table = ReprTable(
+            ["system", *metrics],
+            [[system, *(means.get((system, m)) for m in metrics)] for system in systems],
+            n_rows=len(systems),
+            row_noun="systems",
+            column_noun="metrics",
+        )
+        return title, table, "(means; .summary has the intervals, .per_query every value)"
+
+    def __repr__(self) -> str:
+        return text_repr(*self._repr_blocks())
 
     def _repr_html_(self) -> str:
-        return self.summary._repr_html_()
+        return html_repr(*self._repr_blocks())
+
+
+def _dropped(query_counts: pl.DataFrame) -> str:
+    """Count the queries dropped per system for want of labels (or of a run, on "skip")."""
+    columns = {"n_run_queries_without_labels", "n_label_queries_without_run", "missing_policy"}
+    if not columns <= set(query_counts.columns) or query_counts.height == 0:
+        return ""
+    counts = query_counts.select(
+        pl.col("n_run_queries_without_labels")
+        + pl.when(pl.col("missing_policy") == "skip")
+        .then(pl.col("n_label_queries_without_run"))
+        .otherwise(0)
+    ).to_series()
+    values = [int(value) for value in counts.to_list() if value is not None] or [0]
+    low, high = min(values), max(values)
+    return f"{high}" if low == high else f"{low}–{high}"
 
 
 def tidy(

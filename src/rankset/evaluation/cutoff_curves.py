@@ -28,6 +28,7 @@ from typing import Any
 
 import polars as pl
 
+from rankset._format import ReprTable, counted, html_repr, listing, text_repr
 from rankset._typing import IntoLabels, IntoRun
 from rankset._validation import MAX_INT, check_resampling
 from rankset.errors import ParameterError
@@ -41,6 +42,9 @@ from rankset.measures import GROUP, NUM_RET, PER_QUERY, QUERY_K, Metric, parse_m
 __all__ = ["Curves", "curves"]
 
 _INFINITY = float("inf")
+# The cutoffs a repr shows when there are more than _SHOWN_CUTOFFS (and the last one).
+_SHOWN_CUTOFFS = 6
+_ROUND_CUTOFFS = frozenset({1, 3, 5, 10, 20, 50, 100, 1000})
 _NUM_RET = Metric("num_ret")
 
 
@@ -67,16 +71,50 @@ class Curves:
         """Return the means with one column per cutoff, a row per (system, metric)."""
         return self.summary.pivot(on="k", index=["system", "metric"], values="mean")
 
-    def __repr__(self) -> str:
+    def _repr_blocks(self) -> tuple[str, ReprTable, str]:
+        """Return the title, the means at a few cutoffs per (system, metric), a note."""
         ks = self.summary["k"].unique().sort().to_list()
-        return (
-            f"Curves({self.summary['system'].n_unique()} system(s), "
-            f"{self.summary['metric'].n_unique()} metric(s), k = {ks[0]}..{ks[-1]})\n"
-            f"{self.wide()}"
+        pairs = self.summary.select("system", "metric").unique(maintain_order=True).rows()
+        systems = list(dict.fromkeys(system for system, _ in pairs))
+        metrics = list(dict.fromkeys(metric for _, metric in pairs))
+        queries = max([int(n) for n in self.summary["n_queries"].to_list() if n is not None] or [0])
+        if ks and ks == list(range(ks[0], ks[-1] + 1)) and len(ks) > 1:
+            at = f"k = {ks[0]}..{ks[-1]}"
+        else:
+            at = f"k = {listing([str(k) for k in ks], 24)}"
+        title = (
+            f"Curves: {counted(len(systems), 'system')} × {counted(len(metrics), 'metric')}"
+            f" at {at} over {counted(queries, 'query', 'queries')}"
         )
+        # A few cutoffs: every one when there are few, else the round ones and the last.
+        shown = ks if len(ks) <= _SHOWN_CUTOFFS else [k for k in ks if k in _ROUND_CUTOFFS]
+        shown = sorted({*shown, *ks[-1:]})
+        means = {
+            (system, metric, k): mean
+            for system, metric, k, mean in self.summary.select(
+                "system", "metric", "k", "mean"
+            ).rows()
+        }
+        rows = [
+            [system, metric, *(means.get((system, metric, k)) for k in shown)]
+            for system, metric in pairs
+        ]
+        hidden = len(ks) - len(shown)
+        table = ReprTable(
+            ["system", "metric", *(f"@{k}" for k in shown)],
+            rows,
+            keys=2,
+            n_rows=len(pairs),
+            column_noun="cutoffs",
+        )
+        note = f"(means at {len(shown)} of {len(ks)} cutoffs; .wide() and .summary have all)"
+        return title, table, note if hidden else "(means; .summary has the intervals)"
+
+    def __repr__(self) -> str:
+        return text_repr(*self._repr_blocks())
 
     def _repr_html_(self) -> str:
-        return self.wide()._repr_html_()
+        return html_repr(*self._repr_blocks())
 
     def to_parquet(self, path: str | Path, *, per_query: bool = False) -> Path:
         """Write the summary (or the per-query values) to Parquet, atomically, with config."""

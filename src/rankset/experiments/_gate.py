@@ -38,6 +38,7 @@ from typing import Any, Literal, TypeAlias
 
 import polars as pl
 
+from rankset._format import REPR_ROWS, ReprTable, html_repr, text_repr
 from rankset._typing import Correction
 from rankset._validation import check_choice, check_float, check_fraction, check_int, warn_user
 from rankset.comparison import compare, higher_is_better, unreachable_significance
@@ -135,9 +136,32 @@ class GateResult:
             handle.write(self.markdown())
         return target
 
-    def __repr__(self) -> str:
+    def _repr_blocks(self) -> tuple[str, list[ReprTable]]:
+        """Return the verdict, each gated (system, metric) (the key columns first), coverage."""
         verdict = "PASS" if self.passed else f"FAIL ({', '.join(self.failures) or 'coverage'})"
-        return f"GateResult({verdict})\n{self.table}"
+        key = ["system", "metric", "failed", "delta", "baseline_mean", "candidate_mean", "p_adj"]
+        first = [c for c in key if c in self.table.columns]
+        shown = self.table.select(*first, *(c for c in self.table.columns if c not in first))
+        tables = [
+            ReprTable(shown.columns, shown.head(REPR_ROWS).rows(), keys=2, n_rows=shown.height)
+        ]
+        if self.coverage is not None:
+            coverage = self.coverage
+            rows = coverage.head(REPR_ROWS).rows()
+            tables.append(
+                ReprTable(
+                    coverage.columns, rows, keys=2, n_rows=coverage.height, caption="coverage:"
+                )
+            )
+        return f"GateResult({verdict})", tables
+
+    def __repr__(self) -> str:
+        title, tables = self._repr_blocks()
+        return text_repr(title, *tables)
+
+    def _repr_html_(self) -> str:
+        title, tables = self._repr_blocks()
+        return html_repr(title, *tables)
 
 
 def parse_max_drop(max_drop: float | str | None, relative: bool) -> tuple[float | None, bool]:

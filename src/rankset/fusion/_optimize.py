@@ -10,6 +10,7 @@ from typing import Any
 
 import polars as pl
 
+from rankset._format import ReprTable, counted, html_repr, text_repr
 from rankset._typing import IntoLabels, IntoRun
 from rankset._validation import check_choice
 from rankset.errors import ParameterError
@@ -27,6 +28,9 @@ from rankset.fusion._methods import NORMS, FusionMethod, Norm
 from rankset.measures import Metric, greater_is_better, parse_metric
 
 __all__ = ["FusionSearch", "optimize_fusion"]
+
+# Configurations a repr shows.
+_SHOWN = 5
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,33 @@ class FusionSearch:
     best: dict[str, Any]
     table: pl.DataFrame
     metric: str
+
+    def _repr_blocks(self) -> tuple[str, str, ReprTable]:
+        """Return the title, the best configuration, and the best few rows of the table."""
+        sizes = ""
+        if self.table.height and {"n_train", "n_test"} <= set(self.table.columns):
+            n_train, n_test = self.table.select("n_train", "n_test").row(0)
+            sizes = f" ({n_train} train, {n_test} test queries)"
+        method = self.best.get("method", "fusion")
+        title = (
+            f"FusionSearch: {counted(self.table.height, f'{method} configuration')} "
+            f"by {self.metric}{sizes}"
+        )
+        best = ", ".join(f"{key}={value!r}" for key, value in self.best.items())
+        table = ReprTable(
+            self.table.columns,
+            self.table.head(_SHOWN).rows(),
+            n_rows=self.table.height,
+            row_noun="configurations",
+            caption="best first:",
+        )
+        return title, f"best: {best}", table
+
+    def __repr__(self) -> str:
+        return text_repr(*self._repr_blocks())
+
+    def _repr_html_(self) -> str:
+        return html_repr(*self._repr_blocks())
 
 
 def optimize_fusion(

@@ -29,6 +29,7 @@ import numpy as np
 import polars as pl
 
 from rankset import io as rio
+from rankset._format import REPR_ROWS, ReprTable, counted, html_repr, text_repr
 from rankset._validation import check_choice, check_int, check_resampling
 from rankset.errors import ParameterError, SchemaError
 from rankset.schema import duplicate_labels, normalize_labels, raise_on_duplicate_labels
@@ -70,6 +71,31 @@ class Agreement:
     confusion: pl.DataFrame
     per_grade: pl.DataFrame
     grades: list[float]
+
+    def _repr_blocks(self) -> tuple[str, ReprTable, str]:
+        """Return the title, the statistics of each judge (the counts last), and a note."""
+        grades = ", ".join(f"{grade:g}" for grade in self.grades)
+        title = (
+            f"Agreement: {counted(self.table.height, 'judge')} against the reference, "
+            f"grades {grades}"
+        )
+        counts = ["n_reference_only", "n_judge_only", "n_out_of_scale"]
+        first = [c for c in self.table.columns if c not in counts]
+        shown = self.table.select(*first, *(c for c in counts if c in self.table.columns))
+        table = ReprTable(
+            shown.columns,
+            shown.head(REPR_ROWS).rows(),
+            n_rows=shown.height,
+            row_noun="judges",
+            column_noun="statistics",
+        )
+        return title, table, "(.intervals has the intervals, .confusion every cell)"
+
+    def __repr__(self) -> str:
+        return text_repr(*self._repr_blocks())
+
+    def _repr_html_(self) -> str:
+        return html_repr(*self._repr_blocks())
 
 
 def agreement(

@@ -27,12 +27,16 @@ from typing import Any
 import polars as pl
 
 from rankset import io as rio
+from rankset._format import REPR_ROWS, ReprTable, counted, html_repr, text_repr
 from rankset._validation import check_int
 from rankset.errors import SchemaError
 from rankset.evaluation import numbered_runs
 from rankset.schema import normalize_labels
 
 __all__ = ["JudgingQueue", "judging_queue"]
+
+# Documents of the queue a repr shows.
+_QUEUE_ROWS = 5
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,37 @@ class JudgingQueue:
     holes: pl.DataFrame
     queue: pl.DataFrame
     k: int
+
+    def _repr_blocks(self) -> tuple[str, ReprTable, ReprTable]:
+        """Return the title, the holes of each system, and the heaviest of the queue."""
+        title = (
+            f"JudgingQueue: {counted(self.queue.height, 'unjudged document')} in the top "
+            f"{self.k} of {counted(self.holes.height, 'system')}"
+        )
+        key = ["system", "judged_at_k", "n_unjudged", "n_queries", "n_unlabelled_queries"]
+        first = [c for c in key if c in self.holes.columns]
+        holes = self.holes.select(*first, *(c for c in self.holes.columns if c not in first))
+        heaviest = ["query_id", "doc_id", "weight", "n_systems", "best_pos", "systems"]
+        first = [c for c in heaviest if c in self.queue.columns]
+        queue = self.queue.select(*first, *(c for c in self.queue.columns if c not in first))
+        return (
+            title,
+            ReprTable(holes.columns, holes.head(REPR_ROWS).rows(), n_rows=holes.height),
+            ReprTable(
+                queue.columns,
+                queue.head(_QUEUE_ROWS).rows(),
+                keys=2,
+                n_rows=queue.height,
+                row_noun="documents",
+                caption="heaviest first:" if queue.height else "nothing to judge",
+            ),
+        )
+
+    def __repr__(self) -> str:
+        return text_repr(*self._repr_blocks())
+
+    def _repr_html_(self) -> str:
+        return html_repr(*self._repr_blocks())
 
     def to_parquet(self, path: str | os.PathLike[str]) -> Path:
         """Write the queue to Parquet, atomically (the cutoff in the file's metadata)."""

@@ -21,6 +21,7 @@ from typing import Any
 
 import polars as pl
 
+from rankset._format import REPR_ROWS, ReprTable, counted, format_value, html_repr, text_repr
 from rankset.errors import ParameterError
 from rankset.evaluation import EvaluateOptions, evaluate_with
 from rankset.measures import greater_is_better, parse_metric
@@ -52,6 +53,42 @@ class RankingStability:
     correlations: pl.DataFrame
     reference: str
     metric: str = ""
+
+    def _repr_blocks(self) -> tuple[str, ReprTable, ReprTable]:
+        """Return the title, the correlations with the reference, each system's ranks."""
+        labels = self.ranks["labels"].unique(maintain_order=True).to_list()
+        systems = self.ranks["system"].unique(maintain_order=True).to_list()
+        title = (
+            f"RankingStability: {counted(len(systems), 'system')} by {self.metric or 'mean'} "
+            f"under {counted(len(labels), 'label set')} (reference: {self.reference})"
+        )
+        key = ["labels", "kendall_tau_b", "tau_ap", "rbo", "n_rank_changes", "top", "top_stays"]
+        first = [c for c in key if c in self.correlations.columns]
+        shown = self.correlations.select(
+            *first, *(c for c in self.correlations.columns if c not in first)
+        )
+        correlations = ReprTable(
+            shown.columns, shown.head(REPR_ROWS).rows(), n_rows=shown.height, row_noun="label sets"
+        )
+        cells = {
+            (row["labels"], row["system"]): f"{row['rank']} ({format_value(row['mean'])})"
+            for row in self.ranks.iter_rows(named=True)
+        }
+        ranks = ReprTable(
+            ["system", *labels],
+            [[system, *(cells.get((name, system)) for name in labels)] for system in systems],
+            n_rows=len(systems),
+            row_noun="systems",
+            column_noun="label sets",
+            caption="rank (mean) under each label set:",
+        )
+        return title, correlations, ranks
+
+    def __repr__(self) -> str:
+        return text_repr(*self._repr_blocks())
+
+    def _repr_html_(self) -> str:
+        return html_repr(*self._repr_blocks())
 
 
 def ranking_stability(
