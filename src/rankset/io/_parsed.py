@@ -61,8 +61,8 @@ ANSWERS_SCHEMA: Final = pl.Schema({"query_id": pl.String, "answer": pl.String})
 # Source column names accepted for each canonical column, in order of preference: when a
 # table has several (say `query_id` and `query`), the earlier one wins.
 ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
-    "query_id": ("query_id", "qid", "topic", "query"),
-    "doc_id": ("doc_id", "docid", "docno", "pid", "id"),
+    "query_id": ("query_id", "qid", "topic", "query", "query-id"),
+    "doc_id": ("doc_id", "docid", "docno", "pid", "id", "corpus-id", "corpus_id"),
     "rank": ("rank",),
     "score": ("score", "sim"),
     "grade": ("grade", "rel", "relevance", "label", "grade_1_5"),

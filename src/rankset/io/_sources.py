@@ -17,6 +17,7 @@ from typing import Any, Final
 import polars as pl
 
 from rankset.errors import InputFormatError
+from rankset.io._parsed import ALIASES
 
 __all__ = [
     "GLOB_CHARS",
@@ -131,22 +132,53 @@ def gunzip_if_needed(data: bytes, name: str) -> bytes:
 
 
 def sniff_content(data: bytes) -> str:
-    r"""Guess the format of decompressed bytes: Parquet, JSON, else TREC text.
+    r"""Guess the format of decompressed bytes: Parquet, JSON, a TSV table, else TREC text.
+
+    Text whose first line is a tab-separated header naming a query and a document
+    column (BEIR's ``query-id\tcorpus-id\tscore``) is a TSV table.
 
     Examples
     --------
     >>> sniff_content(b'  {"q1": {"d1": 1}}'), sniff_content(b"1 0 d 1\n")
     ('json', 'trec')
+    >>> sniff_content(b"query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    'tsv'
     """
     if data.startswith(PARQUET_MAGIC):
         return "parquet"
     head = data[:4096].lstrip(UTF8_BOM + b" \t\r\n\f\v")
     if head[:1] not in (b"{", b"["):
-        return "trec"
+        return "tsv" if _is_tsv_header(head) else "trec"
     # A brace may open a TREC query id ("{301}"): a first line that is a TREC line and
     # not JSON is TREC.
     first = head.replace(b"\r", b"\n").split(b"\n", 1)[0].strip()
     return "trec" if _is_trec_line(first) else "json"
+
+
+def _is_tsv_header(head: bytes) -> bool:
+    r"""Whether the first line is a tab-separated header naming query and document columns.
+
+    Examples
+    --------
+    >>> _is_tsv_header(b"qid\tdocid\trank\n"), _is_tsv_header(b"1\td1\t1\n")
+    (True, False)
+    """
+    first = head.split(b"\n", 1)[0].rstrip(b"\r")
+    try:
+        fields = {field.strip().lower() for field in first.decode("utf-8").split("\t")}
+    except UnicodeDecodeError:
+        return False
+    if any(_is_number(field) for field in fields):
+        return False  # a data line (`query 0 id 1`), not a header
+    return bool(fields & set(ALIASES["query_id"])) and bool(fields & set(ALIASES["doc_id"]))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_trec_line(line: bytes) -> bool:

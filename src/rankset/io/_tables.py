@@ -12,7 +12,7 @@ import glob
 import io
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import polars as pl
 
@@ -46,6 +46,10 @@ __all__ = [
     "read_glob",
     "read_parquet_bytes",
 ]
+
+
+# BEIR's qrels name the document column ``corpus-id``; some MTEB exports ``corpus_id``.
+_BEIR_DOC_COLUMNS: Final = frozenset({"corpus-id", "corpus_id"})
 
 
 def is_foreign_frame(source: object) -> bool:
@@ -241,6 +245,8 @@ def parse_table(
     """
     schema = frame.collect_schema()
     chosen = _resolve_columns(list(schema.names()), mapping, name)
+    if kind != "run" and _is_beir_qrels(chosen, mapping):
+        chosen["grade"] = chosen.pop("score")
     table_kind = kind if kind != "auto" else ("labels" if "grade" in chosen else "run")
     _require_columns(chosen, table_kind, name, list(schema.names()))
     # Columns of the other table kind are neither validated nor kept.
@@ -328,6 +334,22 @@ def _resolve_columns(names: Sequence[str], mapping: Mapping[str, str], name: str
                 used.add(source)
                 break
     return chosen
+
+
+def _is_beir_qrels(chosen: Mapping[str, str], mapping: Mapping[str, str]) -> bool:
+    """Whether the table is BEIR/MTEB qrels: ``query-id, corpus-id, score`` (or ``_``).
+
+    BEIR and MTEB name the grade ``score`` and the document ``corpus-id``; a table whose
+    documents are in such a column, with a score, no grade and no rank, is labels, its
+    score the grade. A score the caller mapped by name stays a score.
+    """
+    return (
+        chosen.get("doc_id", "").lower() in _BEIR_DOC_COLUMNS
+        and "score" in chosen
+        and "score" not in mapping.values()
+        and "grade" not in chosen
+        and "rank" not in chosen
+    )
 
 
 def _require_columns(
