@@ -259,8 +259,8 @@ def test_bad_k(k: Any) -> None:
 def test_repr_is_small() -> None:
     diag = diagnose(RUNS, LABELS, k=2)
     text = repr(diag)
-    assert text.startswith(
-        "Diagnosis(k=2, proc threshold 0.5, pct_proc threshold 0.5; 9 (system, query) pairs)"
+    assert text.splitlines()[0] == (
+        "Diagnosis at k=2: 9 (system, query) pairs, thresholds PROC 0.5, %PROC 0.5"
     )
     assert "unclassified" in text
     assert len(text.splitlines()) < 15

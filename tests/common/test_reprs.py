@@ -108,10 +108,6 @@ def test_each_repr_fits_a_plain_terminal(result: Any) -> None:
     assert len(text.splitlines()) <= 30
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tests/analysis/test_diagnose.py::test_repr_is_small pins an 85-character title",
-)
 def test_the_diagnosis_title_fits_too() -> None:
     assert _too_wide(repr(_diagnosis())) == []
 

@@ -114,11 +114,9 @@ class Diagnosis:
         """Return the title, the queries per quadrant of each system, and a note."""
         k = self.per_query["k"].drop_nulls().unique().sort().to_list()
         cutoff = k[0] if len(k) == 1 else k
-        # The title is pinned by tests/analysis/test_diagnose.py::test_repr_is_small.
         title = (
-            f"Diagnosis(k={cutoff}, proc threshold {self.thresholds['proc']}, "
-            f"pct_proc threshold {self.thresholds['pct_proc']}; "
-            f"{self.per_query.height} (system, query) pairs)"
+            f"Diagnosis at k={cutoff}: {self.per_query.height} (system, query) pairs, "
+            f"thresholds PROC {self.thresholds['proc']}, %PROC {self.thresholds['pct_proc']}"
         )
         wide = self.wide()
         table = ReprTable(wide.columns, wide.rows(), n_rows=wide.height, row_noun="systems")
