@@ -182,7 +182,7 @@ def _is_number(text: str) -> bool:
 
 
 def _is_trec_line(line: bytes) -> bool:
-    """Whether ``line`` has a run's six or a qrels' four fields with numbers in place.
+    """Whether ``line`` is a TREC-family line (3 to 6 fields) with numbers in place.
 
     Examples
     --------
@@ -190,7 +190,8 @@ def _is_trec_line(line: bytes) -> bool:
     (True, False)
     """
     fields = line.split()
-    numbers = {6: fields[3:5], 4: fields[3:4]}.get(len(fields))
+    # A run's six, qrels' four, MS MARCO's three or RAG qrels' five.
+    numbers = {6: fields[3:5], 4: fields[3:4], 3: fields[2:3], 5: fields[3:5]}.get(len(fields))
     if not numbers:
         return False
     try:

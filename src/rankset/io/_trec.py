@@ -10,6 +10,11 @@ run file lazily, leaving the evaluation's pass to verify what it assumed.
 
 As in trec_eval, fields after a run's tag are ignored, lines whose first non-blank
 character is ``#`` are comments, and blank lines are skipped.
+
+Two more layouts are told apart by their first line's field count: MS MARCO's run
+``qid docid rank`` (three fields, the third an integer; no score, so ordered by rank,
+no tag, so named after the file) and the TREC 2025 RAG qrels with a fifth field, a
+per-label confidence ``qid iter docid grade confidence`` (kept as ``confidence`` f64).
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from rankset.io._sources import (
 )
 
 __all__ = [
+    "MSMARCO_RUN",
     "SCANNED_FIELDS",
     "SCANNED_TAG",
     "every_field_read",
@@ -66,7 +72,11 @@ _FIELD: Final = r"[^ \t\f\v\r]+"
 # (doc ids like `msmarco_v2.1_doc_50_2286987788#13_3087841662`) is data.
 _DATA_LINE: Final = r"^[ \t\f\v\r]*[^ \t\f\v\r#]"
 _SPLIT_FIELDS: Final = re.compile(_BLANK + "+")
-_TREC_COLUMNS: Final = frozenset({"query_id", "doc_id", "rank", "score", "system", "grade"})
+_TREC_COLUMNS: Final = frozenset(
+    {"query_id", "doc_id", "rank", "score", "system", "grade", "confidence"}
+)
+#: The dtype each numeric field is cast to.
+_FIELD_TYPES: Final[dict[str, pl.DataType]] = {**NUMERIC_TARGETS, "confidence": pl.Float64()}
 
 
 @dataclass(frozen=True)
@@ -108,7 +118,20 @@ _TREC_QRELS: Final = _TrecLayout(
     "qid iter docid grade",
     ignores_trailing_fields=False,
 )
+#: MS MARCO's run files (and pyserini's ``--output-format msmarco``): tab-separated.
+MSMARCO_RUN: Final = _TrecLayout(
+    "run", ("query_id", "doc_id", "rank"), "qid docid rank", ignores_trailing_fields=False
+)
+#: The TREC 2025 RAG track's qrels: a fifth field, the label's confidence.
+_QRELS_CONFIDENCE: Final = _TrecLayout(
+    "labels",
+    ("query_id", "iteration", "doc_id", "grade", "confidence"),
+    "qid iter docid grade confidence",
+    ignores_trailing_fields=False,
+)
 _TREC_LAYOUTS: Final = {"run": _TREC_RUN, "labels": _TREC_QRELS}
+# The layouts a first line may choose, in order.
+_ALL_LAYOUTS: Final = (_TREC_RUN, _TREC_QRELS, _QRELS_CONFIDENCE, MSMARCO_RUN)
 
 
 # --------------------------------------------------------------------------------------
@@ -368,25 +391,49 @@ def _split_fields(line: str) -> list[str]:
 
 
 def _choose_trec_layout(data_lines: pl.DataFrame, name: str, kind: Kind) -> _TrecLayout:
-    if kind != "auto":
-        return _TREC_LAYOUTS[kind]
     lineno, line = data_lines.row(0)
-    count = len(_split_fields(line))
-    for layout in (_TREC_RUN, _TREC_QRELS):
-        if layout.accepts_field_count(count):
+    fields = _split_fields(line)
+    for layout in _ALL_LAYOUTS:
+        if kind in ("auto", layout.kind) and _fits_first_line(layout, fields):
             return layout
+    if kind != "auto":
+        return _TREC_LAYOUTS[kind]  # the line is reported as not in this layout
     msg = (
         f"{name}, line {lineno}: expected 6 whitespace-separated fields "
-        f"({_TREC_RUN.description}) for a run or 4 ({_TREC_QRELS.description}) for qrels, "
-        f"found {count}: {show_line(line)}"
+        f"({_TREC_RUN.description}) for a run or 4 ({_TREC_QRELS.description}) for qrels "
+        f"(or 3, {MSMARCO_RUN.description}, an MS MARCO run; or 5, "
+        f"{_QRELS_CONFIDENCE.description}), found {len(fields)}: {show_line(line)}"
+        f"{_tagless_hint(fields)}"
     )
     raise InputFormatError(msg)
 
 
+def _fits_first_line(layout: _TrecLayout, fields: list[str]) -> bool:
+    """Whether a first line of ``fields`` chooses ``layout``.
+
+    Three fields are an MS MARCO run only when the third is an integer (a rank); five
+    are qrels with a confidence only when the second is not ``Q0`` (that is a run line
+    without its tag).
+    """
+    if not layout.accepts_field_count(len(fields)):
+        return False
+    if layout is MSMARCO_RUN:
+        return _cast_one(fields[2], pl.Int64()) is not None
+    if layout is _QRELS_CONFIDENCE:
+        return fields[1].upper() != "Q0"
+    return True
+
+
+def _tagless_hint(fields: list[str]) -> str:
+    if len(fields) == 5 and fields[1].upper() == "Q0":
+        return "; a run line needs a sixth field, the run's tag"
+    return ""
+
+
 def _extract_trec_fields(data_lines: pl.DataFrame, layout: _TrecLayout, name: str) -> pl.DataFrame:
     columns = [
-        pl.col(field).cast(NUMERIC_TARGETS[field], strict=False)
-        if field in NUMERIC_TARGETS
+        pl.col(field).cast(_FIELD_TYPES[field], strict=False)
+        if field in _FIELD_TYPES
         else pl.col(field)
         for field in layout.kept
     ]
@@ -412,6 +459,12 @@ def _extract_trec_fields(data_lines: pl.DataFrame, layout: _TrecLayout, name: st
             lineno, line = data_lines.row(int(row.item(0, "row")))
             msg = f"{name}, line {lineno}: {problem} ({count} line(s) in all): {show_line(line)}"
             raise InputFormatError(msg)
+    if layout is MSMARCO_RUN:
+        # No score (ordered by rank) and no tag (named after the file).
+        parsed = parsed.with_columns(
+            pl.lit(None, dtype=pl.Float64).alias("score"),
+            pl.lit(None, dtype=pl.String).alias("system"),
+        )
     return parsed
 
 
@@ -421,7 +474,12 @@ def _problems(layout: _TrecLayout) -> dict[str, pl.Expr]:
     Within TREC text an id can only break them with a control character (blanks
     separate the fields), a score by being NaN and a grade by being NaN or infinite.
     """
-    numbers = score_problems() if layout.kind == "run" else number_problems("grade", "grade")
+    if layout.kind == "labels":
+        numbers = number_problems("grade", "grade")
+        if "confidence" in layout.kept:
+            numbers.update(number_problems("confidence", "confidence"))
+    else:
+        numbers = score_problems() if "score" in layout.kept else {}
     return {**id_problems("query_id"), **id_problems("doc_id"), **numbers}
 
 
@@ -440,7 +498,7 @@ def _describe_bad_trec_line(name: str, lineno: int, line: str, layout: _TrecLayo
             f"{_other_kind_hint(layout, fields)}"
         )
     for field, value in zip(layout.fields, fields, strict=False):
-        target = NUMERIC_TARGETS.get(field)
+        target = _FIELD_TYPES.get(field)
         if target is not None and _cast_one(value, target) is None:
             return f"{where}: {field} {value!r} is not {number_word(target)}"
     return f"{where}: cannot parse {show_line(line)} as {layout.description}"
