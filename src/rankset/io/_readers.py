@@ -31,6 +31,7 @@ from rankset.io._parsed import (
 )
 from rankset.io._partitioned import MANIFEST, read_partitioned
 from rankset.io._ranx import is_ranx_object, parse_ranx, ranx_object_dict
+from rankset.io._remote import fetch_url, is_url, parse_parquet_url, url_path
 from rankset.io._sources import (
     GLOB_CHARS,
     GZIP_MAGIC,
@@ -75,7 +76,9 @@ def read(
     Parameters
     ----------
     source
-        A path (``str`` or path-like; ``.gz`` is decompressed transparently), a glob
+        A path (``str`` or path-like; ``.gz`` is decompressed transparently), a URL
+        (``https://``, ``hf://``, ``s3://``: read as a local file would be; Parquet on
+        an object store is scanned by Polars, lazily), a glob
         pattern or a folder of Parquet files read as one table (``runs/bm25/*.parquet``;
         named after the folder), a binary or text file object, a Polars
         DataFrame/LazyFrame, a pandas DataFrame, a pyarrow Table, or a ranx-style
@@ -143,6 +146,8 @@ def read(
         check_format_for(format, {"ranx"}, "a mapping")
         check_no_mapping(mapping, "ranx")
         return parse_ranx(source, "<dict>", None, kind)
+    if is_url(source):
+        return _read_url(cast(str, source), format, mapping, kind, dataset_checks)
     if isinstance(source, str | os.PathLike):
         return _read_path(
             Path(source), os.fspath(source), format, mapping, kind, dataset_checks=dataset_checks
@@ -400,6 +405,20 @@ def _read_path(
         data, name, stem, resolved, mapping, kind,
         try_plain=not tried_plain, dataset_checks=dataset_checks,
     )  # fmt: skip
+
+
+def _read_url(
+    url: str, format: str | None, mapping: dict[str, str], kind: Kind, dataset_checks: DatasetChecks
+) -> ParsedInput:
+    """Read a remote file: the format from the URL's extension, else from its content."""
+    check_format_for(format, set(_FILE_FORMATS), "a URL")
+    path = url_path(url)
+    stem = display_stem(path) if path.name else None
+    resolved = format or format_from_extension(path)
+    if resolved == "parquet" or (resolved is None and GLOB_CHARS.search(path.name)):
+        return parse_parquet_url(url, stem or url, mapping, kind)
+    data = fetch_url(url)
+    return _parse_bytes(data, url, stem, resolved, mapping, kind, dataset_checks=dataset_checks)
 
 
 def _read_stream(

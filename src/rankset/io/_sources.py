@@ -11,7 +11,7 @@ import json
 import re
 import zlib
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Final
 
 import polars as pl
@@ -58,7 +58,7 @@ _FORMAT_EXTENSIONS: Final = frozenset(
 )
 
 
-def display_stem(path: Path) -> str:
+def display_stem(path: PurePath) -> str:
     """Return the file name without ``.gz`` and without an extension naming a format.
 
     Examples
@@ -75,7 +75,7 @@ def display_stem(path: Path) -> str:
     return name
 
 
-def format_from_extension(path: Path) -> str | None:
+def format_from_extension(path: PurePath) -> str | None:
     """Return the format a file's extension names (``"json"`` for any JSON), or None.
 
     Examples

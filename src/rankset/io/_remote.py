@@ -1,0 +1,132 @@
+"""Remote sources: ``https://``, ``hf://``, ``s3://`` and other URLs.
+
+A URL goes through the same format inference, parsers and checks as a local file.
+Parquet on an object store (``hf://``, ``s3://``, ``gs://``, ``az://``) is scanned by
+Polars itself, lazily (globs too); anything over HTTP(S) is fetched whole with the
+standard library; other text on an object store is fetched through ``fsspec`` (with
+the file system's own package: ``huggingface_hub`` for ``hf://``, ``s3fs`` for
+``s3://``). A URL that cannot be fetched is an :class:`~rankset.errors.InputFormatError`
+naming it, never a traceback from the network stack.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import PurePosixPath
+from typing import Final
+
+import polars as pl
+
+from rankset._typing import Kind
+from rankset.errors import InputFormatError
+from rankset.io._parsed import ParsedInput
+from rankset.io._sources import gunzip_if_needed
+from rankset.io._tables import parse_table
+
+__all__ = ["fetch_url", "is_url", "parse_parquet_url", "url_path"]
+
+_URL: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_HTTP: Final = frozenset({"http", "https"})
+#: Seconds to wait for a server before saying it cannot be reached.
+TIMEOUT_S: Final = 30.0
+_OFFLINE_ADVICE: Final = (
+    "rankset reads a URL over the network; check the address and the connection, or "
+    "download the file on a machine with network and pass its local path"
+)
+
+
+def is_url(source: object) -> bool:
+    """Whether ``source`` is a string naming a URL (``scheme://...``).
+
+    Examples
+    --------
+    >>> is_url("hf://datasets/BeIR/scifact-qrels/test.tsv"), is_url("runs/bm25.trec")
+    (True, False)
+    """
+    return isinstance(source, str) and _URL.match(source) is not None
+
+
+def url_path(url: str) -> PurePosixPath:
+    """Return the path part of a URL (no query, no fragment), for its name and extension.
+
+    Examples
+    --------
+    >>> url_path("https://host/data/qrels.test.tsv?download=true").name
+    'qrels.test.tsv'
+    """
+    return PurePosixPath(urllib.parse.urlsplit(url).path)
+
+
+def _scheme(url: str) -> str:
+    return urllib.parse.urlsplit(url).scheme.lower()
+
+
+def parse_parquet_url(url: str, stem: str, mapping: dict[str, str], kind: Kind) -> ParsedInput:
+    """Read Parquet at a URL: scanned by Polars on object stores, fetched over HTTP(S)."""
+    if _scheme(url) in _HTTP:
+        data = fetch_url(url)
+        try:
+            frame = pl.read_parquet(data).lazy()
+        except pl.exceptions.PolarsError as exc:
+            msg = f"{url}: not a readable Parquet file ({exc})"
+            raise InputFormatError(msg) from None
+        return parse_table(frame, url, stem, "parquet", mapping, kind)
+    try:
+        frame = pl.scan_parquet(url)
+        frame.collect_schema()
+    except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
+        msg = f"{url}: cannot read it as Parquet ({_first_line(exc)}); {_OFFLINE_ADVICE}"
+        raise InputFormatError(msg) from None
+    return parse_table(frame, url, stem, "parquet", mapping, kind)
+
+
+def fetch_url(url: str) -> bytes:
+    """Return the bytes at ``url``, decompressed when gzip; any failure names the URL."""
+    data = _fetch_http(url) if _scheme(url) in _HTTP else _fetch_fsspec(url)
+    return gunzip_if_needed(data, url)
+
+
+def _fetch_http(url: str) -> bytes:
+    request = urllib.request.Request(url, headers={"User-Agent": "rankset"})
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
+            return bytes(response.read())
+    except urllib.error.HTTPError as exc:
+        msg = f"{url}: the server answered HTTP {exc.code} ({exc.reason})"
+        raise InputFormatError(msg) from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+        msg = f"{url}: cannot fetch it ({reason}); {_OFFLINE_ADVICE}"
+        raise InputFormatError(msg) from None
+
+
+def _fetch_fsspec(url: str) -> bytes:
+    try:
+        fsspec = importlib.import_module("fsspec")
+    except ImportError:
+        msg = (
+            f"{url}: reading text from {_scheme(url)}:// needs fsspec and the file system's "
+            "package (pip install fsspec huggingface_hub, or s3fs, gcsfs, adlfs); Parquet "
+            "there is read by Polars without them"
+        )
+        raise InputFormatError(msg) from None
+    try:
+        with fsspec.open(url, "rb") as handle:
+            return bytes(handle.read())
+    except FileNotFoundError:
+        raise InputFormatError(f"file not found: {url}") from None
+    except ImportError as exc:
+        msg = f"{url}: fsspec cannot open {_scheme(url)}:// here ({exc})"
+        raise InputFormatError(msg) from None
+    except (OSError, ValueError, RuntimeError) as exc:
+        msg = f"{url}: cannot fetch it ({_first_line(exc)}); {_OFFLINE_ADVICE}"
+        raise InputFormatError(msg) from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
