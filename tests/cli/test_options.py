@@ -85,6 +85,13 @@ SHARED: list[tuple[str, list[str], str, object, set[str]]] = [
     ("--order", ["--order", "rank"], "order", "rank", EVALUATING),
     ("--max-depth", ["--max-depth", "5"], "max_depth", 5, EVALUATING | {"fuse"}),
     ("-M", ["-M", "5"], "max_depth", 5, EVALUATING | {"fuse"}),
+    (
+        "--ignore-identical-ids",
+        ["--ignore-identical-ids"],
+        "ignore_identical_ids",
+        True,
+        EVALUATING,
+    ),
     ("--engine", ["--engine", "in-memory"], "engine", "in-memory", EVALUATING),
     ("--buckets", ["--buckets", "4"], "buckets", 4, EVALUATING | {"fuse", "partition"}),
     ("--json", ["--json"], "json", True, EVERY - {"report", "partition", "measures", "dashboard"}),

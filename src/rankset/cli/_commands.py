@@ -54,6 +54,7 @@ def option_values(args: argparse.Namespace) -> dict[str, Any]:
         "pool_depth": args.pool_depth,
         "max_depth": args.max_depth,
         "judged_only": args.judged_only,
+        "ignore_identical_ids": args.ignore_identical_ids,
         "answers": args.answers,
         "nuggets": args.nuggets,
         "engine": args.engine,

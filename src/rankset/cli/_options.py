@@ -15,9 +15,10 @@ flags exactly):
   values), ``--json`` (stdout as JSON); a table is written as its name says (Parquet,
   CSV, JSON lines, JSON), ``-`` is CSV on stdout (:mod:`rankset.cli._files`);
 * the rest of the evaluation options (``--relevance-level/-l``, ``--scale``,
-  ``--duplicates``, ``--order``, ``--max-depth/-M``, ``--judged-only/-J``, ``--engine``,
-  ``--buckets``, ...) are the names of :class:`~rankset.evaluation.EvaluateOptions`'
-  fields with ``-`` for ``_``; the one-letter forms are trec_eval's.
+  ``--duplicates``, ``--order``, ``--max-depth/-M``, ``--judged-only/-J``,
+  ``--ignore-identical-ids``, ``--engine``, ``--buckets``, ...) are the names of
+  :class:`~rankset.evaluation.EvaluateOptions`' fields with ``-`` for ``_``; the
+  one-letter forms are trec_eval's.
 
 Older spellings stay accepted, without a line in ``--help`` (:func:`hidden_alias`):
 ``--labels`` for ``--qrels``, ``-q`` for ``--quiet``, ``--keep-best-duplicate`` for
@@ -317,6 +318,13 @@ def _add_ranking_options(group: Parser) -> None:
         "-J",
         action="store_true",
         help="drop retrieved documents without a label of grade >= 0 first (trec_eval's -J)",
+    )
+    group.add_argument(
+        "--ignore-identical-ids",
+        action="store_true",
+        default=_DEFAULTS.ignore_identical_ids,
+        help="drop retrieved documents whose id is the query's id before scoring, as BEIR "
+        "and MTEB do (ArguAna, Quora); the rows dropped are counted per system",
     )
     group.add_argument(
         "--pool",

@@ -72,6 +72,7 @@ def evaluate(
     pool_depth: int | None = None,
     max_depth: int | None = None,
     judged_only: bool = False,
+    ignore_identical_ids: bool = False,
     answers: IntoLabels | Mapping[str, Sequence[str]] | None = None,
     nuggets: Any = None,
     score_precision: ScorePrecision = "float64",
@@ -149,6 +150,14 @@ def evaluate(
         ir_measures' ``judged_only=True``: bpref-like "condensed list" evaluation for
         every measure. Applied after ``max_depth``; a ranking left empty is scored as
         empty. Both options read text runs whole.
+    ignore_identical_ids
+        Drop every retrieved document whose id equals its query's id before anything
+        else (``max_depth`` and ``judged_only`` included), as BEIR's and MTEB's
+        ``ignore_identical_ids`` do for collections whose queries are documents of the
+        corpus (ArguAna, Quora); the documents after one move up a rank. The rows
+        dropped, and the queries they came from, are counted per system in
+        :attr:`EvaluationResult.query_counts` (``n_identical_dropped``,
+        ``n_queries_with_identical``); ``config`` records the option.
     answers
         Acceptable answer strings for ``containment@k``: ``{query_id: [answers]}``, a frame
         ``query_id, answer`` or a file; by default the samples' ``expected_answer``.

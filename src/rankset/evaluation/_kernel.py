@@ -28,7 +28,12 @@ from rankset._version import __version__
 from rankset.errors import ClusterError, SchemaError
 from rankset.evaluation._pass import SMALL_ENGINE, measure_pass
 from rankset.evaluation._plan import EvaluationPlan
-from rankset.evaluation._query_policy import IN_LABELS, apply_query_policy
+from rankset.evaluation._query_policy import (
+    IDENTICAL_ROWS,
+    IN_LABELS,
+    apply_query_policy,
+    with_identical_counts,
+)
 from rankset.evaluation._runs import Runs, bucket_of, keep_bucket
 from rankset.measures import GROUP, QUERY_K, Features
 from rankset.measures.scales import check_grades_in_scale
@@ -145,9 +150,14 @@ def measure_queries(
         for name, frame in optional.items()
         if frame is not None
     }
+    # ignore_identical_ids: the rows dropped, read in the same pass, to be counted.
+    identical = runs.identical_rows(bucket)
     hits_frame, counts_frame, rest = measure_pass(
-        runs, labels, bucket, engine, [*label_frames, *wanted.values()]
+        runs, labels, bucket, engine, [*label_frames, *wanted.values(), *identical]
     )
+    if identical:
+        dropped = pl.concat(rest[len(rest) - len(identical) :])
+        rest = rest[: len(rest) - len(identical)]
     if prepared is None:
         label_frame, pairs, *rest = rest
         extra = dict(zip(wanted, rest, strict=True))
@@ -157,6 +167,8 @@ def measure_queries(
     else:
         extra = dict(zip(wanted, rest, strict=True))
         label_rows, query_stats = prepared.label_rows, prepared.stats.lazy()
+    if identical:
+        extra[IDENTICAL_ROWS] = dropped
 
     # The small phase adds in row order (rankset.measures' sequential sums): the rows are
     # put in rank order here, eagerly, whatever order the engine's pass gave them in
@@ -380,6 +392,8 @@ def finish(plan: EvaluationPlan, merged: PartialResult) -> Collected:
         runs.sources,
         emptied=plan.ranked_queries,
     )
+    if plan.options.ignore_identical_ids:
+        query_counts = with_identical_counts(query_counts, extra.pop(IDENTICAL_ROWS, None))
     if plan.pools is not None:
         scored = plan.pools.replace_counts(scored, extra["pool"])
     if "answer_positions" in extra:

@@ -135,6 +135,8 @@ def measure_tables(
         duplicates=plan.runs.duplicates,
         score_precision=plan.runs.score_precision,
     )
+    if plan.options.ignore_identical_ids:
+        tables = tables.drop_identical_ids()
     label_frame = normalize_labels(rio.scan_labels(labels), source="<labels table>")
     pools = plan.pools
     if (pools is None) != (pool is None):

@@ -94,6 +94,7 @@ class EvaluateOptions:
     pool_depth: int | None = field(default=None, metadata=_check("int", 1, "optional"))
     max_depth: int | None = field(default=None, metadata=_check("int", 1, "optional"))
     judged_only: bool = field(default=False, metadata=_check("bool"))
+    ignore_identical_ids: bool = field(default=False, metadata=_check("bool"))
     answers: IntoLabels | Mapping[str, Sequence[str]] | None = None
     nuggets: Any = None
     score_precision: ScorePrecision = field(

@@ -103,6 +103,7 @@ class EvaluationPlan:
             "pool_depth": options.pool_depth,
             "max_depth": options.max_depth,
             "judged_only": options.judged_only,
+            "ignore_identical_ids": options.ignore_identical_ids,
             "engine": self.engine,
             "buckets": self.buckets,
         }
@@ -131,6 +132,8 @@ def plan_evaluation_inputs(
     label_input, label_frame = _read_label_frame(labels, inputs, options, nugget_frame)
     options, level = _with_relevance_level(options, label_input)
     cutoff_frame = read_cutoffs(options.cutoffs, inputs, label_input)
+    if options.ignore_identical_ids:  # before the cuts: max_depth counts what is left
+        run_frame = run_frame.drop_identical_ids()
     run_frame, ranked_queries = cut_runs(
         run_frame, label_frame, max_depth=options.max_depth, judged_only=options.judged_only
     )
@@ -246,6 +249,8 @@ def with_runs(plan: EvaluationPlan, runs: Any, names: Any = None) -> EvaluationP
         engine=engine,
         score_precision=options.score_precision,
     )
+    if options.ignore_identical_ids:
+        run_frame = run_frame.drop_identical_ids()
     return dataclasses.replace(
         plan, runs=run_frame, engine=engine, options=options.replace(engine=engine)
     )

@@ -3,7 +3,8 @@
 By default a system is scored on the queries that appear both in its run and in the
 labels (trec_eval's default); with ``missing="zero"`` every labelled query is scored and
 the queries the system did not answer count as empty rankings (trec_eval ``-c``). The
-queries dropped either way are counted per system (:attr:`EvaluationResult.query_counts`).
+queries dropped either way are counted per system (:attr:`EvaluationResult.query_counts`),
+and so are the run rows ``ignore_identical_ids`` dropped (:func:`with_identical_counts`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import polars as pl
 from rankset.errors import SchemaError
 from rankset.measures import Features
 
-__all__ = ["IN_LABELS", "apply_query_policy"]
+__all__ = ["IDENTICAL_ROWS", "IN_LABELS", "apply_query_policy", "with_identical_counts"]
 
 #: Column of the kernel's aggregates: whether the query has labels.
 IN_LABELS = "_in_labels"
+#: Name of the kernel's extra frame of the run rows ``ignore_identical_ids`` dropped.
+IDENTICAL_ROWS = "identical_ids"
 
 
 def apply_query_policy(
@@ -99,4 +102,30 @@ def _as_empty(features: Features, queries: pl.LazyFrame, scored: pl.LazyFrame) -
         pl.col(name).fill_null(value)
         for name, value in features.empty_values.items()
         if value is not None
+    )
+
+
+def with_identical_counts(counts: pl.DataFrame, dropped: pl.DataFrame | None) -> pl.DataFrame:
+    """Add the counts of what ``ignore_identical_ids`` dropped to the query counts.
+
+    ``dropped`` holds ``system, query_id`` of each run row whose document id was its
+    query id (None: no run input had any to read). Two columns come last, per system:
+    ``n_identical_dropped``, the rows dropped, and ``n_queries_with_identical``, the
+    queries (of the run, labelled or not) they were dropped from.
+
+    Examples
+    --------
+    >>> counts = pl.DataFrame({"system": ["a", "b"], "n_scored": [2, 2]})
+    >>> dropped = pl.DataFrame({"system": ["a", "a"], "query_id": ["q1", "q2"]})
+    >>> with_identical_counts(counts, dropped).rows()
+    [('a', 2, 2, 2), ('b', 2, 0, 0)]
+    """
+    if dropped is None:
+        dropped = pl.DataFrame(schema={"system": pl.String, "query_id": pl.String})
+    per_system = dropped.group_by("system").agg(
+        n_identical_dropped=pl.len(), n_queries_with_identical=pl.col("query_id").n_unique()
+    )
+    return counts.join(per_system, on="system", how="left", maintain_order="left").with_columns(
+        pl.col("n_identical_dropped").fill_null(0).cast(pl.Int64),
+        pl.col("n_queries_with_identical").fill_null(0).cast(pl.Int64),
     )

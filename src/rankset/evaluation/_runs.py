@@ -7,6 +7,7 @@ split the queries into hash buckets, the same way in the runs and in the labels.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -25,6 +26,7 @@ __all__ = [
     "TextScanRejected",
     "bucket_of",
     "collect_frames",
+    "identical_ids",
     "keep_bucket",
 ]
 
@@ -60,6 +62,23 @@ def keep_bucket(frame: pl.LazyFrame, bucket: tuple[int, int] | None) -> pl.LazyF
     return frame.filter(bucket_of(pl.col("query_id"), bucket[1]) == bucket[0])
 
 
+def identical_ids() -> pl.Expr:
+    """Say whether a run row's document id equals its query id (a missing id: no).
+
+    BEIR and MTEB drop such rows before scoring (ArguAna, Quora: the query is itself a
+    document of the corpus); ``ignore_identical_ids=True`` does too. Ids compare as the
+    strings the pass reads them as.
+
+    Examples
+    --------
+    >>> run = pl.DataFrame({"query_id": ["q1", "q1", None], "doc_id": ["q1", "d2", "d3"]})
+    >>> run.select(identical_ids()).to_series().to_list()
+    [True, False, False]
+    """
+    same = pl.col("query_id").cast(pl.String) == pl.col("doc_id").cast(pl.String)
+    return same.fill_null(False)
+
+
 def collect_frames(
     frames: Sequence[pl.LazyFrame], engine: Literal["streaming", "in-memory", "gpu", "dask"]
 ) -> list[pl.DataFrame]:
@@ -92,16 +111,37 @@ class RunPart:
     scan: TextScan | None = None  # a TREC file scanned lazily, on assumptions to verify
     rows_checked: bool = False  # its reader applied the id rules to every row already
     unique_docs: bool = False  # its reader rules out a document twice in a ranking
+    # With ignore_identical_ids: the rows before those were dropped (``frame`` is
+    # filtered), read in the same pass to count the rows dropped (:meth:`identical_rows`).
+    unfiltered: pl.LazyFrame | None = None
 
     def in_bucket(self, bucket: int, buckets: int) -> pl.LazyFrame:
         """Keep the queries of ``bucket``: by the dataset's folders, else by hash."""
-        if self.dataset_buckets == buckets:
-            return self.frame.filter(pl.col("bucket") == bucket)
-        return keep_bucket(self.frame, (bucket, buckets))
+        return self._bucketed(self.frame, (bucket, buckets))
+
+    def _bucketed(self, frame: pl.LazyFrame, bucket: tuple[int, int] | None) -> pl.LazyFrame:
+        if bucket is None:
+            return frame
+        if self.dataset_buckets == bucket[1]:
+            return frame.filter(pl.col("bucket") == bucket[0])
+        return keep_bucket(frame, bucket)
 
     def rows(self, bucket: tuple[int, int] | None) -> pl.LazyFrame:
         """Return the part's rows, only the queries of ``(bucket, buckets)`` when given."""
-        return self.frame if bucket is None else self.in_bucket(*bucket)
+        return self._bucketed(self.frame, bucket)
+
+    def identical_rows(self, bucket: tuple[int, int] | None) -> pl.LazyFrame | None:
+        """Return ``system, query_id`` of the rows ``ignore_identical_ids`` dropped.
+
+        None when it dropped nothing from this part (the option is off).
+        """
+        if self.unfiltered is None:
+            return None
+        return (
+            self._bucketed(self.unfiltered, bucket)
+            .filter(identical_ids())
+            .select(pl.col("system").cast(pl.String), pl.col("query_id").cast(pl.String))
+        )
 
 
 @dataclass(frozen=True)
@@ -133,6 +173,28 @@ class Runs:
         """Every run normalised and stacked: ``system, query_id, doc_id, pos, ...``."""
         parts = [self.numbered(part, bucket) for part in self.inputs]
         return pl.concat(parts, how="diagonal_relaxed")
+
+    def drop_identical_ids(self) -> Runs:
+        """Drop every row whose document id equals its query id (``ignore_identical_ids``).
+
+        A lazy filter on each run's rows, before they are numbered: the documents after
+        one dropped move up a rank. Each part keeps its rows before the filter, which
+        the pass counts the dropped rows from (:meth:`RunPart.identical_rows`).
+        """
+        parts = [
+            dataclasses.replace(
+                part,
+                frame=part.frame.filter(~identical_ids()),
+                unfiltered=part.frame if part.unfiltered is None else part.unfiltered,
+            )
+            for part in self.inputs
+        ]
+        return dataclasses.replace(self, inputs=parts)
+
+    def identical_rows(self, bucket: tuple[int, int] | None) -> list[pl.LazyFrame]:
+        """Return each part's rows dropped by :meth:`drop_identical_ids` (none if not)."""
+        found = [part.identical_rows(bucket) for part in self.inputs]
+        return [frame for frame in found if frame is not None]
 
     def dataset_buckets(self) -> int | None:
         """Return the bucket count of the partitioned datasets among the runs, if any."""
