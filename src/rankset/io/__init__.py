@@ -23,6 +23,12 @@ Supported inputs
 - Parquet, CSV and TSV tables, a glob or folder of Parquet files, a dataset written by
   :func:`rankset.partition`, and in-memory Polars, pandas and pyarrow frames.
 - ``ranx``: mappings ``{query_id: {doc_id: number}}``.
+- MS MARCO runs ``qid docid rank`` and TREC 2025 RAG qrels
+  ``qid iter docid grade confidence`` (the confidence kept as a column).
+- BEIR/MTEB qrels tables (``query-id``, ``corpus-id``, ``score``), without a mapping.
+- URLs (``https://``, ``hf://``, ``s3://``), read as local files are.
+- ``irds:<ir_datasets id>`` labels, and the short names of :data:`IRDS_SHORT_NAMES`
+  (``irds:dl19-passage``), through the optional ``ir_datasets`` package.
 
 Gzip compression is detected from the content, whatever the file is called.
 
@@ -39,6 +45,8 @@ from __future__ import annotations
 from rankset._typing import InputFormat, Kind, Source, WriteFormat
 from rankset.io._answers import read_answers
 from rankset.io._chunks import read_text_table
+from rankset.io._irds import SHORT_NAMES as IRDS_SHORT_NAMES
+from rankset.io._irds import resolve_irds_id
 from rankset.io._nuggets import NUGGET_SCHEMA, read_nuggets, read_subtopics
 from rankset.io._parsed import (
     ID_CONTROL_CHARACTERS,
@@ -58,6 +66,7 @@ from rankset.io._writers import atomic_path, write_labels, write_parquet, write_
 
 __all__ = [
     "ID_CONTROL_CHARACTERS",
+    "IRDS_SHORT_NAMES",
     "NUGGET_SCHEMA",
     "InputFormat",
     "Kind",
@@ -78,6 +87,7 @@ __all__ = [
     "read_run",
     "read_subtopics",
     "read_text_table",
+    "resolve_irds_id",
     "scan_labels",
     "scan_run",
     "scan_trec_run",

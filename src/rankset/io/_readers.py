@@ -21,6 +21,7 @@ from rankset._dependencies import import_optional
 from rankset._typing import DatasetChecks, InputFormat, Kind, Source, choices_of
 from rankset._validation import check_choice
 from rankset.errors import InputFormatError, ParameterError
+from rankset.io._irds import is_irds, read_irds
 from rankset.io._json import parse_json
 from rankset.io._parsed import (
     ParsedInput,
@@ -78,7 +79,9 @@ def read(
     source
         A path (``str`` or path-like; ``.gz`` is decompressed transparently), a URL
         (``https://``, ``hf://``, ``s3://``: read as a local file would be; Parquet on
-        an object store is scanned by Polars, lazily), a glob
+        an object store is scanned by Polars, lazily), ``irds:<ir_datasets id>`` or
+        ``irds:<short name>`` (``irds:dl19-passage``; labels, through the optional
+        ``ir_datasets`` package), a glob
         pattern or a folder of Parquet files read as one table (``runs/bm25/*.parquet``;
         named after the folder), a binary or text file object, a Polars
         DataFrame/LazyFrame, a pandas DataFrame, a pyarrow Table, or a ranx-style
@@ -146,6 +149,10 @@ def read(
         check_format_for(format, {"ranx"}, "a mapping")
         check_no_mapping(mapping, "ranx")
         return parse_ranx(source, "<dict>", None, kind)
+    if is_irds(source):
+        check_format_for(format, {"trec"}, "an ir_datasets id")
+        check_no_mapping(mapping, "trec")
+        return read_irds(cast(str, source), kind)
     if is_url(source):
         return _read_url(cast(str, source), format, mapping, kind, dataset_checks)
     if isinstance(source, str | os.PathLike):
