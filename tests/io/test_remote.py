@@ -156,3 +156,20 @@ def test_a_local_path_with_colons_is_still_a_path(tmp_path: Path) -> None:
     path = tmp_path / "run:v2.trec"
     path.write_text(RUN_TEXT)
     assert scan_run(str(path)).collect().height == 3
+
+
+def test_hf_text_is_fetched_from_the_hub_resolve_address(
+    served: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # BEIR's qrels repos on the Hub hold test.tsv; HF_ENDPOINT points at the local server.
+    base, root = served
+    folder = root / "datasets" / "BeIR" / "scifact-qrels" / "resolve" / "main"
+    folder.mkdir(parents=True)
+    (folder / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\t31715818\t1\n3\t14717500\t1\n")
+    monkeypatch.setenv("HF_ENDPOINT", base)
+
+    labels = scan_labels("hf://datasets/BeIR/scifact-qrels/test.tsv").collect()
+
+    assert labels.rows() == [("1", "31715818", 1.0), ("3", "14717500", 1.0)]
+    with pytest.raises(InputFormatError, match=r"hf://datasets/BeIR/nope/test\.tsv: .*HTTP 404"):
+        read("hf://datasets/BeIR/nope/test.tsv")

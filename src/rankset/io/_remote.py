@@ -3,15 +3,17 @@
 A URL goes through the same format inference, parsers and checks as a local file.
 Parquet on an object store (``hf://``, ``s3://``, ``gs://``, ``az://``) is scanned by
 Polars itself, lazily (globs too); anything over HTTP(S) is fetched whole with the
-standard library; other text on an object store is fetched through ``fsspec`` (with
-the file system's own package: ``huggingface_hub`` for ``hf://``, ``s3fs`` for
-``s3://``). A URL that cannot be fetched is an :class:`~rankset.errors.InputFormatError`
-naming it, never a traceback from the network stack.
+standard library, and so is other ``hf://`` text, from the Hub's ``resolve`` address
+(``HF_ENDPOINT`` and ``HF_TOKEN`` apply); text on other object stores is fetched
+through ``fsspec`` (with the file system's own package, ``s3fs`` for ``s3://``).
+A URL that cannot be fetched is an :class:`~rankset.errors.InputFormatError` naming
+it, never a traceback from the network stack.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import urllib.error
 import urllib.parse
@@ -27,7 +29,7 @@ from rankset.io._parsed import ParsedInput
 from rankset.io._sources import gunzip_if_needed
 from rankset.io._tables import parse_table
 
-__all__ = ["fetch_url", "is_url", "parse_parquet_url", "url_path"]
+__all__ = ["fetch_url", "hub_address", "is_url", "parse_parquet_url", "url_path"]
 
 _URL: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _HTTP: Final = frozenset({"http", "https"})
@@ -86,12 +88,45 @@ def parse_parquet_url(url: str, stem: str, mapping: dict[str, str], kind: Kind) 
 
 def fetch_url(url: str) -> bytes:
     """Return the bytes at ``url``, decompressed when gzip; any failure names the URL."""
-    data = _fetch_http(url) if _scheme(url) in _HTTP else _fetch_fsspec(url)
+    scheme = _scheme(url)
+    if scheme in _HTTP:
+        data = _fetch_http(url, url)
+    elif scheme == "hf":
+        data = _fetch_http(hub_address(url), url, token=os.environ.get("HF_TOKEN"))
+    else:
+        data = _fetch_fsspec(url)
     return gunzip_if_needed(data, url)
 
 
-def _fetch_http(url: str) -> bytes:
-    request = urllib.request.Request(url, headers={"User-Agent": "rankset"})
+def hub_address(url: str) -> str:
+    """Return the HTTPS address of a file named by an ``hf://`` URL, as Polars resolves it.
+
+    ``hf://datasets/<owner>/<name>[@<revision>]/<path>`` (``spaces/`` alike; no prefix:
+    a model). The endpoint is ``HF_ENDPOINT`` when set.
+
+    Examples
+    --------
+    >>> hub_address("hf://datasets/BeIR/scifact-qrels/test.tsv")
+    'https://huggingface.co/datasets/BeIR/scifact-qrels/resolve/main/test.tsv'
+    >>> hub_address("hf://datasets/mteb/scifact@refs/convert/parquet/default/test/0.parquet")
+    'https://huggingface.co/datasets/mteb/scifact/resolve/refs%2Fconvert%2Fparquet/default/test/0.parquet'
+    """
+    parts = url.split("://", 1)[1].split("/")
+    prefix = parts.pop(0) + "/" if parts[0] in ("datasets", "spaces") else ""
+    owner, name, path = parts[0], parts[1] if len(parts) > 1 else "", parts[2:]
+    name, _, revision = name.partition("@")
+    if revision == "refs":  # refs/convert/parquet, refs/pr/1: the revision has slashes
+        revision, path = "/".join([revision, *path[:2]]), path[2:]
+    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
+    quoted = urllib.parse.quote(revision or "main", safe="")
+    return f"{endpoint}/{prefix}{owner}/{name}/resolve/{quoted}/{'/'.join(path)}"
+
+
+def _fetch_http(address: str, url: str, *, token: str | None = None) -> bytes:
+    headers = {"User-Agent": "rankset"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(address, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
             return bytes(response.read())
