@@ -23,13 +23,19 @@ What one call is, per tool (data built outside the timing):
 | ``rankset_pandas`` | the same from pandas frames |
 | ``rankset_evaluator`` | ``Evaluator(qrels, metrics).evaluate(run)``, built once (when it exists) |
 | ``rankset_values`` | ``evaluator.values(run)``: pytrec_eval's nested dict (when it exists) |
+| ``ir_measures_evaluator`` | ``list(evaluator.iter_calc(run))``, the evaluator built once |
+| ``face_pytrec_eval`` | ``rankset.compat.pytrec_eval``: as ``pytrec_eval`` |
+| ``face_pytrec_eval_prepared`` | the face's evaluator built once, as ``pytrec_eval_prepared`` |
+| ``face_ir_measures`` | ``rankset.compat.ir_measures``: as ``ir_measures`` |
+| ``face_ir_measures_evaluator`` | the face's evaluator built once, as ``ir_measures_evaluator`` |
 
 Each round calls every tool once, the order reversed on every other round; the report
 gives each tool's median wall and CPU time over rounds (CPU: the process's user +
 system time, every thread's) and the ratios of the medians to ``pytrec_eval``
-(``rankset_evaluator`` and ``rankset_values`` to ``pytrec_eval_prepared``). Every
-per-query value of rankset is compared with pytrec_eval's (any difference above 1e-9
-makes the script exit 1). ``--big`` adds 10,000 × 1,000 (10 million rows: minutes and
+(``rankset_evaluator`` and ``rankset_values`` to ``pytrec_eval_prepared``; each
+``face_*`` to the original it stands for). Every per-query value of rankset is compared
+with pytrec_eval's, and every value of a face with its original's (any difference above
+1e-9 makes the script exit 1). ``--big`` adds 10,000 × 1,000 (10 million rows: minutes and
 several GB on a small machine).
 """
 
@@ -64,7 +70,15 @@ METRICS: list[tuple[str, str, str, str, str]] = [
 RANKSET_METRICS = [m[0] for m in METRICS]
 ROUNDS = {1: 51, 100: 21, 1000: 9, 10000: 3}
 # The tool each one is compared with.
-BASELINE = {"rankset_evaluator": "pytrec_eval_prepared", "rankset_values": "pytrec_eval_prepared"}
+BASELINE = {
+    "rankset_evaluator": "pytrec_eval_prepared",
+    "rankset_values": "pytrec_eval_prepared",
+    "ir_measures_evaluator": "ir_measures",
+    "face_pytrec_eval": "pytrec_eval",
+    "face_pytrec_eval_prepared": "pytrec_eval_prepared",
+    "face_ir_measures": "ir_measures",
+    "face_ir_measures_evaluator": "ir_measures_evaluator",
+}
 
 
 def make_data(queries: int, depth: int, seed: int = 0) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -109,6 +123,7 @@ def tools(run: dict[str, Any], qrels: dict[str, Any]) -> dict[str, Callable[[], 
     ir_run = run_pd.rename(columns={"score": "score"})
     ir_qrels = qrels_pd.rename(columns={"grade": "relevance"})
     prepared = pytrec_eval.RelevanceEvaluator(qrels, trec_measures)
+    ir_prepared = ir_measures.evaluator(ir_names, qrels)
 
     # ranx wants object (not pandas' string) id columns
     ranx_run = run_pd.astype({"query_id": object, "doc_id": object})
@@ -124,6 +139,7 @@ def tools(run: dict[str, Any], qrels: dict[str, Any]) -> dict[str, Callable[[], 
         "pytrec_eval_prepared": lambda: prepared.evaluate(run),
         "ir_measures": lambda: list(ir_measures.iter_calc(ir_names, qrels, run)),
         "ir_measures_pandas": lambda: list(ir_measures.iter_calc(ir_names, ir_qrels, ir_run)),
+        "ir_measures_evaluator": lambda: list(ir_prepared.iter_calc(run)),
         "ranx": lambda: ranx_evaluate(Qrels(qrels), Run(run), ranx_metrics),
         "ranx_pandas": ranx_pandas,
         "rankset": lambda: rankset.evaluate(run, qrels, RANKSET_METRICS, confidence=None),
@@ -139,7 +155,27 @@ def tools(run: dict[str, Any], qrels: dict[str, Any]) -> dict[str, Callable[[], 
         evaluator = evaluator_class(qrels, RANKSET_METRICS)
         calls["rankset_evaluator"] = lambda: evaluator.evaluate(run)
         calls["rankset_values"] = lambda: evaluator.values(run)
+    calls |= face_tools(run, qrels)
     return calls
+
+
+def face_tools(run: dict[str, Any], qrels: dict[str, Any]) -> dict[str, Callable[[], Any]]:
+    """Return the calls of rankset's pytrec_eval and ir_measures faces (same inputs)."""
+    from rankset.compat import ir_measures as face_ir
+    from rankset.compat import pytrec_eval as face_trec
+
+    trec_measures = {m[1] for m in METRICS}
+    ir_names = [face_ir.parse_measure(m[4]) for m in METRICS]
+    prepared = face_trec.RelevanceEvaluator(qrels, trec_measures)
+    ir_prepared = face_ir.evaluator(ir_names, qrels)
+    return {
+        "face_pytrec_eval": lambda: face_trec.RelevanceEvaluator(qrels, trec_measures).evaluate(
+            run
+        ),
+        "face_pytrec_eval_prepared": lambda: prepared.evaluate(run),
+        "face_ir_measures": lambda: list(face_ir.iter_calc(ir_names, qrels, run)),
+        "face_ir_measures_evaluator": lambda: list(ir_prepared.iter_calc(run)),
+    }
 
 
 def check_values(run: dict[str, Any], qrels: dict[str, Any]) -> float:
@@ -158,7 +194,36 @@ def check_values(run: dict[str, Any], qrels: dict[str, Any]) -> float:
         for query, values in expected.items():
             for name, _, key, _, _ in METRICS:
                 worst = max(worst, abs(got[query][name] - values[key]))
-    return worst
+    return max(worst, check_faces(run, qrels, expected))
+
+
+def check_faces(
+    run: dict[str, Any], qrels: dict[str, Any], expected: dict[str, dict[str, float]]
+) -> float:
+    """Return the largest difference between the faces' values and their originals'."""
+    import ir_measures
+
+    from rankset.compat import ir_measures as face_ir
+    from rankset.compat import pytrec_eval as face_trec
+
+    got = face_trec.RelevanceEvaluator(qrels, {m[1] for m in METRICS}).evaluate(run)
+    worst = 0.0 if got.keys() == expected.keys() else float("inf")
+    for query, values in expected.items():
+        if got.get(query, {}).keys() != values.keys():
+            return float("inf")
+        worst = max(worst, *(abs(got[query][key] - value) for key, value in values.items()))
+    names = [m[4] for m in METRICS]
+    original = {
+        (m.query_id, str(m.measure)): m.value
+        for m in ir_measures.iter_calc([ir_measures.parse_measure(n) for n in names], qrels, run)
+    }
+    face = {
+        (m.query_id, str(m.measure)): m.value
+        for m in face_ir.iter_calc([face_ir.parse_measure(n) for n in names], qrels, run)
+    }
+    if face.keys() != original.keys():
+        return float("inf")
+    return max(worst, *(abs(face[key] - value) for key, value in original.items()))
 
 
 def time_tools(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import polars as pl
 
@@ -17,7 +18,11 @@ from rankset.compat.trec_eval._options import (
     TrecEvalError,
     plan_columns,
 )
+from rankset.compat.trec_eval._output import OTHER_FORMATS
+from rankset.evaluation import Evaluator
 from rankset.io import scan_labels, scan_run
+from rankset.measures import parse_metric
+from rankset.measures._names import needs_grade_scale
 
 __all__ = [
     "RelevanceEvaluator",
@@ -130,6 +135,49 @@ class RelevanceEvaluator:
             self._planned = plan_columns(self._options)[0] if self._options.measures else []
         except TrecEvalError as error:
             raise ValueError(str(error).removeprefix("trec_eval: ")) from None
+        self._labelled = frozenset(self._labels["query_id"].unique().to_list())
+        self._names: dict[str, str] = {}
+        self._evaluator = self._prepare()
+        # (key, plan's metric, evaluator's name, value without a metric) per value, in
+        # trec_eval's table order; pytrec_eval names a value by its measure, with the
+        # cutoff if any
+        self._keys = [
+            (
+                column.printed if measure.kind.startswith("cut") else measure.name,
+                column.metric,
+                None if column.metric is None else self._names.get(column.metric, column.metric),
+                _NO_VALUE.get(measure.kind, 0.0),
+            )
+            for measure, columns in self._planned
+            for column in columns
+        ]
+
+    def _prepare(self) -> Evaluator | None:
+        """Read the labels and plan the measures once, as pytrec_eval's constructor does.
+
+        Each :meth:`evaluate` then runs only the pass over the run (the values are
+        :func:`rankset.evaluate`'s, bit for bit). None when nothing is to be computed, or
+        when a metric reads a grade scale chosen from the labels of the queries a run
+        answers: those calls take the per-call path.
+        """
+        metrics = sorted(
+            {
+                column.metric
+                for _, columns in self._planned
+                for column in columns
+                if column.metric and not column.metric.startswith(OTHER_FORMATS)
+            }
+        )
+        if not metrics or self._labels.height == 0 or any(map(needs_grade_scale, metrics)):
+            return None
+        # the names Evaluator.values gives, for the names the plan's columns hold
+        self._names = {metric: parse_metric(metric).name for metric in metrics}
+        return Evaluator(
+            self._labels,
+            metrics,
+            relevance_level=self._options.level,
+            score_precision="float32",
+        )
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
         """Return ``{query_id: {measure: value}}`` for the labelled queries of ``scores``.
@@ -139,30 +187,60 @@ class RelevanceEvaluator:
         """
         if not scores:
             return {}
-        labelled = set(self._labels["query_id"].unique().to_list())
-        scored = sorted(str(query) for query in scores if str(query) in labelled)
+        scored = sorted(str(query) for query in scores if str(query) in self._labelled)
         if not scored:
             return {}
         if not self._planned:
             return {query: {} for query in scored}
-        run = self._run(scores)
-        cut = prepare_run(run, self._labels, self._options)
-        values = query_values(self._labels, cut, self._planned, self._options, scored, set())
-        found = {(q, m): v for q, m, v in values.iter_rows()}
-        result: dict[str, dict[str, float]] = {}
+        values = self._prepared_values(scores, scored)
+        if values is None:  # the per-call path: trec_eval's steps for this run alone
+            cut = prepare_run(self._run(scores), self._labels, self._options)
+            frame = query_values(self._labels, cut, self._planned, self._options, scored, set())
+            found = {(q, m): v for q, m, v in frame.iter_rows()}
+            values = {
+                query: {
+                    name: found.get((query, metric), 0.0)
+                    for _, metric, name, _ in self._keys
+                    if metric is not None and name is not None
+                }
+                for query in scored
+            }
+        result: dict[str, dict[str, Any]] = {}  # a value rankset leaves NA is None
         for query in scored:
-            row: dict[str, float] = {}
-            for measure, columns in self._planned:
-                for column in columns:
-                    # pytrec_eval names a value by its measure, with the cutoff if any
-                    key = column.printed if measure.kind.startswith("cut") else measure.name
-                    row[key] = (
-                        _NO_VALUE.get(measure.kind, 0.0)
-                        if column.metric is None
-                        else found.get((query, column.metric), 0.0)
-                    )
-            result[query] = row
+            row = values.get(query, {})
+            result[query] = {
+                key: fixed if name is None else row.get(name, 0.0)
+                for key, _, name, fixed in self._keys
+            }
         return result
+
+    def _prepared_values(
+        self, scores: Mapping[str, Mapping[str, float]], scored: list[str]
+    ) -> dict[str, dict[str, float | None]] | None:
+        """Return ``{query: {metric: value}}`` from the prepared evaluator, if it applies.
+
+        None (the per-call path) without a prepared evaluator, when a scored query has
+        no document left (an empty ranking, or -J removed them all: trec_eval scores such
+        a query as an empty ranking, which :func:`query_values` stands in for), or when
+        the run is refused (the per-call path raises as it always has).
+        """
+        if self._evaluator is None:
+            return None
+        run: Mapping[str, Mapping[str, float]] | pl.DataFrame = scores
+        if self._options.judged_only:
+            cut = prepare_run(self._run(scores), self._labels, self._options)
+            present = frozenset(cut["query_id"].unique().to_list())
+            run = cut.select("query_id", "doc_id", "score")
+        else:
+            present = frozenset(str(query) for query, docs in scores.items() if len(docs) > 0)
+        if any(query not in present for query in scored):
+            return None
+        try:
+            # the run read as pytrec_eval holds it: scores as 32-bit floats (the evaluator's
+            # score_precision), labelled queries only scored
+            return self._evaluator.values(run)
+        except Exception:  # the per-call path raises what it always raised
+            return None
 
     @staticmethod
     def _run(scores: Mapping[str, Mapping[str, float]]) -> pl.DataFrame:

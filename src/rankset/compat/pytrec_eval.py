@@ -21,11 +21,12 @@ Every public name of pytrec_eval 0.5 is here: ``RelevanceEvaluator`` (and its
 An evaluator asked no measure (``RelevanceEvaluator(qrels, set())``) returns an empty
 dict per query, as pytrec_eval does.
 
-Unlike the original, the evaluator holds no trec_eval state between calls: each
-``evaluate`` is a fresh rankset evaluation, so evaluators with different measures or
-levels never affect each other, and a malformed measure raises a ``ValueError`` where
-pytrec_eval aborts the interpreter (``ndcg.1=3``) or prints trec_eval's complaint and
-returns 0 (``utility.1,-1,0,0``). The nicknames of the other label formats
+As the original's, the constructor reads the labels and plans the measures once (a
+:class:`rankset.evaluation.Evaluator`); each ``evaluate`` then only measures its run.
+Unlike the original, evaluators share no trec_eval state, so evaluators with
+different measures or levels never affect each other, and a malformed measure raises a
+``ValueError`` where pytrec_eval aborts the interpreter (``ndcg.1=3``) or prints
+trec_eval's complaint and returns 0 (``utility.1,-1,0,0``). The nicknames of the other label formats
 (``all_prefs``, ``prefs``, ``qrels_jg``) are listed as in pytrec_eval, and, as there,
 asking them raises ``ValueError`` (``rankset trec_eval -R prefs`` and ``-R qrels_jg``
 compute them from files).

@@ -1,23 +1,27 @@
 """How the ir_measures face computes: each measure as a rankset metric, qrels read once.
 
 :class:`Prepared` holds the measures (checked, equal ones merged) and the qrels read
-once; :meth:`Prepared.values` evaluates one run, with :func:`rankset.evaluate` in one
-pass per group of measures that share its options (``judged_only``, the scores' width,
-the subtopic level). Several measures that are the same rankset metric are computed once
-and each gets its value.
+once; :meth:`Prepared.values` evaluates one run, with a prepared
+:class:`rankset.evaluation.Evaluator` per group of measures that share its options
+(``judged_only``, the scores' width, the subtopic level), built on the group's first run
+and kept for the next ones. Several measures that are the same rankset metric are
+computed once and each gets its value.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Iterable
 from typing import Any
 
 import polars as pl
 
+from rankset._typing import DuplicatePolicy
 from rankset.compat.ir_measures._inputs import QrelsSource
-from rankset.compat.ir_measures.measures import Measure, NumQ
+from rankset.compat.ir_measures.measures import Measure
 from rankset.compat.ir_measures.util import parse_measure
-from rankset.errors import ParameterError
+from rankset.errors import ParameterError, SchemaError
+from rankset.evaluation import Evaluator
 
 __all__ = ["COMPUTED", "Prepared", "as_measures"]
 
@@ -77,6 +81,9 @@ _INTENT_AWARE = frozenset(
 )
 #: cwl_eval reads 1,000 ranks at most, whatever the cutoff.
 _CWL_DEPTH = 1000
+#: What the measures of one evaluation share: judged_only, every grade judged (Judged),
+#: scores as doubles, the subtopic level (intent-aware measures).
+_Group = tuple[bool, bool, bool, float | None]
 
 
 def as_measures(measures: Iterable[Measure | str] | Measure | str) -> list[Measure]:
@@ -181,15 +188,18 @@ def _in_doubles(measure: Measure) -> bool:
     )
 
 
-def _judged_share(names: Mapping[str, list[Measure]]) -> pl.Expr:
-    """ir_measures' Judged@k divides by the documents in the top k, not k: rescale."""
-    judged = {n: ms[0].param("cutoff") for n, ms in names.items() if ms[0].NAME == "Judged"}
-    if not judged:
-        return pl.col("value")
-    cutoff = pl.col("metric").replace_strict(judged, default=None, return_dtype=pl.Float64)
-    shown = pl.min_horizontal(cutoff, pl.col("_retrieved"))
-    rescaled = pl.when(shown > 0).then(pl.col("value") * cutoff / shown).otherwise(0.0)
-    return pl.when(cutoff.is_not_null()).then(rescaled).otherwise(pl.col("value"))
+def _shown(value: float | None, measure: Measure, retrieved: float | None) -> float:
+    """Return rankset's ``value`` of ``measure`` as ir_measures shows it (NA and NaN: 0).
+
+    ir_measures' Judged@k divides by the documents in the top k, not by k: rescaled.
+    """
+    if value is None or math.isnan(value):
+        return 0.0
+    if measure.NAME != "Judged":
+        return value
+    cutoff = float(measure.param("cutoff"))
+    shown = cutoff if retrieved is None else min(cutoff, retrieved)
+    return value * cutoff / shown if shown > 0 else 0.0
 
 
 class Prepared:
@@ -201,9 +211,11 @@ class Prepared:
         self.measures = as_measures(measures)
         self.qrels = QrelsSource(qrels)
         self.queries = self.qrels.labels.select("query_id").unique().sort("query_id")
+        self.query_ids: list[str] = self.queries["query_id"].to_list()
         self._subtopics: dict[float, pl.DataFrame] = {}
+        self._evaluators: dict[tuple[_Group, DuplicatePolicy], Evaluator] = {}
         # the groups of measures one evaluation computes, with their rankset names
-        self.groups: dict[tuple[bool, bool, bool, float | None], dict[str, list[Measure]]] = {}
+        self.groups: dict[_Group, dict[str, list[Measure]]] = {}
         for measure in self.measures:
             judged_only = bool(measure.param("judged_only", False))
             level = float(measure.param("rel", 1)) if measure.NAME in _INTENT_AWARE else None
@@ -219,54 +231,73 @@ class Prepared:
             self._subtopics[level] = self.qrels.subtopics(level)
         return self._subtopics[level]
 
-    def values(self, run: pl.DataFrame) -> pl.DataFrame:
-        """Return ``query_id, measure, value`` (the measure's ``repr``) of every labelled query."""
-        from rankset.evaluation import evaluate
+    def evaluator(self, key: _Group, duplicates: DuplicatePolicy = "keep_best") -> Evaluator:
+        """Return the group's rankset evaluator: its labels read and metrics planned once.
 
-        labels = self.qrels.labels
-        answered = run.select("query_id").unique().join(self.queries, on="query_id")
-        parts = []
-        for (judged_only, any_grade, doubles, level), group in self.groups.items():
-            names = {name: ms for name, ms in group.items() if name}
-            group_labels = labels
+        Built on the group's first run and kept, so each later run costs only its own
+        pass (the values are :func:`rankset.evaluate`'s, bit for bit). ``duplicates``:
+        the policy for a document a ranking repeats (ir_measures keeps the best-placed
+        copy; ``"error"`` refuses the run, and costs less where there is none).
+        """
+        if (key, duplicates) not in self._evaluators:
+            judged_only, any_grade, doubles, level = key
+            names = [name for name in self.groups[key] if name]
+            labels = self.qrels.labels
             if any_grade:  # ir_measures' Judged counts every labelled document, grade -1 too
-                group_labels = labels.with_columns(grade=pl.col("grade").clip(lower_bound=0))
+                labels = labels.with_columns(grade=pl.col("grade").clip(lower_bound=0))
             if level is not None:  # a document judged for several subtopics: its best grade
-                group_labels = labels.group_by("query_id", "doc_id").agg(pl.col("grade").max())
+                labels = self.qrels.labels.group_by("query_id", "doc_id").agg(pl.col("grade").max())
             else:  # judged twice (subtopic qrels): ir_measures' dict keeps the last judgement
-                group_labels = group_labels.unique(["query_id", "doc_id"], keep="last")
-            if names and answered.height:
-                result = evaluate(
-                    run.join(answered, on="query_id", how="semi"),
-                    group_labels,
-                    list(dict.fromkeys([*names, "num_ret"])),
-                    judged_only=judged_only,  # trec_eval's -J, which pytrec_eval applies
-                    score_precision="float64" if doubles else "float32",
-                    duplicates="keep_best",
-                    nuggets=None if level is None else self.subtopics(level),
-                    confidence=None,
-                )
-                wide = result.per_query.pivot("metric", index="query_id", values="value")
-                shown = {name: [repr(m) for m in ms] for name, ms in names.items()}
-                parts.append(
-                    wide.with_columns(_retrieved=pl.col("num_ret"))
-                    .unpivot(list(names), index=["query_id", "_retrieved"], variable_name="metric")
-                    .with_columns(
-                        measure=pl.col("metric").replace_strict(
-                            shown, return_dtype=pl.List(pl.String)
-                        ),
-                        value=_judged_share(names).fill_nan(None).fill_null(0.0),
-                    )
-                    .explode("measure")
-                    .select("query_id", "measure", "value")
-                )
+                labels = labels.unique(["query_id", "doc_id"], keep="last")
+            self._evaluators[key, duplicates] = Evaluator(
+                labels,
+                list(dict.fromkeys([*names, "num_ret"])),
+                judged_only=judged_only,  # trec_eval's -J, which pytrec_eval applies
+                score_precision="float64" if doubles else "float32",
+                duplicates=duplicates,
+                nuggets=None if level is None else self.subtopics(level),
+            )
+        return self._evaluators[key, duplicates]
+
+    def evaluate(self, key: _Group, run: pl.DataFrame) -> dict[str, dict[str, float | None]]:
+        """Return ``{query: {metric: value}}`` of ``run`` for the group ``key``.
+
+        Copies of a document in a ranking are kept at their best place, as ir_measures'
+        dict of a run keeps one.
+
+        A run without copies (every dict run) is measured as one with refused copies
+        would be: the same ranking, the same values, without the work of dropping them;
+        one with copies is measured again, its best-placed copies kept.
+        """
+        try:
+            return self.evaluator(key, "error").values(run)
+        except SchemaError:  # copies of a document (or a refusal the next call repeats)
+            return self.evaluator(key, "keep_best").values(run)
+
+    def values(self, run: pl.DataFrame) -> list[tuple[str, Measure, float]]:
+        """Return ``(query_id, measure, value)`` of every labelled query, in query order.
+
+        The measures of each query in the order asked; a labelled query the run lacks
+        scores 0 on every measure, as in ir_measures, and so does a value rankset leaves
+        undefined (NA or NaN).
+        """
+        answering = run.filter(pl.col("query_id").is_in(self.queries["query_id"].implode()))
+        answered = set(answering["query_id"].unique().to_list())
+        found: dict[tuple[str, Measure], float] = {}
+        for key, group in self.groups.items():
+            names = {name: ms for name, ms in group.items() if name}
+            if names and answered:
+                for query, row in self.evaluate(key, answering).items():
+                    for name, measures in names.items():
+                        value = _shown(row[name], measures[0], row["num_ret"])
+                        for measure in measures:
+                            found[query, measure] = value
             if "" in group:  # NumQ: 1 for each labelled query the run answers
-                parts.append(answered.with_columns(measure=pl.lit(repr(NumQ)), value=pl.lit(1.0)))
-        wanted = pl.DataFrame({"measure": [repr(m) for m in self.measures]})
-        grid = self.queries.join(wanted, how="cross")
-        schema = {"query_id": pl.String, "measure": pl.String, "value": pl.Float64}
-        found = pl.concat(parts) if parts else pl.DataFrame(schema=schema)
-        # ir_measures scores a labelled query the run lacks 0 on every measure.
-        return grid.join(found, on=["query_id", "measure"], how="left").with_columns(
-            pl.col("value").fill_null(0.0)
-        )
+                for query in answered:
+                    for measure in group[""]:
+                        found[query, measure] = 1.0
+        return [
+            (query, measure, found.get((query, measure), 0.0))
+            for query in self.query_ids
+            for measure in self.measures
+        ]

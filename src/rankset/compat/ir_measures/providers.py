@@ -51,10 +51,8 @@ class Evaluator:
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Yield every labelled query's value of every measure for ``run``."""
-        by_text = {repr(m): m for m in self.measures}
-        values = self._prepared.values(read_run(run))
-        for query_id, text, value in values.iter_rows():
-            yield Metric(query_id, by_text[text], value)
+        for query_id, measure, value in self._prepared.values(read_run(run)):
+            yield Metric(query_id, measure, value)
 
     def calc_aggregate(self, run: Any) -> dict[Measure, float]:
         """Return each measure aggregated over the labelled queries for ``run``."""
