@@ -137,3 +137,36 @@ def test_rag_qrels_evaluate_as_the_four_field_qrels_and_can_be_filtered(tmp_path
 def test_bad_rag_qrels_lines_are_named(text: str, message: str) -> None:
     with pytest.raises(InputFormatError, match=message):
         read(io.StringIO(text))
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_a_confidence_column_of_a_table_is_kept_with_the_labels(
+    tmp_path: Path, suffix: str
+) -> None:
+    written = scan_labels(io.StringIO(RAG_QRELS)).collect()
+    path = tmp_path / f"qrels{suffix}"
+    if suffix == ".csv":
+        written.write_csv(path)
+    else:
+        written.write_parquet(path)
+
+    assert_frame_equal(scan_labels(path).collect(), written)
+
+
+def test_a_run_table_drops_a_confidence_column(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"qid": ["q1"], "docid": ["d1"], "score": [1.0], "confidence": [0.5]})
+    assert "confidence" not in scan_run(frame).collect_schema().names()
+
+
+def test_a_confidence_column_can_be_mapped_and_must_be_finite(tmp_path: Path) -> None:
+    frame = pl.DataFrame(
+        {"qid": ["q1", "q1"], "docid": ["d1", "d2"], "rel": [1, 0], "p": ["0.5", "x"]}
+    )
+    with pytest.raises(
+        InputFormatError, match=r"column 'p' \(confidence\) value 'x' is not a number"
+    ):
+        scan_labels(frame, columns={"p": "confidence"})
+    path = tmp_path / "qrels.csv"
+    path.write_text("qid,docid,rel,confidence\nq1,d1,1,nan\n")
+    with pytest.raises(InputFormatError, match=r"row 1: a confidence that is not a finite number"):
+        scan_labels(path)

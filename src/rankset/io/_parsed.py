@@ -68,6 +68,8 @@ ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
     "grade": ("grade", "rel", "relevance", "label", "grade_1_5"),
     "system": ("system", "tag", "run_id", "run"),
     "text": ("text", "content", "passage"),
+    # How sure a label is (TREC 2025 RAG qrels); kept with labels, never scored.
+    "confidence": ("confidence",),
 }
 CANONICAL_COLUMNS: Final = frozenset(ALIASES)
 NUMERIC_TARGETS: Final[Mapping[str, pl.DataType]] = {
@@ -75,6 +77,7 @@ NUMERIC_TARGETS: Final[Mapping[str, pl.DataType]] = {
     "score": pl.Float64(),
     "grade": pl.Float64(),
     "k": pl.Int64(),
+    "confidence": pl.Float64(),
 }
 
 #: Longest part of a source line quoted in a message.

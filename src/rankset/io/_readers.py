@@ -93,8 +93,11 @@ def read(
         ``[``, else TREC text). JSON sources are told apart by their first object.
     columns
         For tables and JSON records: source column name -> canonical name (``query_id``,
-        ``doc_id``, ``rank``, ``score``, ``grade``, ``system``, ``text``). Applied before
-        the built-in aliases (``qid``, ``docno``, ``rel``, ``tag``, ...).
+        ``doc_id``, ``rank``, ``score``, ``grade``, ``system``, ``text``, and
+        ``confidence``, a label's, kept with the labels but not scored). Applied before
+        the built-in aliases (``qid``, ``docno``, ``rel``, ``tag``, ``query-id``,
+        ``corpus-id``, ...); BEIR/MTEB qrels (``corpus-id`` and ``score``, no grade and
+        no rank) are labels whose ``score`` is the grade.
     kind
         ``"run"`` or ``"labels"`` forces what a single-table source holds; ``"auto"``
         decides from the content (TREC field count, a grade column). Sources with several

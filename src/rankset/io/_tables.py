@@ -48,6 +48,8 @@ __all__ = [
 ]
 
 
+# Labels keep a confidence column when they have one (TREC 2025 RAG qrels).
+_LABEL_COLUMNS: Final = frozenset({*LABELS_SCHEMA, "confidence"})
 # BEIR's qrels name the document column ``corpus-id``; some MTEB exports ``corpus_id``.
 _BEIR_DOC_COLUMNS: Final = frozenset({"corpus-id", "corpus_id"})
 
@@ -250,7 +252,7 @@ def parse_table(
     table_kind = kind if kind != "auto" else ("labels" if "grade" in chosen else "run")
     _require_columns(chosen, table_kind, name, list(schema.names()))
     # Columns of the other table kind are neither validated nor kept.
-    wanted = LABELS_SCHEMA if table_kind == "labels" else {**RUN_SCHEMA, "text": pl.String}
+    wanted = _LABEL_COLUMNS if table_kind == "labels" else {**RUN_SCHEMA, "text": pl.String}
     chosen = {canonical: source for canonical, source in chosen.items() if canonical in wanted}
     describe = row_label or (lambda row: f"{name}, row {row + 1}")
     selected = frame.select(pl.col(source).alias(canonical) for canonical, source in chosen.items())
@@ -258,7 +260,8 @@ def parse_table(
     if validate_rows:
         check_rows(typed, table_kind, describe)
     if table_kind == "labels":
-        return ParsedInput(name, stem, format, labels=typed.select(*LABELS_SCHEMA))
+        kept = [*LABELS_SCHEMA, *(["confidence"] if "confidence" in chosen else [])]
+        return ParsedInput(name, stem, format, labels=typed.select(kept))
     run_columns = [
         pl.col(c) if c in chosen else pl.lit(None, dtype=dtype).alias(c)
         for c, dtype in RUN_SCHEMA.items()
@@ -289,6 +292,8 @@ def check_rows(
     problems = {**id_problems("query_id"), **id_problems("doc_id")}
     if kind == "labels":
         problems.update(number_problems("grade", "grade"))
+        if "confidence" in names:
+            problems.update(number_problems("confidence", "confidence"))
     elif "score" in names:
         # A run may lack scores (ordered by rank); a score it has must be a number.
         problems.update(

@@ -76,7 +76,7 @@ _TREC_COLUMNS: Final = frozenset(
     {"query_id", "doc_id", "rank", "score", "system", "grade", "confidence"}
 )
 #: The dtype each numeric field is cast to.
-_FIELD_TYPES: Final[dict[str, pl.DataType]] = {**NUMERIC_TARGETS, "confidence": pl.Float64()}
+_FIELD_TYPES: Final = NUMERIC_TARGETS
 
 
 @dataclass(frozen=True)
