@@ -182,3 +182,23 @@ def test_help_lists_the_store_commands(capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     for command in ("log", "history", "gate"):
         assert f"    {command}" in out
+
+
+def test_history_draws_its_chart(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = str(tmp_path / "store")
+    common = ["--qrels", str(files["qrels"]), "-m", "rr", "--store", store, "--quiet"]
+    assert main(["log", str(files["good"]), *common, "--tag", "base"]) == 0
+    assert main(["log", str(files["worse"]), *common, "--tag", "new"]) == 0
+    chart = tmp_path / "history.html"
+    assert main(["history", "--store", store, "-m", "rr", "--chart", str(chart)]) == 0
+    page = chart.read_text(encoding="utf-8")
+    assert "vegaEmbed" in page
+    assert '"mean":1.0' in page.replace(" ", "")  # the entries' means are the chart's data
+    assert '"mean":0.5' in page.replace(" ", "")
+    capsys.readouterr()
+    # two metrics logged and none named: the chart cannot choose
+    assert main(["log", str(files["good"]), *common[:-1], "-m", "ap", "--quiet"]) == 0
+    assert main(["history", "--store", store, "--chart", str(chart)]) == 2
+    assert "name it with -m METRIC" in capsys.readouterr().err

@@ -67,6 +67,12 @@ def add_history(commands: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="leave out entries that repeat an earlier one (same runs, labels, options)",
     )
+    history.add_argument(
+        "--chart",
+        metavar="FILE",
+        help="also draw the metric's mean over the entries, one line per system "
+        "(.html needs nothing more; .png/.svg need rankset[render])",
+    )
     add_output(history, json="print the rows as JSON")
     return history
 
@@ -154,6 +160,8 @@ def _history(args: argparse.Namespace) -> int:
 
     store = Store(args.store, create=False)
     rows = store.history(args.metric, args.tag, drop_duplicates=args.drop_duplicates)
+    if args.chart:
+        _save_history_chart(rows, args.metric, args.chart)
     if args.json:
         print(dump_json(records(rows.with_columns(rows["time"].cast(str)))))
         return 0
@@ -161,6 +169,16 @@ def _history(args: argparse.Namespace) -> int:
     shown = HISTORY_COLUMNS[: HISTORY_COLUMNS.index("n_queries") + 1]
     print(frame_text(rows.select(shown).with_columns(rows["time"].dt.strftime("%Y-%m-%d %H:%M"))))
     return 0
+
+
+def _save_history_chart(rows: Any, metric: str | None, path: str) -> None:
+    from rankset.charts import save_chart
+    from rankset.experiments import history_chart
+
+    if metric is None and rows["metric"].n_unique() > 1:
+        msg = "--chart draws one metric: name it with -m METRIC."
+        raise ParameterError(msg)
+    save_chart(history_chart(rows, metric), path)
 
 
 def _gate(args: argparse.Namespace) -> int:
