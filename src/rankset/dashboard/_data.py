@@ -20,12 +20,18 @@ from typing import Any, Final
 import numpy as np
 import polars as pl
 
+from rankset.comparison import COMPARE_COLUMNS
 from rankset.dashboard._charts import UNCLASSIFIED
 from rankset.diagnosis.quadrants import QUADRANTS, Diagnosis
 from rankset.evaluation import Curves, EvaluationResult
 from rankset.measures import greater_is_better
 
 __all__ = ["FORMAT_VERSION", "Payload", "Sample", "assemble", "choose_queries"]
+
+# compare's columns the page embeds: its test is the randomization test, the means are in
+# the summary already.
+_NOT_SHOWN = ("test", "n_dropped", "mean", "baseline_mean", "relative_delta")
+_COMPARE_SHOWN = [column for column in COMPARE_COLUMNS if column not in _NOT_SHOWN]
 
 #: Version of the embedded data's layout (``data.version`` in the page).
 FORMAT_VERSION: Final = 1
@@ -315,26 +321,7 @@ def assemble(
             result.summary.filter(pl.col("metric").is_in(list(metrics))),
             ["system", "metric", "mean", "ci_low", "ci_high", "n_queries", "n_na"],
         ),
-        "compare": {
-            name: _records(
-                frame,
-                [
-                    "system",
-                    "metric",
-                    "n_queries",
-                    "delta",
-                    "ci_low",
-                    "ci_high",
-                    "p",
-                    "p_adj",
-                    "reject",
-                    "wins",
-                    "ties",
-                    "losses",
-                ],
-            )
-            for name, frame in comparisons.items()
-        },
+        "compare": {name: _records(frame, _COMPARE_SHOWN) for name, frame in comparisons.items()},
         "curves": None
         if curves is None
         else _records(curves.summary, ["system", "metric", "k", "mean", "ci_low", "ci_high"]),
