@@ -47,6 +47,14 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         A new, empty file in the same directory (same file system, so the final
         :func:`os.replace` is atomic).
 
+    Raises
+    ------
+    ParameterError
+        If ``path`` names a folder.
+    OutputError
+        If ``path``'s folder does not exist or takes no new file (the message names the
+        folder, not the temporary file), or the write fails.
+
     Examples
     --------
     >>> import tempfile
@@ -64,7 +72,17 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         )
         raise ParameterError(msg)
     target = Path(path)
-    temp = _create_temp_beside(target)
+    folder = target.parent
+    if not folder.is_dir():  # else os.open's error would name the hidden temporary file
+        what = "is not a folder" if folder.exists() else "does not exist"
+        msg = f"cannot write {os.fspath(path)}: the folder {folder}{os.sep} {what}"
+        msg += "; create it first."
+        raise OutputError(msg)
+    try:
+        temp = _create_temp_beside(target)
+    except OSError as error:  # no permission to create a file there: name the folder
+        msg = f"cannot write {os.fspath(path)}: {error.strerror} in the folder {folder}{os.sep}"
+        raise OutputError(msg) from error
     try:
         yield temp
         os.replace(temp, target)
