@@ -3,7 +3,9 @@
 Pure functions over arrays, below every layer that builds frames: :mod:`.paired` holds
 the two-system tests (randomization, paired t, Wilcoxon), bootstrap confidence intervals
 and the multiple-testing corrections; :mod:`.multiple` the tests over many systems at once
-(Tukey's HSD, its randomized form, two-way ANOVA, effect sizes, rank intervals). numpy is
+(Tukey's HSD, its randomized form, two-way ANOVA, effect sizes, rank intervals); the
+resampling ones take ``progress=``, the :data:`Progress` callback that every long function
+of rankset takes (:mod:`._progress`: counted steps, and a bar in Jupyter). numpy is
 imported here, so ``import rankset`` does not import this package; scipy is an optional
 extra (``pip install "rankset[stats]"``).
 
@@ -16,6 +18,16 @@ Examples
 
 from __future__ import annotations
 
+from rankset.stats._progress import (
+    IntoProgress,
+    NotebookBar,
+    Progress,
+    Steps,
+    Tally,
+    notebook_progress,
+    progress_text,
+    resolve_progress,
+)
 from rankset.stats.multiple import (
     AnovaTable,
     bootstrap_difference_and_effect_cis,
@@ -45,20 +57,28 @@ __all__ = [
     "CORRECTIONS",
     "AnovaTable",
     "Correction",
+    "IntoProgress",
+    "NotebookBar",
+    "Progress",
+    "Steps",
+    "Tally",
     "adjust_pvalues",
     "bootstrap_column_mean_cis",
     "bootstrap_difference_and_effect_cis",
     "bootstrap_effect_size_cis",
     "bootstrap_mean_ci",
     "bootstrap_rank_intervals",
+    "notebook_progress",
     "paired_bootstrap_ci",
     "paired_bootstrap_cis",
     "paired_effect_sizes",
     "paired_randomization_test",
     "paired_randomization_tests",
     "paired_t_test",
+    "progress_text",
     "randomized_tukey_hsd",
     "require_scipy",
+    "resolve_progress",
     "tukey_hsd",
     "two_way_anova",
     "wilcoxon_test",

@@ -36,15 +36,18 @@ from __future__ import annotations
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from rankset._validation import check_fraction, check_int
 from rankset.errors import ParameterError
-from rankset.stats._draws import resample_chunks, resample_generator
+from rankset.stats._draws import RESAMPLES, counted_chunks, resample_chunks, resample_generator
 from rankset.stats.paired import require_scipy
+
+if TYPE_CHECKING:
+    from rankset.stats._progress import Progress
 
 __all__ = [
     "AnovaTable",
@@ -118,6 +121,7 @@ def randomized_tukey_hsd(
     n_resamples: int = 10_000,
     seed: int = 0,
     rng: np.random.Generator | None = None,
+    progress: Progress | None = None,
 ) -> FloatArray:
     """Sakai's randomised Tukey HSD: p-values of every pair, family-wise over the systems.
 
@@ -131,6 +135,8 @@ def randomized_tukey_hsd(
         Number of random within-query permutations.
     seed, rng
         The random generator's seed, or a generator to draw from (it is advanced).
+    progress
+        Called with ``(permutations done, n_resamples, "resamples")`` as they are done.
 
     Returns
     -------
@@ -185,11 +191,15 @@ def randomized_tukey_hsd(
         return reached
 
     workers = min(len(sizes), os.cpu_count() or 1, 4)
-    if workers > 1:
-        with ThreadPoolExecutor(workers) as pool:
-            extreme = sum(pool.map(count, range(len(sizes))), np.zeros((m, k, k), np.int64))
-    else:
-        extreme = sum(map(count, range(len(sizes))), np.zeros((m, k, k), np.int64))
+    extreme = np.zeros((m, k, k), np.int64)
+    done = 0
+    with ThreadPoolExecutor(max(workers, 1)) as pool:
+        # map's results come back in order, here: the count only grows
+        for chunk, reached in enumerate(pool.map(count, range(len(sizes)))):
+            extreme += reached
+            done += sizes[chunk]
+            if progress is not None:
+                progress(done, n_resamples, RESAMPLES)
     p = (1.0 + extreme) / (1.0 + n_resamples)
     for metric in range(m):
         np.fill_diagonal(p[metric], 1.0)
@@ -290,13 +300,15 @@ def bootstrap_difference_and_effect_cis(
     n_resamples: int = 1_000,
     seed: int = 0,
     rng: np.random.Generator | None = None,
+    progress: Progress | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Bootstrap intervals of each column's mean difference and its effect size, at once.
 
     One set of resampled queries serves both: the resampled means are those of
     :func:`rankset.stats.paired.paired_bootstrap_cis` for the same seed, and the effect sizes
     reuse them. Returns two ``(n_columns, 2)`` arrays; a constant column has the exact
-    interval of its mean and a NaN effect-size interval.
+    interval of its mean and a NaN effect-size interval. ``progress`` is called with
+    ``(resamples done, n_resamples, "resamples")`` as they are done.
     """
     values = _values(diffs, minimum=1)
     check_fraction("confidence", confidence)
@@ -306,7 +318,7 @@ def bootstrap_difference_and_effect_cis(
     means = np.empty((n_resamples, c))
     effects = np.empty((n_resamples, c))
     start = 0
-    for size in resample_chunks(n_resamples, n):
+    for size in counted_chunks(n_resamples, n, progress):
         counts = _counts(generator, size, n)
         mean = counts @ values / n
         square = counts @ (values**2) / n
@@ -337,10 +349,13 @@ def bootstrap_rank_intervals(
     n_resamples: int = 1_000,
     seed: int = 0,
     rng: np.random.Generator | None = None,
+    progress: Progress | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Each system's rank in the observed means and its bootstrap interval over queries.
 
     Ranks are competition ranks (1 = best; equal means share the better rank).
+    ``progress`` is called with ``(resamples done, n_resamples, "resamples")`` as they
+    are done.
 
     Returns
     -------
@@ -365,7 +380,7 @@ def bootstrap_rank_intervals(
     ranks = _ranks(sign * values.mean(axis=0)[None])[0]
     resampled = np.empty((n_resamples, k))
     start = 0
-    for size in resample_chunks(n_resamples, n):
+    for size in counted_chunks(n_resamples, n, progress):
         counts = _counts(generator, size, n)
         resampled[start : start + size] = _ranks(sign * (counts @ values) / n)
         start += size

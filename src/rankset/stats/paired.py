@@ -32,7 +32,7 @@ True
 from __future__ import annotations
 
 import warnings
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -41,7 +41,10 @@ from rankset._dependencies import import_optional
 from rankset._typing import Correction, choices_of
 from rankset._validation import check_fraction, check_int
 from rankset.errors import ParameterError
-from rankset.stats._draws import resample_chunks, resample_generator
+from rankset.stats._draws import counted_chunks, resample_generator
+
+if TYPE_CHECKING:
+    from rankset.stats._progress import Progress
 
 __all__ = [
     "CORRECTIONS",
@@ -124,6 +127,7 @@ def paired_randomization_tests(
     n_resamples: int = 10_000,
     seed: int = 0,
     rng: np.random.Generator | None = None,
+    progress: Progress | None = None,
 ) -> FloatArray:
     """Run :func:`paired_randomization_test` on many comparisons with one sign matrix.
 
@@ -139,6 +143,8 @@ def paired_randomization_tests(
         differences of comparison ``j``. No NaN.
     n_resamples, seed, rng
         As for :func:`paired_randomization_test`.
+    progress
+        Called with ``(resamples done, n_resamples, "resamples")`` as they are done.
 
     Returns
     -------
@@ -161,7 +167,7 @@ def paired_randomization_tests(
     total = matrix.sum(axis=0)
     threshold = np.abs(total) - _TIE_RTOL * np.abs(matrix).sum(axis=0)
     extreme = np.zeros(m, dtype=np.int64)
-    for rows in resample_chunks(n_resamples, n):
+    for rows in counted_chunks(n_resamples, n, progress):
         # Bits b in {0, 1} give signs s = 2b - 1, so sum(s·d) = 2·(b @ d) - sum(d).
         raw = np.frombuffer(generator.bytes(-(-rows * n // 8)), dtype=np.uint8)
         bits = np.unpackbits(raw, count=rows * n).reshape(rows, n)
@@ -264,6 +270,7 @@ def paired_bootstrap_cis(
     n_resamples: int = 10_000,
     seed: int = 0,
     rng: np.random.Generator | None = None,
+    progress: Progress | None = None,
 ) -> FloatArray:
     """Bootstrap confidence intervals of many mean differences with shared resamples.
 
@@ -277,6 +284,8 @@ def paired_bootstrap_cis(
         Matrix of shape ``(n_queries, n_comparisons)``; no NaN.
     confidence, n_resamples, seed, rng
         As for :func:`paired_bootstrap_ci` (``confidence``: of every interval).
+    progress
+        Called with ``(resamples done, n_resamples, "resamples")`` as they are done.
 
     Returns
     -------
@@ -291,7 +300,12 @@ def paired_bootstrap_cis(
     """
     matrix = _matrix(diffs, "diffs")
     return bootstrap_column_mean_cis(
-        matrix, confidence=confidence, n_resamples=n_resamples, seed=seed, rng=rng
+        matrix,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+        rng=rng,
+        progress=progress,
     )
 
 
@@ -302,13 +316,15 @@ def bootstrap_column_mean_cis(
     n_resamples: int = 1_000,
     seed: int = 0,
     rng: np.random.Generator | None = None,
+    progress: Progress | None = None,
 ) -> FloatArray:
     """Percentile bootstrap CIs of the column means of a (queries × columns) matrix.
 
     The one resampling core of rankset: queries are resampled with replacement and every
     column shares the draws (paired differences of many comparisons; or a system's metrics
     in a summary, or its cutoffs in a curve). NaN is NA: a column's mean skips its NaNs,
-    and a column without any value gets NaN bounds.
+    and a column without any value gets NaN bounds. ``progress`` is called with
+    ``(resamples done, n_resamples, "resamples")`` as they are done.
 
     Returns
     -------
@@ -340,7 +356,7 @@ def bootstrap_column_mean_cis(
     generator = resample_generator(seed, rng)
     means = np.empty((n_resamples, m))
     start = 0
-    for rows in resample_chunks(n_resamples, n):
+    for rows in counted_chunks(n_resamples, n, progress):
         index = generator.integers(0, n, size=(rows, n))
         if m == 1 and complete:
             means[start : start + rows, 0] = matrix[index, 0].mean(axis=1)
