@@ -147,3 +147,39 @@ def test_resolve_progress() -> None:
     assert stats.resolve_progress(None, "x") is None  # no notebook here
     with pytest.raises(ParameterError, match="'progress' parameter must be a callable"):
         stats.resolve_progress(3, "x")  # type: ignore[arg-type]
+
+
+# --- the comparison ----------------------------------------------------------------------
+
+
+def _per_query(n_queries: dict[str, int]) -> Any:
+    """A tidy per-query frame: systems base and new, each metric over its own queries."""
+    import polars as pl
+
+    rng = np.random.default_rng(0)
+    rows = [
+        (system, f"q{q}", metric, float(rng.random()))
+        for metric, count in n_queries.items()
+        for q in range(count)
+        for system in ("base", "new")
+    ]
+    return pl.DataFrame(rows, schema=["system", "query_id", "metric", "value"], orient="row")
+
+
+def test_compare_counts_the_resamples_of_every_comparison(seven_per_chunk: None) -> None:
+    from rankset.comparison.pairwise import compare
+
+    calls = Calls()
+    # Two metrics over 12 queries share their draws; one over 9 draws its own: two
+    # groups, each with a randomization test and a bootstrap of 50 resamples.
+    frame = _per_query({"ap": N_QUERIES, "rr": N_QUERIES, "p@5": 9})
+    counted = compare(
+        frame, "base", tests=["randomization"], n_resamples=50, progress=calls, correction=None
+    )
+    total = 2 * 2 * 50
+    assert {(t, what) for _, t, what in calls.calls} == {(total, "resamples")}
+    assert calls.counts == sorted(calls.counts)  # never falls
+    assert calls.counts[-1] == total
+    assert len(calls.counts) > 4  # per chunk, not per test
+    silent = compare(frame, "base", tests=["randomization"], n_resamples=50, correction=None)
+    assert counted.equals(silent)

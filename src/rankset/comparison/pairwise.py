@@ -85,6 +85,7 @@ from rankset.evaluation import EvaluationResult
 if TYPE_CHECKING:
     import numpy as np
 
+    from rankset.stats import Progress
     from rankset.stats.paired import Correction, FloatArray
 
 __all__ = [
@@ -123,6 +124,7 @@ def compare(
     confidence: float = 0.95,
     by: str | Sequence[str] | None = None,
     metadata: pl.DataFrame | None = None,
+    progress: Progress | None = None,
 ) -> pl.DataFrame:
     """Compare every system with a baseline, per metric (and per slice), with paired tests.
 
@@ -164,6 +166,10 @@ def compare(
     metadata
         Frame with ``query_id`` and the ``by`` columns, one row per query. Queries it
         does not list get null slice values and form their own slice.
+    progress
+        Called with ``(done, total, "resamples")`` as the paired tests' resamples are
+        drawn (the randomization test's and the bootstrap's, over every comparison; the
+        family-wise tests are not counted); see :data:`rankset.stats.Progress`.
 
     Returns
     -------
@@ -250,7 +256,7 @@ def compare(
             _paired_rows(
                 frame, baseline, others, slices, by_columns, ranks, order, greater, paired,
                 test_names, correction, alpha=alpha, seed=seed, n_resamples=n_resamples,
-                confidence=confidence,
+                confidence=confidence, progress=progress,
             )
         )  # fmt: skip
     if family:
@@ -298,6 +304,7 @@ def _paired_rows(
     seed: int,
     n_resamples: int,
     confidence: float,
+    progress: Progress | None,
 ) -> pl.DataFrame:
     """Return the rows of the paired tests, each test's p-values corrected over its rows."""
     from rankset import stats
@@ -325,6 +332,7 @@ def _paired_rows(
         seed=seed,
         n_resamples=n_resamples,
         confidence=confidence,
+        progress=progress,
     )
     rows = rows.with_columns(
         pl.Series("ci_low", intervals[:, 0], dtype=pl.Float64, nan_to_null=True),
@@ -458,6 +466,7 @@ def _run_tests(
     seed: int,
     n_resamples: int,
     confidence: float,
+    progress: Progress | None,
 ) -> tuple[dict[Test, FloatArray], FloatArray]:
     """P-values per test and bootstrap intervals, one per comparison (row of ``sizes``)."""
     import numpy as np
@@ -476,16 +485,22 @@ def _run_tests(
     for index, size in enumerate(sizes.tolist()):
         if size > 0:
             by_size.setdefault(size, []).append(index)
+    draws = len(by_size) * n_resamples * (2 if "randomization" in tests else 1)
+    tally = stats.Tally(progress, draws, "resamples")
     for _, members in sorted(by_size.items()):
         diffs = np.column_stack(
             [values[bounds[i] : bounds[i + 1]] - base[bounds[i] : bounds[i + 1]] for i in members]
         )
         if "randomization" in tests:
             p_values["randomization"][members] = stats.paired_randomization_tests(
-                diffs, n_resamples=n_resamples, seed=seed
+                diffs, n_resamples=n_resamples, seed=seed, progress=tally.job(n_resamples)
             )
         intervals[members] = stats.paired_bootstrap_cis(
-            diffs, confidence=confidence, n_resamples=n_resamples, seed=seed
+            diffs,
+            confidence=confidence,
+            n_resamples=n_resamples,
+            seed=seed,
+            progress=tally.job(n_resamples),
         )
         for i in members:
             left, right = values[bounds[i] : bounds[i + 1]], base[bounds[i] : bounds[i + 1]]
