@@ -50,6 +50,7 @@ InputFormat: TypeAlias = Literal[
     "ranx",
     "frame",
     "records-jsonl",
+    "msmarco",
 ]
 #: What a parsed input is expected to hold.
 Kind: TypeAlias = Literal["auto", "run", "labels"]

@@ -24,6 +24,7 @@ from rankset.cli import (
     _dashboard,
     _experiments,
     _files,
+    _options,
     _parser,
     _suite,
     _trec_eval_help,
@@ -73,6 +74,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     """Run the chosen command; a rankset error, OS error or memory error is a message."""
     try:
         _split_label_sets(args)
+        _options.expand_official(args)
         _read_standard_input(args)
         _refuse_overwriting_inputs(args)
         _files.check_outputs(args)  # before any work: a bad name costs no evaluation

@@ -51,7 +51,11 @@ def add_dashboard(commands: Any) -> argparse.ArgumentParser:
         "--texts", metavar="FILE", help="document texts: TSV or JSONL with doc_id and text"
     )
     page.add_argument(
-        "--queries", metavar="FILE", help="query texts: TSV or JSONL with query_id and text"
+        "--queries",
+        metavar="FILE",
+        help="query texts: TSV or JSONL with query_id and text, or irds:<id> (a dataset's "
+        "queries through ir_datasets); by default, with --qrels irds:<id>, that dataset's "
+        "queries when ir_datasets has them cached",
     )
     page.add_argument("--title", default="rankset dashboard", help="the page's title")
     stored = parser.add_argument_group("from an experiment store")

@@ -43,7 +43,9 @@ from rankset._typing import (
     ScorePrecision,
     choices_of,
 )
+from rankset.errors import ParameterError
 from rankset.evaluation import EvaluateOptions
+from rankset.io import official_measures
 
 __all__ = [
     "add_buckets",
@@ -58,6 +60,7 @@ __all__ = [
     "add_quiet",
     "add_resampling",
     "cutoff_list",
+    "expand_official",
     "hidden_alias",
 ]
 
@@ -143,8 +146,43 @@ def add_metrics(parser: argparse.ArgumentParser, default: str, *, one: str = "")
         dest="metrics",
         action="append",
         metavar="METRIC",
-        help=f"metric name, repeatable (default: {default})",
+        help=f"metric name, repeatable (default: {default}); 'official': the official "
+        "measures of the --qrels collection (irds:dl19-passage: nDCG@10, RR(rel=2), "
+        "AP(rel=2))",
     )
+
+
+#: The ``-m`` value that stands for the official measures of the labels' collection.
+OFFICIAL: Final = "official"
+
+
+def expand_official(args: argparse.Namespace) -> None:
+    """Replace ``-m official`` by the official measures of the ``--qrels`` collection.
+
+    The collection is the one the labels name (``irds:dl19-passage``, or a qrels file
+    named as pyserini names it): :func:`rankset.io.official_measures`. A command that
+    takes one metric gets the collection's only one, or an error listing them.
+    """
+    if not hasattr(args, "labels"):
+        return
+    many = getattr(args, "metrics", None)
+    if many and any(str(name).strip().lower() == OFFICIAL for name in many):
+        measures = official_measures(args.labels)
+        args.metrics = [
+            chosen
+            for name in many
+            for chosen in (measures if str(name).strip().lower() == OFFICIAL else (name,))
+        ]
+    one = getattr(args, "metric", None)
+    if isinstance(one, str) and one.strip().lower() == OFFICIAL:
+        measures = official_measures(args.labels)
+        if len(measures) > 1:
+            msg = (
+                f"-m official names {len(measures)} measures for these labels "
+                f"({', '.join(measures)}); this command uses one: name it (-m {measures[0]})."
+            )
+            raise ParameterError(msg)
+        args.metric = measures[0]
 
 
 def add_cutoff(parser: Parser, *, default: int | None, help: str) -> None:

@@ -24,7 +24,7 @@ from rankset._validation import check_choice, check_int
 from rankset.dashboard._charts import chart_specs
 from rankset.dashboard._data import assemble
 from rankset.dashboard._page import render_page
-from rankset.dashboard._texts import IntoTexts, read_texts, snippet_expr
+from rankset.dashboard._texts import IntoTexts, cached_queries, read_texts, snippet_expr
 from rankset.errors import GradeScaleError, RanksetWarning
 from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with, numbered_runs
 from rankset.io import atomic_path, scan_labels
@@ -146,7 +146,9 @@ def dashboard(
         Document texts (``doc_id, text``: a TSV, JSONL or Parquet file, a mapping or a
         frame); each is cut to ``snippet`` characters. Only the documents shown are kept.
     queries
-        Query texts, in the same forms (``query_id, text``); searched by the query filter.
+        Query texts, in the same forms (``query_id, text``) or ``irds:<id>``; searched by
+        the query filter. By default, labels given as ``irds:<id>`` lend their dataset's
+        queries when ir_datasets has them cached (nothing is downloaded).
     baseline
         The system the others are compared with first (the page can pick another);
         by default the first run given.
@@ -225,6 +227,8 @@ def dashboard(
     doc_texts = _snippets(
         texts, set(top["doc_id"].unique()) | set(labels["doc_id"]), snippet, "texts"
     )
+    if queries is None:  # labels named irds:<id> lend their dataset's cached queries
+        queries = cached_queries(qrels)
     query_texts = _snippets(queries, set(result.per_query["query_id"].unique()), 500, "queries")
     payload = assemble(
         result,

@@ -3,6 +3,9 @@
 A texts source maps an id to a text: ``doc_id, text`` for documents, ``query_id, text`` for
 queries. Only the ids the page shows are kept (a semi-join before anything is collected), so
 a whole collection can be passed; every text is cut to a snippet before it is embedded.
+``irds:<ir_datasets id>`` reads a dataset's queries through ir_datasets; labels given as
+``irds:`` lend the page their dataset's queries when those are already in its cache
+(:func:`cached_queries`).
 """
 
 from __future__ import annotations
@@ -15,8 +18,16 @@ from typing import TypeAlias
 import polars as pl
 
 from rankset.errors import InputFormatError, ParameterError
+from rankset.io import is_irds, read_irds_queries
 
-__all__ = ["ID_COLUMNS", "TEXT_COLUMNS", "IntoTexts", "read_texts", "snippet_expr"]
+__all__ = [
+    "ID_COLUMNS",
+    "TEXT_COLUMNS",
+    "IntoTexts",
+    "cached_queries",
+    "read_texts",
+    "snippet_expr",
+]
 
 #: Anything :func:`read_texts` reads: a file, ``{id: text}``, or a frame.
 IntoTexts: TypeAlias = str | os.PathLike[str] | Mapping[str, str] | pl.DataFrame | pl.LazyFrame
@@ -36,7 +47,9 @@ def read_texts(
 ) -> pl.DataFrame:
     r"""Read ``id, text`` pairs; keep only the ids in ``keep`` when given.
 
-    Files: JSON lines (``.jsonl``, ``.ndjson``, ``.json``; one object per line with an id
+    ``irds:<ir_datasets id>`` (or a short name, ``irds:dl19-passage``) is the dataset's
+    queries, read through ir_datasets (:func:`rankset.io.read_irds_queries`). Files:
+    JSON lines (``.jsonl``, ``.ndjson``, ``.json``; one object per line with an id
     and a text field, e.g. ``{"doc_id": ..., "text": ...}`` or ``{"docid": ..., "doc":
     ...}``), Parquet, or tab-separated text (any other name): the id, a tab, then the text
     (further tabs belong to the text), with an optional header line. Gzip is read
@@ -46,7 +59,7 @@ def read_texts(
     Parameters
     ----------
     source
-        A path, a mapping ``{id: text}``, or a Polars frame.
+        A path, ``irds:<id>``, a mapping ``{id: text}``, or a Polars frame.
     keep
         The ids wanted; the others are dropped before the texts are collected.
     what
@@ -80,6 +93,27 @@ def read_texts(
     return frame.unique("id", keep="first", maintain_order=True).collect()
 
 
+def cached_queries(labels: object) -> pl.DataFrame | None:
+    """Return the queries of the ``irds:`` dataset ``labels`` names, if already cached.
+
+    Nothing is downloaded: labels that are not ``irds:``, a dataset whose queries are not
+    in ir_datasets' cache, or ir_datasets not installed give None (the page then shows
+    query ids alone).
+
+    Examples
+    --------
+    >>> cached_queries("qrels.txt") is None
+    True
+    """
+    if not is_irds(labels):
+        return None
+    try:
+        queries = read_irds_queries(str(labels), download=False)
+    except (InputFormatError, ImportError):  # MissingDependencyError is an ImportError
+        return None
+    return queries.rename({"query_id": "id"})
+
+
 def snippet_expr(column: str, length: int) -> pl.Expr:
     r"""Cut a text column to ``length`` characters (an ellipsis ends a cut text), on one line.
 
@@ -106,6 +140,8 @@ def _scan(source: IntoTexts, what: str) -> pl.LazyFrame:
             {"id": [str(key) for key in source], "text": [str(v) for v in source.values()]},
             schema={"id": pl.String, "text": pl.String},
         )
+    if is_irds(source):
+        return read_irds_queries(str(source)).lazy().rename({"query_id": "id"})
     if not isinstance(source, str | os.PathLike):
         msg = (
             f"The '{what}' parameter must be a path, a mapping {{id: text}} or a polars "

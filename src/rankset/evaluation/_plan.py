@@ -137,7 +137,9 @@ def plan_evaluation_inputs(
     run_frame, ranked_queries = cut_runs(
         run_frame, label_frame, max_depth=options.max_depth, judged_only=options.judged_only
     )
-    features = _plan_features(options, level, label_frame, metrics, label_input.source)
+    features = _plan_features(
+        options, level, label_frame, metrics, label_input.source, label_input.scale
+    )
     values = {metric.name: metric.spec.build(features, metric) for metric in metrics}
     buckets = options.buckets
     if buckets is None:
@@ -194,7 +196,9 @@ def plan_labels(
         return None
     options, level = _with_relevance_level(options, label_input)
     cutoff_frame = read_cutoffs(options.cutoffs, [], label_input)
-    features = _plan_features(options, level, label_frame, metrics, label_input.source)
+    features = _plan_features(
+        options, level, label_frame, metrics, label_input.source, label_input.scale
+    )
     values = {metric.name: metric.spec.build(features, metric) for metric in metrics}
     if features.containment_modes or features.nugget_columns:
         return None
@@ -363,11 +367,16 @@ def _plan_features(
     labels: pl.LazyFrame,
     metrics: list[Metric],
     source: str,
+    documented: str | None = None,
 ) -> Features:
-    """Return the features the metrics are measured with (the scale chosen if ``auto``)."""
+    """Return the features the metrics are measured with (the scale chosen if ``auto``).
+
+    ``auto`` takes the scale the labels' source documents (ir_datasets' relevance
+    definitions), else the one their grades fit.
+    """
     scale = options.scale
     if isinstance(scale, str) and scale == "auto":
-        scale = _scale_from_labels(labels, metrics, source)
+        scale = documented or _scale_from_labels(labels, metrics, source)
     return Features(
         relevance_level=float(level),
         scale=resolve_scale(scale),

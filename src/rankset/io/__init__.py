@@ -23,12 +23,14 @@ Supported inputs
 - Parquet, CSV and TSV tables, a glob or folder of Parquet files, a dataset written by
   :func:`rankset.partition`, and in-memory Polars, pandas and pyarrow frames.
 - ``ranx``: mappings ``{query_id: {doc_id: number}}``.
-- MS MARCO runs ``qid docid rank`` and TREC 2025 RAG qrels
-  ``qid iter docid grade confidence`` (the confidence kept as a column).
+- MS MARCO runs ``qid docid rank`` (``format="msmarco"`` forces the layout) and TREC
+  2025 RAG qrels ``qid iter docid grade confidence`` (the confidence kept as a column).
 - BEIR/MTEB qrels tables (``query-id``, ``corpus-id``, ``score``), without a mapping.
 - URLs (``https://``, ``hf://``, ``s3://``), read as local files are.
 - ``irds:<ir_datasets id>`` labels, and the short names of :data:`IRDS_SHORT_NAMES`
-  (``irds:dl19-passage``), through the optional ``ir_datasets`` package.
+  (``irds:dl19-passage``), through the optional ``ir_datasets`` package; the dataset's
+  queries (:func:`read_irds_queries`), grade meanings (:func:`irds_grade_definitions`)
+  and official measures (:func:`official_measures`, :data:`IRDS_OFFICIAL_MEASURES`).
 
 Gzip compression is detected from the content, whatever the file is called.
 
@@ -45,8 +47,14 @@ from __future__ import annotations
 from rankset._typing import InputFormat, Kind, Source, WriteFormat
 from rankset.io._answers import read_answers
 from rankset.io._chunks import read_text_table
-from rankset.io._irds import SHORT_NAMES as IRDS_SHORT_NAMES
-from rankset.io._irds import resolve_irds_id
+from rankset.io._irds import (
+    irds_grade_definitions,
+    official_measures,
+    read_irds_queries,
+)
+from rankset.io._irds_catalog import OFFICIAL_MEASURES as IRDS_OFFICIAL_MEASURES
+from rankset.io._irds_catalog import SHORT_NAMES as IRDS_SHORT_NAMES
+from rankset.io._irds_catalog import is_irds, resolve_irds_id
 from rankset.io._nuggets import NUGGET_SCHEMA, read_nuggets, read_subtopics
 from rankset.io._parsed import (
     ID_CONTROL_CHARACTERS,
@@ -66,6 +74,7 @@ from rankset.io._writers import atomic_path, write_labels, write_parquet, write_
 
 __all__ = [
     "ID_CONTROL_CHARACTERS",
+    "IRDS_OFFICIAL_MEASURES",
     "IRDS_SHORT_NAMES",
     "NUGGET_SCHEMA",
     "InputFormat",
@@ -78,10 +87,14 @@ __all__ = [
     "count_problems",
     "display_stem",
     "id_problems",
+    "irds_grade_definitions",
+    "is_irds",
     "looks_like_ranx",
     "number_problems",
+    "official_measures",
     "read",
     "read_answers",
+    "read_irds_queries",
     "read_labels",
     "read_nuggets",
     "read_run",

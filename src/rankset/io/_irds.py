@@ -1,98 +1,53 @@
-"""Labels by name: ``irds:<ir_datasets id>`` and pyserini's short names.
+"""Labels and queries by name: ``irds:<ir_datasets id>`` and pyserini's short names.
 
-``irds:msmarco-passage/trec-dl-2019/judged`` reads the dataset's qrels through the
-optional ``ir_datasets`` package (``pip install "rankset[irds]"``), imported only
-then. ir_datasets keeps its files under ``IR_DATASETS_HOME`` (default
-``~/.ir_datasets``) and downloads what is missing; offline, a missing file is an
-:class:`~rankset.errors.InputFormatError` naming the dataset, that folder and how to
-fetch it on a machine with network. ``irds:dl19-passage`` and the other names of
-:data:`SHORT_NAMES` (pyserini's) stand for their ir_datasets ids.
+``irds:msmarco-passage/trec-dl-2019/judged`` reads the dataset's qrels (and, for the
+dashboard, its queries) through the optional ``ir_datasets`` package (``pip install
+"rankset[irds]"``), imported only then. ir_datasets keeps its files under
+``IR_DATASETS_HOME`` (default ``~/.ir_datasets``) and downloads what is missing;
+offline, a missing file is an :class:`~rankset.errors.InputFormatError` naming the
+dataset, that folder and how to fetch it on a machine with network. ``irds:dl19-passage``
+and the other names of :data:`~rankset.io._irds_catalog.SHORT_NAMES` (pyserini's) stand
+for their ir_datasets ids.
+
+The dataset's documented relevance definitions (``qrels_defs``) choose the labels' grade
+scale where they call for a preset (:func:`~rankset.io._irds_catalog.dataset_scale`), and
+its documented official measures answer ``-m official`` (:func:`official_measures`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Final
+from types import ModuleType
+from typing import Any, Literal
 
 import polars as pl
 
 from rankset._dependencies import import_optional
 from rankset._typing import Kind
 from rankset._validation import did_you_mean
-from rankset.errors import InputFormatError
+from rankset.errors import InputFormatError, ParameterError
+from rankset.io._irds_catalog import (
+    SHORT_NAMES,
+    dataset_of,
+    dataset_scale,
+    resolve_irds_id,
+    table_measures,
+)
 from rankset.io._parsed import LABELS_SCHEMA, ParsedInput
 
-__all__ = ["IRDS_PREFIX", "SHORT_NAMES", "is_irds", "read_irds", "resolve_irds_id"]
+__all__ = [
+    "irds_grade_definitions",
+    "official_measures",
+    "read_irds",
+    "read_irds_queries",
+]
 
-IRDS_PREFIX: Final = "irds:"
-
-_DL: Final = {
-    "dl19-passage": "msmarco-passage/trec-dl-2019/judged",
-    "dl20-passage": "msmarco-passage/trec-dl-2020/judged",
-    "dl19-doc": "msmarco-document/trec-dl-2019/judged",
-    "dl20-doc": "msmarco-document/trec-dl-2020/judged",
-    "dl21-passage": "msmarco-passage-v2/trec-dl-2021/judged",
-    "dl22-passage": "msmarco-passage-v2/trec-dl-2022/judged",
-    "dl23-passage": "msmarco-passage-v2/trec-dl-2023/judged",
-    "dl21-doc": "msmarco-document-v2/trec-dl-2021/judged",
-    "dl22-doc": "msmarco-document-v2/trec-dl-2022/judged",
-    "dl23-doc": "msmarco-document-v2/trec-dl-2023/judged",
-    "msmarco-passage-dev-subset": "msmarco-passage/dev/small",
-    "msmarco-doc-dev": "msmarco-document/dev",
-}
-# BEIR's test qrels: ir_datasets names a /test subset where the collection has several
-# splits, and the collection itself where test is its only split.
-_BEIR_SPLIT_TEST: Final = (
-    "dbpedia-entity",
-    "fever",
-    "fiqa",
-    "hotpotqa",
-    "nfcorpus",
-    "quora",
-    "scifact",
-)
-_BEIR_TEST_ONLY: Final = ("arguana", "climate-fever", "nq", "scidocs", "trec-covid")
-_CQADUPSTACK: Final = (
-    "android", "english", "gaming", "gis", "mathematica", "physics", "programmers",
-    "stats", "tex", "unix", "webmasters", "wordpress",
-)  # fmt: skip
-#: pyserini's names for common qrels -> ir_datasets ids (``irds:dl19-passage``).
-SHORT_NAMES: Final[Mapping[str, str]] = {
-    **_DL,
-    **{f"beir-v1.0.0-{name}-test": f"beir/{name}/test" for name in _BEIR_SPLIT_TEST},
-    **{f"beir-v1.0.0-{name}-test": f"beir/{name}" for name in _BEIR_TEST_ONLY},
-    "beir-v1.0.0-webis-touche2020-test": "beir/webis-touche2020/v2",
-    **{f"beir-v1.0.0-cqadupstack-{n}-test": f"beir/cqadupstack/{n}" for n in _CQADUPSTACK},
-}
-
-
-def is_irds(source: object) -> bool:
-    """Whether ``source`` names an ir_datasets dataset (``irds:...``).
-
-    Examples
-    --------
-    >>> is_irds("irds:dl19-passage"), is_irds("qrels.txt")
-    (True, False)
-    """
-    return isinstance(source, str) and source.startswith(IRDS_PREFIX)
-
-
-def resolve_irds_id(source: str) -> str:
-    """Return the ir_datasets id an ``irds:`` source names (short names resolved).
-
-    Examples
-    --------
-    >>> resolve_irds_id("irds:dl19-passage")
-    'msmarco-passage/trec-dl-2019/judged'
-    >>> resolve_irds_id("irds:beir-v1.0.0-scifact-test"), resolve_irds_id("irds:beir/nq")
-    ('beir/scifact/test', 'beir/nq')
-    """
-    name = source.removeprefix(IRDS_PREFIX).strip()
-    return SHORT_NAMES.get(name, name)
+_QUERIES_SCHEMA = {"query_id": pl.String, "text": pl.String}
 
 
 def read_irds(source: str, kind: Kind) -> ParsedInput:
@@ -101,10 +56,7 @@ def read_irds(source: str, kind: Kind) -> ParsedInput:
         msg = f"{source}: an ir_datasets id names labels (qrels), not a run"
         raise InputFormatError(msg)
     dataset_id = resolve_irds_id(source)
-    ir_datasets = import_optional(
-        "ir_datasets", extra="irds", purpose=f"Reading {source} (an ir_datasets id)"
-    )
-    dataset = _load(ir_datasets, dataset_id, source)
+    dataset = _load(_import(source), dataset_id, source)
     if not dataset.has_qrels():
         raise InputFormatError(f"{source}: the ir_datasets dataset {dataset_id!r} has no qrels")
     query_ids: list[str] = []
@@ -117,22 +69,179 @@ def read_irds(source: str, kind: Kind) -> ParsedInput:
                 doc_ids.append(str(qrel.doc_id))
                 grades.append(float(qrel.relevance))
     except Exception as exc:
-        raise InputFormatError(_unavailable(source, dataset_id, exc)) from None
+        raise InputFormatError(_unavailable(source, dataset_id, "qrels", exc)) from None
     labels = pl.DataFrame(
         {"query_id": query_ids, "doc_id": doc_ids, "grade": grades}, schema=LABELS_SCHEMA
     )
     stem = dataset_id.replace("/", "-")
-    return ParsedInput(source, stem, "trec", labels=labels.lazy(), rows_in_memory=labels.height)
+    return ParsedInput(
+        source,
+        stem,
+        "trec",
+        labels=labels.lazy(),
+        rows_in_memory=labels.height,
+        scale=dataset_scale(dataset_id, _definitions(dataset)),
+    )
+
+
+def read_irds_queries(source: str, *, download: bool = True) -> pl.DataFrame:
+    """Read the queries of the ir_datasets dataset ``source`` names: ``query_id, text``.
+
+    The text is the query's default text in ir_datasets (its ``text``; the title of TREC
+    topics). With ``download=False`` only files already in ir_datasets' cache are read:
+    a dataset whose queries would have to be downloaded raises instead.
+
+    Parameters
+    ----------
+    source
+        ``irds:<ir_datasets id>`` or ``irds:<short name>`` (``irds:dl19-passage``).
+    download
+        Whether ir_datasets may download the queries when they are not in its cache.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``query_id`` and ``text`` (String), in the dataset's order.
+
+    Raises
+    ------
+    InputFormatError
+        The dataset is unknown or has no queries, or they are not in the cache and
+        cannot (or, with ``download=False``, may not) be downloaded; the message names
+        the dataset and ``IR_DATASETS_HOME``.
+    MissingDependencyError
+        ir_datasets is not installed.
+
+    Examples
+    --------
+    >>> read_irds_queries("irds:dl19-passage").columns  # doctest: +SKIP
+    ['query_id', 'text']
+    """
+    dataset_id = resolve_irds_id(source)
+    dataset = _load(_import(source), dataset_id, source)
+    if not dataset.has_queries():
+        raise InputFormatError(f"{source}: the ir_datasets dataset {dataset_id!r} has no queries")
+    query_ids: list[str] = []
+    texts: list[str] = []
+    guard = contextlib.nullcontext() if download else _no_downloads()
+    try:
+        with _quiet(), guard:
+            for query in dataset.queries_iter():
+                query_ids.append(str(query.query_id))
+                texts.append(_query_text(query))
+    except Exception as exc:
+        raise InputFormatError(_unavailable(source, dataset_id, "queries", exc)) from None
+    return pl.DataFrame({"query_id": query_ids, "text": texts}, schema=_QUERIES_SCHEMA)
+
+
+def irds_grade_definitions(source: str) -> dict[int, str]:
+    """Return the grades the ir_datasets dataset documents, with what each means.
+
+    ir_datasets' ``qrels_defs()``: read from the package, without the qrels (no download).
+    Empty when the dataset documents none (BEIR's).
+
+    Raises
+    ------
+    InputFormatError
+        The dataset is unknown.
+    MissingDependencyError
+        ir_datasets is not installed.
+
+    Examples
+    --------
+    >>> irds_grade_definitions("irds:dl19-passage")[1]  # doctest: +SKIP
+    'Related: The passage seems related to the query but does not answer it.'
+    """
+    dataset_id = resolve_irds_id(source)
+    return _definitions(_load(_import(source), dataset_id, source))
+
+
+def official_measures(source: object) -> tuple[str, ...]:
+    """Return the official measures of the collection a labels source stands for.
+
+    The names are ir_measures' (``nDCG@10``, ``RR(rel=2)``), which every metric
+    argument of rankset accepts. ``source`` is ``irds:<id>``, ``irds:<short name>``, or a
+    qrels file named as pyserini or NIST name it (``qrels.dl19-passage.txt``,
+    ``2019qrels-pass.txt``). The measures ir_datasets documents for the dataset come
+    first; where it documents none, or is not installed, rankset's table
+    (:data:`~rankset.io._irds_catalog.OFFICIAL_MEASURES`, by id prefix).
+
+    Raises
+    ------
+    ParameterError
+        ``source`` names no known collection, or the collection has no official measures.
+
+    Examples
+    --------
+    >>> official_measures("irds:msmarco-passage-dev-subset")
+    ('RR@10',)
+    >>> official_measures("qrels.beir-v1.0.0-scifact.test.txt")
+    ('nDCG@10', 'R@100')
+    """
+    dataset_id = dataset_of(source)
+    if dataset_id is None:
+        msg = (
+            f"'official' names the official measures of a known collection, and the labels "
+            f"{_shown(source)} are not one: give them as irds:<ir_datasets id> (--qrels "
+            "irds:msmarco-passage/trec-dl-2019/judged, irds:dl19-passage) or in a file "
+            "named as pyserini names it (qrels.dl19-passage.txt), or name the measures "
+            "(-m ndcg@10)."
+        )
+        raise ParameterError(msg)
+    measures = _documented_measures(dataset_id) or table_measures(dataset_id)
+    if not measures:
+        msg = (
+            f"{_shown(source)}: neither ir_datasets' documentation nor rankset's table "
+            f"lists official measures for {dataset_id!r}; name the measures (-m ndcg@10)."
+        )
+        raise ParameterError(msg)
+    return measures
+
+
+def _shown(source: object) -> str:
+    return repr(os.fspath(source)) if isinstance(source, str | os.PathLike) else "given"
+
+
+def _import(source: str) -> ModuleType:
+    return import_optional(
+        "ir_datasets", extra="irds", purpose=f"Reading {source} (an ir_datasets id)"
+    )
 
 
 def _load(ir_datasets: Any, dataset_id: str, source: str) -> Any:
     try:
-        return ir_datasets.load(dataset_id)
+        with _quiet():
+            return ir_datasets.load(dataset_id)
     except KeyError:
         known = list(ir_datasets.registry)
         hint = did_you_mean(dataset_id, [*known, *SHORT_NAMES])
         msg = f"{source}: ir_datasets knows no dataset {dataset_id!r}{hint}"
         raise InputFormatError(msg) from None
+
+
+def _definitions(dataset: Any) -> dict[int, str]:
+    if not dataset.has_qrels():
+        return {}
+    return {int(grade): str(text) for grade, text in (dataset.qrels_defs() or {}).items()}
+
+
+def _documented_measures(dataset_id: str) -> tuple[str, ...]:
+    """Return the official measures ir_datasets documents for the dataset, or ()."""
+    try:
+        ir_datasets = importlib.import_module("ir_datasets")
+    except ImportError:
+        return ()
+    try:
+        with _quiet():
+            documentation = ir_datasets.load(dataset_id).documentation()
+    except KeyError:
+        return ()
+    return tuple(str(name) for name in documentation.get("official_measures") or ())
+
+
+def _query_text(query: Any) -> str:
+    default_text: Callable[[], str] | None = getattr(query, "default_text", None)
+    return str(default_text() if default_text is not None else query.text)
 
 
 @contextlib.contextmanager
@@ -150,16 +259,48 @@ def _quiet() -> Iterator[None]:
         logging.disable(previous)
 
 
-def _unavailable(source: str, dataset_id: str, exc: BaseException) -> str:
+class _NotCachedError(RuntimeError):
+    """A download that ``download=False`` held back."""
+
+
+@contextlib.contextmanager
+def _no_downloads() -> Iterator[None]:
+    """Make every remote download of ir_datasets fail, so only its cache is read.
+
+    ir_datasets (0.5-0.6) fetches through the ``stream`` method of three classes of
+    ``ir_datasets.util.download``; they raise while this context lasts. Files already
+    under ``IR_DATASETS_HOME`` are read as usual.
+    """
+    download = importlib.import_module("ir_datasets.util.download")
+
+    def refuse(self: object) -> None:
+        raise _NotCachedError("not in the cache, and downloads were not allowed")
+
+    names = ("RequestsDownload", "GoogleDriveDownload", "GoogleCloudBucketStream")
+    classes = [getattr(download, name) for name in names if hasattr(download, name)]
+    saved = [cls.__dict__["stream"] for cls in classes]
+    for cls in classes:
+        cls.stream = refuse
+    try:
+        yield
+    finally:
+        for cls, stream in zip(classes, saved, strict=True):
+            cls.stream = stream
+
+
+def _unavailable(
+    source: str, dataset_id: str, what: Literal["qrels", "queries"], exc: BaseException
+) -> str:
     home = Path(os.environ.get("IR_DATASETS_HOME") or Path.home() / ".ir_datasets")
     # ir_datasets' RuntimeError('All download sources failed', [...]) says it first.
     first = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
     reason = (first.strip() or type(exc).__name__).splitlines()[0][:200]
+    iterate = "qrels_iter" if what == "qrels" else "queries_iter"
     return (
-        f"{source}: the qrels of ir_datasets dataset {dataset_id!r} are not in its cache "
+        f"{source}: the {what} of ir_datasets dataset {dataset_id!r} are not in its cache "
         f"(IR_DATASETS_HOME={home}) and cannot be downloaded here ({reason}). On a "
         f'machine with network run: python -c "import ir_datasets; '
-        f"list(ir_datasets.load('{dataset_id}').qrels_iter())\" and copy the folder "
+        f"list(ir_datasets.load('{dataset_id}').{iterate}())\" and copy the folder "
         f"{dataset_id.split('/')[0]}/ of its ~/.ir_datasets (or IR_DATASETS_HOME) into "
         f"{home}"
     )

@@ -312,6 +312,10 @@ class ParsedInput:
         text keys of a ``{qid: {doc: score}}`` dict), so no duplicate check is needed.
     rows_in_memory
         For a frame (or dict) given in memory: its row count, known without a pass.
+    scale
+        The grade scale (a preset name) the source documents for its labels, used when
+        the caller sets none: ir_datasets' relevance definitions (``trec_dl`` for TREC
+        DL); None: the labels' grades choose.
 
     Examples
     --------
@@ -335,6 +339,7 @@ class ParsedInput:
     rows_checked: bool = False  # the reader applied the id rules to every run row
     unique_docs: bool = False  # no document twice in a ranking, by the source's shape
     rows_in_memory: int | None = None  # the row count of a frame given in memory
+    scale: str | None = None  # the grade scale the source documents (ir_datasets)
 
 
 def no_table_message(parsed: ParsedInput, table: str) -> str:

@@ -21,7 +21,8 @@ from rankset._dependencies import import_optional
 from rankset._typing import DatasetChecks, InputFormat, Kind, Source, choices_of
 from rankset._validation import check_choice
 from rankset.errors import InputFormatError, ParameterError
-from rankset.io._irds import is_irds, read_irds
+from rankset.io._irds import read_irds
+from rankset.io._irds_catalog import is_irds
 from rankset.io._json import parse_json
 from rankset.io._parsed import (
     ParsedInput,
@@ -42,6 +43,7 @@ from rankset.io._sources import (
     read_bytes,
     sniff_content,
     starts_with,
+    starts_with_trec_line,
     stream_bytes,
 )
 from rankset.io._tables import (
@@ -55,7 +57,7 @@ from rankset.io._tables import (
     read_glob,
     read_parquet_bytes,
 )
-from rankset.io._trec import parse_trec, read_plain_trec_run
+from rankset.io._trec import parse_msmarco_run, parse_trec, read_plain_trec_run
 
 __all__ = ["read", "read_labels", "read_run", "scan_labels", "scan_run"]
 
@@ -91,6 +93,9 @@ def read(
         ``.pq``, ``.csv``, ``.tsv``, ``.json``, ``.jsonl``, ``.ndjson``), else from the
         content (Parquet magic bytes, JSON when the first non-blank character is ``{`` or
         ``[``, else TREC text). JSON sources are told apart by their first object.
+        A ``.tsv`` file whose first line is TREC-family text rather than a header is
+        read as TREC text; ``"msmarco"`` reads every line as an MS MARCO run line
+        (``qid docid rank``).
     columns
         For tables and JSON records: source column name -> canonical name (``query_id``,
         ``doc_id``, ``rank``, ``score``, ``grade``, ``system``, ``text``, and
@@ -457,6 +462,11 @@ def _parse_bytes(
     dataset_checks: DatasetChecks = "error",
 ) -> ParsedInput:
     resolved = format or sniff_content(data)
+    if resolved == "tsv" and not mapping and starts_with_trec_line(data):
+        resolved = "trec"  # no header: MS MARCO's run.dev.small.tsv is TREC-family text
+    if resolved == "msmarco":
+        check_no_mapping(mapping, "msmarco")
+        return parse_msmarco_run(data, name, stem, kind)
     if resolved == "trec":
         check_no_mapping(mapping, "trec")
         return parse_trec(data, name, stem, kind, try_plain=try_plain)

@@ -155,6 +155,21 @@ def sniff_content(data: bytes) -> str:
     return "trec" if _is_trec_line(first) else "json"
 
 
+def starts_with_trec_line(data: bytes) -> bool:
+    r"""Whether the first line of decompressed bytes is a TREC-family line, not a header.
+
+    MS MARCO names its runs ``run.dev.small.tsv``: text in the TREC family (``qid docid
+    rank``), not a table with a header, whatever the extension says.
+
+    Examples
+    --------
+    >>> starts_with_trec_line(b"1048585\t7187158\t1\n"), starts_with_trec_line(b"qid\tdocid\n")
+    (True, False)
+    """
+    head = data[:4096].lstrip(UTF8_BOM + b" \t\r\n\f\v")
+    return _is_trec_line(head.replace(b"\r", b"\n").split(b"\n", 1)[0].strip())
+
+
 def _is_tsv_header(head: bytes) -> bool:
     r"""Whether the first line is a tab-separated header naming query and document columns.
 

@@ -59,6 +59,7 @@ __all__ = [
     "SCANNED_TAG",
     "every_field_read",
     "no_comment_line",
+    "parse_msmarco_run",
     "parse_trec",
     "parse_trec_lines",
     "read_plain_trec_labels",
@@ -373,6 +374,29 @@ def parse_trec_lines(data: bytes, name: str, stem: str | None, kind: Kind) -> Pa
     if layout.kind == "run":
         return ParsedInput(name, stem, "trec", run=table.lazy(), rows_checked=True)
     return ParsedInput(name, stem, "trec", labels=table.lazy())
+
+
+def parse_msmarco_run(data: bytes, name: str, stem: str | None, kind: Kind) -> ParsedInput:
+    r"""Parse an MS MARCO run (``qid docid rank``), whatever its first line looks like.
+
+    ``format="msmarco"``: every data line must have the three fields, the rank an integer.
+
+    Examples
+    --------
+    >>> parsed = parse_msmarco_run(b"1\t7\t1\n1\t8\t2\n", "<stream>", None, "auto")
+    >>> parsed.format, parsed.run.collect()["doc_id"].to_list()
+    ('msmarco', ['7', '8'])
+    """
+    if kind == "labels":
+        msg = f"{name}: an MS MARCO run ({MSMARCO_RUN.description}) holds a run, not labels"
+        raise InputFormatError(msg)
+    lines = split_lines(data, name)
+    data_lines = lines.filter(pl.col("line").str.contains(_DATA_LINE))
+    if data_lines.height == 0:
+        msg = f"{name}: the file has no data lines; expected {MSMARCO_RUN.description}"
+        raise InputFormatError(msg)
+    table = _extract_trec_fields(data_lines, MSMARCO_RUN, name)
+    return ParsedInput(name, stem, "msmarco", run=table.lazy(), rows_checked=True)
 
 
 def _expected_trec(kind: Kind) -> str:

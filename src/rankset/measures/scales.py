@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from rankset.errors import GradeScaleError, ParameterError
+from rankset.errors import GradeScaleError, ParameterError, RanksetError
 
 __all__ = [
     "PRESETS",
@@ -152,4 +152,20 @@ def check_grades_in_scale(grades: pl.Series, scale: GradeScale, source: str) -> 
             "scale that matches the labels (CLI --scale rag5|trec_dl|binary) or pass a "
             "{grade: tier} dict."
         )
-        raise GradeScaleError(msg)
+        raise GradeScaleError(msg + _documented_grades(source))
+
+
+def _documented_grades(source: str) -> str:
+    """For an ``irds:`` source, what its dataset documents of each grade, else ``""``."""
+    if not source.startswith("irds:"):
+        return ""
+    from rankset.io import irds_grade_definitions
+
+    try:
+        definitions = irds_grade_definitions(source)
+    except RanksetError:
+        return ""
+    if not definitions:
+        return " The dataset documents no meaning for its grades."
+    shown = "; ".join(f"{grade}: {text}" for grade, text in sorted(definitions.items()))
+    return f" The dataset documents its grades as {shown}."
