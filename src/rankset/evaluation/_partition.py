@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -25,6 +25,9 @@ from rankset.evaluation._inputs import assign_system_names, read_labels, read_ru
 from rankset.evaluation._runs import bucket_of
 from rankset.io import write_partitioned
 from rankset.schema import normalize_labels
+
+if TYPE_CHECKING:
+    from rankset.stats import Progress
 
 __all__ = ["partition"]
 
@@ -38,6 +41,7 @@ def partition(
     *,
     buckets: int = 16,
     names: Sequence[str] | None = None,
+    progress: Progress | None = None,
 ) -> Path:
     """Write runs and labels as a bucket-partitioned Parquet dataset, atomically.
 
@@ -50,6 +54,9 @@ def partition(
     buckets
         Number of buckets; a query's rows all go to bucket
         :func:`rankset.evaluation.bucket_of` of its id.
+    progress
+        Called with ``(buckets written, buckets, "buckets")``, from 0 to ``buckets``
+        (each bucket is a pass over the inputs): see :data:`rankset.stats.Progress`.
 
     Returns
     -------
@@ -99,6 +106,7 @@ def partition(
             "labels": label_input.source,
             "polars_version": pl.__version__,
         },
+        progress=progress,
     )
 
 

@@ -18,11 +18,14 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
 from rankset.errors import InputFormatError, ParameterError
+
+if TYPE_CHECKING:
+    from rankset.stats import Progress
 
 __all__ = [
     "MANIFEST",
@@ -98,13 +101,15 @@ def write_partitioned(
     *,
     buckets: int,
     description: dict[str, Any],
+    progress: Progress | None = None,
 ) -> Path:
     """Write ``run`` and ``labels`` as a bucket-partitioned dataset at ``out``, atomically.
 
     ``bucket`` gives each row's bucket in ``0..buckets - 1`` (from its query id, so a
     query's rows share one); ``description`` goes into the manifest beside the format,
     the version and the bucket count. The dataset is built in a folder beside ``out``
-    and renamed into place, so a failure leaves nothing behind.
+    and renamed into place, so a failure leaves nothing behind. ``progress`` is called
+    with ``(buckets written, buckets, "buckets")`` before the first and after each one.
 
     Examples
     --------
@@ -126,10 +131,14 @@ def write_partitioned(
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         for number in range(buckets):
+            if progress is not None:
+                progress(number, buckets, "buckets")
             for name, frame in (("run", run), ("labels", labels)):
                 folder = staging / name / f"bucket={number}"
                 folder.mkdir(parents=True)
                 frame.filter(bucket == number).sink_parquet(folder / "part-0.parquet")
+        if progress is not None:
+            progress(buckets, buckets, "buckets")
         manifest = {
             "format": MANIFEST_FORMAT,
             "version": MANIFEST_VERSION,
