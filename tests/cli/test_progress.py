@@ -72,7 +72,7 @@ def test_rich_counts_the_steps_on_a_terminal(
     assert captured.out.strip() == str(tmp_path / "report.html")  # stdout stays clean
     for done in range(1, STEPS + 1):
         assert f"{done}/{STEPS}" in captured.err
-    for step in ("evaluating", "comparing (200 resamples)", "metric-vs-k curves"):
+    for step in ("evaluating", "comparing: 800/800 resamples", "metric-vs-k curves"):
         assert step in captured.err
     assert "0:00:0" in captured.err  # elapsed and ETA
 
@@ -123,7 +123,16 @@ def test_report_calls_its_progress_callback_for_each_step(tmp_path: Path) -> Non
         out=tmp_path / "r.html",
         progress=lambda done, total, step: calls.append((done, total, step)),
     )
-    assert [done for done, _, _ in calls] == list(range(STEPS + 1))
+    steps = [done for done, _, step in calls if ": " not in step]  # a step's inner count
+    assert steps == list(range(STEPS + 1))
+    assert [done for done, _, _ in calls] == sorted(done for done, _, _ in calls)
     assert {total for _, total, _ in calls} == {STEPS}
     assert calls[0][2] == "evaluating"
     assert calls[-1][2] == "done"
+    # the comparison's resamples, shown within the comparing step: a randomization test
+    # and a bootstrap of 100 for each group of comparisons over as many queries (rerank
+    # vs bm25: ndcg@10, ap and recall@100 over 40 queries, the ra_nwg@10, proc@10 and
+    # pct_proc@10 over the 36 with a relevant document): 2 x 2 x 100
+    inner = [step for done, _, step in calls if step.startswith("comparing: ")]
+    assert inner[-1] == "comparing: 400/400 resamples"
+    assert all(done == 1 for done, _, step in calls if step.startswith("comparing"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -68,7 +69,7 @@ class _RichStep(Step):
 
     def count(self, done: int, total: int, text: str) -> None:
         self._display.update(
-            self._task, description=text, completed=done, total=total, count=f"{done}/{total}"
+            self._task, description=text, completed=done, total=total, count=f"{done:,}/{total:,}"
         )
         remaining = self._display.tasks[0].time_remaining  # from the rate so far
         eta = "" if remaining is None or done >= total else f"ETA {remaining:.0f} s"
@@ -77,21 +78,32 @@ class _RichStep(Step):
 
 
 class _PlainStep(Step):
-    """One line on stderr, rewritten in place: ``rankset: text  3/8  4.1 s, ETA 6 s``."""
+    """One line on stderr, rewritten in place: ``rankset: text  3/8  4.1 s, ETA 6 s``.
+
+    The ETA is the time left at the rate of the counted job so far: the job starts with
+    the step named before it (``step(text)``), or with the display when none was.
+    """
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
         self._start = time.monotonic()
+        self._job_start = self._start
+        self._job_total = -1
         self._width = 0
 
     def __call__(self, text: str) -> None:
+        self._job_start, self._job_total = time.monotonic(), -1
         self._write(f"{text}  {self._elapsed():.1f} s")
 
     def count(self, done: int, total: int, text: str) -> None:
-        elapsed = self._elapsed()
-        line = f"{text}  {done}/{total}  {elapsed:.1f} s"
+        now = time.monotonic()
+        if total != self._job_total and self._job_total != -1:  # another counted job
+            self._job_start = now
+        self._job_total = total
+        line = f"{text}  {done:,}/{total:,}  {now - self._start:.1f} s"
         if 0 < done < total:
-            line += f", ETA {elapsed / done * (total - done):.0f} s"
+            rate = (now - self._job_start) / done
+            line += f", ETA {rate * (total - done):.0f} s"
         self._write(line)
 
     def clear(self) -> None:
@@ -103,7 +115,10 @@ class _PlainStep(Step):
         return time.monotonic() - self._start
 
     def _write(self, line: str) -> None:
-        line = f"rankset: {line}"
+        # A line longer than the terminal would wrap, and the carriage return would then
+        # rewrite only its last row: cut it to the width.
+        columns = shutil.get_terminal_size().columns
+        line = f"rankset: {line}"[: max(columns - 1, 20)]
         self._stream.write("\r" + line.ljust(self._width))
         self._stream.flush()
         self._width = max(self._width, len(line))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -23,6 +23,7 @@ from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
 from rankset.io import atomic_path, display_stem
 from rankset.report._measures import canonical_names, curve_measures, needs_grade_scale
 from rankset.report._page import COMPARISON_ALPHA, COMPARISON_TEST, build_report
+from rankset.stats import IntoProgress, Progress, Steps, resolve_progress
 
 if TYPE_CHECKING:
     from rankset.diagnosis.quadrants import Diagnosis
@@ -38,6 +39,9 @@ DEFAULT_REPORT_METRICS = ("ndcg@10", "ap", "recall@100", "ra_nwg@10", "proc@10",
 #: The warning that names the grade scale the labels implied (said once per report).
 _SCALE_CHOSEN: Final = r".*do not fit the default scale"
 _NUM_REL: Final = "num_rel"
+#: The steps :func:`report` counts: evaluation, comparison, curves, diagnosis, label sets,
+#: worst queries, the page.
+_STEPS: Final = 7
 
 
 def report(
@@ -56,7 +60,7 @@ def report(
     n_resamples: int = 2000,
     seed: int = 0,
     label_sets: Mapping[str, IntoLabels] | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: IntoProgress = None,
     **evaluate_options: Any,
 ) -> Path:
     """Evaluate, compare, draw curves and diagnose runs, and write the HTML report.
@@ -91,9 +95,12 @@ def report(
         reference; grades outside its scale are counted and left out) and, with two
         systems or more, the systems' order by the first metric under each.
     progress
-        Called before each step with ``(steps done, steps in all, the step's name)``, and
-        once at the end with ``(n, n, "done")``: the command line's progress display
-        (steps that have nothing to do are counted as done).
+        A callback called before each step with ``(steps done, steps in all, the step's
+        name)``, during the comparison with the resamples drawn in the step's name
+        (``"comparing: 1,200/4,000 resamples"``), and once at the end with ``(n, n,
+        "done")``: the command line's progress display (steps that have nothing to do are
+        counted as done). None (the default): a bar under the cell in a Jupyter
+        notebook, nothing elsewhere; False: nothing. See :data:`rankset.stats.Progress`.
     **evaluate_options
         Passed to :func:`rankset.evaluate` (``scale=``, ``pool=``, ``missing=``...). When
         ``scale`` is not given, the labels choose it (``rag5``, else ``binary`` or
@@ -129,7 +136,7 @@ def report(
     reference_labels = _check_label_sets(labels, label_sets)
     names = canonical_names(metrics)
     options = EvaluateOptions.from_kwargs(evaluate_options, "report")
-    step = _Steps(progress)
+    step = Steps(resolve_progress(progress, "rankset report"), _STEPS)
     step("evaluating")
     result, names, notes = _evaluate(
         runs,
@@ -142,8 +149,14 @@ def report(
     )
     rag_ok = not notes  # the only note yet: metrics left out for want of a grade scale
     result, relevant = _split_num_rel(result, names)
-    step(f"comparing ({n_resamples:,} resamples)")
-    baseline, comparison = _compare(result, baseline, notes, n_resamples=n_resamples, seed=seed)
+    baseline, comparison = _compare(
+        result,
+        baseline,
+        notes,
+        n_resamples=n_resamples,
+        seed=seed,
+        progress=step.part("comparing"),
+    )
     with warnings.catch_warnings():
         # The evaluation above said which scale the labels implied; the curves, the
         # diagnosis and the rest read the same labels and would say it again.
@@ -195,26 +208,6 @@ def report(
     return target
 
 
-class _Steps:
-    """Counts :func:`report`'s steps for its ``progress`` callback (none: does nothing)."""
-
-    #: evaluation, comparison, curves, diagnosis, label sets, worst queries, the page
-    TOTAL: Final = 7
-
-    def __init__(self, callback: Callable[[int, int, str], None] | None) -> None:
-        self._callback = callback
-        self._done = -1
-
-    def __call__(self, name: str) -> None:
-        self._done += 1
-        if self._callback is not None:
-            self._callback(self._done, self.TOTAL, name)
-
-    def finish(self) -> None:
-        if self._callback is not None:
-            self._callback(self.TOTAL, self.TOTAL, "done")
-
-
 def _evaluate(
     runs: Any,
     labels: Any,
@@ -255,6 +248,7 @@ def _compare(
     *,
     n_resamples: int,
     seed: int,
+    progress: Progress | None,
 ) -> tuple[str | None, pl.DataFrame | None]:
     """Compare the systems with the baseline (the first system by default); return both.
 
@@ -280,6 +274,7 @@ def _compare(
             n_resamples=n_resamples,
             seed=seed,
             alpha=COMPARISON_ALPHA,
+            progress=progress,
         )
     return baseline, comparison
 
