@@ -51,6 +51,33 @@ def test_curves_equal_evaluate_on_bundled_sample() -> None:
     )
 
 
+def test_curves_in_batches_of_cutoffs_equal_evaluate(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 40 queries a system, 45 rows a batch: one cutoff a batch, so every k is built,
+    # summarised and dropped on its own and the pieces are put back in order.
+    monkeypatch.setattr("rankset.evaluation.cutoff_curves._BATCH_ROWS", 45)
+    runs = [DATA / "bm25.trec", DATA / "rerank.trec"]
+    _assert_curves_match_evaluate(runs, DATA / "qrels.txt", [1, 2, 3, 10, 120], scale="trec_dl")
+
+
+def test_batches_keep_the_order_and_the_intervals(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = {"bm25": DATA / "bm25.trec", "rerank": DATA / "rerank.trec"}
+    whole = rankset.curves(runs, DATA / "qrels.txt", ["ndcg", "recall"], ks=12, n_resamples=100)
+    monkeypatch.setattr("rankset.evaluation.cutoff_curves._BATCH_ROWS", 200)  # 5 cutoffs
+    batched = rankset.curves(runs, DATA / "qrels.txt", ["ndcg", "recall"], ks=12, n_resamples=100)
+    # Order: a block per system (as given), per metric (as asked), k ascending.
+    blocks = batched.summary.select("system", "metric").unique(maintain_order=True).rows()
+    assert blocks == [(s, m) for s in ("bm25", "rerank") for m in ("ndcg", "recall")]
+    for _, block in batched.summary.group_by("system", "metric", maintain_order=True):
+        assert block["k"].to_list() == list(range(1, 13))
+    # The bootstrap draws depend on the seed and the query count only: the same intervals,
+    # up to the rounding of a matrix product with fewer columns.
+    assert batched.per_query.equals(whole.per_query)
+    exact = ["system", "metric", "measure", "k", "mean", "n_queries", "n_na"]
+    assert batched.summary.select(exact).equals(whole.summary.select(exact))
+    for bound in ("ci_low", "ci_high"):
+        assert (batched.summary[bound] - whole.summary[bound]).abs().max() <= 1e-15
+
+
 def test_curves_equal_evaluate_with_missing_zero_and_a_pool() -> None:
     runs = {"a": {"q1": {"d1": 3.0, "d2": 2.0}}, "b": {"q1": {"d2": 1.0}, "q2": {"d3": 1.0}}}
     labels = {"q1": {"d1": 3, "d2": 1, "d9": 2}, "q2": {"d3": 2}, "q3": {"d4": 3}}

@@ -139,6 +139,7 @@ def _curves(args: argparse.Namespace) -> int:
             args.labels,
             args.metrics or ("ndcg", "precision", "recall"),
             ks=args.k_max,
+            keep_per_query=bool(args.per_query),  # queries x cutoffs rows: only when asked
             **option_values(args),
         )
     if args.out:

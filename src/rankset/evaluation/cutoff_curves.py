@@ -197,33 +197,44 @@ def curves(
     names = ["cumulative", "label_cumulative"][: len(frames)]
     collected.extra.update(zip(names, pl.collect_all(frames, engine="in-memory"), strict=True))
     label_cumulative = list(features.label_cumulative)
-    # One system at a time: a system's table at every k is queries x cutoffs rows of
-    # every aggregation, and only its values (4 bytes of keys each) are kept.
+    # One system at a time, and its cutoffs in batches: a system's table at every k is
+    # queries x cutoffs rows of every aggregation (7,000 queries x 1,000 cutoffs: 1.3 GB),
+    # and a batch of about _BATCH_ROWS rows of it is built, summarised and dropped. Each
+    # batch's bootstrap draws the same resamples (they depend on the seed and the number
+    # of queries only): the values and means are the same, the interval bounds the same
+    # up to the last bit of a matrix product over fewer columns.
     summaries, kept = [], []
-    for system in collected.config["systems"]:  # in the order the runs were given
-        frame = _at_every_k(
-            collected,
-            system,
-            cutoffs,
-            features.cumulative,
-            _label_stats_at_every_k(collected, cutoffs, label_cumulative),
-        )
-        values = _tidy_curves(frame, system, metrics, plan.values, keep_ids=keep_per_query)
-        del frame
-        summary = summarise_means(
-            values,
-            ["metric", "measure", "k"],
-            confidence=confidence,
-            n_resamples=n_resamples,
-            seed=seed,
-        )
-        summaries.append(
-            summary.with_columns(pl.col("system", "metric", "measure").cast(pl.String))
-        )
-        if keep_per_query:
-            kept.append(values.with_columns(pl.col("system", "metric", "measure").cast(pl.String)))
-    summary = pl.concat(summaries)
-    per_query = pl.concat(kept) if kept else pl.DataFrame(schema=_PER_QUERY_SCHEMA)
+    for number, system in enumerate(collected.config["systems"]):  # as the runs were given
+        n_queries = collected.scored.select((pl.col("system") == system).sum()).item()
+        for batch in _batches(cutoffs, _BATCH_ROWS // max(1, n_queries)):
+            frame = _at_every_k(
+                collected,
+                system,
+                batch,
+                features.cumulative,
+                _label_stats_at_every_k(collected, batch, label_cumulative),
+            )
+            values = _tidy_curves(frame, system, metrics, plan.values, keep_ids=keep_per_query)
+            del frame
+            summaries.append(
+                (
+                    number,
+                    summarise_means(
+                        values,
+                        ["metric", "measure", "k"],
+                        confidence=confidence,
+                        n_resamples=n_resamples,
+                        seed=seed,
+                    ),
+                )
+            )
+            if keep_per_query:
+                kept.append((number, values))
+            del values
+    # Back to one block per (system, metric), k ascending, queries in order (a stable
+    # sort: the enums sort by their order of definition, the metrics' order).
+    summary = _in_curve_order(summaries)
+    per_query = _in_curve_order(kept) if kept else pl.DataFrame(schema=_PER_QUERY_SCHEMA)
     config = {**collected.config, "metrics": [_curve_name(m) for m in metrics], "ks": cutoffs}
     return Curves(per_query=per_query, summary=summary, config=config)
 
@@ -242,6 +253,36 @@ _PER_QUERY_SCHEMA = pl.Schema(
 
 #: The most cutoffs one curve call computes (each is a column per query and metric).
 MAX_CUTOFFS = 100_000
+#: About how many (query, cutoff) rows of one system's aggregations are held at once.
+_BATCH_ROWS = 2_000_000
+
+
+def _batches(cutoffs: list[int], size: int) -> list[list[int]]:
+    """``cutoffs`` in consecutive batches of ``size`` (at least one each)."""
+    size = max(1, size)
+    return [cutoffs[start : start + size] for start in range(0, len(cutoffs), size)]
+
+
+def _in_curve_order(pieces: list[tuple[int, pl.DataFrame]]) -> pl.DataFrame:
+    """Concatenate numbered per-(system, batch) pieces; sort by system, metric and k.
+
+    Each piece is one system's (numbered in the order the systems were given); the metric
+    is an enum in the metrics' order; the sort is stable, so each block keeps its query
+    order. The system, metric and measure come back as strings.
+    """
+    frames = [
+        piece.with_columns(pl.col("system").cast(pl.String), _system=pl.lit(number))
+        for number, piece in pieces
+    ]
+    if len(frames) > 1:
+        return _as_strings(
+            pl.concat(frames).sort("_system", "metric", "k", maintain_order=True).drop("_system")
+        )
+    return _as_strings(frames[0].drop("_system"))
+
+
+def _as_strings(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.with_columns(pl.col("system", "metric", "measure").cast(pl.String))
 
 
 def _check_ks(ks: int | Iterable[int]) -> list[int]:
