@@ -15,9 +15,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
-import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import PurePosixPath
 from typing import Final
 
@@ -123,6 +121,10 @@ def hub_address(url: str) -> str:
 
 
 def _fetch_http(address: str, url: str, *, token: str | None = None) -> bytes:
+    # Imported here: http.client and ssl cost about 15 ms of every start-up.
+    import urllib.error
+    import urllib.request
+
     headers = {"User-Agent": "rankset"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
