@@ -185,8 +185,8 @@ def _compare(args: argparse.Namespace) -> int:
 
             baselines = [args.baseline] if args.baseline else None
             table = compare_all(result, baselines=baselines, **settings)
-        else:
-            table = compare(result, baseline=args.baseline, **settings)
+        else:  # counted: the resamples drawn, with an ETA
+            table = compare(result, baseline=args.baseline, progress=step.count, **settings)
     report_dropped(result.query_counts)
     if args.out:
         config = {**result.config, "baseline": args.baseline, "correction": args.correction}
@@ -449,7 +449,14 @@ def _partition(args: argparse.Namespace) -> int:
 
     with progress(args) as step:
         step(f"partitioning {len(args.runs)} run(s) into {args.buckets} buckets")
-        out = partition(args.runs, args.labels, args.out, buckets=args.buckets, names=args.names)
+        out = partition(
+            args.runs,
+            args.labels,
+            args.out,
+            buckets=args.buckets,
+            names=args.names,
+            progress=step.count,
+        )
     print(f"wrote {out} ({args.buckets} buckets); evaluate it with: rankset evaluate {out}")
     return EXIT_OK
 

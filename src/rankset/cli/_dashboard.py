@@ -103,6 +103,7 @@ def _dashboard(args: argparse.Namespace) -> int:
             depth=args.depth,
             title=args.title,
             max_bytes=int(args.max_mb * 1_000_000),
+            progress=step.count,
             **options,
         )
         path = board.save(args.out)

@@ -30,6 +30,7 @@ from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with,
 from rankset.io import atomic_path, scan_labels
 from rankset.measures import Metric, needs_grade_scale, parse_metric, parse_metrics
 from rankset.measures.nuggets import NUGGET_MEASURES
+from rankset.stats import IntoProgress, Progress, Steps, resolve_progress
 
 __all__ = ["DEFAULT_DASHBOARD_METRICS", "Dashboard", "dashboard"]
 
@@ -40,6 +41,9 @@ _TEST: Final = "randomization"
 _ALPHA: Final = 0.05
 _NUM_REL: Final = "num_rel"
 _IFRAME_HEIGHT: Final = 900
+#: The sections :func:`dashboard` counts: evaluation, comparisons, curves, diagnosis,
+#: rankings, texts, the page.
+_STEPS: Final = 7
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,7 @@ def dashboard(
     extremes: int = 25,
     n_resamples: int = 1000,
     seed: int = 0,
+    progress: IntoProgress = None,
     **evaluate_options: Any,
 ) -> Dashboard:
     """Build an interactive, offline dashboard of runs: systems, queries and rankings.
@@ -171,6 +176,12 @@ def dashboard(
         metric) that a sample always keeps.
     n_resamples, seed
         Bootstrap resamples and randomization-test permutations; their seed.
+    progress
+        A callback called before each section with ``(sections done, sections in all,
+        the section's name)``, during the comparisons with the resamples drawn in the
+        name, and once at the end with ``(n, n, "done")``. None (the default): a bar
+        under the cell in a Jupyter notebook, nothing elsewhere; False: nothing. See
+        :data:`rankset.stats.Progress`.
     **evaluate_options
         Passed to :func:`rankset.evaluate` (``scale=``, ``relevance_level=``, ...).
 
@@ -201,6 +212,8 @@ def dashboard(
     options = EvaluateOptions.from_kwargs(evaluate_options, "dashboard")
     shown = _metric_names(metrics, k)
     notes: list[str] = []
+    step = Steps(resolve_progress(progress, "rankset dashboard"), _STEPS)
+    step("evaluating")
     result, shown, diagnosed = _evaluate(
         runs, qrels, shown, k, options, n_resamples=n_resamples, seed=seed, notes=notes
     )
@@ -208,14 +221,24 @@ def dashboard(
     if baseline is None:
         baseline = systems[0]
     check_choice("baseline", baseline, systems)
-    comparisons = _compare_each(result, shown, n_resamples=n_resamples, seed=seed, notes=notes)
+    comparisons = _compare_each(
+        result,
+        shown,
+        n_resamples=n_resamples,
+        seed=seed,
+        notes=notes,
+        progress=step.part("comparing"),
+    )
     curve_of = {name: _curve_measure(name) for name in shown}
+    step(f"metric-vs-k curves (k = 1..{depth})")
     curves = _curves(runs, qrels, curve_of, depth, options, n_resamples=n_resamples, seed=seed)
+    step("diagnostic matrix")
     diagnosis = None
     if diagnosed:
         from rankset.diagnosis.quadrants import diagnose
 
         diagnosis = diagnose(result, k=k)
+    step(f"rankings (top {depth})")
     top = numbered_runs(
         runs, names=options.names, order=options.order, score_precision=options.score_precision
     ).filter(pl.col("pos") <= depth)
@@ -224,12 +247,14 @@ def dashboard(
         .collect()
         .select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String), "grade")
     )
+    step("texts")
     doc_texts = _snippets(
         texts, set(top["doc_id"].unique()) | set(labels["doc_id"]), snippet, "texts"
     )
     if queries is None:  # labels named irds:<id> lend their dataset's cached queries
         queries = cached_queries(qrels)
     query_texts = _snippets(queries, set(result.per_query["query_id"].unique()), 500, "queries")
+    step("charts and page")
     payload = assemble(
         result,
         metrics=shown,
@@ -268,6 +293,7 @@ def dashboard(
         significance=_significance_text(len(systems), len(shown), n_resamples, seed),
         diagnosis=_diagnosis_text(diagnosis is not None, k),
     )
+    step.finish()
     return Dashboard(
         html=page,
         systems=systems,
@@ -334,8 +360,12 @@ def _compare_each(
     n_resamples: int,
     seed: int,
     notes: list[str],
+    progress: Progress | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """Compare the systems with each one as the baseline: ``{baseline: compare(...)}``."""
+    """Compare the systems with each one as the baseline: ``{baseline: compare(...)}``.
+
+    ``progress`` hears each comparison's resamples, with the baseline's place in the text.
+    """
     systems = result.systems
     if len(systems) < 2:
         return {}
@@ -348,7 +378,7 @@ def _compare_each(
     out = {}
     with warnings.catch_warnings():  # said once, in the notes
         warnings.filterwarnings("ignore", "With n_resamples=", RanksetWarning)
-        for baseline in systems:
+        for number, baseline in enumerate(systems, start=1):
             out[baseline] = compare(
                 result,
                 baseline,
@@ -357,8 +387,21 @@ def _compare_each(
                 n_resamples=n_resamples,
                 seed=seed,
                 alpha=_ALPHA,
+                progress=_of_baseline(progress, number, len(systems)),
             )
     return out
+
+
+def _of_baseline(progress: Progress | None, number: int, count: int) -> Progress | None:
+    """Pass a comparison's count on, naming its baseline's place: ``baseline 2 of 3``."""
+    if progress is None:
+        return None
+    outer = progress
+
+    def inner(done: int, total: int, what: str) -> None:
+        outer(done, total, f"{what}, baseline {number} of {count}")
+
+    return inner
 
 
 def _curve_measure(name: str) -> str | None:
