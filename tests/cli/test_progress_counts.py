@@ -52,12 +52,19 @@ def _terminal(monkeypatch: pytest.MonkeyPatch, *, rich: bool) -> None:
 
 
 def _shown(err: str) -> list[str]:
-    """The successive states of the plain line (each written after a carriage return)."""
+    """The successive states of the plain line (each written after a carriage return).
+
+    A state redrawn by the ticker (the same text, a later time) is kept once: the first.
+    """
     assert "\n" not in err  # one line, rewritten in place
     parts = err.split("\r")
     assert parts[-1] == ""  # erased at the end: spaces, then back to the start
     assert parts[-2].strip() == ""
-    return [part.rstrip() for part in parts if part.strip()]
+    states = [part.rstrip() for part in parts if part.strip()]
+    first = {}
+    for state in states:
+        first.setdefault(re.sub(r"  [\d.]+ s(, ETA \d+ s)?$", "", state), state)
+    return list(first.values())
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
@@ -182,3 +189,70 @@ def test_dashboard_calls_its_progress_callback_for_each_section() -> None:
     assert calls[-1] == (SECTIONS, SECTIONS, "done")
     # no callback, not in a notebook: nothing is drawn and the page is the same
     assert dashboard(RUNS, str(SAMPLE / "qrels.txt"), scale="trec_dl", n_resamples=100) == board
+
+
+# --- the ETA and the ticking line ---------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_eta_counts_down_between_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rankset.cli import _output
+
+    clock = Clock()
+    monkeypatch.setattr(_output.time, "monotonic", clock)
+    eta = _output._Eta()  # the job starts at 100
+    assert eta.remaining(clock.now) is None  # nothing counted
+    clock.now = 104.0
+    eta.count(
+        2,
+        10,
+    )  # 2 parts in 4 s: 2 s each, 8 to go: 16 s
+    assert eta.remaining(104.0) == 16.0
+    assert eta.remaining(105.0) == 15.0  # counting down
+    assert eta.remaining(106.0) == 14.0  # the 3rd part took its 2 s: 7 parts after it
+    # later, the 3rd part is late: counted as done now, the 7 after it at that rate
+    assert eta.remaining(109.0) == pytest.approx(9 / 3 * 7)  # 21 s: it grows
+    eta.count(2, 10)  # the same count again (a step's inner text): no new start
+    assert eta.remaining(105.0) == 15.0
+    clock.now = 110.0
+    eta.count(5, 10)  # 5 in 10 s: 2 s each, 5 to go
+    assert eta.remaining(110.0) == 10.0
+    clock.now = 118.0
+    eta.count(9, 10)  # 9 in 18 s: 2 s each, the last part to go
+    assert eta.remaining(119.0) == 1.0
+    assert eta.remaining(121.0) is None  # the last part is late: no ETA rather than "0 s"
+    eta.count(10, 10)
+    assert eta.remaining(110.0) is None  # done
+    clock.now = 200.0
+    eta.restart()  # a new step: a new job
+    clock.now = 201.0
+    eta.count(1, 4)  # 1 s each, 3 to go
+    assert eta.remaining(201.0) == 3.0
+
+
+def test_the_plain_line_ticks_while_a_part_takes_long(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+    import time
+
+    from rankset.cli import _output
+
+    _terminal(monkeypatch, rich=False)
+    monkeypatch.setattr(_output, "_TICK_S", 0.05)
+    with _output.progress(argparse.Namespace(quiet=False)) as step:
+        step.count(1, 4, "buckets")
+        time.sleep(0.4)  # one slow part: the line is redrawn, the count unchanged
+    states = [part.rstrip() for part in capsys.readouterr().err.split("\r") if part.strip()]
+    assert len(states) >= 3
+    assert all(state.startswith("rankset: buckets  1/4  ") for state in states)
+    times = [float(re.search(r"  ([\d.]+) s", state)[1]) for state in states]  # type: ignore[index]
+    assert times[-1] > times[0]  # the elapsed time moves
+    assert all(", ETA " in state for state in states)

@@ -11,6 +11,7 @@ import json
 import math
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TextIO
@@ -38,6 +39,8 @@ __all__ = [
     "summary_records",
 ]
 
+# Seconds between two redraws of the plain progress line (its elapsed time and ETA).
+_TICK_S = 0.5
 # Cutoffs shown in the terminal table of `rankset curves` (all of them go to --json/--out).
 _SHOWN_KS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 
@@ -56,65 +59,123 @@ class Step:
         """Say that ``done`` of ``total`` parts are done and ``text`` is under way."""
 
 
+class _Eta:
+    """When a counted job should end, at its rate so far; it counts down between counts.
+
+    A job starts with the step named before it (``restart``), else with the display, and
+    again when the total changes (another counted job). After ``done`` of ``total`` parts
+    in ``t`` seconds, a part takes ``t / done``: the time left is that of the parts to go,
+    counted down from the last new count. Once the current part has taken longer than
+    that, it is counted as done now: the parts after it at the slower rate (the ETA then
+    grows while the part goes on, instead of showing 0), and no ETA during the last one.
+    """
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self._job_start = self.start
+        self._total: int | None = None
+        self._done = 0
+        self._at = self.start
+
+    def restart(self) -> None:
+        self._job_start, self._total = time.monotonic(), None
+
+    def count(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if self._total is not None and total != self._total:
+            self._job_start = now
+        if total != self._total or done != self._done:
+            self._total, self._done, self._at = total, done, now
+
+    def remaining(self, now: float) -> float | None:
+        """Seconds left, or None (nothing counted yet, or done)."""
+        total, done = self._total, self._done
+        if total is None or not 0 < done < total:
+            return None
+        per_part = (self._at - self._job_start) / done
+        countdown = self._at + per_part * (total - done) - now
+        if countdown > per_part * (total - done - 1):  # the current part is not late
+            return countdown
+        after = (now - self._job_start) / (done + 1) * (total - done - 1)
+        return after if after > 0 else None
+
+
+def _eta_text(eta: _Eta, now: float) -> str:
+    remaining = eta.remaining(now)
+    return "" if remaining is None else f"ETA {math.ceil(remaining)} s"
+
+
 class _RichStep(Step):
     """rich's live display: a spinner, the step, a bar, ``done/total``, elapsed, ETA."""
 
-    def __init__(self, display: Any) -> None:
+    def __init__(self, display: Any, eta: _Eta) -> None:
         self._display = display
-        self._task = display.add_task("starting", total=None, count="", eta="")
+        self._eta = eta
+        self._task = display.add_task("starting", total=None, count="")
 
     def __call__(self, text: str) -> None:
+        self._eta.restart()
         self._display.update(self._task, description=text)
         self._display.refresh()
 
     def count(self, done: int, total: int, text: str) -> None:
+        self._eta.count(done, total)
         self._display.update(
             self._task, description=text, completed=done, total=total, count=f"{done:,}/{total:,}"
         )
-        remaining = self._display.tasks[0].time_remaining  # from the rate so far
-        eta = "" if remaining is None or done >= total else f"ETA {remaining:.0f} s"
-        self._display.update(self._task, eta=eta)
         self._display.refresh()
 
 
 class _PlainStep(Step):
     """One line on stderr, rewritten in place: ``rankset: text  3/8  4.1 s, ETA 6 s``.
 
-    The ETA is the time left at the rate of the counted job so far: the job starts with
-    the step named before it (``step(text)``), or with the display when none was.
+    A thread redraws it twice a second, so that the elapsed time and the ETA move while
+    a part takes long; a lock keeps its writes and the command's whole.
     """
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
-        self._start = time.monotonic()
-        self._job_start = self._start
-        self._job_total = -1
+        self._eta = _Eta()
+        self._text = ""
+        self._counted = ""
         self._width = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker = threading.Thread(target=self._tick, name="rankset-progress", daemon=True)
+        self._ticker.start()
 
     def __call__(self, text: str) -> None:
-        self._job_start, self._job_total = time.monotonic(), -1
-        self._write(f"{text}  {self._elapsed():.1f} s")
+        with self._lock:
+            self._eta.restart()
+            self._text, self._counted = text, ""
+            self._draw()
 
     def count(self, done: int, total: int, text: str) -> None:
-        now = time.monotonic()
-        if total != self._job_total and self._job_total != -1:  # another counted job
-            self._job_start = now
-        self._job_total = total
-        line = f"{text}  {done:,}/{total:,}  {now - self._start:.1f} s"
-        if 0 < done < total:
-            rate = (now - self._job_start) / done
-            line += f", ETA {rate * (total - done):.0f} s"
-        self._write(line)
+        with self._lock:
+            self._eta.count(done, total)
+            self._text, self._counted = text, f"{done:,}/{total:,}"
+            self._draw()
 
     def clear(self) -> None:
+        self._stop.set()
+        self._ticker.join()
         if self._width:
             self._stream.write("\r" + " " * self._width + "\r")
             self._stream.flush()
 
-    def _elapsed(self) -> float:
-        return time.monotonic() - self._start
+    def _tick(self) -> None:
+        while not self._stop.wait(_TICK_S):
+            with self._lock:
+                if self._text:
+                    self._draw()
 
-    def _write(self, line: str) -> None:
+    def _draw(self) -> None:
+        now = time.monotonic()
+        parts = [self._text, *([self._counted] if self._counted else [])]
+        line = f"{'  '.join(parts)}  {now - self._eta.start:.1f} s"
+        eta = _eta_text(self._eta, now)
+        if eta:
+            line += f", {eta}"
         # A line longer than the terminal would wrap, and the carriage return would then
         # rewrite only its last row: cut it to the width.
         columns = shutil.get_terminal_size().columns
@@ -132,7 +193,8 @@ def progress(args: argparse.Namespace) -> Iterator[Step]:
     file nothing is written, so stdout and redirected stderr stay clean. With ``rich``
     installed (``pip install "rankset[progress]"``): a live line with a spinner, a bar,
     the count, the elapsed time and an ETA, erased at the end; without it, one plain line
-    rewritten in place (a carriage return) with the same figures, erased at the end.
+    rewritten in place (a carriage return) with the same figures, erased at the end. The
+    ETA counts down between counts (see :class:`_Eta`).
     """
     stream = sys.stderr
     if args.quiet or not stream.isatty():
@@ -140,8 +202,9 @@ def progress(args: argparse.Namespace) -> Iterator[Step]:
         return
     try:
         from rich.console import Console
-        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
+        from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn
         from rich.progress import TimeElapsedColumn as Elapsed
+        from rich.text import Text
     except ImportError:
         plain = _PlainStep(stream)
         try:
@@ -149,6 +212,14 @@ def progress(args: argparse.Namespace) -> Iterator[Step]:
         finally:
             plain.clear()
         return
+    eta = _Eta()
+
+    class EtaColumn(ProgressColumn):
+        """The ETA of the counted job, drawn at each refresh: it counts down."""
+
+        def render(self, task: Any) -> Text:
+            return Text(_eta_text(eta, time.monotonic()), style="progress.remaining")
+
     display = Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -156,12 +227,12 @@ def progress(args: argparse.Namespace) -> Iterator[Step]:
         # the count and the ETA once a job is counted (a bare step has neither)
         TextColumn("{task.fields[count]}", style="progress.download"),
         Elapsed(),
-        TextColumn("{task.fields[eta]}", style="progress.remaining"),
+        EtaColumn(),
         console=Console(file=stream),
         transient=True,
     )
     with display:
-        yield _RichStep(display)
+        yield _RichStep(display, eta)
 
 
 def number(value: float) -> float:
