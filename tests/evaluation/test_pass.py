@@ -256,6 +256,21 @@ def test_a_run_in_no_order_from_its_first_rows_is_ranked_at_once(plans: list[str
     assert len(positions) == len(rows[::3])
 
 
+def test_interleaved_rankings_are_ranked_at_once(plans: list[str]) -> None:
+    # Shuffled lines rarely put two rows of a query side by side: every row starts a
+    # block, and each block alone looks in order. The rankings met again within the
+    # first rows say otherwise, before a whole pass is spent on the ordered plan.
+    rows = [("s", f"q{q:03d}", f"d{d}", float(d % 3)) for d in range(4) for q in range(300)]
+    runs = _runs(_frame(rows))
+    assert [part.row_order for part in runs.inputs] == ["any"]
+    labels = _labels([(q, d, 1) for _, q, d, _ in rows[::5]])
+    positions, lengths = _measured(runs, labels)
+    assert plans == ["ranked"]
+    assert positions == {k: v for k, v in reference_positions(rows).items() if k in positions}
+    assert len(positions) == len(rows[::5])
+    assert lengths == reference_lengths(rows)
+
+
 def _late_disorder_rows() -> list[Row]:
     rows = [("s", f"q{q:04d}", f"d{d:03d}", float(100 - d)) for q in range(30) for d in range(50)]
     # 1,500 rows in order, then the last ranking's two best documents swapped
@@ -269,7 +284,7 @@ def test_a_run_that_only_starts_in_order_is_measured_again_ranked(plans: list[st
     assert plans == ["ordered", "ranked"]
 
 
-def test_a_ranking_split_over_two_blocks_is_measured_again_ranked(plans: list[str]) -> None:
+def test_a_ranking_split_within_the_first_rows_is_ranked_at_once(plans: list[str]) -> None:
     rows = [
         ("s", "q1", "a", 3.0),
         ("s", "q1", "b", 2.0),
@@ -279,9 +294,28 @@ def test_a_ranking_split_over_two_blocks_is_measured_again_ranked(plans: list[st
     runs = _runs(_frame(rows))
     labels = _labels([("q1", "c", 1), ("q2", "x", 1)])
     positions, lengths = _measured(runs, labels)
-    assert plans == ["ordered", "ranked"]
+    assert plans == ["ranked"]
     assert positions == {("s", "q1", "c"): 3, ("s", "q2", "x"): 1}
     assert lengths == {("s", "q1"): 3, ("s", "q2"): 1}
+
+
+def test_a_ranking_split_after_the_first_rows_is_measured_again_ranked(
+    plans: list[str],
+) -> None:
+    # PEEK_ROWS rows of rankings in order, then the first ranking's last document.
+    rows = [
+        ("s", f"q{q:04d}", f"d{d:02d}", float(50 - d))
+        for q in range(run_pass.PEEK_ROWS // 50 + 1)
+        for d in range(50)
+    ]
+    rows.append(("s", "q0000", "d50", 0.0))
+    runs = _runs(_frame(rows))
+    assert [part.row_order for part in runs.inputs] == ["trec_eval"]
+    labels = _labels([("q0000", "d50", 1), ("q0001", "d03", 1)])
+    positions, lengths = _measured(runs, labels)
+    assert plans == ["ordered", "ranked"]
+    assert positions == {("s", "q0000", "d50"): 51, ("s", "q0001", "d03"): 4}
+    assert lengths[("s", "q0000")] == 51
 
 
 def _tied_rows(ascending: bool) -> list[Row]:

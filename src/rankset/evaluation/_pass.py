@@ -353,11 +353,21 @@ def _count_greater_tied_documents(hits: pl.DataFrame, mates: pl.DataFrame) -> pl
 def first_rows_order(frame: pl.LazyFrame, key: pl.Expr, *, one_system: bool) -> RowOrder:
     """Return how a run's first :data:`PEEK_ROWS` rows are arranged (:data:`RowOrder`)."""
     head = _keyed(frame.head(PEEK_ROWS), key)
-    in_order, by_key = (
-        head.select(_in_order(one_system), _in_order(one_system, ties_too=False).alias(_BY_KEY))
+    # Shuffled lines start a new block almost every row, each block trivially in order:
+    # a ranking met again after another's rows already rules out the ordered numberings.
+    blocks = (~_same_ranking_as_previous_row(one_system)).sum()
+    rankings = pl.col("query_id").n_unique() if one_system else pl.struct(GROUP).n_unique()
+    in_order, by_key, contiguous = (
+        head.select(
+            _in_order(one_system),
+            _in_order(one_system, ties_too=False).alias(_BY_KEY),
+            (blocks == rankings).alias("_contiguous"),
+        )
         .collect(engine=SMALL_ENGINE)
         .row(0)
     )
+    if not contiguous:
+        return "any"
     return "trec_eval" if in_order else "by_key" if by_key else "any"
 
 
