@@ -256,3 +256,26 @@ def test_the_plain_line_ticks_while_a_part_takes_long(
     times = [float(re.search(r"  ([\d.]+) s", state)[1]) for state in states]  # type: ignore[index]
     assert times[-1] > times[0]  # the elapsed time moves
     assert all(", ETA " in state for state in states)
+
+
+def test_a_warning_gets_a_row_of_its_own_above_the_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    from rankset.cli import _output
+
+    _terminal(monkeypatch, rich=False)
+    with _output.progress(argparse.Namespace(quiet=False)) as step:
+        step.count(1, 4, "buckets")
+        print("rankset: warning: something to know", file=sys.stderr)  # print: text, "\n"
+        step.count(2, 4, "buckets")
+    assert not isinstance(sys.stderr, _output._Above)  # put back
+    first, second = capsys.readouterr().err.split("\n")
+    states = first.split("\r")
+    assert states[1].startswith("rankset: buckets  1/4  ")
+    assert states[2].strip() == ""  # the line erased...
+    assert states[3] == "rankset: warning: something to know"  # ...the warning on its row
+    below = [state for state in second.split("\r") if state.strip()]
+    assert below[0].startswith("rankset: buckets  1/4  ")  # the line again, under it
+    assert below[-1].startswith("rankset: buckets  2/4  ")

@@ -130,7 +130,9 @@ class _PlainStep(Step):
     """One line on stderr, rewritten in place: ``rankset: text  3/8  4.1 s, ETA 6 s``.
 
     A thread redraws it twice a second, so that the elapsed time and the ETA move while
-    a part takes long; a lock keeps its writes and the command's whole.
+    a part takes long; a lock keeps its writes and the command's whole. What else goes to
+    stderr meanwhile (a warning) goes through :meth:`above`: on a row of its own, the
+    line drawn again under it.
     """
 
     def __init__(self, stream: TextIO) -> None:
@@ -139,6 +141,8 @@ class _PlainStep(Step):
         self._text = ""
         self._counted = ""
         self._width = 0
+        self._shown = False  # the line is on the current row
+        self._open = False  # other text was written on the current row, not ended yet
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._tick, name="rankset-progress", daemon=True)
@@ -156,12 +160,27 @@ class _PlainStep(Step):
             self._text, self._counted = text, f"{done:,}/{total:,}"
             self._draw()
 
+    def above(self, text: str) -> int:
+        """Write ``text`` (not the line's) on stderr: the line is erased, then redrawn."""
+        with self._lock:
+            self._erase()
+            written = self._stream.write(text)
+            self._open = not text.endswith("\n")
+            if self._text:
+                self._draw()
+            return written
+
     def clear(self) -> None:
         self._stop.set()
         self._ticker.join()
-        if self._width:
+        with self._lock:
+            self._erase()
+
+    def _erase(self) -> None:
+        if self._shown:
             self._stream.write("\r" + " " * self._width + "\r")
             self._stream.flush()
+            self._shown = False
 
     def _tick(self) -> None:
         while not self._stop.wait(_TICK_S):
@@ -170,6 +189,8 @@ class _PlainStep(Step):
                     self._draw()
 
     def _draw(self) -> None:
+        if self._open:  # a row of other text is being written (print's text, then "\n")
+            return
         now = time.monotonic()
         parts = [self._text, *([self._counted] if self._counted else [])]
         line = f"{'  '.join(parts)}  {now - self._eta.start:.1f} s"
@@ -183,6 +204,24 @@ class _PlainStep(Step):
         self._stream.write("\r" + line.ljust(self._width))
         self._stream.flush()
         self._width = max(self._width, len(line))
+        self._shown = True
+
+
+class _Above:
+    """``sys.stderr`` while the plain line is shown: other text is written above it."""
+
+    def __init__(self, stream: TextIO, line: _PlainStep) -> None:
+        self._stream = stream
+        self._line = line
+
+    def write(self, text: str) -> int:
+        return self._line.above(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 @contextlib.contextmanager
@@ -207,9 +246,11 @@ def progress(args: argparse.Namespace) -> Iterator[Step]:
         from rich.text import Text
     except ImportError:
         plain = _PlainStep(stream)
+        sys.stderr = _Above(stream, plain)
         try:
             yield plain
         finally:
+            sys.stderr = stream
             plain.clear()
         return
     eta = _Eta()
