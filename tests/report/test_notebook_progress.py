@@ -74,19 +74,25 @@ def test_the_bar_escapes_what_it_shows() -> None:
     assert "<b>" not in bundle["text/html"]
 
 
-def test_fast_counts_are_not_all_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = iter([0.0, 0.0, 0.05, 0.1, 0.3, 0.31, 0.32])
+def test_a_step_s_inner_text_is_not_redrawn_too_often(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter([0.0, 0.0, 0.05, 0.1, 0.3, 0.31, 0.32, 0.33])
     monkeypatch.setattr(stats._progress.time, "monotonic", lambda: next(clock))
     display = FakeDisplay()
     bar = stats.NotebookBar("x", display)  # starts at 0.0
-    bar(100, 1000, "resamples")  # 0.0: the first is drawn
-    bar(200, 1000, "resamples")  # 0.05: too soon
-    bar(300, 1000, "resamples")  # 0.1: too soon
-    bar(400, 1000, "resamples")  # 0.3: drawn
-    bar(400, 1000, "writing")  # 0.31: another step: drawn
-    bar(1000, 1000, "done")  # 0.32: the last: drawn
-    counts = [bundle["text/plain"].split("  ")[1] for bundle in display.bundles]
-    assert counts == ["100/1,000", "400/1,000", "400/1,000", "1,000/1,000"]
+    bar(1, 3, "comparing: 100/1,000 resamples")  # 0.0: the first is drawn
+    bar(1, 3, "comparing: 200/1,000 resamples")  # 0.05: the same count, too soon
+    bar(1, 3, "comparing: 300/1,000 resamples")  # 0.1: too soon
+    bar(1, 3, "comparing: 400/1,000 resamples")  # 0.3: drawn
+    bar(1, 3, "comparing: 500/1,000 resamples")  # 0.31: too soon
+    bar(2, 3, "writing")  # 0.32: a new count: drawn
+    bar(3, 3, "done")  # 0.33: the last: drawn
+    shown = [bundle["text/plain"].split("] ")[1].split("  ")[0] for bundle in display.bundles]
+    assert shown == [
+        "comparing: 100/1,000 resamples",
+        "comparing: 400/1,000 resamples",
+        "writing",
+        "done",
+    ]
 
 
 def _fake_ipython(monkeypatch: pytest.MonkeyPatch, shell: object) -> FakeDisplay:

@@ -38,8 +38,8 @@ Progress: TypeAlias = Callable[[int, int, str], None]
 #: ``None`` (a bar in a Jupyter notebook, nothing elsewhere) or ``False`` (nothing).
 IntoProgress: TypeAlias = Progress | bool | None
 
-# A notebook bar is redrawn at most this often (seconds), besides its first and last call
-# and each change of what is under way.
+# A notebook bar is redrawn at most this often (seconds) while its count stays, as when
+# only the text of a step's inner job changes; a new count and the last are always drawn.
 _REDRAW: Final = 0.2
 _BAR_WIDTH: Final = 24
 
@@ -226,14 +226,14 @@ class NotebookBar:
         self._handle: Any = None
         self._start = time.monotonic()
         self._drawn = -float("inf")
-        self._what = ""
+        self._done: int | None = None
 
     def __call__(self, done: int, total: int, what: str) -> None:
         now = time.monotonic()
         last = done >= total
-        if not last and what == self._what and now - self._drawn < _REDRAW:
+        if not last and done == self._done and now - self._drawn < _REDRAW:
             return  # a bar redrawn thousands of times a second slows the job and the browser
-        self._what, self._drawn = what, now
+        self._done, self._drawn = done, now
         bundle = self.bundle(done, total, what, now - self._start)
         if self._handle is None:
             self._handle = self._display(bundle, raw=True, display_id=True)
