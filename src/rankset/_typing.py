@@ -7,7 +7,7 @@ a vocabulary is spelled once.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias, get_args
 
 if TYPE_CHECKING:
@@ -54,6 +54,10 @@ InputFormat: TypeAlias = Literal[
 ]
 #: What a parsed input is expected to hold.
 Kind: TypeAlias = Literal["auto", "run", "labels"]
+
+#: ``progress(done, total, what)``: ``done`` of ``total`` parts of a long job are done;
+#: ``what`` names the parts or the work under way (:mod:`rankset.stats` has the helpers).
+Progress: TypeAlias = Callable[[int, int, str], None]
 #: Formats the writers produce.
 WriteFormat: TypeAlias = Literal["trec", "parquet", "csv"]
 #: Which queries are scored: those in run and labels, or every labelled one.

@@ -18,14 +18,12 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import polars as pl
 
+from rankset._typing import Progress
 from rankset.errors import InputFormatError, ParameterError
-
-if TYPE_CHECKING:
-    from rankset.stats import Progress
 
 __all__ = [
     "MANIFEST",

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Final, TypeAlias
 
+from rankset._typing import Progress
 from rankset.errors import ParameterError
 
 __all__ = [
@@ -31,9 +32,6 @@ __all__ = [
     "resolve_progress",
 ]
 
-#: ``progress(done, total, what)``: ``done`` of ``total`` parts are done; ``what`` names
-#: the parts or the work under way.
-Progress: TypeAlias = Callable[[int, int, str], None]
 #: What a ``progress=`` parameter of the report and the dashboard takes: a callback,
 #: ``None`` (a bar in a Jupyter notebook, nothing elsewhere) or ``False`` (nothing).
 IntoProgress: TypeAlias = Progress | bool | None
