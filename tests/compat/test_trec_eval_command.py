@@ -243,3 +243,56 @@ def test_a_mean_on_a_fourth_decimal_tie_prints_trec_evals_digit_whatever_is_aske
             status, out, _ = _run([*version, *measures, *files])
             assert status == 0
             assert "P_20                  \tall\t0.1712\n" in out
+
+
+def test_per_query_values_round_as_printf_on_exact_halves_and_keep_signs(tmp_path: Path) -> None:
+    # P_32 of 1 and 3 relevant documents in the top 32 is 1/32 = 0.03125 and 3/32 =
+    # 0.09375, exact in binary: printf rounds such a half to even, 0.0312 and 0.0938 (a
+    # rounding half away from zero would print 0.0313). utility (1, -1 by default) is
+    # relevant retrieved minus the rest, negative here; num_ret prints as a count.
+    docs = [f"d{i:02d}" for i in range(40)]
+    labels = [("q1", "d00"), ("q2", "d00"), ("q2", "d01"), ("q2", "d02"), ("q3", "d00")]
+    ranked = [("q1", docs), ("q2", docs), ("q3", docs[:4])]
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("".join(f"{q} 0 {d} 1\n" for q, d in labels), encoding="utf-8")
+    lines = [f"{q} Q0 {d} {i + 1} {100 - i} t\n" for q, ds in ranked for i, d in enumerate(ds)]
+    run.write_text("".join(lines), encoding="utf-8")
+    measures = ["-m", "P.32", "-m", "utility", "-m", "num_ret"]
+    status, out, err = _run(["-q", *measures, str(qrels), str(run)])
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [
+        "num_ret               \tq1\t40",
+        "P_32                  \tq1\t0.0312",
+        "utility               \tq1\t-38.0000",
+        "num_ret               \tq2\t40",
+        "P_32                  \tq2\t0.0938",
+        "utility               \tq2\t-34.0000",
+        "num_ret               \tq3\t4",
+        "P_32                  \tq3\t0.0312",
+        "utility               \tq3\t-2.0000",
+        "num_ret               \tall\t84",
+        "P_32                  \tall\t0.0521",  # 5/96
+        "utility               \tall\t-24.6667",  # -74/3
+    ]
+
+
+def test_relstrings_of_rankings_split_over_blocks_with_ties(tmp_path: Path) -> None:
+    # q1's lines come in two blocks around q2's. trec_eval ranks by score, ties by doc
+    # id descending: q1 is e (3), d and b (2), ... -> grades 3, unlabelled, 2; q2 is
+    # x (5), then z and y tied (4) -> 1, unlabelled, unlabelled.
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 1\nq1 0 b 2\nq1 0 c 0\nq1 0 e 3\nq2 0 x 1\n", encoding="utf-8")
+    blocks = [
+        ("q1", [("a", 1), ("b", 2), ("f", 0.5), ("g", 0.1)]),
+        ("q2", [("x", 5), ("y", 4)]),
+        ("q1", [("e", 3), ("c", 1), ("d", 2)]),
+        ("q2", [("z", 4)]),
+    ]
+    lines = [f"{q} Q0 {d} {i} {s} t\n" for q, ds in blocks for i, (d, s) in enumerate(ds, 1)]
+    run.write_text("".join(lines), encoding="utf-8")
+    status, out, err = _run(["-q", "-n", "-m", "relstring.3", str(qrels), str(run)])
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [
+        "relstring_3           \tq1\t'3-2'",
+        "relstring_3           \tq2\t'1--'",
+    ]

@@ -137,6 +137,9 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
         _refuse_unlevelled_first_query(planned, labels, first, options)
     run = _with_stand_ins(run, added)
     cut = prepare_run(run, labels, options)  # the ranking -M and -J leave, made once
+    strings = NO_RELSTRINGS  # made now, so that the run is let go before the lines are
+    if options.per_query and any(m.kind == "relstring" for m, _ in planned):
+        strings = relstrings(cut, labels, relstring_length(options), set(added))
     values = query_values(labels, cut, planned, options, scored, set(added))
     if groups is not None:
         jg = judgment_group_values(groups, cut, planned, options, scored)
@@ -153,17 +156,13 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
                 out.write(per_query_text(done, planned, found, NO_RELSTRINGS))
             raise
         values = pl.concat([values, found])
+    del run, cut  # 7 million rows of an MS MARCO run: not held while the lines are made
     if zscores is not None:
         values = as_zscores(values, planned, zscores)
     summaries = means(values, planned, n_queries)
     if zscores is not None:
         planned = as_z_columns(planned)
     if options.per_query:
-        strings = (
-            relstrings(cut, labels, relstring_length(options), set(added))
-            if any(m.kind == "relstring" for m, _ in planned)
-            else NO_RELSTRINGS
-        )
         # 10.0 goes through the labelled queries in order and stops at the first unanswered
         printed = walk[: walk.index(stop_at)] if stop_at else scored
         out.write(per_query_text(printed, planned, values, strings))

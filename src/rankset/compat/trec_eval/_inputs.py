@@ -68,7 +68,8 @@ def read_inputs(
             msg = f"{error}\ntrec_eval: Quit in file '{options.run}'"
             raise TrecEvalError(msg, 2) from None
         run = with_infinities
-    return labels, run, groups, preferences
+    # the rank and the tag are not read again (trec_eval takes the last line's tag)
+    return labels, run.select("query_id", "doc_id", "score"), groups, preferences
 
 
 def _must_exist(path: str, reader: str, what: str) -> None:

@@ -39,8 +39,15 @@ def relstrings(
     """trec_eval's relstring: a character per top document (grade, '-' unlabelled, ...)."""
     if length <= 0:  # trec_eval prints an empty string (Polars' head(0) keeps a row)
         run = run.clear()
+    # Only the rows that can be among a query's top ``length`` are sorted: those scored
+    # at least the ``length``-th best score of their block of lines of one query (ties at
+    # that score kept, for the doc ids). A query in several blocks keeps its top in the
+    # blocks' tops; numbering the blocks (rle_id) is cheaper than grouping on the ids.
+    score = pl.col("score")
+    block = pl.col("query_id").rle_id()
     ranked = (
-        run.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
+        run.filter(score >= score.top_k(max(length, 1)).min().over(block))
+        .sort(["query_id", "score", "doc_id"], descending=[False, True, True])
         .group_by("query_id", maintain_order=True)
         .head(max(length, 1))
         .join(
@@ -147,23 +154,79 @@ def per_query_text(
     )
     grid = (
         pl.DataFrame({"query_id": queries}, schema={"query_id": pl.String})
-        .join(table, how="cross")
-        .join(values, on=["query_id", "metric"], how="left", maintain_order="left")
+        .join(table, how="cross")  # query by query, each in table order
+        .with_columns(value=_cell_values(queries, table, values))
         .join(relstrings, on="query_id", how="left", maintain_order="left")
     )
-    texts = [
-        f"'{relstring or ''}'" if is_relstring else _value_text(value or 0.0, kind)
-        for is_relstring, value, kind, relstring in grid.select(
-            "is_relstring", "value", "kind", "relstring"
-        ).iter_rows()
-    ]
+    quoted = pl.concat_str([pl.lit("'"), pl.col("relstring").fill_null(""), pl.lit("'")])
+    text = pl.when(pl.col("is_relstring")).then(quoted).otherwise(_value_texts(grid))
     lines = grid.select(
-        pl.concat_str(
-            [pl.col("printed").str.pad_end(22), pl.col("query_id"), pl.Series(texts)],
-            separator="\t",
-        )
+        pl.concat_str([pl.col("printed").str.pad_end(22), pl.col("query_id"), text], separator="\t")
     ).to_series()
-    return "\n".join(lines.to_list()) + "\n"
+    return str(lines.str.join("\n").item()) + "\n"
+
+
+def _cell_values(queries: list[str], table: pl.DataFrame, values: pl.DataFrame) -> pl.Series:
+    """Return the value of each (query, table row), query by query; 0 where none is.
+
+    A cell is found by numbers (the query's place times the rows, plus the row's) rather
+    than by a join of the grid on two strings; a null value counts as none. A query has
+    one value per metric (the evaluation's per-query table, one row each).
+    """
+    import numpy as np
+
+    rows = table.height
+    places = pl.DataFrame({"query_id": queries}).with_row_index("_query")
+    cells = (
+        values.lazy()
+        .join(places.lazy(), on="query_id")
+        .join(table.lazy().select("metric").with_row_index("_row"), on="metric")
+        .select(
+            (pl.col("_query").cast(pl.Int64) * rows + pl.col("_row")).alias("cell"),
+            pl.col("value").fill_null(0.0),
+        )
+        .collect()
+    )
+    found = np.zeros(len(queries) * rows)
+    found[cells["cell"].to_numpy()] = cells["value"].to_numpy()
+    return pl.Series("value", found)
+
+
+def _value_texts(grid: pl.DataFrame) -> pl.Series:
+    """Return :func:`_value_text` of each ``value`` (null as 0) of ``kind``, vectorized.
+
+    A value prints from its double times 10,000, rounded, when that product is at least
+    1e-6 away from a half: below 1e5 it is exact to 1e-7, so its nearest integer is the
+    one printf rounds the exact decimal value to. The few others (near a half, 1e5 or
+    more, not finite) go through :func:`_value_text`, as every count that is not finite.
+    As before, a -0.0 (and a null) prints as 0.
+    """
+    value = pl.col("value").fill_null(0.0) + 0.0  # -0.0 + 0.0 is 0.0
+    count = pl.col("kind") == "long"
+    scaled = value.abs() * 10_000.0
+    plain = value.is_finite() & pl.when(count).then(value.abs() < 2.0**53).otherwise(
+        (value.abs() < 1e5) & ((scaled - scaled.floor() - 0.5).abs() >= 1e-6)
+    )
+    units = pl.when(plain).then(scaled.round()).otherwise(0.0).cast(pl.Int64)
+    fixed = pl.concat_str(
+        [
+            pl.when(value < 0).then(pl.lit("-")).otherwise(pl.lit("")),
+            (units // 10_000).cast(pl.String),
+            pl.lit("."),
+            # 10000 + the 4 decimals, its leading 1 cut: the decimals zero-padded
+            (units % 10_000 + 10_000).cast(pl.String).str.slice(1),
+        ]
+    )
+    whole = pl.when(plain).then(value).otherwise(0.0).cast(pl.Int64)  # truncated, as (long)
+    texts, plains = grid.select(
+        pl.when(count).then(whole.cast(pl.String)).otherwise(fixed).alias("text"),
+        plain.alias("plain"),
+    )
+    others = (~plains).arg_true()
+    if others.len():
+        pairs = grid.select("value", "kind")[others].fill_null(0.0).rows()
+        texts = texts.scatter(others, [_value_text(v + 0.0, k) for v, k in pairs])
+    return texts
 
 
 def summary_lines(
