@@ -78,3 +78,41 @@ def test_the_bundle_draws_beside_an_amd_module_loader(tmp_path: Path) -> None:
     )
     drawn = descendants(load(page).dom, {"amd-chart"})
     assert "svg" in drawn["amd-chart"]
+
+
+@needs_chromium
+def test_the_history_charts_draw_in_chromium(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    import polars as pl
+
+    import rankset
+    from rankset.report import build_report
+
+    result = rankset.evaluate(
+        {"bm25": {"q1": {"d1": 1.0, "d2": 0.5}}},
+        {"q1": {"d1": 1}},
+        ["ndcg@10", "rr"],
+        confidence=None,
+    )
+    days = [datetime(2026, 11, day, tzinfo=UTC) for day in (1, 8, 15)]
+    history = pl.DataFrame(
+        {
+            "entry_id": ["e1", "e1", "e2", "e2", "e3", "e3"],
+            "time": [day for day in days for _ in range(2)],
+            "system": ["bm25"] * 6,
+            "metric": ["ndcg@10", "rr"] * 3,
+            "mean": [0.40, 0.50, 0.45, 0.55, 0.43, 0.60],
+            "ci_low": [0.30, 0.40, 0.35, 0.45, 0.33, 0.50],
+            "ci_high": [0.50, 0.60, 0.55, 0.65, 0.53, 0.70],
+        }
+    )
+    page = tmp_path / "history.html"
+    page.write_text(build_report(result, history=history), encoding="utf-8")
+    ids = {"chart-history-0", "chart-history-1"}
+    loaded = load(page)
+    drawn = descendants(loaded.dom, ids)
+    assert set(drawn) == ids
+    for element_id, tags in drawn.items():
+        assert "svg" in tags or "canvas" in tags, f"{element_id} did not draw"
+    assert not re.search(r"\sdata-error=", without_scripts(loaded.dom))

@@ -290,6 +290,7 @@ def _report(args: argparse.Namespace) -> int:
             n_resamples=args.n_resamples,
             seed=args.seed,
             progress=step.count,
+            history=args.store,
             **options,
         )
     print(path)

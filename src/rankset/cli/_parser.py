@@ -238,6 +238,11 @@ def _add_report(commands: Any) -> argparse.ArgumentParser:
         metavar="NAME",
         help="the system name of a fused run among the runs: adds what fusion changed",
     )
+    page.add_argument(
+        "--store",
+        metavar="DIR",
+        help="an experiment store (rankset log): adds the history of its logged means",
+    )
     add_resampling(report, 2000, stated=", stated in the page")
     add_output(report, out="the HTML file to write", out_metavar="REPORT.html", out_required=True)
     return report

@@ -28,6 +28,7 @@ from rankset.stats import IntoProgress, Progress, Steps, resolve_progress
 if TYPE_CHECKING:
     from rankset.diagnosis.quadrants import Diagnosis
     from rankset.evaluation.cutoff_curves import Curves
+    from rankset.experiments import Store
     from rankset.label_quality.assessors import Agreement
     from rankset.label_quality.rank_stability import RankingStability
 
@@ -61,6 +62,7 @@ def report(
     seed: int = 0,
     label_sets: Mapping[str, IntoLabels] | None = None,
     progress: IntoProgress = None,
+    history: Store | str | os.PathLike[str] | pl.DataFrame | None = None,
     **evaluate_options: Any,
 ) -> Path:
     """Evaluate, compare, draw curves and diagnose runs, and write the HTML report.
@@ -101,6 +103,11 @@ def report(
         "done")``: the command line's progress display (steps that have nothing to do are
         counted as done). None (the default): a bar under the cell in a Jupyter
         notebook, nothing elsewhere; False: nothing. See :data:`rankset.stats.Progress`.
+    history
+        An experiment store (a :class:`rankset.experiments.Store`, its folder, or what
+        its ``history()`` returned): a "History" section charts the logged means of
+        ``metrics`` over time, with each system's last change. The store is read, not
+        written: log this evaluation with ``Store.log`` or ``rankset log``.
     **evaluate_options
         Passed to :func:`rankset.evaluate` (``scale=``, ``pool=``, ``missing=``...). When
         ``scale`` is not given, the labels choose it (``rag5``, else ``binary`` or
@@ -134,6 +141,7 @@ def report(
         msg = f"{os.fspath(out)}: the folder {Path(out).parent} does not exist; create it first."
         raise ParameterError(msg)
     reference_labels = _check_label_sets(labels, label_sets)
+    logged = _history(history)  # a folder that is no store fails before the work
     names = canonical_names(metrics)
     options = EvaluateOptions.from_kwargs(evaluate_options, "report")
     step = Steps(resolve_progress(progress, "rankset report"), _STEPS)
@@ -200,6 +208,7 @@ def report(
         stability=stability,
         reference_labels=reference_labels,
         explanations=explanations,
+        history=logged,
     )
     target = Path(out)
     with atomic_path(out) as temp:
@@ -427,3 +436,13 @@ def _split_num_rel(
         config=config,
     )
     return trimmed, relevant
+
+
+def _history(history: Store | str | os.PathLike[str] | pl.DataFrame | None) -> pl.DataFrame | None:
+    """Read the store's history once (every metric; the section keeps the report's)."""
+    if history is None or isinstance(history, pl.DataFrame):
+        return history
+    from rankset.experiments import Store
+
+    store = history if isinstance(history, Store) else Store(history, create=False)
+    return store.history()

@@ -51,6 +51,7 @@ def build_report(
     stability: RankingStability | None = None,
     reference_labels: str = "reference",
     explanations: pl.DataFrame | None = None,
+    history: pl.DataFrame | None = None,
 ) -> str:
     """Render results as one self-contained HTML document.
 
@@ -104,6 +105,9 @@ def build_report(
     explanations
         ``system, query_id, reason`` (:func:`rankset.explain`): the worst queries show which
         relevant documents each system found, where, and which it missed.
+    history
+        An experiment store's history (:meth:`rankset.experiments.Store.history`): a
+        "History" section charts the logged means of the report's metrics over time.
 
     Returns
     -------
@@ -150,6 +154,10 @@ def build_report(
             correction=correction,
         ),
     ]
+    if history is not None and history.height:
+        from rankset.report._history import history_section
+
+        sections.append(("history", "History", history_section(history, result.metrics)))
     if agreement is not None:
         labels_html = _sections.labels_section(result, agreement, stability, reference_labels)
         sections.append(("labels", "Label sets", labels_html))
