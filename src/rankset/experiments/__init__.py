@@ -8,11 +8,14 @@
 - :func:`gate`: exit 0 when no asked metric fell past the rule, 1 when one did, with a
   Markdown report for a pull request (:class:`GateResult`); :func:`evaluate_and_gate`
   evaluates a run first and takes its baseline as a run or a store entry;
-- :func:`history_chart`: a metric's mean over the entries, one line per system.
+- :func:`history_chart`: a metric's mean over the entries, one line per system;
+  :func:`latest_changes`: each system's last logged mean and its change from the one
+  before (the History tables of the report and the dashboard).
 
 Inside: ``_layout`` (the folder, its format version, the atomic write), ``_provenance``
-(hashes, git commit, meta), ``_store``, ``_gate``, ``_report`` (the gate's Markdown) and
-``_chart``, and ``_workflow`` (:func:`evaluate_and_gate`).
+(hashes, git commit, meta), ``_store``, ``_gate``, ``_report`` (the gate's Markdown),
+``_chart`` and ``_history`` (the history's chart and latest changes), and ``_workflow``
+(:func:`evaluate_and_gate`).
 
 Examples
 --------
@@ -35,6 +38,7 @@ from rankset.experiments._gate import (
     gate,
     parse_max_drop,
 )
+from rankset.experiments._history import LATEST_COLUMNS, latest_changes
 from rankset.experiments._layout import FORMAT_VERSION
 from rankset.experiments._provenance import git_commit, parse_meta
 from rankset.experiments._store import HISTORY_COLUMNS, Store
@@ -45,6 +49,7 @@ __all__ = [
     "GATE_COLUMNS",
     "GATE_TESTS",
     "HISTORY_COLUMNS",
+    "LATEST_COLUMNS",
     "GateResult",
     "GateTest",
     "Store",
@@ -52,6 +57,7 @@ __all__ = [
     "gate",
     "git_commit",
     "history_chart",
+    "latest_changes",
     "parse_max_drop",
     "parse_meta",
 ]

@@ -3,7 +3,8 @@
 The history comes from an experiment store (:meth:`rankset.experiments.Store.history`):
 one row per (entry, system, metric). The section draws one chart per metric of the
 report that the store holds (:func:`rankset.experiments.history_chart`) and a table of
-each system's last logged mean beside the one before it.
+each system's last logged mean beside the one before it
+(:func:`rankset.experiments.latest_changes`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import polars as pl
 
 from rankset import charts
 from rankset._format import counted
-from rankset.experiments import history_chart
+from rankset.experiments import history_chart, latest_changes
 from rankset.report._html import esc, table
 
 __all__ = ["MAX_HISTORY_CHARTS", "history_section"]
@@ -79,34 +80,19 @@ def _when(history: pl.DataFrame) -> str:
 
 def _latest_table(history: pl.DataFrame, metrics: Sequence[str]) -> str:
     """Each (system, metric): the last logged mean, the one before it and the change."""
-    order = {metric: number for number, metric in enumerate(metrics)}
-    latest = (
-        history.filter(pl.col("metric").is_in(list(metrics)))
-        .sort("time", maintain_order=True)
-        .group_by("system", "metric", maintain_order=True)
-        .agg(
-            pl.col("entry_id").last().alias("entry"),
-            pl.col("time").last().dt.strftime("%Y-%m-%d %H:%M").alias("logged"),
-            pl.col("mean").last().alias("last"),
-            pl.col("mean").get(-2, null_on_oob=True).alias("before"),
-            pl.len().alias("entries"),
-        )
-        .with_columns(
-            change=pl.col("last") - pl.col("before"),
-            _order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64),
-        )
-        .sort("_order", "system", maintain_order=True)
+    latest = latest_changes(history, metrics).with_columns(
+        logged=pl.col("last_time").dt.strftime("%Y-%m-%d %H:%M")
     )
     return table(
         latest,
         [
             ("system", "system", "key"),
             ("metric", "metric", "text"),
-            ("entries", "entries", "int"),
-            ("entry", "last entry", "text"),
+            ("n_entries", "entries", "int"),
+            ("last_entry", "last entry", "text"),
             ("logged", "logged (UTC)", "text"),
-            ("last", "last mean", "num"),
-            ("before", "the one before", "num"),
+            ("last_mean", "last mean", "num"),
+            ("previous_mean", "the one before", "num"),
             ("change", "change", "signed"),
         ],
         caption="Each system's last logged mean and its change from the entry before.",

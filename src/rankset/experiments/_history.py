@@ -1,0 +1,93 @@
+"""What the history says last: each system's latest logged mean and the change before it.
+
+The report's and the dashboard's "History" tables read :func:`latest_changes`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import polars as pl
+
+from rankset.errors import SchemaError
+
+__all__ = ["LATEST_COLUMNS", "latest_changes"]
+
+#: The columns of :func:`latest_changes`, in order.
+LATEST_COLUMNS: Final = (
+    "system",
+    "metric",
+    "n_entries",
+    "last_entry",
+    "last_time",
+    "last_mean",
+    "previous_mean",
+    "change",
+)
+_NEEDED: Final = ("entry_id", "time", "system", "metric", "mean")
+
+
+def latest_changes(history: pl.DataFrame, metrics: Sequence[str] | None = None) -> pl.DataFrame:
+    """Each (system, metric): the last logged mean, the one before it and the change.
+
+    Parameters
+    ----------
+    history
+        What :meth:`Store.history` returns (``entry_id, time, system, metric, mean`` at
+        least). Entries are ordered by ``time`` (ties keep the frame's order).
+    metrics
+        The metrics to keep, in the order of the rows (canonical names, as the history
+        spells them); those the history does not hold are skipped. None: every metric
+        the history holds, in the order it first names them.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``system, metric, n_entries, last_entry, last_time, last_mean, previous_mean,
+        change``, sorted by metric (in ``metrics`` order) then system. ``previous_mean``
+        and ``change`` (``last_mean - previous_mean``) are null for a system logged once.
+
+    Raises
+    ------
+    SchemaError
+        When ``history`` lacks one of the columns above.
+
+    Examples
+    --------
+    >>> from datetime import datetime, UTC
+    >>> history = pl.DataFrame({
+    ...     "entry_id": ["e1", "e2", "e2"],
+    ...     "time": [datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC),
+    ...              datetime(2026, 1, 2, tzinfo=UTC)],
+    ...     "system": ["bm25", "bm25", "rerank"], "metric": ["ap", "ap", "ap"],
+    ...     "mean": [0.25, 0.5, 0.75]})
+    >>> latest_changes(history).select("system", "n_entries", "last_mean", "change").rows()
+    [('bm25', 2, 0.5, 0.25), ('rerank', 1, 0.75, None)]
+    """
+    missing = [name for name in _NEEDED if name not in history.columns]
+    if missing:
+        msg = f"The history frame lacks the columns {missing}; pass Store.history()."
+        raise SchemaError(msg)
+    held = [str(m) for m in history["metric"].unique(maintain_order=True).to_list()]
+    kept = held if metrics is None else [str(m) for m in dict.fromkeys(metrics) if m in held]
+    order = {metric: number for number, metric in enumerate(kept)}
+    return (
+        history.filter(pl.col("metric").is_in(kept))
+        .sort("time", maintain_order=True)
+        .group_by("system", "metric", maintain_order=True)
+        .agg(
+            pl.len().alias("n_entries"),
+            pl.col("entry_id").last().alias("last_entry"),
+            pl.col("time").last().alias("last_time"),
+            pl.col("mean").last().alias("last_mean"),
+            pl.col("mean").get(-2, null_on_oob=True).alias("previous_mean"),
+        )
+        .with_columns(
+            pl.col("n_entries").cast(pl.Int64),
+            change=pl.col("last_mean") - pl.col("previous_mean"),
+            _order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64),
+        )
+        .sort("_order", "system", maintain_order=True)
+        .select(LATEST_COLUMNS)
+    )
