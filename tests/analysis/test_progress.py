@@ -183,3 +183,39 @@ def test_compare_counts_the_resamples_of_every_comparison(seven_per_chunk: None)
     assert len(calls.counts) > 4  # per chunk, not per test
     silent = compare(frame, "base", tests=["randomization"], n_resamples=50, correction=None)
     assert counted.equals(silent)
+
+
+def test_evaluate_counts_its_buckets_and_keeps_its_values() -> None:
+    import polars as pl
+
+    import rankset
+
+    queries = {f"q{i}": {f"d{j}": float(j % 5) for j in range(8)} for i in range(40)}
+    labels = {f"q{i}": {"d1": 1, f"d{i % 8}": 2} for i in range(40)}
+    calls: list[tuple[int, int, str]] = []
+    counted = rankset.evaluate(
+        queries,
+        labels,
+        ["ap", "ndcg@5"],
+        buckets=6,
+        confidence=None,
+        progress=lambda done, total, what: calls.append((done, total, what)),
+    )
+    # One call before each occupied bucket's pass (its number: the buckets before it are
+    # done), then (6, 6): never falling, ending at the total.
+    assert calls[-1] == (6, 6, "buckets")
+    assert all(total == 6 and what == "buckets" for _, total, what in calls)
+    done = [d for d, _, _ in calls]
+    assert done == sorted(done)
+    assert len(done) == len(set(done))
+    assert 2 <= len(calls) <= 7
+    plain = rankset.evaluate(queries, labels, ["ap", "ndcg@5"], confidence=None)
+    assert counted.per_query.sort("query_id", "metric").equals(
+        plain.per_query.sort("query_id", "metric")
+    )
+    assert isinstance(counted.per_query, pl.DataFrame)
+    nothing: list[tuple[int, int, str]] = []
+    rankset.evaluate(
+        queries, labels, ["ap"], confidence=None, progress=lambda *a: nothing.append(a)
+    )
+    assert nothing == []  # without buckets nothing is counted

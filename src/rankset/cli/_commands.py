@@ -91,7 +91,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         runs, labels = _matched_chunks(args), None
     with progress(args) as step:
         step(f"evaluating {len(args.runs)} run(s)")
-        result = evaluate_with(runs, labels, metrics, options)
+        result = evaluate_with(runs, labels, metrics, options, progress=step.count)
     report_dropped(result.query_counts)
     if args.per_query:
         write_table(result.per_query, args.per_query, config=result.config)

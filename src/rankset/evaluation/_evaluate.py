@@ -23,6 +23,7 @@ from rankset._typing import (
     IntoRun,
     MissingPolicy,
     OrderPolicy,
+    Progress,
     ScorePrecision,
 )
 from rankset._validation import check_resampling
@@ -83,6 +84,7 @@ def evaluate(
     confidence: float | None = 0.95,
     n_resamples: int = 1000,
     seed: int = 0,
+    progress: Progress | None = None,
 ) -> EvaluationResult:
     """Score runs against labels with the named metrics.
 
@@ -203,6 +205,10 @@ def evaluate(
     confidence, n_resamples, seed
         Percentile bootstrap confidence interval of each mean in the summary (queries
         resampled with replacement; seeded, deterministic); ``confidence=None`` skips it.
+    progress
+        With ``buckets``: called as ``progress(done, buckets, "buckets")`` before each
+        bucket's pass and once at the end (``done == buckets``); see
+        :data:`rankset.stats.Progress`. Nothing is counted without buckets.
 
     Returns
     -------
@@ -229,7 +235,14 @@ def evaluate(
     if ks is not None:
         metrics = expand_cutoffs(metrics, ks)
     return evaluate_with(
-        runs, labels, metrics, options, confidence=confidence, n_resamples=n_resamples, seed=seed
+        runs,
+        labels,
+        metrics,
+        options,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+        progress=progress,
     )
 
 
@@ -242,10 +255,13 @@ def evaluate_with(
     confidence: float | None = 0.95,
     n_resamples: int = 1000,
     seed: int = 0,
+    progress: Progress | None = None,
 ) -> EvaluationResult:
     """Evaluate with an :class:`EvaluateOptions` (what the CLI, report and diagnose call)."""
     check_resampling(confidence, n_resamples, seed)
-    plan, collected = plan_and_measure(runs, labels, parse_metrics(metrics), options)
+    plan, collected = plan_and_measure(
+        runs, labels, parse_metrics(metrics), options, progress=progress
+    )
     return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
 
 
@@ -256,6 +272,7 @@ def plan_and_measure(
     options: EvaluateOptions,
     *,
     keep_rows: bool = False,
+    progress: Progress | None = None,
 ) -> tuple[EvaluationPlan, Collected]:
     """Plan an evaluation and measure it with the executor its options choose.
 
@@ -267,7 +284,9 @@ def plan_and_measure(
     would parse them again) and on the GPU or Dask engines.
     """
     try:
-        return _plan_and_measure(runs, labels, metrics, options, keep_rows=keep_rows)
+        return _plan_and_measure(
+            runs, labels, metrics, options, keep_rows=keep_rows, progress=progress
+        )
     except pl.exceptions.ComputeError as error:
         # A damaged Parquet file fails only when its pages are read.
         if "parquet" not in str(error).lower():
@@ -285,6 +304,7 @@ def _plan_and_measure(
     options: EvaluateOptions,
     *,
     keep_rows: bool,
+    progress: Progress | None,
 ) -> tuple[EvaluationPlan, Collected]:
     engine = resolve_engine(options.engine)  # warns once, if at all
     if options.engine != "auto":  # "auto" is settled by the runs' size when they are read
@@ -305,7 +325,7 @@ def _plan_and_measure(
     plan = plan_evaluation_inputs(runs, labels, metrics, options)
     if plan.engine == "dask":
         plan = on_cluster(plan)
-    return plan, measure(plan, keep_rows=keep_rows)
+    return plan, measure(plan, keep_rows=keep_rows, progress=progress)
 
 
 def _named_files(*inputs: object) -> list[str]:
@@ -331,12 +351,16 @@ def on_cluster(plan: EvaluationPlan) -> EvaluationPlan:
     )
 
 
-def measure(plan: EvaluationPlan, *, keep_rows: bool = False) -> Collected:
+def measure(
+    plan: EvaluationPlan, *, keep_rows: bool = False, progress: Progress | None = None
+) -> Collected:
     """Measure every set of queries with the plan's executor, merge, apply the policies.
 
     Without buckets the whole input is one set. With ``buckets=N`` each bucket of
     queries is measured in turn here, or on the workers of a Dask cluster with
-    ``engine="dask"``: the same kernel (:func:`measure_queries`) either way.
+    ``engine="dask"``: the same kernel (:func:`measure_queries`) either way. ``progress``
+    is told the buckets measured here: ``(done, N, "buckets")`` before each bucket's pass
+    (the empty ones are skipped, counted done) and ``(N, N, "buckets")`` at the end.
     """
     parts: list[PartialResult]
     if plan.engine == "dask":
@@ -347,10 +371,13 @@ def measure(plan: EvaluationPlan, *, keep_rows: bool = False) -> Collected:
         parts = [measure_queries(plan, None, keep_rows=keep_rows)]
     else:
         occupied = occupied_buckets(plan, plan.buckets)
-        parts = [
-            measure_queries(plan, (bucket, plan.buckets), keep_rows=keep_rows)
-            for bucket in occupied
-        ]
+        parts = []
+        for bucket in occupied:
+            if progress is not None:
+                progress(bucket, plan.buckets, "buckets")
+            parts.append(measure_queries(plan, (bucket, plan.buckets), keep_rows=keep_rows))
+        if progress is not None:
+            progress(plan.buckets, plan.buckets, "buckets")
         return finish(plan, merge_partial_results(parts, occupied))
     return finish(plan, merge_partial_results(parts))
 
