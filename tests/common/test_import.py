@@ -32,3 +32,19 @@ def test_version_is_the_installed_distributions() -> None:
     from importlib.metadata import version
 
     assert rankset.__version__ == version("rankset")
+
+
+def test_an_evaluation_without_intervals_loads_no_numpy(tmp_path: object) -> None:
+    # numpy (rankset.stats) is for the bootstrap intervals; a call that skips them, the
+    # usual in a training loop, and its Parquet output need neither it nor pyarrow.
+    code = (
+        "import sys, rankset; "
+        "result = rankset.evaluate({'q': {'a': 2.0, 'b': 1.0}}, {'q': {'b': 1}}, "
+        "['ap', 'ndcg@10'], confidence=None); "
+        f"result.to_parquet({str(tmp_path)!r} + '/out.parquet'); "
+        "print(','.join(m for m in ('numpy', 'pyarrow', 'rankset.stats') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.strip()
+    assert out == ""

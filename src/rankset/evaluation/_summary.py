@@ -32,8 +32,6 @@ def summarise_means(
     """
     import polars as pl
 
-    from rankset.stats.paired import bootstrap_column_mean_cis
-
     outer = list(outer)
     group = [*outer, *keys]
     # trec_eval's mean: the values added one by one in query order, then divided.
@@ -53,6 +51,9 @@ def summarise_means(
             ci_low=pl.lit(None, dtype=pl.Float64), ci_high=pl.lit(None, dtype=pl.Float64)
         )
     else:
+        # numpy (through rankset.stats) only for the intervals: about 70 ms of a first call.
+        from rankset.stats.paired import bootstrap_column_mean_cis
+
         pieces = []
         groups = per_query.select(outer).unique(maintain_order=True)
         # One group (one system, as curves hand them over) needs no copy of its rows.
