@@ -193,3 +193,17 @@ def test_format_msmarco_holds_no_labels(tmp_path: Path) -> None:
 
     with pytest.raises(InputFormatError, match="holds a run, not labels"):
         read(path, format="msmarco", kind="labels")
+
+
+def test_evaluate_takes_official_as_a_metric(shared_data: Path, tmp_path: Path) -> None:
+    import rankset
+
+    run, qrels = _nist_inputs(shared_data, tmp_path)
+    result = rankset.evaluate(run, qrels, ["P_10", "official"], confidence=None)
+    means = {row["metric"]: round(row["mean"], 4) for row in result.summary.iter_rows(named=True)}
+    assert list(means) == ["precision@10", *NIST_ICT_BERT2]
+    assert {name: means[name] for name in NIST_ICT_BERT2} == NIST_ICT_BERT2
+    alone = rankset.evaluate(run, qrels, "official", confidence=None)
+    assert alone.metrics == list(NIST_ICT_BERT2)
+    with pytest.raises(ParameterError, match="official"):
+        rankset.evaluate(run, str(shared_data / "unknown-labels.txt"), "official")
