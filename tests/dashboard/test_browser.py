@@ -296,3 +296,64 @@ def test_dl19_runs_open_a_query_with_grades(tab: Tab, shared_data: Path, tmp_pat
     assert tab.rows("#systems-table") == 4
     assert tab.page.locator("#chart-diagnosis path[aria-label]").count() == 16
     tab.page.screenshot(path=tmp_path / "overview.png", full_page=True)
+
+
+@pytest.fixture(scope="module")
+def with_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample with a history of three entries a week apart (means written by hand)."""
+    from datetime import UTC, datetime
+
+    day = {entry: datetime(2026, 11, 1 + 7 * n, 9, tzinfo=UTC) for n, entry in enumerate("abc")}
+    logged = [  # entry, system, ndcg@10, ap
+        ("a", "bm25", 0.40, 0.20),
+        ("a", "rerank", 0.50, 0.30),
+        ("b", "bm25", 0.42, 0.21),
+        ("c", "rerank", 0.55, 0.28),
+        ("c", "bm25", 0.41, 0.22),
+    ]
+    rows = [
+        {"entry_id": entry, "time": day[entry], "tag": "main", "system": system,
+         "metric": metric, "mean": mean, "ci_low": mean - 0.04, "ci_high": mean + 0.04}
+        for entry, system, ndcg, ap in logged
+        for metric, mean in (("ndcg@10", ndcg), ("ap", ap))
+    ]  # fmt: skip
+    board = dashboard(
+        SAMPLE_RUNS,
+        SAMPLE_QRELS,
+        metrics=["ndcg@10", "ap", "rr"],
+        scale="trec_dl",
+        n_resamples=N_RESAMPLES,
+        history=pl.DataFrame(rows),
+    )
+    return board.save(tmp_path_factory.mktemp("history") / "history.html")
+
+
+def test_the_history_view_follows_the_metric(tab: Tab, with_history: Path, tmp_path: Path) -> None:
+    tab.open(with_history, "#view=history")
+    assert tab.page.is_visible("#chart-history")
+    assert tab.page.locator("#chart-history svg").count() == 1
+    assert tab.page.locator("[data-error]").count() == 0
+    assert "ndcg@10 over logged entries" in tab.text("#chart-history svg")
+    assert tab.page.locator("#chart-history path[aria-label*='system: rerank']").count() > 0
+    cells = {
+        row.get_attribute("data-system"): row.locator("td").all_inner_texts()
+        for row in tab.page.locator("#history-table tbody tr").all()
+    }  # entries, last entry, logged, last mean, the one before, change
+    assert cells == {
+        "bm25": ["3", "c", "2026-11-15 09:00", "0.4100", "0.4200", "−0.0100"],
+        "rerank": ["2", "c", "2026-11-15 09:00", "0.5500", "0.5000", "+0.0500"],
+    }
+    tab.page.screenshot(path=tmp_path / "history.png", full_page=True)
+    tab.page.select_option("#metric", "ap")
+    assert "view=history" in tab.fragment()
+    assert "metric=ap" in tab.fragment()
+    assert "ap over logged entries" in tab.text("#chart-history svg")
+    changes = tab.page.locator("#history-table tbody td:last-child").all_inner_texts()
+    assert changes == ["+0.0100", "−0.0200"]
+    tab.page.select_option("#metric", "rr")  # a dashboard metric the store does not hold
+    assert not tab.page.is_visible("#chart-history")
+    assert tab.text("#history-missing") == (
+        "rr was not logged in the store; of this dashboard's metrics it holds ndcg@10, ap."
+    )
+    tab.page.go_back()
+    assert tab.page.is_visible("#chart-history svg")

@@ -62,7 +62,8 @@ def add_dashboard(commands: Any) -> argparse.ArgumentParser:
     stored.add_argument(
         "--store",
         metavar="DIR",
-        help="show the runs of the store's entries (named TAG:SYSTEM), beside any RUN given",
+        help="show the runs of the store's entries (named TAG:SYSTEM), beside any RUN given, "
+        "and a History view of its logged means (the store is only read)",
     )
     stored.add_argument(
         "--entry",
@@ -89,7 +90,7 @@ def _dashboard(args: argparse.Namespace) -> int:
     from rankset.dashboard import dashboard
 
     options = option_values(args)
-    runs, labels = _inputs(args)
+    runs, labels, store = _inputs(args)  # a folder that is no store fails here
     with progress(args) as step:
         step(f"building the dashboard of {len(runs)} run(s)")
         board = dashboard(
@@ -104,6 +105,7 @@ def _dashboard(args: argparse.Namespace) -> int:
             title=args.title,
             max_bytes=int(args.max_mb * 1_000_000),
             progress=step.count,
+            history=store,
             **options,
         )
         path = board.save(args.out)
@@ -114,8 +116,8 @@ def _dashboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def _inputs(args: argparse.Namespace) -> tuple[Any, Any]:
-    """Return the runs (by name, with those of ``--store``) and the labels of the page."""
+def _inputs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+    """Return the runs (by name, with those of ``--store``), the labels, and the store."""
     from pathlib import Path
 
     if args.store is None:
@@ -125,10 +127,11 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, Any]:
         if not args.runs:
             msg = "Give the runs to show (RUN ...) or an experiment store (--store DIR)."
             raise ParameterError(msg)
-        return args.runs, args.labels
+        return args.runs, args.labels, None
     from rankset.experiments import Store
 
-    runs, labels = Store(args.store, create=False).sources(args.entry)
+    store = Store(args.store, create=False)
+    runs, labels = store.sources(args.entry)
     for path in args.runs:  # runs given beside the store, named by their file stem
         runs.setdefault(Path(path).stem, path)
     if args.labels is not None:
@@ -139,7 +142,7 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, Any]:
             "give --qrels LABELS."
         )
         raise ParameterError(msg)
-    return runs, labels
+    return runs, labels, store
 
 
 #: The dashboard's subcommand, by name.

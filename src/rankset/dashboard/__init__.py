@@ -3,7 +3,7 @@
 :func:`dashboard` evaluates runs and returns a :class:`Dashboard`, one self-contained HTML
 page (Vega inlined, a strict Content-Security-Policy, no request of any kind, every user
 string escaped) that displays inline in Jupyter and writes itself with
-:meth:`Dashboard.save`. Three views:
+:meth:`Dashboard.save`. Three views, and a fourth with an experiment store:
 
 - **Overview**: systems × metrics with confidence intervals and significance against a
   baseline (picked on the page), metric-vs-k curves with a k slider, the diagnostic
@@ -14,6 +14,9 @@ string escaped) that displays inline in Jupyter and writes itself with
 - **Query**: the two systems' top k side by side (rank, document, grade or "unjudged", the
   other system's rank and the move), snippets, the relevant documents neither found, every
   metric's value, and label-free contrasts (overlap@k, Jaccard@k, RBO, tau_AP).
+- **History** (``history=`` a :class:`rankset.experiments.Store`): the picked metric's
+  logged means over the store's entries, one line per system, and each system's last
+  logged mean, the one before and the change (:func:`rankset.experiments.latest_changes`).
 
 The module itself can be called: ``rankset.dashboard(runs, qrels, ...)`` is
 ``rankset.dashboard.dashboard(runs, qrels, ...)`` (type checkers know the second spelling).
@@ -56,7 +59,7 @@ FRAGMENT_KEYS: Final[dict[str, str]] = {
     "b": "system B, the right side",
     "metric": "the metric of the table, charts and differences (canonical name: ndcg@10)",
     "k": "the cutoff of the side-by-side view and of the curves' marker (1 to depth)",
-    "view": "overview, queries or query",
+    "view": "overview, queries, query or history (with a store)",
     "baseline": "the system the overview compares the others with",
     "text": "the query list's text filter (query id or text, case-insensitive)",
     "quadrant": "the query list's quadrant filter (with system: whose quadrant)",

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
@@ -31,6 +31,9 @@ from rankset.io import atomic_path, scan_labels
 from rankset.measures import Metric, needs_grade_scale, parse_metric, parse_metrics
 from rankset.measures.nuggets import NUGGET_MEASURES
 from rankset.stats import IntoProgress, Progress, Steps, resolve_progress
+
+if TYPE_CHECKING:
+    from rankset.experiments import Store
 
 __all__ = ["DEFAULT_DASHBOARD_METRICS", "Dashboard", "dashboard"]
 
@@ -131,6 +134,7 @@ def dashboard(
     n_resamples: int = 1000,
     seed: int = 0,
     progress: IntoProgress = None,
+    history: Store | str | os.PathLike[str] | pl.DataFrame | None = None,
     **evaluate_options: Any,
 ) -> Dashboard:
     """Build an interactive, offline dashboard of runs: systems, queries and rankings.
@@ -182,6 +186,12 @@ def dashboard(
         name, and once at the end with ``(n, n, "done")``. None (the default): a bar
         under the cell in a Jupyter notebook, nothing elsewhere; False: nothing. See
         :data:`rankset.stats.Progress`.
+    history
+        An experiment store (a :class:`rankset.experiments.Store`, its folder, or what
+        its ``history()`` returned): a *History* view charts the logged means of the
+        metric picked on the page over time, one line per system, with each system's
+        last logged mean, the one before and the change. The store is read, not
+        written: log this evaluation with ``Store.log`` or ``rankset log``.
     **evaluate_options
         Passed to :func:`rankset.evaluate` (``scale=``, ``relevance_level=``, ...).
 
@@ -194,6 +204,8 @@ def dashboard(
     ParameterError
         On a bad ``k``, ``depth`` (< ``k``), ``snippet``, ``max_bytes`` or an unknown
         baseline.
+    InputFormatError
+        When ``history`` names a folder that is not a store (before any work).
 
     Examples
     --------
@@ -210,6 +222,7 @@ def dashboard(
     max_bytes = check_int("max_bytes", max_bytes, 1)
     extremes = check_int("extremes", extremes, 0)
     options = EvaluateOptions.from_kwargs(evaluate_options, "dashboard")
+    logged = _history(history)  # a folder that is no store fails before the work
     shown = _metric_names(metrics, k)
     notes: list[str] = []
     step = Steps(resolve_progress(progress, "rankset dashboard"), _STEPS)
@@ -273,6 +286,7 @@ def dashboard(
         extremes=extremes,
         seed=seed,
         page={"title": title, "snippet": snippet, "seed": seed, "n_resamples": n_resamples},
+        history=logged,
     )
     first_curve = next((curve_of[name] for name in shown if curve_of[name]), None)
     specs = chart_specs(
@@ -282,6 +296,7 @@ def dashboard(
         baseline=baseline,
         k=k,
         diagnosis_k=k if diagnosis is not None else None,
+        history=payload.data["history"] is not None,
     )
     from rankset.charts import javascript_bundle
 
@@ -302,6 +317,17 @@ def dashboard(
         n_queries_total=payload.sample.n_total,
         notes=notes,
     )
+
+
+def _history(history: Store | str | os.PathLike[str] | pl.DataFrame | None) -> pl.DataFrame | None:
+    """Read the store's history once (every metric; the page keeps the dashboard's)."""
+    if history is None or isinstance(history, pl.DataFrame):
+        return history if history is not None and history.height else None
+    from rankset.experiments import Store
+
+    store = history if isinstance(history, Store) else Store(history, create=False)
+    logged = store.history()
+    return logged if logged.height else None  # an empty store: no view, as in the report
 
 
 def _metric_names(metrics: str | Sequence[str] | None, k: int) -> list[str]:

@@ -25,6 +25,7 @@ CHART_IDS: Final = {
     "curves": "chart-curves",
     "diagnosis": "chart-diagnosis",
     "differences": "chart-differences",
+    "history": "chart-history",
 }
 # The diagnosis's quadrant colours (rankset.charts draws its matrix with the same).
 _QUADRANT_COLORS: Final = ("#009E73", "#E69F00", "#56B4E9", "#D55E00", "#8c959f")
@@ -239,6 +240,49 @@ def _differences_chart() -> alt.TopLevelMixin:
     return chart
 
 
+def _history_chart(metric: str) -> alt.TopLevelMixin:
+    """Draw a metric's logged mean over the store's entries, one line per system.
+
+    Drawn as :func:`rankset.experiments.history_chart` draws it (time on x, the band the
+    bootstrap interval), on the page's ``metric``.
+    """
+    metric_param = alt.param(name="metric", value=metric)
+    base = alt.Chart(_data("history")).transform_filter("datum.metric === metric")
+    x = alt.X("time:T", title="logged", scale=alt.Scale(padding=12))
+    color = alt.Color(
+        "system:N",
+        title="system",
+        legend=alt.Legend(symbolOpacity=1, symbolType="stroke", symbolStrokeWidth=3),
+    )
+    scale = alt.Scale(zero=False)
+    band = base.mark_area(opacity=0.15).encode(
+        x=x, y=alt.Y("ci_low:Q", scale=scale), y2="ci_high:Q", color=color
+    )
+    line = base.mark_line(point=True).encode(
+        x=x,
+        y=alt.Y("mean:Q", title="mean", scale=scale),
+        color=color,
+        tooltip=[
+            alt.Tooltip("entry_id:N", title="entry"),
+            alt.Tooltip("time:T", title="logged", format="%Y-%m-%d %H:%M"),
+            alt.Tooltip("system:N"),
+            alt.Tooltip("tag:N"),
+            alt.Tooltip("mean:Q", format=".4f"),
+            alt.Tooltip("ci_low:Q", format=".4f", title="CI low"),
+            alt.Tooltip("ci_high:Q", format=".4f", title="CI high"),
+        ],
+    )
+    return (
+        alt.layer(band, line)
+        .add_params(metric_param)
+        .properties(
+            width=560,
+            height=260,
+            title=alt.Title(alt.ExprRef("metric + ' over logged entries'")),
+        )
+    )
+
+
 def chart_specs(
     systems: Sequence[str],
     *,
@@ -247,10 +291,12 @@ def chart_specs(
     baseline: str,
     k: int,
     diagnosis_k: int | None,
+    history: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """Return the Vega-Lite spec of each chart, themed, keyed by the names of CHART_IDS.
 
-    The curves chart is left out without a ``measure``, the matrix without ``diagnosis_k``.
+    The curves chart is left out without a ``measure``, the matrix without ``diagnosis_k``,
+    the history chart without ``history``.
     """
     charts: dict[str, alt.TopLevelMixin] = {
         "summary": _summary_chart(systems, metric, baseline),
@@ -260,5 +306,7 @@ def chart_specs(
         charts["curves"] = _curves_chart(systems, measure, k)
     if diagnosis_k is not None:
         charts["diagnosis"] = _diagnosis_chart(systems, diagnosis_k)
+    if history:
+        charts["history"] = _history_chart(metric)
     with alt.theme.enable(THEME):
         return {name: chart.to_dict() for name, chart in charts.items()}

@@ -24,9 +24,10 @@ from rankset.comparison import COMPARE_COLUMNS
 from rankset.dashboard._charts import UNCLASSIFIED
 from rankset.diagnosis.quadrants import QUADRANTS, Diagnosis
 from rankset.evaluation import Curves, EvaluationResult
+from rankset.experiments import latest_changes
 from rankset.measures import greater_is_better
 
-__all__ = ["FORMAT_VERSION", "Payload", "Sample", "assemble", "choose_queries"]
+__all__ = ["FORMAT_VERSION", "Payload", "Sample", "assemble", "choose_queries", "history_data"]
 
 # compare's columns the page embeds: its test is the randomization test, the means are in
 # the summary already.
@@ -216,9 +217,11 @@ def assemble(
     extremes: int,
     seed: int,
     page: Mapping[str, Any],
+    history: pl.DataFrame | None = None,
 ) -> Payload:
     """Build the page's data from computed results.
 
+    ``history`` is an experiment store's (:meth:`rankset.experiments.Store.history`).
     ``top`` holds ``system, query_id, doc_id, pos`` (the first ``depth`` positions),
     ``labels`` ``query_id, doc_id, grade``, ``texts`` and ``query_texts`` ``id, text``
     (already cut to snippets). ``curve_of`` names the curve of each shown metric (or None);
@@ -326,8 +329,54 @@ def assemble(
         if curves is None
         else _records(curves.summary, ["system", "metric", "k", "mean", "ci_low", "ci_high"]),
         "diagnosis": None if diagnosis is None else _diagnosis(diagnosis, systems, ids),
+        "history": None if history is None else history_data(history, metrics),
     }
     return Payload(data=data, sample=sample)
+
+
+def history_data(history: pl.DataFrame, metrics: Sequence[str]) -> dict[str, Any]:
+    """Return the History view's data: the logged means of ``metrics``, the last changes.
+
+    ``rows`` are the history's rows of the shown metrics (time as an ISO string in UTC,
+    to the millisecond), ``latest`` is :func:`rankset.experiments.latest_changes`
+    (``last_time`` to the minute); ``entries``, ``when`` and ``held`` (every metric the
+    store holds) say what it covers.
+
+    Examples
+    --------
+    >>> from datetime import datetime, UTC
+    >>> history = pl.DataFrame({
+    ...     "entry_id": ["e1", "e2"], "time": [datetime(2026, 1, 1, tzinfo=UTC),
+    ...     datetime(2026, 1, 2, 9, 30, tzinfo=UTC)], "system": ["bm25", "bm25"],
+    ...     "metric": ["ap", "ap"], "mean": [0.5, 0.625]})
+    >>> data = history_data(history, ["ndcg@10", "ap"])
+    >>> data["metrics"], data["when"], data["rows"][1]["time"]
+    (['ap'], '2026-01-01 to 2026-01-02', '2026-01-02T09:30:00.000Z')
+    >>> data["latest"][0]["last_time"], data["latest"][0]["change"]
+    ('2026-01-02 09:30', 0.125)
+    """
+    held = [str(m) for m in history["metric"].unique(maintain_order=True).to_list()]
+    shown = [m for m in metrics if m in held]
+    if isinstance(history.schema["time"], pl.Datetime) and history.schema["time"].time_zone:
+        history = history.with_columns(pl.col("time").dt.convert_time_zone("UTC"))
+    days = history["time"].dt.strftime("%Y-%m-%d").unique().sort().to_list()
+    rows = history.filter(pl.col("metric").is_in(shown)).with_columns(
+        pl.col("time").dt.strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
+    )
+    latest = latest_changes(history, shown).with_columns(
+        pl.col("last_time").dt.strftime("%Y-%m-%d %H:%M")
+    )
+    return {
+        "entries": history["entry_id"].n_unique(),
+        "when": "" if not days else days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}",
+        "held": held,
+        "metrics": shown,
+        "rows": _records(
+            rows,
+            ["entry_id", "time", "tag", "system", "metric", "mean", "ci_low", "ci_high"],
+        ),
+        "latest": _records(latest, list(latest.columns)),
+    }
 
 
 def _aligned_texts(texts: pl.DataFrame | None, ids: list[str]) -> list[str | None] | None:

@@ -15,13 +15,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from rankset._format import script_safe
+from rankset._format import counted, script_safe
 from rankset._version import __version__
 from rankset.dashboard._script import CORE_SCRIPT
 from rankset.dashboard._script_views import VIEWS_SCRIPT
 from rankset.report import CSP
 
-__all__ = ["holdings", "render_page", "script_json"]
+__all__ = ["history_text", "holdings", "render_page", "script_json"]
 
 # Characters that could end a <script> element or open a comment inside one, and the two
 # line terminators older engines reject in strings; JSON reads the escapes as the same.
@@ -108,6 +108,7 @@ ul.missed { padding-left: 18px; }
 ul.missed li { margin: 4px 0; }
 ul.missed .grade { margin-left: 8px; font-size: 0.9em; }
 .qtext-full { font-size: 1.1em; margin: 2px 0 8px; }
+table caption { caption-side: top; text-align: left; color: var(--muted); padding: 4px 0; }
 footer { color: var(--muted); font-size: 0.85em; padding: 12px 24px 24px;
   border-top: 1px solid var(--line); }
 """
@@ -123,6 +124,7 @@ _BODY: Final = """
 <button type="button" role="tab" data-tab="overview">Overview</button>
 <button type="button" role="tab" data-tab="queries">Queries</button>
 <button type="button" role="tab" data-tab="query">Query</button>
+{history_tab}
 </nav>
 <div class="controls">
 <label>Metric <select id="metric"></select></label>
@@ -168,6 +170,7 @@ _BODY: Final = """
 <h2 id="query-title"></h2>
 <div id="query-body"></div>
 </section>
+{history_section}
 </main>
 <footer>
 Made by rankset {version}. This file makes no network request. The view is kept in the
@@ -213,6 +216,9 @@ def holdings(data: Mapping[str, Any]) -> str:
         )
     if data.get("query_text") is not None:
         parts.append("query texts")
+    if data.get("history"):
+        logged = counted(data["history"]["entries"], "entry", "entries")
+        parts.append(f"the logged means of {logged} of an experiment store")
     text = "This file holds " + "; ".join(parts) + "."
     if data["sample"]["sampled"]:
         text += (
@@ -224,6 +230,37 @@ def holdings(data: Mapping[str, Any]) -> str:
             f"all {n_total:,} queries."
         )
     return text
+
+
+_HISTORY_TAB: Final = '<button type="button" role="tab" data-tab="history">History</button>'
+_HISTORY_SECTION: Final = """<section data-view="history" aria-label="History" hidden>
+<h2>History</h2>
+<p class="explain" id="history-explain">{explain}</p>
+<div id="chart-history"></div>
+<p class="note" id="history-missing" hidden></p>
+<table id="history-table"></table>
+</section>"""
+
+
+def history_text(history: Mapping[str, Any]) -> str:
+    """Say in one sentence (plain text) what the History view shows, as the report does.
+
+    Examples
+    --------
+    >>> history_text({"entries": 1, "when": "2026-01-01", "held": ["ap"], "metrics": []})
+    "None of this dashboard's metrics was logged in the store (1 entry); it holds ap."
+    """
+    entries = counted(history["entries"], "entry", "entries")
+    if not history["metrics"]:
+        held = ", ".join(history["held"]) or "no metric"
+        return (
+            f"None of this dashboard's metrics was logged in the store ({entries}); "
+            f"it holds {held}."
+        )
+    return (
+        f"The means logged in the experiment store: {entries} from {history['when']}, one "
+        "line per system (the band: the bootstrap interval). Pick the metric above."
+    )
 
 
 def render_page(
@@ -244,6 +281,10 @@ def render_page(
         significance=html.escape(significance),
         diagnosis=html.escape(diagnosis),
         version=html.escape(__version__),
+        history_tab=_HISTORY_TAB if data.get("history") else "",
+        history_section=_HISTORY_SECTION.format(explain=html.escape(history_text(data["history"])))
+        if data.get("history")
+        else "",
     )
     return f"""<!DOCTYPE html>
 <html lang="en">

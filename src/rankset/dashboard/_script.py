@@ -22,7 +22,7 @@ Q.forEach(function (q, i) { QI.set(q, i); });
 var DIAG = D.diagnosis;
 var QUADS = DIAG ? DIAG.quadrants : [];
 var UNCLASSIFIED = "unclassified";
-var VIEWS = ["overview", "queries", "query"];
+var VIEWS = ["overview", "queries", "query"].concat(D.history ? ["history"] : []);
 var OUTCOMES = ["wins", "losses", "ties"];
 var PAGE_ROWS = 100;
 var NA = "\u2013";
@@ -182,6 +182,7 @@ function initialRows(name) {
   if (name === "summary") { return D.summary; }
   if (name === "curves") { return D.curves || []; }
   if (name === "diagnosis") { return DIAG.counts; }
+  if (name === "history") { return D.history.rows; }
   return histogram(explorerRows());
 }
 function embedCharts() {
@@ -214,6 +215,7 @@ function updateSignals() {
   setSignal("summary", "baseline", state.baseline);
   if (D.curve_of[m]) { setSignal("curves", "measure", D.curve_of[m]); }
   setSignal("curves", "k", state.k);
+  setSignal("history", "metric", state.metric);
   setSignal("diagnosis", "picked_system", state.quadrant ? state.system : null);
   setSignal("diagnosis", "picked_quadrant", state.quadrant);
 }

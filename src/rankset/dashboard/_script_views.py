@@ -1,4 +1,4 @@
-"""The page's script, second part: the query explorer, the query view, and the start.
+"""The page's script, second part: the query explorer, the query and history views, the start.
 
 The label-free contrast of two rankings is computed here, as
 :func:`rankset.label_quality.rbo` and :func:`rankset.label_quality.tau_ap` define it (the
@@ -368,12 +368,49 @@ function renderQuery() {
   }
 }
 
+// --- history: an experiment store's logged means ----------------------------------------
+function renderHistory() {
+  var H = D.history, table = clear($("history-table")), missing = $("history-missing");
+  var held = H.metrics.indexOf(state.metric) >= 0;
+  missing.hidden = held || !H.metrics.length;
+  missing.textContent = held ? "" : state.metric + " was not logged in the store; of this " +
+    "dashboard's metrics it holds " + H.metrics.join(", ") + ".";
+  $("chart-history").hidden = !held;
+  table.hidden = !held;
+  if (!held) { return; }
+  var greater = D.greater[metricIndex(state.metric)];
+  table.appendChild(el("caption", { text: "Each system’s last logged mean and its change " +
+    "from the entry before (" + state.metric + ")." }));
+  var head = el("tr");
+  [["system", ""], ["entries", "num"], ["last entry", ""], ["logged (UTC)", ""],
+   ["last mean", "num"], ["the one before", "num"], ["change", "num"]].forEach(function (c) {
+    head.appendChild(el("th", { scope: "col", cls: c[1] || null, text: c[0] }));
+  });
+  table.appendChild(el("thead", null, [head]));
+  var body = el("tbody");
+  H.latest.forEach(function (row) {
+    if (row.metric !== state.metric) { return; }
+    body.appendChild(el("tr", { "data-system": row.system }, [
+      el("th", { scope: "row", text: row.system }),
+      el("td", { cls: "num", text: count(row.n_entries) }),
+      el("td", null, [el("code", { text: row.last_entry })]),
+      el("td", { text: row.last_time }),
+      el("td", { cls: "num", text: fmt(row.last_mean) }),
+      el("td", { cls: "num", text: fmt(row.previous_mean) }),
+      el("td", { cls: "num diff " + (outcomeOf(row.change, greater) || ""),
+                 text: fmt(row.change, true) })
+    ]));
+  });
+  table.appendChild(body);
+}
+
 // --- start ------------------------------------------------------------------------------
 function render() {
   syncControls();
   updateSignals();
   if (state.view === "overview") { renderOverview(); }
   else if (state.view === "queries") { renderExplorer(); }
+  else if (state.view === "history") { renderHistory(); }
   else { renderQuery(); }
 }
 function start() {
