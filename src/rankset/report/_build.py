@@ -235,9 +235,10 @@ def _evaluate(
     out, with a note (the only note: no note means the diagnostic matrix can be drawn).
     """
     notes: list[str] = []
-    summary = {"n_resamples": n_resamples, "seed": seed}
     try:
-        result = evaluate_with(runs, labels, _with_num_rel(names), options, **summary)
+        result = evaluate_with(
+            runs, labels, _with_num_rel(names), options, n_resamples=n_resamples, seed=seed
+        )
     except GradeScaleError as error:
         scaled = [name for name in names if needs_grade_scale(name)]
         if scale_given or not scaled:
@@ -246,7 +247,9 @@ def _evaluate(
         notes.append(f"Left out {', '.join(scaled)} and the diagnostic matrix: {error}")
         if not names:
             raise
-        result = evaluate_with(runs, labels, _with_num_rel(names), options, **summary)
+        result = evaluate_with(
+            runs, labels, _with_num_rel(names), options, n_resamples=n_resamples, seed=seed
+        )
     return result, names, notes
 
 
