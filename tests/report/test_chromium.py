@@ -116,3 +116,25 @@ def test_the_history_charts_draw_in_chromium(tmp_path: Path) -> None:
     for element_id, tags in drawn.items():
         assert "svg" in tags or "canvas" in tags, f"{element_id} did not draw"
     assert not re.search(r"\sdata-error=", without_scripts(loaded.dom))
+
+
+@needs_chromium
+def test_the_suite_heatmaps_draw_in_chromium(tmp_path: Path) -> None:
+    import warnings
+
+    from _suite_cases import SUITE_METRICS, SUITE_OPTIONS, write_suite
+    from rankset.comparison import evaluate_suite_toml
+    from rankset.report import suite_report
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a run only one collection has: warned
+        suite = evaluate_suite_toml(write_suite(tmp_path), **SUITE_OPTIONS)
+    page = suite_report(suite, out=tmp_path / "suite.html")
+    ids = {f"chart-suite-{n}" for n in range(len(SUITE_METRICS))}
+    loaded = load(page)
+    drawn = descendants(loaded.dom, ids)
+    assert set(drawn) == ids
+    for element_id, tags in drawn.items():
+        assert "svg" in tags or "canvas" in tags, f"{element_id} did not draw"
+    assert not re.search(r"\sdata-error=", without_scripts(loaded.dom))
+    assert [u for u in loaded.page_requests if not u.startswith(("file:", "data:"))] == []

@@ -48,7 +48,8 @@ def suite_heatmap(
         column per collection in the suite's order. A cell's colour is the system's mean
         on the collection (darker = better; reversed for metrics where lower is better);
         its text is the system's rank on that collection (1 = best, ties share the
-        average rank; blank for a system missing from some collection).
+        average rank; a dash for a system missing from some collection, whose cell is
+        blank on the collections without it).
 
     Examples
     --------
@@ -79,7 +80,7 @@ def suite_heatmap(
     middle = (low + high) / 2
     rows = rows.with_columns(
         rank_text=pl.when(pl.col("rank").is_null())
-        .then(pl.lit(""))
+        .then(pl.lit("–"))
         .when(pl.col("rank") == pl.col("rank").round(0))
         .then(pl.col("rank").cast(pl.Int64).cast(pl.String))
         .otherwise(pl.col("rank").round(1).cast(pl.String)),

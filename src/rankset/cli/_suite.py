@@ -2,12 +2,16 @@
 
 A thin wrapper over :func:`rankset.comparison.evaluate_suite_toml`: per collection the
 summary with each system's rank, then the aggregate over collections (macro mean with
-intervals over collections and over queries, mean rank, Borda count).
+intervals over collections and over queries, mean rank, Borda count). The one evaluation
+also feeds the page ``--report FILE.html`` writes (:func:`rankset.report.suite_report`:
+heatmaps, the aggregate, each collection).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 from rankset.cli._commands import COMMANDS, option_values
 from rankset.cli._output import dump_json, frame_text, progress, records
@@ -25,10 +29,21 @@ def add_suite_option(parser: argparse.ArgumentParser) -> None:
         "instead of RUN ...: per collection, then the mean over collections, the mean "
         "rank and a Borda count",
     )
+    pages = parser.add_argument_group("pages of a suite (with --suite)")
+    pages.add_argument(
+        "--report",
+        metavar="FILE.html",
+        help="also write the suite's HTML page: a heatmap of systems × collections per "
+        "metric (the rank in each cell), the aggregate table, each collection's means",
+    )
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    pages = [path for path in (args.report,) if path is not None]
     if args.suite is None:
+        if pages:
+            msg = "--report writes the page of a suite: give --suite SUITE.toml."
+            raise ParameterError(msg)
         if not args.runs:
             msg = "Give the runs to evaluate (RUN ...) or a suite of collections (--suite)."
             raise ParameterError(msg)
@@ -36,6 +51,10 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.runs or args.labels is not None:
         msg = "--suite names each collection's runs and labels: give no RUN nor --qrels."
         raise ParameterError(msg)
+    for path in pages:  # before the work, not after it
+        if not Path(path).parent.is_dir():
+            msg = f"{path}: the folder {Path(path).parent} does not exist; create it first."
+            raise ParameterError(msg)
     from rankset.comparison import evaluate_suite_toml
 
     options = option_values(args)
@@ -43,6 +62,11 @@ def _evaluate(args: argparse.Namespace) -> int:
     with progress(args) as step:
         step(f"evaluating the suite {args.suite}")
         suite = evaluate_suite_toml(args.suite, args.metrics or None, **options)
+        if args.report is not None:
+            from rankset.report import suite_report
+
+            step(f"writing the suite's page {args.report}")
+            _wrote(args, suite_report(suite, out=args.report))
     if args.json:
         print(
             dump_json(
@@ -60,6 +84,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     overall += ["mean_rank", "borda"]
     print(frame_text(suite.aggregate.select(overall)))
     return 0
+
+
+def _wrote(args: argparse.Namespace, path: Path) -> None:
+    """Name a written page on stderr (stdout keeps the tables, or the JSON)."""
+    if not args.quiet:
+        print(f"wrote {path}", file=sys.stderr)
 
 
 #: ``evaluate``, which also takes ``--suite``.

@@ -1,7 +1,8 @@
 """A static, self-contained HTML report: tables, comparisons, curves and diagnostics.
 
 :func:`build_report` turns results that were already computed into one HTML document;
-:func:`report` computes them from runs and labels and writes the file. The page needs nothing
+:func:`report` computes them from runs and labels and writes the file; :func:`suite_report`
+writes the page of a suite of collections (:func:`rankset.evaluate_suite`). The page needs nothing
 but itself: one inlined JavaScript bundle (Vega, Vega-Lite, vega-embed) draws the charts, there
 is no CDN, no web font and no image file, and a Content-Security-Policy forbids the page to load
 anything else. Every string that comes from the user (system names, query ids, query text,
@@ -33,5 +34,13 @@ from __future__ import annotations
 from rankset.report._build import DEFAULT_REPORT_METRICS, report
 from rankset.report._html import CSP
 from rankset.report._page import build_report
+from rankset.report._suite import build_suite_report, suite_report
 
-__all__ = ["CSP", "DEFAULT_REPORT_METRICS", "build_report", "report"]
+__all__ = [
+    "CSP",
+    "DEFAULT_REPORT_METRICS",
+    "build_report",
+    "build_suite_report",
+    "report",
+    "suite_report",
+]

@@ -23,9 +23,11 @@ from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
 from rankset.io import atomic_path, display_stem
 from rankset.report._measures import canonical_names, curve_measures, needs_grade_scale
 from rankset.report._page import COMPARISON_ALPHA, COMPARISON_TEST, build_report
+from rankset.report._suite import check_suite
 from rankset.stats import IntoProgress, Progress, Steps, resolve_progress
 
 if TYPE_CHECKING:
+    from rankset.comparison import SuiteResult
     from rankset.diagnosis.quadrants import Diagnosis
     from rankset.evaluation.cutoff_curves import Curves
     from rankset.experiments import Store
@@ -63,6 +65,7 @@ def report(
     label_sets: Mapping[str, IntoLabels] | None = None,
     progress: IntoProgress = None,
     history: Store | str | os.PathLike[str] | pl.DataFrame | None = None,
+    suite: SuiteResult | None = None,
     **evaluate_options: Any,
 ) -> Path:
     """Evaluate, compare, draw curves and diagnose runs, and write the HTML report.
@@ -108,6 +111,12 @@ def report(
         its ``history()`` returned): a "History" section charts the logged means of
         ``metrics`` over time, with each system's last change. The store is read, not
         written: log this evaluation with ``Store.log`` or ``rankset log``.
+    suite
+        The same systems over several collections (:func:`rankset.evaluate_suite`,
+        computed beforehand): a "Collections" section draws, per metric of ``metrics``
+        the suite has (the first four), a heatmap of systems × collections with the rank
+        in each cell, and the aggregate over collections (mean with its intervals, mean
+        rank, Borda count). For a page of the suite alone, see :func:`suite_report`.
     **evaluate_options
         Passed to :func:`rankset.evaluate` (``scale=``, ``pool=``, ``missing=``...). When
         ``scale`` is not given, the labels choose it (``rag5``, else ``binary`` or
@@ -142,6 +151,8 @@ def report(
         raise ParameterError(msg)
     reference_labels = _check_label_sets(labels, label_sets)
     logged = _history(history)  # a folder that is no store fails before the work
+    if suite is not None:
+        check_suite(suite)
     names = canonical_names(metrics)
     options = EvaluateOptions.from_kwargs(evaluate_options, "report")
     step = Steps(resolve_progress(progress, "rankset report"), _STEPS)
@@ -209,6 +220,7 @@ def report(
         reference_labels=reference_labels,
         explanations=explanations,
         history=logged,
+        suite=suite,
     )
     target = Path(out)
     with atomic_path(out) as temp:

@@ -17,6 +17,7 @@ from rankset._validation import check_choice, check_int
 from rankset.evaluation import EvaluationResult
 
 if TYPE_CHECKING:
+    from rankset.comparison import SuiteResult
     from rankset.diagnosis.quadrants import Diagnosis
     from rankset.evaluation.cutoff_curves import Curves
     from rankset.label_quality.assessors import Agreement
@@ -52,6 +53,7 @@ def build_report(
     reference_labels: str = "reference",
     explanations: pl.DataFrame | None = None,
     history: pl.DataFrame | None = None,
+    suite: SuiteResult | None = None,
 ) -> str:
     """Render results as one self-contained HTML document.
 
@@ -108,6 +110,10 @@ def build_report(
     history
         An experiment store's history (:meth:`rankset.experiments.Store.history`): a
         "History" section charts the logged means of the report's metrics over time.
+    suite
+        The same systems over several collections (:func:`rankset.evaluate_suite`): a
+        "Collections" section draws a heatmap of systems × collections per report metric
+        the suite has (the first four; the rank in each cell) and the aggregate table.
 
     Returns
     -------
@@ -158,6 +164,10 @@ def build_report(
         from rankset.report._history import history_section
 
         sections.append(("history", "History", history_section(history, result.metrics)))
+    if suite is not None:
+        from rankset.report._suite import suite_section
+
+        sections.append(("collections", "Collections", suite_section(suite, result.metrics)))
     if agreement is not None:
         labels_html = _sections.labels_section(result, agreement, stability, reference_labels)
         sections.append(("labels", "Label sets", labels_html))
