@@ -357,3 +357,65 @@ def test_the_history_view_follows_the_metric(tab: Tab, with_history: Path, tmp_p
     )
     tab.page.go_back()
     assert tab.page.is_visible("#chart-history svg")
+
+
+@pytest.fixture(scope="module")
+def with_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample with a suite of two collections (tests/_suite_cases.py)."""
+    import warnings
+
+    from _suite_cases import SUITE_OPTIONS, write_suite
+    from rankset.comparison import evaluate_suite_toml
+
+    folder = tmp_path_factory.mktemp("suite")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a run only one collection has: warned
+        suite = evaluate_suite_toml(write_suite(folder), **SUITE_OPTIONS)
+    board = dashboard(
+        SAMPLE_RUNS,
+        SAMPLE_QRELS,
+        metrics=["ndcg@10", "ap", "recall@100"],
+        scale="trec_dl",
+        n_resamples=N_RESAMPLES,
+        suite=suite,
+    )
+    return board.save(folder / "suite.html")
+
+
+def test_the_collections_view_follows_the_metric(
+    tab: Tab, with_suite: Path, tmp_path: Path
+) -> None:
+    tab.open(with_suite, "#view=collections")
+    assert tab.page.is_visible("#chart-collections")
+    assert tab.page.locator("#chart-collections svg").count() == 1
+    assert tab.page.locator("[data-error]").count() == 0
+    svg = tab.text("#chart-collections svg")
+    assert "ndcg@10 by collection" in svg
+    # a cell per (system, collection) the suite has: 3 systems on sample, 2 on boosted
+    cells = tab.page.locator("#chart-collections path[aria-label*='collection: ']")
+    assert cells.count() == 5
+    # the rank in each cell: sample rerank 1, bm25 2, top5 none; boosted bm25 1, rerank 2
+    ranks = tab.page.locator("#chart-collections g.mark-text.role-mark text").evaluate_all(
+        "texts => texts.map(text => text.textContent)"
+    )
+    assert sorted(ranks) == ["1", "1", "2", "2", "–"]
+    rows = {
+        row.get_attribute("data-system"): row.locator("td").all_inner_texts()
+        for row in tab.page.locator("#collections-table tbody tr").all()
+    }  # collections, macro mean, CI (collections), CI (queries), mean rank, rank CI, Borda
+    assert set(rows) == {"bm25", "rerank", "top5"}
+    assert rows["top5"][0] == "1"
+    assert rows["top5"][1:] == ["–"] * 6
+    assert rows["bm25"][4] == rows["rerank"][4] == "1.5"  # first on one collection each
+    tab.page.screenshot(path=tmp_path / "collections.png", full_page=True)
+    tab.page.select_option("#metric", "ap")
+    assert "view=collections" in tab.fragment()
+    assert "ap by collection" in tab.text("#chart-collections svg")
+    tab.page.select_option("#metric", "recall@100")  # not in the suite
+    assert not tab.page.is_visible("#chart-collections")
+    assert tab.text("#collections-missing") == (
+        "recall@100 was not evaluated over the collections; of this dashboard's metrics "
+        "the suite has ndcg@10, ap."
+    )
+    tab.page.go_back()
+    assert tab.page.is_visible("#chart-collections svg")

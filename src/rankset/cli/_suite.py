@@ -3,8 +3,9 @@
 A thin wrapper over :func:`rankset.comparison.evaluate_suite_toml`: per collection the
 summary with each system's rank, then the aggregate over collections (macro mean with
 intervals over collections and over queries, mean rank, Borda count). The one evaluation
-also feeds the page ``--report FILE.html`` writes (:func:`rankset.report.suite_report`:
-heatmaps, the aggregate, each collection).
+also feeds the pages: ``--report FILE.html`` writes :func:`rankset.report.suite_report`
+(heatmaps, the aggregate, each collection), ``--dashboard FILE.html`` a dashboard of the
+first collection's runs with a Collections view of the whole suite.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from rankset.cli._commands import COMMANDS, option_values
 from rankset.cli._output import dump_json, frame_text, progress, records
@@ -36,13 +38,19 @@ def add_suite_option(parser: argparse.ArgumentParser) -> None:
         help="also write the suite's HTML page: a heatmap of systems × collections per "
         "metric (the rank in each cell), the aggregate table, each collection's means",
     )
+    pages.add_argument(
+        "--dashboard",
+        metavar="FILE.html",
+        help="also write a dashboard of the first collection's runs with a Collections "
+        "view: the picked metric's heatmap over every collection and the aggregate",
+    )
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    pages = [path for path in (args.report,) if path is not None]
+    pages = [path for path in (args.report, args.dashboard) if path is not None]
     if args.suite is None:
         if pages:
-            msg = "--report writes the page of a suite: give --suite SUITE.toml."
+            msg = "--report and --dashboard write the pages of a suite: give --suite SUITE.toml."
             raise ParameterError(msg)
         if not args.runs:
             msg = "Give the runs to evaluate (RUN ...) or a suite of collections (--suite)."
@@ -67,6 +75,9 @@ def _evaluate(args: argparse.Namespace) -> int:
 
             step(f"writing the suite's page {args.report}")
             _wrote(args, suite_report(suite, out=args.report))
+        if args.dashboard is not None:
+            step(f"building the dashboard {args.dashboard}")
+            _wrote(args, _dashboard(args, suite, options))
     if args.json:
         print(
             dump_json(
@@ -84,6 +95,26 @@ def _evaluate(args: argparse.Namespace) -> int:
     overall += ["mean_rank", "borda"]
     print(frame_text(suite.aggregate.select(overall)))
     return 0
+
+
+def _dashboard(args: argparse.Namespace, suite: Any, options: dict[str, Any]) -> Path:
+    """Write the dashboard of the suite's first collection, with the Collections view."""
+    from rankset.comparison import suite_from_toml
+    from rankset.dashboard import dashboard
+
+    runs, labels = next(iter(suite_from_toml(args.suite).values()))
+    board = dashboard(
+        runs,
+        labels,
+        metrics=suite.metrics,
+        title=f"rankset dashboard: {suite.collections[0]} and the suite {Path(args.suite).name}",
+        suite=suite,
+        progress=False,
+        seed=suite.config["seed"],
+        n_resamples=suite.config["n_resamples"],
+        **options,
+    )
+    return board.save(args.dashboard)
 
 
 def _wrote(args: argparse.Namespace, path: Path) -> None:

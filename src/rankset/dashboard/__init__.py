@@ -3,7 +3,8 @@
 :func:`dashboard` evaluates runs and returns a :class:`Dashboard`, one self-contained HTML
 page (Vega inlined, a strict Content-Security-Policy, no request of any kind, every user
 string escaped) that displays inline in Jupyter and writes itself with
-:meth:`Dashboard.save`. Three views, and a fourth with an experiment store:
+:meth:`Dashboard.save`. Three views, a fourth with an experiment store and a fifth with
+a suite of collections:
 
 - **Overview**: systems × metrics with confidence intervals and significance against a
   baseline (picked on the page), metric-vs-k curves with a k slider, the diagnostic
@@ -17,6 +18,9 @@ string escaped) that displays inline in Jupyter and writes itself with
 - **History** (``history=`` a :class:`rankset.experiments.Store`): the picked metric's
   logged means over the store's entries, one line per system, and each system's last
   logged mean, the one before and the change (:func:`rankset.experiments.latest_changes`).
+- **Collections** (``suite=`` a :class:`rankset.comparison.SuiteResult`): the picked
+  metric as a heatmap of systems × collections (the rank on each collection in its cell)
+  and the aggregate over collections (mean and intervals, mean rank, Borda count).
 
 The module itself can be called: ``rankset.dashboard(runs, qrels, ...)`` is
 ``rankset.dashboard.dashboard(runs, qrels, ...)`` (type checkers know the second spelling).
@@ -59,7 +63,7 @@ FRAGMENT_KEYS: Final[dict[str, str]] = {
     "b": "system B, the right side",
     "metric": "the metric of the table, charts and differences (canonical name: ndcg@10)",
     "k": "the cutoff of the side-by-side view and of the curves' marker (1 to depth)",
-    "view": "overview, queries, query or history (with a store)",
+    "view": "overview, queries, query, history (with a store) or collections (with a suite)",
     "baseline": "the system the overview compares the others with",
     "text": "the query list's text filter (query id or text, case-insensitive)",
     "quadrant": "the query list's quadrant filter (with system: whose quadrant)",

@@ -25,7 +25,7 @@ from rankset.dashboard._charts import chart_specs
 from rankset.dashboard._data import assemble
 from rankset.dashboard._page import render_page
 from rankset.dashboard._texts import IntoTexts, cached_queries, read_texts, snippet_expr
-from rankset.errors import GradeScaleError, RanksetWarning
+from rankset.errors import GradeScaleError, ParameterError, RanksetWarning
 from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with, numbered_runs
 from rankset.io import atomic_path, scan_labels
 from rankset.measures import Metric, needs_grade_scale, parse_metric, parse_metrics
@@ -33,6 +33,7 @@ from rankset.measures.nuggets import NUGGET_MEASURES
 from rankset.stats import IntoProgress, Progress, Steps, resolve_progress
 
 if TYPE_CHECKING:
+    from rankset.comparison import SuiteResult
     from rankset.experiments import Store
 
 __all__ = ["DEFAULT_DASHBOARD_METRICS", "Dashboard", "dashboard"]
@@ -135,6 +136,7 @@ def dashboard(
     seed: int = 0,
     progress: IntoProgress = None,
     history: Store | str | os.PathLike[str] | pl.DataFrame | None = None,
+    suite: SuiteResult | None = None,
     **evaluate_options: Any,
 ) -> Dashboard:
     """Build an interactive, offline dashboard of runs: systems, queries and rankings.
@@ -192,6 +194,11 @@ def dashboard(
         metric picked on the page over time, one line per system, with each system's
         last logged mean, the one before and the change. The store is read, not
         written: log this evaluation with ``Store.log`` or ``rankset log``.
+    suite
+        The same systems over several collections (:func:`rankset.evaluate_suite`,
+        computed beforehand): a *Collections* view draws the picked metric as a heatmap
+        of systems × collections (the rank on each collection in its cell) and tabulates
+        the aggregate over collections (mean with its intervals, mean rank, Borda count).
     **evaluate_options
         Passed to :func:`rankset.evaluate` (``scale=``, ``relevance_level=``, ...).
 
@@ -203,7 +210,7 @@ def dashboard(
     ------
     ParameterError
         On a bad ``k``, ``depth`` (< ``k``), ``snippet``, ``max_bytes`` or an unknown
-        baseline.
+        baseline, or a ``suite`` that is not a :class:`~rankset.comparison.SuiteResult`.
     InputFormatError
         When ``history`` names a folder that is not a store (before any work).
 
@@ -223,6 +230,7 @@ def dashboard(
     extremes = check_int("extremes", extremes, 0)
     options = EvaluateOptions.from_kwargs(evaluate_options, "dashboard")
     logged = _history(history)  # a folder that is no store fails before the work
+    _check_suite(suite)
     shown = _metric_names(metrics, k)
     notes: list[str] = []
     step = Steps(resolve_progress(progress, "rankset dashboard"), _STEPS)
@@ -287,6 +295,7 @@ def dashboard(
         seed=seed,
         page={"title": title, "snippet": snippet, "seed": seed, "n_resamples": n_resamples},
         history=logged,
+        suite=suite,
     )
     first_curve = next((curve_of[name] for name in shown if curve_of[name]), None)
     specs = chart_specs(
@@ -297,6 +306,7 @@ def dashboard(
         k=k,
         diagnosis_k=k if diagnosis is not None else None,
         history=payload.data["history"] is not None,
+        collections=None if suite is None else suite.collections,
     )
     from rankset.charts import javascript_bundle
 
@@ -317,6 +327,17 @@ def dashboard(
         n_queries_total=payload.sample.n_total,
         notes=notes,
     )
+
+
+def _check_suite(suite: object) -> None:
+    from rankset.comparison import SuiteResult
+
+    if suite is not None and not isinstance(suite, SuiteResult):
+        msg = (
+            "The 'suite' parameter must be a SuiteResult (what rankset.evaluate_suite "
+            f"returns). Got {type(suite).__name__} instead."
+        )
+        raise ParameterError(msg)
 
 
 def _history(history: Store | str | os.PathLike[str] | pl.DataFrame | None) -> pl.DataFrame | None:

@@ -15,6 +15,7 @@ from typing import Any, Final
 import altair as alt
 
 from rankset.charts import THEME, system_colors
+from rankset.dashboard._suite import suite_chart
 from rankset.diagnosis.quadrants import QUADRANTS
 
 __all__ = ["CHART_IDS", "UNCLASSIFIED", "chart_specs"]
@@ -26,6 +27,7 @@ CHART_IDS: Final = {
     "diagnosis": "chart-diagnosis",
     "differences": "chart-differences",
     "history": "chart-history",
+    "collections": "chart-collections",
 }
 # The diagnosis's quadrant colours (rankset.charts draws its matrix with the same).
 _QUADRANT_COLORS: Final = ("#009E73", "#E69F00", "#56B4E9", "#D55E00", "#8c959f")
@@ -292,11 +294,12 @@ def chart_specs(
     k: int,
     diagnosis_k: int | None,
     history: bool = False,
+    collections: Sequence[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Return the Vega-Lite spec of each chart, themed, keyed by the names of CHART_IDS.
 
     The curves chart is left out without a ``measure``, the matrix without ``diagnosis_k``,
-    the history chart without ``history``.
+    the history chart without ``history``, the suite's heatmap without ``collections``.
     """
     charts: dict[str, alt.TopLevelMixin] = {
         "summary": _summary_chart(systems, metric, baseline),
@@ -308,5 +311,7 @@ def chart_specs(
         charts["diagnosis"] = _diagnosis_chart(systems, diagnosis_k)
     if history:
         charts["history"] = _history_chart(metric)
+    if collections is not None:
+        charts["collections"] = suite_chart(metric, collections)
     with alt.theme.enable(THEME):
         return {name: chart.to_dict() for name, chart in charts.items()}

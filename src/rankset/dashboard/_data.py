@@ -20,8 +20,9 @@ from typing import Any, Final
 import numpy as np
 import polars as pl
 
-from rankset.comparison import COMPARE_COLUMNS
+from rankset.comparison import COMPARE_COLUMNS, SuiteResult
 from rankset.dashboard._charts import UNCLASSIFIED
+from rankset.dashboard._suite import suite_data
 from rankset.diagnosis.quadrants import QUADRANTS, Diagnosis
 from rankset.evaluation import Curves, EvaluationResult
 from rankset.experiments import latest_changes
@@ -218,10 +219,12 @@ def assemble(
     seed: int,
     page: Mapping[str, Any],
     history: pl.DataFrame | None = None,
+    suite: SuiteResult | None = None,
 ) -> Payload:
     """Build the page's data from computed results.
 
-    ``history`` is an experiment store's (:meth:`rankset.experiments.Store.history`).
+    ``history`` is an experiment store's (:meth:`rankset.experiments.Store.history`),
+    ``suite`` a suite of collections (:func:`rankset.dashboard._suite.suite_data`).
     ``top`` holds ``system, query_id, doc_id, pos`` (the first ``depth`` positions),
     ``labels`` ``query_id, doc_id, grade``, ``texts`` and ``query_texts`` ``id, text``
     (already cut to snippets). ``curve_of`` names the curve of each shown metric (or None);
@@ -330,6 +333,7 @@ def assemble(
         else _records(curves.summary, ["system", "metric", "k", "mean", "ci_low", "ci_high"]),
         "diagnosis": None if diagnosis is None else _diagnosis(diagnosis, systems, ids),
         "history": None if history is None else history_data(history, metrics),
+        "suite": None if suite is None else suite_data(suite, metrics),
     }
     return Payload(data=data, sample=sample)
 

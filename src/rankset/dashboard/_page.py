@@ -19,6 +19,11 @@ from rankset._format import counted, script_safe
 from rankset._version import __version__
 from rankset.dashboard._script import CORE_SCRIPT
 from rankset.dashboard._script_views import VIEWS_SCRIPT
+from rankset.dashboard._suite import (
+    SUITE_SCRIPT,
+    suite_section_html,
+    suite_tab_html,
+)
 from rankset.report import CSP
 
 __all__ = ["history_text", "holdings", "render_page", "script_json"]
@@ -125,6 +130,7 @@ _BODY: Final = """
 <button type="button" role="tab" data-tab="queries">Queries</button>
 <button type="button" role="tab" data-tab="query">Query</button>
 {history_tab}
+{suite_tab}
 </nav>
 <div class="controls">
 <label>Metric <select id="metric"></select></label>
@@ -171,6 +177,7 @@ _BODY: Final = """
 <div id="query-body"></div>
 </section>
 {history_section}
+{suite_section}
 </main>
 <footer>
 Made by rankset {version}. This file makes no network request. The view is kept in the
@@ -219,6 +226,11 @@ def holdings(data: Mapping[str, Any]) -> str:
     if data.get("history"):
         logged = counted(data["history"]["entries"], "entry", "entries")
         parts.append(f"the logged means of {logged} of an experiment store")
+    if data.get("suite"):
+        parts.append(
+            f"the means of {counted(len(data['suite']['collections']), 'collection')} "
+            "of a suite, with their ranks"
+        )
     text = "This file holds " + "; ".join(parts) + "."
     if data["sample"]["sampled"]:
         text += (
@@ -285,6 +297,8 @@ def render_page(
         history_section=_HISTORY_SECTION.format(explain=html.escape(history_text(data["history"])))
         if data.get("history")
         else "",
+        suite_tab=suite_tab_html() if data.get("suite") else "",
+        suite_section=suite_section_html(data["suite"]) if data.get("suite") else "",
     )
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -304,6 +318,7 @@ def render_page(
 <script>
 (function () {{
 {script_safe(CORE_SCRIPT)}
+{script_safe(SUITE_SCRIPT)}
 {script_safe(VIEWS_SCRIPT)}
 }})();
 </script>

@@ -22,7 +22,8 @@ Q.forEach(function (q, i) { QI.set(q, i); });
 var DIAG = D.diagnosis;
 var QUADS = DIAG ? DIAG.quadrants : [];
 var UNCLASSIFIED = "unclassified";
-var VIEWS = ["overview", "queries", "query"].concat(D.history ? ["history"] : []);
+var VIEWS = ["overview", "queries", "query"].concat(D.history ? ["history"] : [],
+  D.suite ? ["collections"] : []);
 var OUTCOMES = ["wins", "losses", "ties"];
 var PAGE_ROWS = 100;
 var NA = "\u2013";
@@ -183,6 +184,7 @@ function initialRows(name) {
   if (name === "curves") { return D.curves || []; }
   if (name === "diagnosis") { return DIAG.counts; }
   if (name === "history") { return D.history.rows; }
+  if (name === "collections") { return D.suite.cells; }
   return histogram(explorerRows());
 }
 function embedCharts() {
@@ -216,6 +218,8 @@ function updateSignals() {
   if (D.curve_of[m]) { setSignal("curves", "measure", D.curve_of[m]); }
   setSignal("curves", "k", state.k);
   setSignal("history", "metric", state.metric);
+  setSignal("collections", "metric", state.metric);
+  setSignal("collections", "lower", !D.greater[m]);
   setSignal("diagnosis", "picked_system", state.quadrant ? state.system : null);
   setSignal("diagnosis", "picked_quadrant", state.quadrant);
 }

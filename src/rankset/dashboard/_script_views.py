@@ -411,6 +411,7 @@ function render() {
   if (state.view === "overview") { renderOverview(); }
   else if (state.view === "queries") { renderExplorer(); }
   else if (state.view === "history") { renderHistory(); }
+  else if (state.view === "collections") { renderSuite(); }
   else { renderQuery(); }
 }
 function start() {

@@ -1,0 +1,272 @@
+"""The dashboard's Collections view: a suite of collections, the picked metric's heatmap.
+
+A suite (:func:`rankset.comparison.evaluate_suite`) holds the same systems over several
+collections. The view draws the metric picked on the page as systems × collections (the
+mean as colour, the rank on the collection in each cell, as
+:func:`rankset.charts.suite_heatmap` draws it) and the aggregate over collections (the
+macro mean with its intervals, the mean rank, the Borda count). The data is computed here,
+the chart is a Vega-Lite spec driven by the page's ``metric`` parameter, and the script
+(:data:`SUITE_SCRIPT`) fills the table.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import altair as alt
+import polars as pl
+
+from rankset._format import counted
+from rankset.comparison import SuiteResult, higher_is_better
+
+__all__ = [
+    "SUITE_SCRIPT",
+    "suite_chart",
+    "suite_data",
+    "suite_section_html",
+    "suite_tab_html",
+    "suite_text",
+]
+
+_CELL_COLUMNS: Final = (
+    "collection", "system", "metric", "mean", "ci_low", "ci_high", "n_queries", "rank",
+)  # fmt: skip
+_AGGREGATE_SHOWN: Final = (
+    "system", "metric", "n_collections", "macro_mean", "ci_low", "ci_high", "ci_low_queries",
+    "ci_high_queries", "mean_rank", "rank_low", "rank_high", "borda",
+)  # fmt: skip
+
+
+def suite_data(suite: SuiteResult, metrics: Sequence[str]) -> dict[str, Any]:
+    """Return the Collections view's data: the cells and aggregate rows of ``metrics``.
+
+    ``cells`` are ``suite.per_collection``'s rows of the metrics the suite has, each with
+    ``order`` (the system's place in the metric's aggregate, best mean rank first) and
+    ``dark`` (the cell is in the better half of the metric's range: white text);
+    ``aggregate`` the aggregate rows; ``collections`` (with ``queries``, their query
+    counts), ``held`` (every metric of the suite), ``metrics`` (those of ``metrics`` it
+    has), ``greater`` (per shown metric, whether higher is better) and ``missing``
+    (``collection, system``) say what it covers.
+
+    Examples
+    --------
+    >>> from rankset.comparison import evaluate_suite
+    >>> runs = {"a": {"q1": {"d1": 2.0, "d2": 1.0}}, "b": {"q1": {"d2": 2.0, "d1": 1.0}}}
+    >>> suite = evaluate_suite(
+    ...     {"one": (runs, {"q1": {"d1": 1}}), "two": (runs, {"q1": {"d2": 1}})},
+    ...     ["rr"], confidence=None,
+    ... )
+    >>> data = suite_data(suite, ["ap", "rr"])
+    >>> data["metrics"], data["collections"], [c["rank"] for c in data["cells"]]
+    (['rr'], ['one', 'two'], [1.0, 2.0, 2.0, 1.0])
+    """
+    held = suite.metrics
+    shown = [m for m in metrics if m in held]
+    order = pl.concat(
+        [
+            suite.aggregate.filter(pl.col("metric") == metric)
+            .select("system", "metric")
+            .with_row_index("order")
+            for metric in shown
+        ]
+        or [pl.DataFrame(schema={"order": pl.UInt32, "system": pl.String, "metric": pl.String})]
+    )
+    cells = (
+        suite.per_collection.filter(pl.col("metric").is_in(shown))
+        .select([c for c in _CELL_COLUMNS if c in suite.per_collection.columns])
+        .join(order, on=["system", "metric"], how="left", maintain_order="left")
+    )
+    greater = {metric: higher_is_better(metric) for metric in shown}
+    middle = cells.group_by("metric").agg(
+        ((pl.col("mean").max() + pl.col("mean").min()) / 2).alias("_middle")
+    )
+    cells = cells.join(middle, on="metric", how="left", maintain_order="left").with_columns(
+        dark=pl.when(pl.col("metric").replace_strict(greater, return_dtype=pl.Boolean))
+        .then(pl.col("mean") > pl.col("_middle"))
+        .otherwise(pl.col("mean") < pl.col("_middle"))
+        .fill_null(False)
+    )
+    aggregate = suite.aggregate.filter(pl.col("metric").is_in(shown))
+    return {
+        "collections": suite.collections,
+        "queries": [r.per_query["query_id"].n_unique() for r in suite.results.values()],
+        "held": held,
+        "metrics": shown,
+        "greater": [greater[m] for m in shown],
+        "cells": _records(cells, [*_CELL_COLUMNS, "order", "dark"]),
+        "aggregate": _records(aggregate, _AGGREGATE_SHOWN),
+        "missing": _records(suite.missing, ["collection", "system"]),
+        "confidence": suite.config.get("confidence"),
+        "n_resamples": suite.config.get("n_resamples"),
+    }
+
+
+def _records(frame: pl.DataFrame, columns: Sequence[str]) -> list[dict[str, Any]]:
+    present = [name for name in columns if name in frame.columns]
+    floats = [name for name in present if frame.schema[name].is_float()]
+    return frame.select(present).with_columns(pl.col(floats).fill_nan(None)).to_dicts()
+
+
+def suite_chart(metric: str, collections: Sequence[str]) -> alt.TopLevelMixin:
+    """Draw the picked metric's means as systems × collections, the rank in each cell.
+
+    As :func:`rankset.charts.suite_heatmap` draws it, on the page's ``metric`` (the rows of
+    the named dataset ``collections`` are filtered by it); ``lower`` (set by the page for
+    a metric where lower is better) reverses the colour scale.
+    """
+    metric_param = alt.param(name="metric", value=metric)
+    lower_param = alt.param(name="lower", value=not higher_is_better(metric))
+    base = (
+        alt.Chart(alt.Data(name="collections"))  # type: ignore[no-untyped-call]
+        .transform_filter("datum.metric === metric")
+        .transform_calculate(
+            rank_text="datum.rank == null ? '\u2013' : (datum.rank === round(datum.rank) ? "
+            "format(datum.rank, 'd') : format(datum.rank, '.1f'))"
+        )
+        .encode(
+            x=alt.X(
+                "collection:N",
+                sort=list(collections),
+                title=None,
+                axis=alt.Axis(labelAngle=-30, orient="top"),
+            ),
+            y=alt.Y("system:N", sort=alt.EncodingSortField("order", op="min"), title=None),
+        )
+    )
+    tips = [
+        alt.Tooltip("system:N"),
+        alt.Tooltip("collection:N"),
+        alt.Tooltip("mean:Q", format=".4f"),
+        alt.Tooltip("rank:Q", title="rank (1 = best)"),
+        alt.Tooltip("ci_low:Q", format=".4f", title="CI from"),
+        alt.Tooltip("ci_high:Q", format=".4f", title="CI to"),
+        alt.Tooltip("n_queries:Q", title="queries"),
+    ]
+    heat = base.mark_rect().encode(
+        color=alt.Color(
+            "mean:Q",
+            scale=alt.Scale(scheme="blues", reverse=alt.ExprRef("lower")),
+            title="mean",
+        ),
+        tooltip=tips,
+    )
+    text = base.mark_text(fontSize=13).encode(
+        text=alt.Text("rank_text:N"),
+        color=alt.condition("datum.dark", alt.value("white"), alt.value("black")),
+        tooltip=tips,
+    )
+    return (
+        alt.layer(heat, text)
+        .add_params(metric_param, lower_param)
+        .properties(
+            width=max(200, 80 * len(collections)),
+            height={"step": 28},
+            title=alt.Title(
+                alt.ExprRef("metric + ' by collection'"),
+                subtitle="colour: the mean (darker is better); number: the rank on the "
+                "collection (1 = best)",
+            ),
+        )
+    )
+
+
+def suite_text(suite: Mapping[str, Any]) -> str:
+    """Say in one sentence (plain text) what the Collections view shows.
+
+    Examples
+    --------
+    >>> suite_text({"collections": ["a", "b"], "queries": [3, 1], "held": ["ap"],
+    ...             "metrics": ["ap"], "missing": [{"collection": "b", "system": "x"}]})
+    '2 collections: a (3 queries), b (1 query). Missing: x is not in b (no rank, Borda points or aggregate for it). A row per system (best mean rank first), a column per collection; pick the metric above.'
+    """  # noqa: E501
+    sizes = ", ".join(
+        f"{name} ({counted(n, 'query', 'queries')})"
+        for name, n in zip(suite["collections"], suite["queries"], strict=True)
+    )
+    text = f"{counted(len(suite['collections']), 'collection')}: {sizes}."
+    absent: dict[str, list[str]] = {}
+    for row in suite["missing"]:
+        absent.setdefault(row["system"], []).append(row["collection"])
+    if absent:
+        named = "; ".join(f"{s} is not in {', '.join(c)}" for s, c in absent.items())
+        text += f" Missing: {named} (no rank, Borda points or aggregate for it)."
+    if not suite["metrics"]:
+        held = ", ".join(suite["held"]) or "no metric"
+        return f"{text} None of this dashboard's metrics was evaluated over the collections; the suite has {held}."  # noqa: E501
+    return (
+        f"{text} A row per system (best mean rank first), a column per collection; pick "
+        "the metric above."
+    )
+
+
+def suite_tab_html() -> str:
+    """Return the view's tab button."""
+    return '<button type="button" role="tab" data-tab="collections">Collections</button>'
+
+
+def suite_section_html(suite: Mapping[str, Any]) -> str:
+    """Return the view's section (hidden until picked); the script fills the table."""
+    return f"""<section data-view="collections" aria-label="Collections" hidden>
+<h2>Collections</h2>
+<p class="explain" id="collections-explain">{html.escape(suite_text(suite))}</p>
+<div id="chart-collections"></div>
+<p class="note" id="collections-missing" hidden></p>
+<table id="collections-table"></table>
+</section>"""
+
+
+#: The view's script: ``renderSuite`` fills the aggregate table of the picked metric.
+SUITE_SCRIPT: Final = r"""
+// --- collections: the same systems over a suite of collections ------------------------
+function rankText(value) {
+  if (value === null || value === undefined) { return NA; }
+  return value === Math.round(value) ? String(value) : String(Math.round(value * 100) / 100);
+}
+function interval(low, high, text) {
+  if (low === null || low === undefined || high === null || high === undefined) { return NA; }
+  return "[" + text(low) + ", " + text(high) + "]";
+}
+function renderSuite() {
+  var C = D.suite, table = clear($("collections-table")), missing = $("collections-missing");
+  var at = C.metrics.indexOf(state.metric), held = at >= 0;
+  missing.hidden = held || !C.metrics.length;
+  missing.textContent = held ? "" : state.metric + " was not evaluated over the " +
+    "collections; of this dashboard's metrics the suite has " + C.metrics.join(", ") + ".";
+  $("chart-collections").hidden = !held;
+  table.hidden = !held;
+  if (!held) { return; }
+  var caption = "Over the " + C.collections.length + " collections (" + state.metric +
+    "; best mean rank first): the mean of the collection means, the mean rank (1 = best), " +
+    "the Borda count (n \u2212 rank points per collection)";
+  if (C.confidence !== null) {
+    caption += "; " + Math.round(C.confidence * 100) + "% percentile bootstrap intervals " +
+      "over " + count(C.n_resamples) + " resamples, of the collections and of the queries " +
+      "within each";
+  }
+  table.appendChild(el("caption", { text: caption + "." }));
+  var head = el("tr");
+  [["system", ""], ["collections", "num"], ["macro mean", "num"], ["CI (collections)", "num"],
+   ["CI (queries)", "num"], ["mean rank", "num"], ["rank CI", "num"], ["Borda", "num"]
+  ].forEach(function (c) {
+    head.appendChild(el("th", { scope: "col", cls: c[1] || null, text: c[0] }));
+  });
+  table.appendChild(el("thead", null, [head]));
+  var body = el("tbody");
+  C.aggregate.forEach(function (row) {
+    if (row.metric !== state.metric) { return; }
+    body.appendChild(el("tr", { "data-system": row.system }, [
+      el("th", { scope: "row", text: row.system }),
+      el("td", { cls: "num", text: count(row.n_collections) }),
+      el("td", { cls: "num", text: fmt(row.macro_mean) }),
+      el("td", { cls: "num", text: interval(row.ci_low, row.ci_high, fmt) }),
+      el("td", { cls: "num", text: interval(row.ci_low_queries, row.ci_high_queries, fmt) }),
+      el("td", { cls: "num", text: rankText(row.mean_rank) }),
+      el("td", { cls: "num", text: interval(row.rank_low, row.rank_high, rankText) }),
+      el("td", { cls: "num", text: rankText(row.borda) })
+    ]));
+  });
+  table.appendChild(body);
+}
+"""
