@@ -419,3 +419,38 @@ def test_the_collections_view_follows_the_metric(
     )
     tab.page.go_back()
     assert tab.page.is_visible("#chart-collections svg")
+
+
+def _luminance(fill: str) -> float:
+    red, green, blue = (int(part) for part in re.findall(r"\d+", fill)[:3])
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def test_the_collections_colours_follow_the_metrics_direction(tab: Tab, tmp_path: Path) -> None:
+    """Darker is better: the highest nDCG and the lowest unjudged share (unj) are darkest."""
+    import warnings
+
+    from _suite_cases import collections, write_suite
+    from rankset.comparison import evaluate_suite
+
+    write_suite(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a run only one collection has: warned
+        suite = evaluate_suite(
+            collections(tmp_path), ["ndcg@10", "unj@10"], scale="trec_dl", n_resamples=50
+        )
+    board = dashboard(
+        SAMPLE_RUNS, SAMPLE_QRELS, metrics=["ndcg@10", "unj@10"], scale="trec_dl",
+        n_resamples=50, suite=suite,
+    ).save(tmp_path / "board.html")  # fmt: skip
+    for metric, best in (("ndcg@10", max), ("unj@10", min)):
+        tab.open(board, f"#view=collections&metric={metric}")
+        fills = tab.page.locator("#chart-collections g.mark-rect.role-mark path").evaluate_all(
+            "paths => paths.map(p => [p.getAttribute('aria-label'), p.getAttribute('fill')])"
+        )
+        shade = {
+            float(re.search(r"mean: ([\d.]+)", label).group(1)): _luminance(fill)  # type: ignore[union-attr]
+            for label, fill in fills
+        }
+        assert len(shade) == 5
+        assert shade[best(shade)] == min(shade.values()), metric  # the darkest cell
