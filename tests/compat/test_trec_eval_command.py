@@ -276,10 +276,15 @@ def test_per_query_values_round_as_printf_on_exact_halves_and_keep_signs(tmp_pat
     ]
 
 
-def test_relstrings_of_rankings_split_over_blocks_with_ties(tmp_path: Path) -> None:
+@pytest.mark.parametrize("rows_at_once", [1 << 20, 2, 3])
+def test_relstrings_of_rankings_split_over_blocks_with_ties(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows_at_once: int
+) -> None:
     # q1's lines come in two blocks around q2's. trec_eval ranks by score, ties by doc
     # id descending: q1 is e (3), d and b (2), ... -> grades 3, unlabelled, 2; q2 is
-    # x (5), then z and y tied (4) -> 1, unlabelled, unlabelled.
+    # x (5), then z and y tied (4) -> 1, unlabelled, unlabelled. The same when the run
+    # is looked at a few rows at a time.
+    monkeypatch.setattr("rankset.compat.trec_eval._output._SLICE", rows_at_once)
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text("q1 0 a 1\nq1 0 b 2\nq1 0 c 0\nq1 0 e 3\nq2 0 x 1\n", encoding="utf-8")
     blocks = [
@@ -295,4 +300,36 @@ def test_relstrings_of_rankings_split_over_blocks_with_ties(tmp_path: Path) -> N
     assert out.splitlines() == [
         "relstring_3           \tq1\t'3-2'",
         "relstring_3           \tq2\t'1--'",
+    ]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n",  # read by a lazy scan
+        "q1\tQ0\ta\t1\t2\tt\nq1\tQ0\tb\t2\t1\tt\n",  # the same, tab-separated
+        "q1 Q0 a 1 2 t\r\nq1 Q0 b 2 1 t\r\n",  # the same, CRLF
+        "# a comment\nq1 Q0 a 1 2 t\n\nq1  Q0 b 2 1 t\n",  # read by the general parser
+        "q1 Q0 a 1 2 t\nq1 Q0 b 2 1 u\n",  # two tags: the general parser, the last tag
+    ],
+)
+def test_every_way_of_reading_the_run_gives_the_same_lines(tmp_path: Path, lines: str) -> None:
+    # b, the only relevant document, is ranked second: AP 1/2, RR 1/2, P_1 0
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 0\nq1 0 b 1\n", encoding="utf-8")
+    run.write_bytes(lines.encode())
+    measures = ["-m", "runid", "-m", "num_ret", "-m", "map", "-m", "recip_rank", "-m", "P.1"]
+    status, out, err = _run(["-q", *measures, str(qrels), str(run)])
+    assert (status, err) == (0, "")
+    tag = lines.split()[-1]
+    assert out.splitlines() == [
+        "num_ret               \tq1\t2",
+        "map                   \tq1\t0.5000",
+        "recip_rank            \tq1\t0.5000",
+        "P_1                   \tq1\t0.0000",
+        f"runid                 \tall\t{tag}",
+        "num_ret               \tall\t2",
+        "map                   \tall\t0.5000",
+        "recip_rank            \tall\t0.5000",
+        "P_1                   \tall\t0.0000",
     ]

@@ -59,6 +59,9 @@ def read_inputs(
         msg = f"trec_eval: Illegal retrieval results format '{options.results_format}'"
         raise TrecEvalError(msg, 2)
     _must_exist(options.run, "get_results", "results")
+    scanned = _scan_plain_run(options.run)
+    if scanned is not None:
+        return labels, scanned, groups, preferences
     try:
         run = scan_run(options.run).collect()
     except RanksetError as error:
@@ -70,6 +73,53 @@ def read_inputs(
         run = with_infinities
     # the rank and the tag are not read again (trec_eval takes the last line's tag)
     return labels, run.select("query_id", "doc_id", "score"), groups, preferences
+
+
+def _scan_plain_run(path: str) -> pl.DataFrame | None:
+    """Read a plain-layout run's ``query_id, doc_id, score`` in one streaming pass, or None.
+
+    The reader (:func:`rankset.io.scan_run`) holds every field of every line at once
+    (the rank, Q0 and tag columns of an MS MARCO run: about 300 MB more at its peak) and
+    checks them in a second pass. Here a lazy scan (:func:`rankset.io.scan_trec_run`)
+    keeps three columns and a flag per line, which holds what evaluation's pass checks
+    of a scanned file (:class:`rankset.io.TextScan`): every field read, the first line's
+    tag, no space inside Q0 or the doc id when tab-separated, usable doc ids, a score
+    that is not NaN; then usable query ids, none a comment. An infinite score (the
+    reader refuses it), anything else unusual, or an error of the CSV reader gives None:
+    the file is then read whole, whose reader names the problem or reads what the scan
+    could not.
+    """
+    from rankset.io import id_problems, scan_trec_run, score_problems
+
+    parsed = scan_trec_run(path)
+    if parsed is None or parsed.scan is None or parsed.run is None:
+        return None
+    scan = parsed.scan
+    fields = ("query_id", "doc_id", *scan.CHECKED_FIELDS)
+    problems = [*id_problems("doc_id").values(), *score_problems("score").values()]
+    problems.append(pl.col("score").is_infinite())
+    if scan.separator != " ":
+        problems.append(pl.any_horizontal(pl.col("q0", "doc_id").str.contains(" ", literal=True)))
+    kept = (
+        pl.all_horizontal(pl.col(*fields).is_not_null())
+        & (pl.col(scan.TAG_COLUMN) == scan.tag)
+        & ~pl.any_horizontal([problem.fill_null(False) for problem in problems])
+    )
+    try:
+        frame = parsed.run.select(
+            "query_id", "doc_id", "score", kept.fill_null(False).alias("_kept")
+        )
+        run = frame.collect(engine="streaming")
+    except pl.exceptions.PolarsError:
+        return None
+    if not run["_kept"].all():
+        return None
+    queries = run.select(pl.col("query_id").unique())
+    query_problems = id_problems("query_id").values()
+    bad = pl.any_horizontal([problem.fill_null(False) for problem in query_problems]).any()
+    if queries.select(bad | ~scan.rankings_kept(pl.col("query_id"))).item():
+        return None
+    return run.drop("_kept")
 
 
 def _must_exist(path: str, reader: str, what: str) -> None:

@@ -29,6 +29,9 @@ __all__ = [
     "summary_lines",
 ]
 
+#: Rows of the run that :func:`relstrings` looks at at once.
+_SLICE = 1 << 20
+
 #: Metric prefixes of the columns other label formats compute (not rankset metrics).
 OTHER_FORMATS = (JG_PREFIX, PREFS_PREFIX)
 
@@ -41,12 +44,14 @@ def relstrings(
         run = run.clear()
     # Only the rows that can be among a query's top ``length`` are sorted: those scored
     # at least the ``length``-th best score of their block of lines of one query (ties at
-    # that score kept, for the doc ids). A query in several blocks keeps its top in the
-    # blocks' tops; numbering the blocks (rle_id) is cheaper than grouping on the ids.
+    # that score kept, for the doc ids), a slice of the run at a time. A query whose lines
+    # are in several blocks or slices keeps its top in their tops; numbering the blocks
+    # (rle_id) is cheaper than grouping on the ids, and a slice holds little at once.
     score = pl.col("score")
-    block = pl.col("query_id").rle_id()
+    top = score >= score.top_k(max(length, 1)).min().over(pl.col("query_id").rle_id())
+    candidates = [run.slice(start, _SLICE).filter(top) for start in range(0, run.height, _SLICE)]
     ranked = (
-        run.filter(score >= score.top_k(max(length, 1)).min().over(block))
+        pl.concat([run.clear(), *candidates])
         .sort(["query_id", "score", "doc_id"], descending=[False, True, True])
         .group_by("query_id", maintain_order=True)
         .head(max(length, 1))
