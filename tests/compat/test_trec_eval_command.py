@@ -333,3 +333,15 @@ def test_every_way_of_reading_the_run_gives_the_same_lines(tmp_path: Path, lines
         "recip_rank            \tall\t0.5000",
         "P_1                   \tall\t0.0000",
     ]
+
+
+def test_per_query_lines_made_a_few_queries_at_a_time_are_the_same(
+    trec_eval_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # out.test.aq's 3 queries (96 lines each): each query's lines made alone, then 2 at a time
+    files = [str(trec_eval_data / "qrels.test"), str(trec_eval_data / "results.test")]
+    expected = (trec_eval_data / "out.test.aq").read_text(encoding="utf-8")
+    for lines_at_once in (1, 200):
+        monkeypatch.setattr("rankset.compat.trec_eval._output._LINES_AT_ONCE", lines_at_once)
+        status, out, err = _run(["-m", "all_trec", "-q", *files])
+        assert (status, err, out) == (0, "", expected)

@@ -26,7 +26,7 @@ from rankset.compat.trec_eval._output import (
     NO_RELSTRINGS,
     OTHER_FORMATS,
     means,
-    per_query_text,
+    per_query_texts,
     relstring_length,
     relstrings,
     summary_lines,
@@ -153,7 +153,7 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
             # that fails come out before the error
             done, found = _before_failure(preferences, run, planned, options, evaluated)
             if options.per_query and done:
-                out.write(per_query_text(done, planned, found, NO_RELSTRINGS))
+                out.writelines(per_query_texts(done, planned, found, NO_RELSTRINGS))
             raise
         values = pl.concat([values, found])
     del run, cut  # 7 million rows of an MS MARCO run: not held while the lines are made
@@ -165,7 +165,7 @@ def evaluate(options: Options, out: TextIO) -> list[str]:
     if options.per_query:
         # 10.0 goes through the labelled queries in order and stops at the first unanswered
         printed = walk[: walk.index(stop_at)] if stop_at else scored
-        out.write(per_query_text(printed, planned, values, strings))
+        out.writelines(per_query_texts(printed, planned, values, strings))
     if stop_at is not None:
         raise TrecEvalError(f"trec_eval: result qid '{stop_at}' not found in qrels", 4)
     if options.summary:

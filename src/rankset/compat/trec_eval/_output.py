@@ -7,6 +7,7 @@ lines, counts as ``%ld``, summaries summed (counts) or averaged in query order.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import polars as pl
 
@@ -23,11 +24,14 @@ __all__ = [
     "NO_RELSTRINGS",
     "OTHER_FORMATS",
     "means",
-    "per_query_text",
+    "per_query_texts",
     "relstring_length",
     "relstrings",
     "summary_lines",
 ]
+
+#: About how many -q lines :func:`per_query_texts` makes at once.
+_LINES_AT_ONCE = 100_000
 
 #: Rows of the run that :func:`relstrings` looks at at once.
 _SLICE = 1 << 20
@@ -132,13 +136,17 @@ def relstring_length(options: Options) -> int:
     return int(atof(params)) if params else 10
 
 
-def per_query_text(
+def per_query_texts(
     queries: list[str],
     planned: list[tuple[Measure, list[Column]]],
     values: pl.DataFrame,
     relstrings: pl.DataFrame,
-) -> str:
-    """Return the -q lines: for each query in order, each printed value in table order."""
+) -> Iterator[str]:
+    """Yield the -q lines: for each query in order, each printed value in table order.
+
+    The lines come a few thousand queries at a time (a text each), so that the lines of
+    all the queries are not held at once.
+    """
     rows = [
         (column.printed, column.metric, measure.kind == "relstring", column.kind)
         for measure, columns in planned
@@ -146,7 +154,7 @@ def per_query_text(
         for column in columns
     ]
     if not rows or not queries:
-        return ""
+        return
     table = pl.DataFrame(
         rows,
         schema={
@@ -157,18 +165,22 @@ def per_query_text(
         },
         orient="row",
     )
-    grid = (
-        pl.DataFrame({"query_id": queries}, schema={"query_id": pl.String})
-        .join(table, how="cross")  # query by query, each in table order
-        .with_columns(value=_cell_values(queries, table, values))
-        .join(relstrings, on="query_id", how="left", maintain_order="left")
-    )
-    quoted = pl.concat_str([pl.lit("'"), pl.col("relstring").fill_null(""), pl.lit("'")])
-    text = pl.when(pl.col("is_relstring")).then(quoted).otherwise(_value_texts(grid))
-    lines = grid.select(
-        pl.concat_str([pl.col("printed").str.pad_end(22), pl.col("query_id"), text], separator="\t")
-    ).to_series()
-    return str(lines.str.join("\n").item()) + "\n"
+    cells = _cell_values(queries, table, values)
+    step = max(1, _LINES_AT_ONCE // table.height)
+    for start in range(0, len(queries), step):
+        part = queries[start : start + step]
+        grid = (
+            pl.DataFrame({"query_id": part}, schema={"query_id": pl.String})
+            .join(table, how="cross")  # query by query, each in table order
+            .with_columns(value=cells.slice(start * table.height, len(part) * table.height))
+            .join(relstrings, on="query_id", how="left", maintain_order="left")
+        )
+        quoted = pl.concat_str([pl.lit("'"), pl.col("relstring").fill_null(""), pl.lit("'")])
+        text = pl.when(pl.col("is_relstring")).then(quoted).otherwise(_value_texts(grid))
+        line = pl.concat_str(
+            [pl.col("printed").str.pad_end(22), pl.col("query_id"), text], separator="\t"
+        )
+        yield str(grid.select(line.str.join("\n")).item()) + "\n"
 
 
 def _cell_values(queries: list[str], table: pl.DataFrame, values: pl.DataFrame) -> pl.Series:
