@@ -131,7 +131,11 @@ def test_a_writer_killed_mid_write_leaves_the_store_whole(tmp_path: Path) -> Non
             stderr=sink,
         )
     try:
-        _wait_for(lambda: flag.exists() or proc.poll() is not None, "the writer to stall")
+        # The flag's text, not just the file: it exists a moment before it is written.
+        _wait_for(
+            lambda: (flag.exists() and flag.read_text()) or proc.poll() is not None,
+            "the writer to stall",
+        )
         assert proc.poll() is None, errors.read_text()
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
