@@ -301,6 +301,18 @@ def test_relstrings_of_rankings_split_over_blocks_with_ties(
         "relstring_3           \tq1\t'3-2'",
         "relstring_3           \tq2\t'1--'",
     ]
+    # -M 2 keeps e and d of q1 (d before b, its tie), x and z of q2
+    measures = ["-m", "relstring.3", "-m", "num_ret", "-m", "num_rel_ret"]
+    status, out, err = _run(["-q", "-n", "-M", "2", *measures, str(qrels), str(run)])
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [
+        "num_ret               \tq1\t2",
+        "num_rel_ret           \tq1\t1",
+        "relstring_3           \tq1\t'3-'",
+        "num_ret               \tq2\t2",
+        "num_rel_ret           \tq2\t1",
+        "relstring_3           \tq2\t'1-'",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,7 @@ from rankset.compat.trec_eval._output import (
     relstring_length,
     relstrings,
     summary_lines,
+    top_candidates,
 )
 from rankset.compat.trec_eval._prefs import preference_values
 from rankset.compat.trec_eval._results import finite_order
@@ -78,7 +79,8 @@ def prepare_run(run: pl.DataFrame, labels: pl.DataFrame, options: Options) -> pl
     run = run.select("query_id", "doc_id", "score").with_columns(system=pl.lit("run"))
     if options.max_depth is not None:
         run = (
-            run.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
+            top_candidates(run, max(options.max_depth, 1))  # the rest is not sorted
+            .sort(["query_id", "score", "doc_id"], descending=[False, True, True])
             .group_by("query_id", maintain_order=True)
             .head(max(options.max_depth, 0))
         )

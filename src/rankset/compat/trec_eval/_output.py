@@ -28,12 +28,13 @@ __all__ = [
     "relstring_length",
     "relstrings",
     "summary_lines",
+    "top_candidates",
 ]
 
 #: About how many -q lines :func:`per_query_texts` makes at once.
 _LINES_AT_ONCE = 100_000
 
-#: Rows of the run that :func:`relstrings` looks at at once.
+#: Rows of the run that :func:`top_candidates` looks at at once.
 _SLICE = 1 << 20
 
 #: Metric prefixes of the columns other label formats compute (not rankset metrics).
@@ -46,16 +47,8 @@ def relstrings(
     """trec_eval's relstring: a character per top document (grade, '-' unlabelled, ...)."""
     if length <= 0:  # trec_eval prints an empty string (Polars' head(0) keeps a row)
         run = run.clear()
-    # Only the rows that can be among a query's top ``length`` are sorted: those scored
-    # at least the ``length``-th best score of their block of lines of one query (ties at
-    # that score kept, for the doc ids), a slice of the run at a time. A query whose lines
-    # are in several blocks or slices keeps its top in their tops; numbering the blocks
-    # (rle_id) is cheaper than grouping on the ids, and a slice holds little at once.
-    score = pl.col("score")
-    top = score >= score.top_k(max(length, 1)).min().over(pl.col("query_id").rle_id())
-    candidates = [run.slice(start, _SLICE).filter(top) for start in range(0, run.height, _SLICE)]
     ranked = (
-        pl.concat([run.clear(), *candidates])
+        top_candidates(run, max(length, 1))
         .sort(["query_id", "score", "doc_id"], descending=[False, True, True])
         .group_by("query_id", maintain_order=True)
         .head(max(length, 1))
@@ -87,6 +80,29 @@ def relstrings(
         .then(pl.lit(""))
         .otherwise(pl.col("relstring"))
     )
+
+
+def top_candidates(run: pl.DataFrame, depth: int) -> pl.DataFrame:
+    """Return the rows of ``run`` that can be among their query's top ``depth`` (>= 1).
+
+    Those scored at least the ``depth``-th best score of their block of lines of one
+    query (ties at that score kept, for the doc ids), a slice of the run at a time: a
+    query whose lines are in several blocks or slices keeps its top in their tops.
+    Numbering the blocks (rle_id) is cheaper than grouping on the ids, and a slice holds
+    little at once; sorting what is left is cheap.
+
+    Examples
+    --------
+    >>> run = pl.DataFrame({"query_id": ["a", "a", "a", "b", "a"],
+    ...                     "doc_id": ["1", "2", "3", "4", "5"],
+    ...                     "score": [3.0, 1.0, 2.0, 1.0, 0.5]})
+    >>> top_candidates(run, 1)["doc_id"].to_list()  # a's first block, b, a's second
+    ['1', '4', '5']
+    """
+    score = pl.col("score")
+    top = score >= score.top_k(depth).min().over(pl.col("query_id").rle_id())
+    candidates = [run.slice(start, _SLICE).filter(top) for start in range(0, run.height, _SLICE)]
+    return pl.concat([run.clear(), *candidates])
 
 
 def means(
