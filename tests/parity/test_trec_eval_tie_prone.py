@@ -129,3 +129,27 @@ def test_the_samples_all_trec_output_is_both_binaries(
     argv = ["-q", *argv]
     assert _ours(argv) == _binary(trec_eval_10, argv)
     assert _ours(["--trec-eval-version", "9.0.8", *argv]) == _binary(trec_eval_9, argv)
+
+
+def test_a_run_measured_a_share_of_its_queries_at_a_time_is_the_binary(
+    trec_eval_10: Path, trec_eval_9: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A large run is evaluated in shares of its queries (about _PART_ROWS rows each);
+    # 200 rows a share cuts the sample's 4,000 rows into 20 calls.
+    monkeypatch.setattr("rankset.compat.trec_eval._command._PART_ROWS", 200)
+    root = Path(__file__).resolve().parents[2] / "data" / "sample"
+    for sample in ("bm25.trec", "rerank.trec"):
+        argv = ["-q", "-c", "-m", "all_trec", str(root / "qrels.txt"), str(root / sample)]
+        assert _ours(argv) == _binary(trec_eval_10, argv)
+        assert _ours(["--trec-eval-version", "9.0.8", *argv]) == _binary(trec_eval_9, argv)
+        argv = [
+            "-q",
+            "-M",
+            "7",
+            "-J",
+            "-m",
+            "all_trec",
+            str(root / "qrels.txt"),
+            str(root / sample),
+        ]
+        assert _ours(argv) == _binary(trec_eval_10, argv)
