@@ -45,7 +45,7 @@ from rankset._typing import (
 )
 from rankset.errors import ParameterError
 from rankset.evaluation import EvaluateOptions
-from rankset.io import official_measures
+from rankset.io import with_official_measures
 
 __all__ = [
     "add_buckets",
@@ -152,10 +152,6 @@ def add_metrics(parser: argparse.ArgumentParser, default: str, *, one: str = "")
     )
 
 
-#: The ``-m`` value that stands for the official measures of the labels' collection.
-OFFICIAL: Final = "official"
-
-
 def expand_official(args: argparse.Namespace) -> None:
     """Replace ``-m official`` by the official measures of the ``--qrels`` collection.
 
@@ -166,20 +162,16 @@ def expand_official(args: argparse.Namespace) -> None:
     if not hasattr(args, "labels"):
         return
     many = getattr(args, "metrics", None)
-    if many and any(str(name).strip().lower() == OFFICIAL for name in many):
-        measures = official_measures(args.labels)
-        args.metrics = [
-            chosen
-            for name in many
-            for chosen in (measures if str(name).strip().lower() == OFFICIAL else (name,))
-        ]
+    if many:
+        args.metrics = with_official_measures(many, args.labels)
     one = getattr(args, "metric", None)
-    if isinstance(one, str) and one.strip().lower() == OFFICIAL:
-        measures = official_measures(args.labels)
+    if isinstance(one, str):
+        measures = with_official_measures([one], args.labels)
         if len(measures) > 1:
             msg = (
                 f"-m official names {len(measures)} measures for these labels "
-                f"({', '.join(measures)}); this command uses one: name it (-m {measures[0]})."
+                f"({', '.join(map(str, measures))}); this command uses one: name it "
+                f"(-m {measures[0]})."
             )
             raise ParameterError(msg)
         args.metric = measures[0]

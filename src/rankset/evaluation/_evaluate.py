@@ -47,7 +47,7 @@ from rankset.evaluation._result import EvaluationResult, tidy
 from rankset.evaluation._runs import TextScanRejected
 from rankset.evaluation._summary import summarise_means
 from rankset.evaluation.textmatch import TextMatch
-from rankset.io import looks_like_ranx, official_measures
+from rankset.io import looks_like_ranx, with_official_measures
 from rankset.measures import Metric, expand_cutoffs, geometric_metrics, parse_metrics
 from rankset.measures.scales import GradeScale
 
@@ -262,40 +262,14 @@ def evaluate_with(
 ) -> EvaluationResult:
     """Evaluate with an :class:`EvaluateOptions` (what the CLI, report and diagnose call)."""
     check_resampling(confidence, n_resamples, seed)
-    metrics = _with_official_measures(metrics, labels)
+    # "official": the official measures of the labels' collection (rankset.io)
+    names = with_official_measures(
+        [metrics] if isinstance(metrics, str | Metric) else metrics, labels
+    )
     plan, collected = plan_and_measure(
-        runs, labels, parse_metrics(metrics), options, progress=progress
+        runs, labels, parse_metrics(names), options, progress=progress
     )
     return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
-
-
-#: The metric name that stands for the official measures of the labels' collection.
-OFFICIAL = "official"
-
-
-def _with_official_measures(
-    metrics: str | Metric | Iterable[str | Metric], labels: object
-) -> str | Metric | Iterable[str | Metric]:
-    """Replace ``"official"`` by the official measures of the labels' collection.
-
-    The collection is the one the labels name (``irds:dl19-passage``, or a qrels file
-    named as pyserini or NIST name it): :func:`rankset.io.official_measures`.
-    """
-    if isinstance(metrics, Metric) or (
-        isinstance(metrics, str) and metrics.strip().lower() != OFFICIAL
-    ):
-        return metrics
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not any(isinstance(name, str) and name.strip().lower() == OFFICIAL for name in names):
-        return names
-    measures = official_measures(labels)
-    return [
-        chosen
-        for name in names
-        for chosen in (
-            measures if isinstance(name, str) and name.strip().lower() == OFFICIAL else (name,)
-        )
-    ]
 
 
 def plan_and_measure(

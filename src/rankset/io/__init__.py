@@ -51,6 +51,7 @@ from rankset.io._irds import (
     irds_grade_definitions,
     official_measures,
     read_irds_queries,
+    with_official_measures,
 )
 from rankset.io._irds_catalog import OFFICIAL_MEASURES as IRDS_OFFICIAL_MEASURES
 from rankset.io._irds_catalog import SHORT_NAMES as IRDS_SHORT_NAMES
@@ -105,6 +106,7 @@ __all__ = [
     "scan_run",
     "scan_trec_run",
     "score_problems",
+    "with_official_measures",
     "write_labels",
     "write_parquet",
     "write_partitioned",

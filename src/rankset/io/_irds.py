@@ -20,10 +20,10 @@ import contextlib
 import importlib
 import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import polars as pl
 
@@ -196,6 +196,35 @@ def official_measures(source: object) -> tuple[str, ...]:
         )
         raise ParameterError(msg)
     return measures
+
+
+#: The metric name that stands for the official measures of the labels' collection.
+OFFICIAL = "official"
+_Name = TypeVar("_Name")
+
+
+def with_official_measures(names: Iterable[_Name], labels: object) -> list[_Name | str]:
+    """Replace each ``"official"`` in ``names`` by :func:`official_measures` of ``labels``.
+
+    The other names are kept as given; ``labels`` are looked up only when ``"official"``
+    is among the names (any case).
+
+    Examples
+    --------
+    >>> with_official_measures(["P_10", "official"], "irds:msmarco-passage-dev-subset")
+    ['P_10', 'RR@10']
+    >>> with_official_measures(["ap"], None)
+    ['ap']
+    """
+    given: list[_Name | str] = list(names)
+    if not any(_is_official(name) for name in given):
+        return given
+    measures = official_measures(labels)
+    return [chosen for name in given for chosen in (measures if _is_official(name) else (name,))]
+
+
+def _is_official(name: object) -> bool:
+    return isinstance(name, str) and name.strip().lower() == OFFICIAL
 
 
 def _shown(source: object) -> str:
