@@ -207,3 +207,13 @@ def test_evaluate_takes_official_as_a_metric(shared_data: Path, tmp_path: Path) 
     assert alone.metrics == list(NIST_ICT_BERT2)
     with pytest.raises(ParameterError, match="official"):
         rankset.evaluate(run, str(shared_data / "unknown-labels.txt"), "official")
+
+
+def test_official_with_ks_cuts_the_official_measures(shared_data: Path, tmp_path: Path) -> None:
+    import rankset
+
+    run, qrels = _nist_inputs(shared_data, tmp_path)
+    result = rankset.evaluate(run, qrels, ["official"], ks=[5], confidence=None)
+    # "official" is expanded before the cutoffs, as if the three names had been given
+    expected = rankset.measures.expand_cutoffs(DL_PASSAGE, [5])
+    assert result.metrics == [metric.name for metric in expected]

@@ -235,8 +235,8 @@ def evaluate(
     """
     given = locals()
     options = EvaluateOptions(**{name: given[name] for name in EvaluateOptions.option_names()})
-    if ks is not None:
-        metrics = expand_cutoffs(metrics, ks)
+    if ks is not None:  # "official" first: its measures are the ones to cut
+        metrics = expand_cutoffs(_with_official(metrics, labels), ks)
     return evaluate_with(
         runs,
         labels,
@@ -262,14 +262,19 @@ def evaluate_with(
 ) -> EvaluationResult:
     """Evaluate with an :class:`EvaluateOptions` (what the CLI, report and diagnose call)."""
     check_resampling(confidence, n_resamples, seed)
-    # "official": the official measures of the labels' collection (rankset.io)
-    names = with_official_measures(
-        [metrics] if isinstance(metrics, str | Metric) else metrics, labels
-    )
     plan, collected = plan_and_measure(
-        runs, labels, parse_metrics(names), options, progress=progress
+        runs, labels, parse_metrics(_with_official(metrics, labels)), options, progress=progress
     )
     return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+
+def _with_official(
+    metrics: str | Metric | Iterable[str | Metric], labels: object
+) -> list[str | Metric]:
+    """Replace ``"official"`` by the official measures of the labels' collection."""
+    return with_official_measures(
+        [metrics] if isinstance(metrics, str | Metric) else metrics, labels
+    )
 
 
 def plan_and_measure(
