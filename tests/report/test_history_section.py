@@ -128,3 +128,26 @@ def test_the_cli_reads_a_store_and_refuses_a_folder_that_is_not_one(
     assert f"{missing} is not a rankset store" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "s.html").exists()
+
+
+def test_times_in_another_zone_are_shown_in_utc() -> None:
+    from zoneinfo import ZoneInfo
+
+    result = rankset.evaluate(RUNS, QRELS, ["ndcg@10"], scale="trec_dl", confidence=None)
+    paris = ZoneInfo("Europe/Paris")
+    history = pl.DataFrame(
+        {
+            "entry_id": ["e1", "e2"],
+            # 00:30 in Paris on 2 January is 23:30 UTC on 1 January (winter, UTC+1)
+            "time": [
+                datetime(2026, 1, 1, 0, 30, tzinfo=paris),
+                datetime(2026, 1, 2, 0, 30, tzinfo=paris),
+            ],
+            "system": ["bm25", "bm25"],
+            "metric": ["ndcg@10", "ndcg@10"],
+            "mean": [0.4, 0.5],
+        }
+    )
+    section = build_report(result, history=history).split("<h2>History</h2>", 1)[1]
+    assert "2026-01-01 23:30" in section
+    assert "from 2025-12-31 to 2026-01-01" in section

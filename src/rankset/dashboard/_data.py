@@ -25,7 +25,7 @@ from rankset.dashboard._charts import UNCLASSIFIED
 from rankset.dashboard._suite import suite_data
 from rankset.diagnosis.quadrants import QUADRANTS, Diagnosis
 from rankset.evaluation import Curves, EvaluationResult
-from rankset.experiments import latest_changes
+from rankset.experiments import in_utc, latest_changes
 from rankset.measures import greater_is_better
 
 __all__ = ["FORMAT_VERSION", "Payload", "Sample", "assemble", "choose_queries", "history_data"]
@@ -361,8 +361,7 @@ def history_data(history: pl.DataFrame, metrics: Sequence[str]) -> dict[str, Any
     """
     held = [str(m) for m in history["metric"].unique(maintain_order=True).to_list()]
     shown = [m for m in metrics if m in held]
-    if isinstance(history.schema["time"], pl.Datetime) and history.schema["time"].time_zone:
-        history = history.with_columns(pl.col("time").dt.convert_time_zone("UTC"))
+    history = in_utc(history)
     days = history["time"].dt.strftime("%Y-%m-%d").unique().sort().to_list()
     rows = history.filter(pl.col("metric").is_in(shown)).with_columns(
         pl.col("time").dt.strftime("%Y-%m-%dT%H:%M:%S%.3fZ")

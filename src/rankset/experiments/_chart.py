@@ -9,6 +9,7 @@ import polars as pl
 from rankset._format import DECIMALS
 from rankset._validation import did_you_mean
 from rankset.errors import ParameterError, SchemaError
+from rankset.experiments._history import in_utc
 from rankset.measures import parse_metric
 
 if TYPE_CHECKING:
@@ -69,8 +70,10 @@ def history_chart(
         if name not in present:
             msg = f"The history has no metric {metric!r}; it has {present}."
             raise ParameterError(msg + did_you_mean(name, present))
-    frame = history.filter(pl.col("metric") == name).with_columns(
-        pl.col("time").dt.to_string("%Y-%m-%dT%H:%M:%S%.6fZ").alias("time")
+    frame = (
+        in_utc(history)
+        .filter(pl.col("metric") == name)
+        .with_columns(pl.col("time").dt.to_string("%Y-%m-%dT%H:%M:%S%.6fZ").alias("time"))
     )
     with_ci = band and {"ci_low", "ci_high"} <= set(frame.columns)
     keep = [c for c in (*_NEEDED, "tag", "ci_low", "ci_high") if c in frame.columns]

@@ -12,7 +12,7 @@ import polars as pl
 
 from rankset.errors import SchemaError
 
-__all__ = ["LATEST_COLUMNS", "latest_changes"]
+__all__ = ["LATEST_COLUMNS", "in_utc", "latest_changes"]
 
 #: The columns of :func:`latest_changes`, in order.
 LATEST_COLUMNS: Final = (
@@ -26,6 +26,26 @@ LATEST_COLUMNS: Final = (
     "change",
 )
 _NEEDED: Final = ("entry_id", "time", "system", "metric", "mean")
+
+
+def in_utc(history: pl.DataFrame) -> pl.DataFrame:
+    """Return ``history`` with its ``time`` in UTC (a time with another zone converted).
+
+    The store writes UTC; a frame built elsewhere may carry another zone, and every page
+    labels its times UTC.
+
+    Examples
+    --------
+    >>> from datetime import datetime
+    >>> from zoneinfo import ZoneInfo
+    >>> paris = datetime(2026, 1, 1, 10, 30, tzinfo=ZoneInfo("Europe/Paris"))
+    >>> in_utc(pl.DataFrame({"time": [paris]}))["time"].dt.strftime("%H:%M").to_list()
+    ['09:30']
+    """
+    dtype = history.schema.get("time")
+    if not isinstance(dtype, pl.Datetime) or dtype.time_zone in (None, "UTC"):
+        return history
+    return history.with_columns(pl.col("time").dt.convert_time_zone("UTC"))
 
 
 def latest_changes(history: pl.DataFrame, metrics: Sequence[str] | None = None) -> pl.DataFrame:

@@ -16,7 +16,7 @@ import polars as pl
 
 from rankset import charts
 from rankset._format import counted
-from rankset.experiments import history_chart, latest_changes
+from rankset.experiments import history_chart, in_utc, latest_changes
 from rankset.report._html import esc, table
 
 __all__ = ["MAX_HISTORY_CHARTS", "history_section"]
@@ -48,6 +48,7 @@ def history_section(history: pl.DataFrame, metrics: Sequence[str]) -> str:
     >>> "2 entries" in html, "+0.1000" in html
     (True, True)
     """
+    history = in_utc(history)  # the table's header says UTC
     held = [str(m) for m in history["metric"].unique(maintain_order=True).to_list()]
     shown = [m for m in metrics if m in held]
     entries = history["entry_id"].n_unique()
