@@ -205,11 +205,13 @@ def curves(
     # up to the last bit of a matrix product over fewer columns.
     summaries, kept = [], []
     for number, system in enumerate(collected.config["systems"]):  # as the runs were given
-        n_queries = collected.scored.select((pl.col("system") == system).sum()).item()
-        for batch in _batches(cutoffs, _BATCH_ROWS // max(1, n_queries)):
+        # the system's rankings and running values, taken out once for all its batches
+        scored = collected.scored.filter(pl.col("system") == system)
+        running = collected.extra["cumulative"].filter(pl.col("system") == system).sort("pos")
+        for batch in _batches(cutoffs, _BATCH_ROWS // max(1, scored.height)):
             frame = _at_every_k(
-                collected,
-                system,
+                scored,
+                running,
                 batch,
                 features.cumulative,
                 _label_stats_at_every_k(collected, batch, label_cumulative),
@@ -270,15 +272,15 @@ def _in_curve_order(pieces: list[tuple[int, pl.DataFrame]]) -> pl.DataFrame:
     is an enum in the metrics' order; the sort is stable, so each block keeps its query
     order. The system, metric and measure come back as strings.
     """
-    frames = [
+    # The systems are one enum each (strings before they are stacked); the metric enum
+    # is shared, and sorts in the metrics' order.
+    stacked = pl.concat(
         piece.with_columns(pl.col("system").cast(pl.String), _system=pl.lit(number))
         for number, piece in pieces
-    ]
-    if len(frames) > 1:
-        return _as_strings(
-            pl.concat(frames).sort("_system", "metric", "k", maintain_order=True).drop("_system")
-        )
-    return _as_strings(frames[0].drop("_system"))
+    )
+    if len(pieces) > len({number for number, _ in pieces}):  # a system came in batches
+        stacked = stacked.sort("_system", "metric", "k", maintain_order=True)
+    return _as_strings(stacked.drop("_system"))
 
 
 def _as_strings(frame: pl.DataFrame) -> pl.DataFrame:
@@ -342,31 +344,30 @@ def _label_stats_at_every_k(
 
 
 def _at_every_k(
-    collected: Collected,
-    system: str,
+    scored: pl.DataFrame,
+    running: pl.DataFrame,
     cutoffs: list[int],
     cumulative: dict[str, tuple[pl.Expr, str]],
     stats: pl.LazyFrame,
 ) -> pl.DataFrame:
     """One system's aggregations at every cutoff, sorted by ``k`` then ``query_id``.
 
-    Planned lazily and collected once, so the engine holds fewer copies of a table of
-    queries x cutoffs rows.
+    ``scored`` holds the system's rankings (one row each), ``running`` its running values
+    at each labelled position, sorted by position. Planned lazily and collected once, so
+    the engine holds fewer copies of a table of queries x cutoffs rows.
     """
     ks = pl.LazyFrame({"k": cutoffs}, schema={"k": pl.Int64})
     # The value at k is the running value at the last labelled document at or above
     # position k (a ranking shorter than k keeps its value at its last document); none
     # there: 0 for sums, null for minima.
-    mine = pl.col("system") == system
     runs = (
-        collected.scored.lazy()
-        .filter(mine)
+        scored.lazy()
         .drop(list(cumulative))
         .join(ks, how="cross")
         .with_columns(pos=pl.min_horizontal(pl.col("k"), pl.col(NUM_RET)).cast(pl.Int64))
         .sort("pos")
         .join_asof(
-            collected.extra["cumulative"].lazy().filter(mine).sort("pos"),
+            running.lazy(),
             on="pos",
             by=list(GROUP),
             strategy="backward",
