@@ -217,3 +217,12 @@ def test_official_with_ks_cuts_the_official_measures(shared_data: Path, tmp_path
     # "official" is expanded before the cutoffs, as if the three names had been given
     expected = rankset.measures.expand_cutoffs(DL_PASSAGE, [5])
     assert result.metrics == [metric.name for metric in expected]
+
+
+def test_an_asked_tsv_format_is_kept(tmp_path: Path) -> None:
+    # The header-less .tsv rule guesses from the extension only: format="tsv" is a table,
+    # and a table without the run's named columns is refused, not read as a TREC run.
+    path = tmp_path / "run.dev.small.tsv"
+    path.write_text(MSMARCO)
+    with pytest.raises(InputFormatError):
+        read(path, format="tsv")

@@ -404,7 +404,7 @@ def _read_path(
         # A pipe, FIFO or device (<(zcat run.gz), /dev/stdin) can be read once only.
         return _parse_bytes(
             read_bytes(path, name), name, stem, resolved, mapping, kind,
-            dataset_checks=dataset_checks,
+            dataset_checks=dataset_checks, asked=format is not None,
         )  # fmt: skip
     if resolved == "parquet" and not starts_with(path, name, GZIP_MAGIC):
         return parse_parquet_path(path, name, stem, mapping, kind)
@@ -418,7 +418,7 @@ def _read_path(
     data = read_bytes(path, name)
     return _parse_bytes(
         data, name, stem, resolved, mapping, kind,
-        try_plain=not tried_plain, dataset_checks=dataset_checks,
+        try_plain=not tried_plain, dataset_checks=dataset_checks, asked=format is not None,
     )  # fmt: skip
 
 
@@ -433,7 +433,10 @@ def _read_url(
     if resolved == "parquet" or (resolved is None and GLOB_CHARS.search(path.name)):
         return parse_parquet_url(url, stem or url, mapping, kind)
     data = fetch_url(url)
-    return _parse_bytes(data, url, stem, resolved, mapping, kind, dataset_checks=dataset_checks)
+    return _parse_bytes(
+        data, url, stem, resolved, mapping, kind,
+        dataset_checks=dataset_checks, asked=format is not None,
+    )  # fmt: skip
 
 
 def _read_stream(
@@ -447,7 +450,10 @@ def _read_stream(
     check_format_for(format, set(_FILE_FORMATS), "a file object")
     name = "<stream>"
     data = stream_bytes(stream, name)
-    return _parse_bytes(data, name, None, format, mapping, kind, dataset_checks=dataset_checks)
+    return _parse_bytes(
+        data, name, None, format, mapping, kind,
+        dataset_checks=dataset_checks, asked=format is not None,
+    )  # fmt: skip
 
 
 def _parse_bytes(
@@ -460,10 +466,13 @@ def _parse_bytes(
     *,
     try_plain: bool = True,
     dataset_checks: DatasetChecks = "error",
+    asked: bool = True,
 ) -> ParsedInput:
+    """Parse ``data`` as ``format`` (sniffed when None); ``asked``: the caller named it."""
     resolved = format or sniff_content(data)
-    if resolved == "tsv" and not mapping and starts_with_trec_line(data):
-        resolved = "trec"  # no header: MS MARCO's run.dev.small.tsv is TREC-family text
+    if resolved == "tsv" and not asked and not mapping and starts_with_trec_line(data):
+        # a .tsv without a header: MS MARCO's run.dev.small.tsv is TREC-family text
+        resolved = "trec"
     if resolved == "msmarco":
         check_no_mapping(mapping, "msmarco")
         return parse_msmarco_run(data, name, stem, kind)
