@@ -39,12 +39,8 @@ from rankset.comparison.all_pairs import compare_all, significance_matrix
 from rankset.comparison.many_systems import anova, average_replicates, rank_intervals
 from rankset.comparison.pairwise import ALL_TESTS, TESTS, compare, paired_outcome
 from rankset.comparison.paper_tables import comparison_table
-from rankset.comparison.suites import (
-    SuiteResult,
-    evaluate_suite,
-    evaluate_suite_toml,
-    suite_from_toml,
-)
+from rankset.comparison.suite_files import evaluate_suite_toml, suite_from_toml
+from rankset.comparison.suites import SuiteResult, check_suite, evaluate_suite
 
 __all__ = [
     "ALL_TESTS",
@@ -54,6 +50,7 @@ __all__ = [
     "SuiteResult",
     "anova",
     "average_replicates",
+    "check_suite",
     "compare",
     "compare_all",
     "comparison_table",

@@ -21,12 +21,14 @@ import polars as pl
 
 from rankset._typing import IntoLabels, IntoRun
 from rankset._validation import check_choice, check_int
+from rankset.comparison import check_suite
 from rankset.dashboard._charts import chart_specs
 from rankset.dashboard._data import assemble
 from rankset.dashboard._page import render_page
 from rankset.dashboard._texts import IntoTexts, cached_queries, read_texts, snippet_expr
-from rankset.errors import GradeScaleError, ParameterError, RanksetWarning
+from rankset.errors import GradeScaleError, RanksetWarning
 from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with, numbered_runs
+from rankset.experiments import read_history
 from rankset.io import atomic_path, scan_labels
 from rankset.measures import Metric, needs_grade_scale, parse_metric, parse_metrics
 from rankset.measures.nuggets import NUGGET_MEASURES
@@ -229,8 +231,9 @@ def dashboard(
     max_bytes = check_int("max_bytes", max_bytes, 1)
     extremes = check_int("extremes", extremes, 0)
     options = EvaluateOptions.from_kwargs(evaluate_options, "dashboard")
-    logged = _history(history)  # a folder that is no store fails before the work
-    _check_suite(suite)
+    logged = read_history(history)  # a folder that is no store fails before the work
+    if suite is not None:
+        check_suite(suite)
     shown = _metric_names(metrics, k)
     notes: list[str] = []
     step = Steps(resolve_progress(progress, "rankset dashboard"), _STEPS)
@@ -327,28 +330,6 @@ def dashboard(
         n_queries_total=payload.sample.n_total,
         notes=notes,
     )
-
-
-def _check_suite(suite: object) -> None:
-    from rankset.comparison import SuiteResult
-
-    if suite is not None and not isinstance(suite, SuiteResult):
-        msg = (
-            "The 'suite' parameter must be a SuiteResult (what rankset.evaluate_suite "
-            f"returns). Got {type(suite).__name__} instead."
-        )
-        raise ParameterError(msg)
-
-
-def _history(history: Store | str | os.PathLike[str] | pl.DataFrame | None) -> pl.DataFrame | None:
-    """Read the store's history once (every metric; the page keeps the dashboard's)."""
-    if history is None or isinstance(history, pl.DataFrame):
-        return history if history is not None and history.height else None
-    from rankset.experiments import Store
-
-    store = history if isinstance(history, Store) else Store(history, create=False)
-    logged = store.history()
-    return logged if logged.height else None  # an empty store: no view, as in the report
 
 
 def _metric_names(metrics: str | Sequence[str] | None, k: int) -> list[str]:

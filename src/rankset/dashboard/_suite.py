@@ -20,6 +20,7 @@ import polars as pl
 
 from rankset._format import counted
 from rankset.comparison import SuiteResult, higher_is_better
+from rankset.comparison.suites import AGGREGATE_COLUMNS
 
 __all__ = [
     "SUITE_SCRIPT",
@@ -32,10 +33,6 @@ __all__ = [
 
 _CELL_COLUMNS: Final = (
     "collection", "system", "metric", "mean", "ci_low", "ci_high", "n_queries", "rank",
-)  # fmt: skip
-_AGGREGATE_SHOWN: Final = (
-    "system", "metric", "n_collections", "macro_mean", "ci_low", "ci_high", "ci_low_queries",
-    "ci_high_queries", "mean_rank", "rank_low", "rank_high", "borda",
 )  # fmt: skip
 
 
@@ -96,7 +93,7 @@ def suite_data(suite: SuiteResult, metrics: Sequence[str]) -> dict[str, Any]:
         "metrics": shown,
         "greater": [greater[m] for m in shown],
         "cells": _records(cells, [*_CELL_COLUMNS, "order", "dark"]),
-        "aggregate": _records(aggregate, _AGGREGATE_SHOWN),
+        "aggregate": _records(aggregate, AGGREGATE_COLUMNS),
         "missing": _records(suite.missing, ["collection", "system"]),
         "confidence": suite.config.get("confidence"),
         "n_resamples": suite.config.get("n_resamples"),

@@ -38,7 +38,7 @@ from rankset.experiments._gate import (
     gate,
     parse_max_drop,
 )
-from rankset.experiments._history import LATEST_COLUMNS, in_utc, latest_changes
+from rankset.experiments._history import LATEST_COLUMNS, in_utc, latest_changes, read_history
 from rankset.experiments._layout import FORMAT_VERSION
 from rankset.experiments._provenance import git_commit, parse_meta
 from rankset.experiments._store import HISTORY_COLUMNS, Store
@@ -61,4 +61,5 @@ __all__ = [
     "latest_changes",
     "parse_max_drop",
     "parse_meta",
+    "read_history",
 ]

@@ -5,14 +5,16 @@ The report's and the dashboard's "History" tables read :func:`latest_changes`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Final
 
 import polars as pl
 
 from rankset.errors import SchemaError
+from rankset.experiments._store import Store
 
-__all__ = ["LATEST_COLUMNS", "in_utc", "latest_changes"]
+__all__ = ["LATEST_COLUMNS", "in_utc", "latest_changes", "read_history"]
 
 #: The columns of :func:`latest_changes`, in order.
 LATEST_COLUMNS: Final = (
@@ -26,6 +28,21 @@ LATEST_COLUMNS: Final = (
     "change",
 )
 _NEEDED: Final = ("entry_id", "time", "system", "metric", "mean")
+
+
+def read_history(
+    history: Store | str | os.PathLike[str] | pl.DataFrame | None,
+) -> pl.DataFrame | None:
+    """Return what a page's ``history=`` names: a store's history, or None when empty.
+
+    ``history`` is a :class:`Store`, a store's folder (which must be a store: a folder
+    that is not one raises before any work) or a frame of :meth:`Store.history`'s columns.
+    """
+    if isinstance(history, str | os.PathLike):
+        history = Store(history, create=False)
+    if isinstance(history, Store):
+        history = history.history()
+    return history if history is not None and history.height else None
 
 
 def in_utc(history: pl.DataFrame) -> pl.DataFrame:

@@ -17,13 +17,13 @@ import polars as pl
 
 from rankset._typing import IntoLabels, IntoRun
 from rankset._validation import check_int
-from rankset.comparison import unreachable_significance
+from rankset.comparison import check_suite, unreachable_significance
 from rankset.errors import GradeScaleError, ParameterError, RanksetWarning
 from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
+from rankset.experiments import read_history
 from rankset.io import atomic_path, display_stem
 from rankset.report._measures import canonical_names, curve_measures, needs_grade_scale
 from rankset.report._page import COMPARISON_ALPHA, COMPARISON_TEST, build_report
-from rankset.report._suite import check_suite
 from rankset.stats import IntoProgress, Progress, Steps, resolve_progress
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ def report(
         msg = f"{os.fspath(out)}: the folder {Path(out).parent} does not exist; create it first."
         raise ParameterError(msg)
     reference_labels = _check_label_sets(labels, label_sets)
-    logged = _history(history)  # a folder that is no store fails before the work
+    logged = read_history(history)  # a folder that is no store fails before the work
     if suite is not None:
         check_suite(suite)
     names = canonical_names(metrics)
@@ -451,13 +451,3 @@ def _split_num_rel(
         config=config,
     )
     return trimmed, relevant
-
-
-def _history(history: Store | str | os.PathLike[str] | pl.DataFrame | None) -> pl.DataFrame | None:
-    """Read the store's history once (every metric; the section keeps the report's)."""
-    if history is None or isinstance(history, pl.DataFrame):
-        return history
-    from rankset.experiments import Store
-
-    store = history if isinstance(history, Store) else Store(history, create=False)
-    return store.history()

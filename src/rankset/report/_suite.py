@@ -21,12 +21,12 @@ import polars as pl
 
 from rankset._format import counted
 from rankset._version import __version__
-from rankset.comparison import SuiteResult
+from rankset.comparison import SuiteResult, check_suite
 from rankset.errors import ParameterError
 from rankset.io import atomic_path
 from rankset.report._html import NA, config_value, esc, esc_code, number_text, page
 
-__all__ = ["MAX_SUITE_CHARTS", "build_suite_report", "check_suite", "suite_report", "suite_section"]
+__all__ = ["MAX_SUITE_CHARTS", "build_suite_report", "suite_report", "suite_section"]
 
 #: The most metrics the section draws a heatmap for (the report's first ones).
 MAX_SUITE_CHARTS: Final = 4
@@ -84,24 +84,6 @@ def suite_section(suite: SuiteResult, metrics: Sequence[str] | None = None) -> s
         for number, metric in enumerate(drawn)
     )
     return f'{explain}\n<div class="charts">{chart_html}</div>\n{_aggregate_table(suite, shown)}'
-
-
-def check_suite(suite: object) -> SuiteResult:
-    """Return ``suite`` if it is a :class:`~rankset.comparison.SuiteResult`, else raise.
-
-    Examples
-    --------
-    >>> check_suite({"dl19": None})
-    Traceback (most recent call last):
-    rankset.errors.ParameterError: The 'suite' parameter must be a SuiteResult (...
-    """
-    if not isinstance(suite, SuiteResult):
-        msg = (
-            "The 'suite' parameter must be a SuiteResult (what rankset.evaluate_suite "
-            f"returns). Got {type(suite).__name__} instead."
-        )
-        raise ParameterError(msg)
-    return suite
 
 
 def _collections_line(suite: SuiteResult) -> str:
