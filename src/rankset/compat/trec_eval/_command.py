@@ -27,10 +27,10 @@ from rankset.compat.trec_eval._output import (
     OTHER_FORMATS,
     means,
     per_query_texts,
+    ranked_head,
     relstring_length,
     relstrings,
     summary_lines,
-    top_candidates,
 )
 from rankset.compat.trec_eval._prefs import preference_values
 from rankset.compat.trec_eval._results import finite_order
@@ -78,12 +78,8 @@ def prepare_run(run: pl.DataFrame, labels: pl.DataFrame, options: Options) -> pl
     """Apply -M (top N in trec_eval's order) then -J (judged documents only)."""
     run = run.select("query_id", "doc_id", "score").with_columns(system=pl.lit("run"))
     if options.max_depth is not None:
-        run = (
-            top_candidates(run, max(options.max_depth, 1))  # the rest is not sorted
-            .sort(["query_id", "score", "doc_id"], descending=[False, True, True])
-            .group_by("query_id", maintain_order=True)
-            .head(max(options.max_depth, 0))
-        )
+        # -M 0 keeps a document per query, as Polars' head(0) of a group did before
+        run = ranked_head(run, max(options.max_depth, 1))
     if options.judged_only:
         judged = labels.filter(pl.col("grade") >= 0).select("query_id", "doc_id")
         run = run.join(judged, on=["query_id", "doc_id"], how="semi")

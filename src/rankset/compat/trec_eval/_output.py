@@ -41,22 +41,30 @@ _SLICE = 1 << 20
 OTHER_FORMATS = (JG_PREFIX, PREFS_PREFIX)
 
 
+def ranked_head(run: pl.DataFrame, depth: int) -> pl.DataFrame:
+    """Return each query's first ``depth`` (>= 1) rows in trec_eval's order.
+
+    Score descending, ties by document id descending; only the candidates
+    :func:`top_candidates` keeps are sorted.
+    """
+    return (
+        top_candidates(run, depth)
+        .sort(["query_id", "score", "doc_id"], descending=[False, True, True])
+        .group_by("query_id", maintain_order=True)
+        .head(depth)
+    )
+
+
 def relstrings(
     run: pl.DataFrame, labels: pl.DataFrame, length: int, added: set[str]
 ) -> pl.DataFrame:
     """trec_eval's relstring: a character per top document (grade, '-' unlabelled, ...)."""
     if length <= 0:  # trec_eval prints an empty string (Polars' head(0) keeps a row)
         run = run.clear()
-    ranked = (
-        top_candidates(run, max(length, 1))
-        .sort(["query_id", "score", "doc_id"], descending=[False, True, True])
-        .group_by("query_id", maintain_order=True)
-        .head(max(length, 1))
-        .join(
-            labels.select("query_id", "doc_id", "grade"),
-            on=["query_id", "doc_id"],
-            how="left",
-        )
+    ranked = ranked_head(run, max(length, 1)).join(
+        labels.select("query_id", "doc_id", "grade"),
+        on=["query_id", "doc_id"],
+        how="left",
     )
     grade = pl.col("grade")
     char = (
