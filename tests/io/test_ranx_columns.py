@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,13 @@ def test_plain_and_unusual_values_read_alike(kind: str) -> None:
     assert got["doc_id"].to_list() == ["d1", "d2", "d3"]
 
 
+def test_decimals_read_as_their_float_on_either_path() -> None:
+    # The fast path (text ids) and the row-by-row one (an integer id) take them alike.
+    fast = _rows({"q1": {"d1": Decimal("0.1"), "d2": 1.0}}, "run")
+    by_row = _rows({"q1": {"d1": Decimal("0.1"), 2: 1.0}}, "run")
+    assert fast["score"].to_list() == by_row["score"].to_list() == [0.1, 1.0]
+
+
 def test_integer_ids_are_written_as_text() -> None:
     got = _rows({1: {2: 3.0, "x": 1.0}}, "labels")
     assert got.rows() == [("1", "2", 3.0), ("1", "x", 1.0)]
@@ -47,6 +55,11 @@ def test_a_run_dict_carries_its_profile() -> None:
     ("mapping", "match"),
     [
         ({"q": {"d": True}}, "score True is not a number"),
+        # after other numbers, so the column constructor alone would take them as 1 and 0
+        ({"q": {"a": 0.5, "b": 2, "d": True}}, "doc 'd': score True is not a number"),
+        ({"q": {"a": 0.5, "d": np.bool_(False)}}, "doc 'd': score np.False_ is not a number"),
+        ({"q": {"a": 0.5}, "r": {"d": 1.0, "e": None}}, "doc 'e': score None is not a number"),
+        ({"q": {"a": 0.5, "d": "0.7"}}, "doc 'd': score '0.7' is not a number"),
         ({"q": {"d": "1"}}, "score '1' is not a number"),
         ({"q": {"d": None}}, "score None is not a number"),
         ({"q": {"d": 1.0}, "r": [1.0]}, "maps to list"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 import polars as pl
@@ -74,9 +75,9 @@ _Columns = tuple[pl.Series | list[str], pl.Series | list[str], pl.Series | list[
 def _flat_columns(mapping: Mapping[Any, Any]) -> _Columns | None:
     """Return the three columns without a Python step per row, or None to go row by row.
 
-    The common shape (text ids, ``dict`` values, ``float`` or ``int`` numbers) is
-    flattened with list extensions and checked by the column constructors; anything
-    else (integer ids, numpy numbers, an error to report) is left to the row-by-row
+    The common shape (text ids, ``dict`` values, numbers) is flattened with list
+    extensions and checked by the column constructors; anything else (integer ids, a
+    mapping that is not a ``dict``, an entry to report) is left to the row-by-row
     reader, which gives the same frame or names the offending entry.
     """
     doc_ids: list[Any] = []
@@ -86,11 +87,12 @@ def _flat_columns(mapping: Mapping[Any, Any]) -> _Columns | None:
             return None
         doc_ids.extend(docs)
         values.extend(docs.values())
-    if not set(map(type, values)) <= _PLAIN_NUMBERS:
-        return None
     try:
         doc_series = pl.Series("doc_id", doc_ids, dtype=pl.String, strict=True)
+        value_series = pl.Series("value", values, dtype=pl.Float64, strict=True)
     except TypeError:
+        return None
+    if value_series.null_count() or not _no_booleans(values, value_series):
         return None
     # Each query id once, repeated by its document count.
     counts = pl.Series([len(docs) for docs in mapping.values()], dtype=pl.UInt32)
@@ -98,14 +100,25 @@ def _flat_columns(mapping: Mapping[Any, Any]) -> _Columns | None:
     query_series = pl.Series("query_id", list(mapping), dtype=pl.String).gather(
         repeats.explode(empty_as_null=False)
     )
-    return (
-        query_series,
-        doc_series,
-        pl.Series("value", values, dtype=pl.Float64, strict=False),
-    )
+    return query_series, doc_series, value_series
 
 
-_PLAIN_NUMBERS = frozenset({float, int})
+def _no_booleans(values: list[Any], converted: pl.Series) -> bool:
+    """Whether no value converted to ``Float64`` was a boolean.
+
+    The strict conversion takes any number (numpy's, ``Decimal``) and ``True``, refuses
+    text and keeps None as null. A boolean is refused as a score or grade, and it can
+    only have become 0.0 or 1.0, so only the values that did are looked at.
+    """
+    zero_or_one = converted.is_in([0.0, 1.0])
+    if not zero_or_one.any():
+        return True
+    return not any(_is_boolean(values[i]) for i in zero_or_one.arg_true().to_list())
+
+
+def _is_boolean(value: object) -> bool:
+    # numpy's is named "bool" (numpy 2) or "bool_" and is no subclass of Python's
+    return isinstance(value, bool) or type(value).__name__ in ("bool", "bool_")
 
 
 def _checked_columns(mapping: Mapping[Any, Any], name: str, kind: Kind) -> _Columns:
@@ -153,9 +166,10 @@ def looks_like_ranx(value: Mapping[str, Any]) -> bool:
 
 
 def _is_number(value: object) -> bool:
+    """Whether a score or grade is a number: a real one or a ``Decimal``, not a boolean."""
     if type(value) is float or type(value) is int:
         return True
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    return isinstance(value, numbers.Real | Decimal) and not _is_boolean(value)
 
 
 def is_ranx_object(value: object) -> bool:
