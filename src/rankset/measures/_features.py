@@ -372,9 +372,35 @@ def log2_of_positions(position: str) -> pl.Expr:
 
 
 def _log2_plus_one(positions: pl.Series) -> pl.Series:
+    low, high = positions.min(), positions.max()
+    if (
+        positions.dtype.is_integer()
+        and isinstance(low, int)
+        and isinstance(high, int)
+        and low >= 0
+        and high < _LOG2_TABLE_LIMIT
+    ):
+        # Looked up by position in a table computed once: no hashing, no Python per row.
+        return _log2_table(high).gather(positions).rename(positions.name)
     distinct = positions.unique().drop_nulls().to_list()
     table = {value: math.log2(value + 1) for value in distinct}
     return positions.replace_strict(table, default=None, return_dtype=pl.Float64)
+
+
+# Integer positions below this read log2(position + 1) from a table (8 MB at most).
+_LOG2_TABLE_LIMIT = 1 << 20
+_log2_tables: list[pl.Series] = []
+
+
+def _log2_table(highest: int) -> pl.Series:
+    """Return ``log2(i + 1)`` by :func:`math.log2` for ``i = 0 ..`` at least ``highest``."""
+    if _log2_tables and (table := _log2_tables[-1]).len() > highest:
+        return table
+    # Built here and returned as built: another thread may append a table meanwhile.
+    size = max(1024, 1 << highest.bit_length())
+    table = pl.Series([math.log2(i + 1) for i in range(size)], dtype=pl.Float64)
+    _log2_tables.append(table)
+    return table
 
 
 def ratio_or_zero(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
