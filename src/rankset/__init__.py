@@ -5,8 +5,9 @@ lazy group-by over (system, query). Classic metrics equal trec_eval's.
 
 The names below follow the data flow: read (io) → measures → evaluation → comparison,
 diagnosis, label quality, fusion and the experiment store with its gate → charts and the
-report. ``import rankset`` loads the reading, measuring and evaluating layers; the
-analyses, the charts and the report load on first use.
+report. ``import rankset`` loads only the errors: every other name loads its layer on
+first use, so a command line's ``--help`` and a script that reads one file pay only for
+what they call.
 
 Examples
 --------
@@ -37,35 +38,6 @@ from rankset.errors import (
     UnknownMetricError,
 )
 
-# --- evaluation: runs × labels → per-query values, summaries, curves ---------------------
-from rankset.evaluation import (
-    Curves,
-    EvaluateOptions,
-    EvaluationResult,
-    TextMatch,
-    curves,
-    evaluate,
-    evaluate_with,
-    match_text,
-    partition,
-)
-
-# --- io: reading and writing runs, labels, answers, nuggets ------------------------------
-from rankset.io import (
-    read,
-    read_answers,
-    read_nuggets,
-    read_subtopics,
-    scan_labels,
-    scan_run,
-    write_labels,
-    write_run,
-)
-
-# --- measures: names, definitions, grade scales ------------------------------------------
-from rankset.measures import Metric, available_measures, define, parse_metric, parse_metrics
-from rankset.measures.scales import GradeScale
-
 if TYPE_CHECKING:  # loaded on first use: see __getattr__
     from rankset.comparison import (
         SuiteResult,
@@ -86,8 +58,29 @@ if TYPE_CHECKING:  # loaded on first use: see __getattr__
         regression_counts,
         regressions,
     )
+    from rankset.evaluation import (
+        Curves,
+        EvaluateOptions,
+        EvaluationResult,
+        TextMatch,
+        curves,
+        evaluate,
+        evaluate_with,
+        match_text,
+        partition,
+    )
     from rankset.experiments import GateResult, Store, gate
     from rankset.fusion import FusionSearch, fuse, optimize_fusion
+    from rankset.io import (
+        read,
+        read_answers,
+        read_nuggets,
+        read_subtopics,
+        scan_labels,
+        scan_run,
+        write_labels,
+        write_run,
+    )
     from rankset.label_quality import (
         Agreement,
         JudgingQueue,
@@ -98,9 +91,15 @@ if TYPE_CHECKING:  # loaded on first use: see __getattr__
         ppi_means,
         ranking_stability,
     )
+    from rankset.measures import Metric, available_measures, define, parse_metric, parse_metrics
+    from rankset.measures.scales import GradeScale
 
-# Packages of the analysis layers and above, imported on first use (numpy, scipy, Altair).
+# Packages, imported on first use (Polars, numpy, scipy, Altair).
 _LAZY_MODULES = (
+    "evaluation",
+    "io",
+    "measures",
+    "schema",
     "charts",
     "dashboard",
     "compat",
@@ -114,6 +113,32 @@ _LAZY_MODULES = (
 )
 # Names of those packages that ``rankset.<name>`` gives: name -> package.
 _LAZY_NAMES = {
+    # evaluation: runs × labels → per-query values, summaries, curves
+    "Curves": "evaluation",
+    "EvaluateOptions": "evaluation",
+    "EvaluationResult": "evaluation",
+    "TextMatch": "evaluation",
+    "curves": "evaluation",
+    "evaluate": "evaluation",
+    "evaluate_with": "evaluation",
+    "match_text": "evaluation",
+    "partition": "evaluation",
+    # io: reading and writing runs, labels, answers, nuggets
+    "read": "io",
+    "read_answers": "io",
+    "read_nuggets": "io",
+    "read_subtopics": "io",
+    "scan_labels": "io",
+    "scan_run": "io",
+    "write_labels": "io",
+    "write_run": "io",
+    # measures: names, definitions, grade scales
+    "Metric": "measures",
+    "available_measures": "measures",
+    "define": "measures",
+    "parse_metric": "measures",
+    "parse_metrics": "measures",
+    "GradeScale": "measures.scales",
     # comparison: systems against each other, on one evaluation
     "compare": "comparison",
     "compare_all": "comparison",
@@ -231,8 +256,13 @@ __all__ = [  # noqa: RUF022 (grouped by topic, as polars groups its face)
 def __getattr__(name: str) -> Any:
     if name in _LAZY_MODULES:
         return importlib.import_module(f"rankset.{name}")
-    package = _LAZY_NAMES.get(name) or _DEPRECATED.get(name)
+    package = _LAZY_NAMES.get(name)
     if package is not None:
+        value = getattr(importlib.import_module(f"rankset.{package}"), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    package = _DEPRECATED.get(name)
+    if package is not None:  # its module warns on each use
         return getattr(importlib.import_module(f"rankset.{package}"), name)
     msg = f"module 'rankset' has no attribute {name!r}"
     raise AttributeError(msg)

@@ -92,6 +92,10 @@ Change: TypeAlias = Literal[
 MatchMode: TypeAlias = Literal["exact", "normalized", "contained", "json_escaped"]
 #: Formats a chart is saved as.
 ChartFormat: TypeAlias = Literal["html", "png", "svg", "json"]
+#: Score normalisations of fusion (per run and query, before a score-based method).
+Norm: TypeAlias = Literal[
+    "min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda", "none"
+]
 
 #: Anything an input can be read from: a path or glob, a stream, a Polars, pandas or
 #: pyarrow frame, or a ranx-style ``{query: {doc: value}}`` mapping.

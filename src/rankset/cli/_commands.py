@@ -8,8 +8,6 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
 from rankset._format import format_p, format_value
 from rankset.cli._files import write_table, writes_stdout
 from rankset.cli._output import (
@@ -26,9 +24,10 @@ from rankset.cli._output import (
 )
 from rankset.errors import ParameterError
 from rankset.evaluation import EvaluateOptions
-from rankset.io import read_subtopics
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from rankset.fusion import FusionSearch
 
 __all__ = ["COMMANDS", "EXIT_OK"]
@@ -66,6 +65,8 @@ def option_values(args: argparse.Namespace) -> dict[str, Any]:
             raise ParameterError(msg)
         level = options["relevance_level"]
         level = 1.0 if level is None else level  # 0 is a level, not "unset"
+        from rankset.io import read_subtopics
+
         options["nuggets"] = read_subtopics(args.subtopics, relevance_level=level)
     if getattr(args, "client", None) is not None:
         options.update(engine="dask", client=args.client)
@@ -108,6 +109,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def _matched_chunks(args: argparse.Namespace) -> Any:
     """Match the runs of text chunks to the gold texts of --gold (``rankset.match_text``)."""
+    import polars as pl
+
     from rankset.errors import ParameterError
     from rankset.evaluation.textmatch import match_text
     from rankset.io import read_text_table
@@ -463,6 +466,8 @@ def _partition(args: argparse.Namespace) -> int:
 
 
 def _agreement(args: argparse.Namespace) -> int:
+    import polars as pl
+
     from rankset.label_quality.assessors import agreement
 
     with progress(args) as step:

@@ -17,12 +17,12 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final, Literal, TypeAlias
-
-import polars as pl
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 from rankset.errors import ParameterError
-from rankset.io import atomic_path, write_parquet
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = ["STDOUT", "check_outputs", "write_table", "writes_stdout"]
 
@@ -100,6 +100,8 @@ def write_table(frame: pl.DataFrame, path: str, *, config: Mapping[str, Any] | N
 
     ``config`` goes into a Parquet file's metadata; CSV and JSON have no place for it.
     """
+    from rankset.io import atomic_path, write_parquet
+
     if path == STDOUT:
         _refuse_nested(frame, path)
         sys.stdout.write(frame.write_csv())

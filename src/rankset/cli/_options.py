@@ -45,7 +45,6 @@ from rankset._typing import (
 )
 from rankset.errors import ParameterError
 from rankset.evaluation import EvaluateOptions
-from rankset.io import with_official_measures
 
 __all__ = [
     "add_buckets",
@@ -159,6 +158,8 @@ def expand_official(args: argparse.Namespace) -> None:
     named as pyserini names it): :func:`rankset.io.official_measures`. A command that
     takes one metric gets the collection's only one, or an error listing them.
     """
+    from rankset.io import with_official_measures
+
     if not hasattr(args, "labels"):
         return
     many = getattr(args, "metrics", None)

@@ -12,7 +12,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from rankset._typing import Correction, Test, choices_of
+from rankset._typing import Correction, Norm, Test, choices_of
 from rankset.cli._dashboard import add_dashboard
 from rankset.cli._experiments import add_gate, add_history, add_log
 from rankset.cli._options import (
@@ -33,7 +33,6 @@ from rankset.cli._options import (
 from rankset.cli._suite import add_suite_option
 from rankset.cli._trec_eval_help import add_trec_eval_entry
 from rankset.evaluation import DEFAULT_METRICS
-from rankset.fusion import NORMS
 
 __all__ = ["build_parser"]
 
@@ -263,7 +262,9 @@ def _add_fuse(commands: Any) -> argparse.ArgumentParser:
     )
     method = fuse.add_argument_group("method")
     method.add_argument("--method", default="rrf", help="fusion method (default rrf)")
-    method.add_argument("--norm", choices=NORMS, help="score normalisation (score-based methods)")
+    method.add_argument(
+        "--norm", choices=choices_of(Norm), help="score normalisation (score-based methods)"
+    )
     method.add_argument("--weights", type=float, nargs="+", metavar="W", help="one per run")
     for parameter in ("k", "gamma", "phi", "sigma", "segments", "w"):  # rankset.fuse's names
         method.add_argument(f"--{parameter}", type=float, help=f"the method's {parameter}")

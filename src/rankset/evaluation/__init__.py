@@ -20,15 +20,43 @@ other engines), ``_partition`` (the bucket-partitioned dataset writer) and ``_su
 ``textmatch`` and ``cluster``.
 """
 
-from rankset.evaluation._evaluate import evaluate, evaluate_with
-from rankset.evaluation._evaluator import Evaluator
-from rankset.evaluation._inputs import numbered_runs
-from rankset.evaluation._options import DEFAULT_K, DEFAULT_METRICS, ENGINES, EvaluateOptions
-from rankset.evaluation._partition import partition
-from rankset.evaluation._result import EvaluationResult
-from rankset.evaluation._runs import BUCKET_SEED, bucket_of
-from rankset.evaluation.cutoff_curves import Curves, curves
-from rankset.evaluation.textmatch import TextMatch, match_text
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported on first use: see __getattr__
+    from rankset.evaluation._evaluate import evaluate, evaluate_with
+    from rankset.evaluation._evaluator import Evaluator
+    from rankset.evaluation._inputs import numbered_runs
+    from rankset.evaluation._options import DEFAULT_K, DEFAULT_METRICS, ENGINES, EvaluateOptions
+    from rankset.evaluation._partition import partition
+    from rankset.evaluation._result import EvaluationResult
+    from rankset.evaluation._runs import BUCKET_SEED, bucket_of
+    from rankset.evaluation.cutoff_curves import Curves, curves
+    from rankset.evaluation.textmatch import TextMatch, match_text
+
+# Each name's module, imported when the name is first asked for: the options alone (what
+# the command line's parser reads) load without Polars.
+_MODULE_OF = {
+    "evaluate": "_evaluate",
+    "evaluate_with": "_evaluate",
+    "Evaluator": "_evaluator",
+    "numbered_runs": "_inputs",
+    "DEFAULT_K": "_options",
+    "DEFAULT_METRICS": "_options",
+    "ENGINES": "_options",
+    "EvaluateOptions": "_options",
+    "partition": "_partition",
+    "EvaluationResult": "_result",
+    "BUCKET_SEED": "_runs",
+    "bucket_of": "_runs",
+    "Curves": "cutoff_curves",
+    "curves": "cutoff_curves",
+    "TextMatch": "textmatch",
+    "match_text": "textmatch",
+}
+_SUBMODULES = ("cluster", "cutoff_curves", "textmatch")
 
 __all__ = [
     "BUCKET_SEED",
@@ -48,3 +76,19 @@ __all__ = [
     "numbered_runs",
     "partition",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
+
+
+def __dir__() -> list[str]:
+    return sorted({*__all__, *_SUBMODULES})

@@ -36,10 +36,11 @@ from rankset._validation import (
     warn_user,
 )
 from rankset.errors import ParameterError, RanksetWarning
-from rankset.measures.scales import GradeScale
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from rankset.measures.scales import GradeScale
 
 __all__ = [
     "DEFAULT_K",

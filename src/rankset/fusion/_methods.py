@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
 
 import polars as pl
+
+from rankset._typing import Norm, choices_of
 
 __all__ = [
     "METHODS",
@@ -26,19 +27,7 @@ __all__ = [
 ]
 
 #: Score normalisations (applied per run and query before a score-based method).
-Norm: TypeAlias = Literal[
-    "min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda", "none"
-]
-NORMS: tuple[str, ...] = (
-    "min-max",
-    "min-max-inverted",
-    "max",
-    "sum",
-    "zmuv",
-    "rank",
-    "borda",
-    "none",
-)
+NORMS: tuple[str, ...] = choices_of(Norm)
 
 # Denominators below this are replaced by it (ranx's guard against division by zero).
 _EPS = 1e-9

@@ -1,0 +1,52 @@
+"""``import rankset`` and the command line's help load only what they use."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("polars", "pyarrow", "numpy", "altair")
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = f"{code}\nimport sys\nprint('loaded:', *(m for m in {HEAVY!r} if m in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    return done.stdout.splitlines()[-1].split()[1:]  # what the help printed comes before
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import rankset",
+        "import rankset; rankset.RanksetError; rankset.__version__",
+        "from rankset.evaluation import EvaluateOptions, DEFAULT_METRICS; EvaluateOptions(k=3)",
+        # the parser of every subcommand, with its help text
+        "from rankset.cli import _parser; _parser.build_parser().format_help()",
+        "from rankset.cli import main\ntry:\n    main(['evaluate', '--help'])\n"
+        "except SystemExit:\n    pass",
+    ],
+)
+def test_nothing_heavy_is_loaded(code: str) -> None:
+    assert _loaded_after(code) == []
+
+
+def test_a_name_loads_its_layer_on_first_use() -> None:
+    assert "polars" in _loaded_after("import rankset; rankset.evaluate")
+    code = "import rankset; assert rankset.evaluate is rankset.evaluation.evaluate"
+    assert "polars" in _loaded_after(code)
+
+
+def test_every_public_name_resolves() -> None:
+    import rankset
+    import rankset.evaluation
+
+    for module in (rankset, rankset.evaluation):
+        missing = [name for name in module.__all__ if not hasattr(module, name)]
+        assert missing == [], module.__name__
+    assert {"evaluate", "cutoff_curves", "cluster"} <= set(dir(rankset.evaluation))
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = rankset.evaluation.nothing  # type: ignore[attr-defined]
