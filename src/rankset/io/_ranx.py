@@ -9,6 +9,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping
 from decimal import Decimal
+from operator import itemgetter
 from typing import Any
 
 import polars as pl
@@ -108,17 +109,18 @@ def _no_booleans(values: list[Any], converted: pl.Series) -> bool:
 
     The strict conversion takes any number (numpy's, ``Decimal``) and ``True``, refuses
     text and keeps None as null. A boolean is refused as a score or grade, and it can
-    only have become 0.0 or 1.0, so only the values that did are looked at.
+    only have become 0.0 or 1.0, so only the types of the values that did are read.
     """
-    zero_or_one = converted.is_in([0.0, 1.0])
-    if not zero_or_one.any():
+    positions = converted.is_in([0.0, 1.0]).arg_true().to_list()
+    if not positions:
         return True
-    return not any(_is_boolean(values[i]) for i in zero_or_one.arg_true().to_list())
+    picked = itemgetter(*positions)(values) if len(positions) > 1 else (values[positions[0]],)
+    return not any(map(_is_boolean_type, set(map(type, picked))))
 
 
-def _is_boolean(value: object) -> bool:
+def _is_boolean_type(kind: type) -> bool:
     # numpy's is named "bool" (numpy 2) or "bool_" and is no subclass of Python's
-    return isinstance(value, bool) or type(value).__name__ in ("bool", "bool_")
+    return issubclass(kind, bool) or kind.__name__ in ("bool", "bool_")
 
 
 def _checked_columns(mapping: Mapping[Any, Any], name: str, kind: Kind) -> _Columns:
@@ -169,7 +171,7 @@ def _is_number(value: object) -> bool:
     """Whether a score or grade is a number: a real one or a ``Decimal``, not a boolean."""
     if type(value) is float or type(value) is int:
         return True
-    return isinstance(value, numbers.Real | Decimal) and not _is_boolean(value)
+    return isinstance(value, numbers.Real | Decimal) and not _is_boolean_type(type(value))
 
 
 def is_ranx_object(value: object) -> bool:
