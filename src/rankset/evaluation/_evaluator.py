@@ -161,7 +161,7 @@ class Evaluator:
                     "query_id",
                     *(plan.values[m.name].cast(pl.Float64).alias(m.name) for m in plan.metrics),
                 )
-                .sort("query_id")
+                .sort("query_id", maintain_order=True)
                 .collect(engine="in-memory")
             )
         if wide["system"].n_unique() > 1:

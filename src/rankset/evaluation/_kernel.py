@@ -173,7 +173,7 @@ def measure_queries(
     # The small phase adds in row order (rankset.measures' sequential sums): the rows are
     # put in rank order here, eagerly, whatever order the engine's pass gave them in
     # (a lazy sort before a group-by is no promise the query optimizer keeps).
-    hits_frame = hits_frame.sort(*GROUP, "pos")
+    hits_frame = hits_frame.sort(*GROUP, "pos", maintain_order=True)
     rows = _run_rows(features, hits_frame.lazy(), query_stats)
     aggregates, stats = pl.collect_all(
         [_aggregate_run(features, rows, counts_frame.lazy(), query_stats), query_stats],
@@ -250,7 +250,7 @@ def _summarise_labels(
         check_grades_in_scale(extra.pop("grades")["grade"], features.scale, plan.label_source)
     k = plan.options.k or plan.options.default_k
     cutoffs = extra.pop("cutoffs").lazy() if "cutoffs" in extra else None
-    label_frame = label_frame.sort("query_id", "doc_id")
+    label_frame = label_frame.sort("query_id", "doc_id", maintain_order=True)
     label_rows = _label_rows(features, label_frame.lazy(), cutoffs, k)
     return label_frame, label_rows, _label_statistics(features, label_rows)
 
@@ -283,8 +283,8 @@ def merge_partial_results(
     rows = [part.rows for part in parts if part.rows is not None]
     label_rows = [part.label_rows for part in parts if part.label_rows is not None]
     return PartialResult(
-        aggregates=pl.concat([part.aggregates for part in parts]).sort(*GROUP),
-        stats=pl.concat([part.stats for part in parts]).sort("query_id"),
+        aggregates=pl.concat([part.aggregates for part in parts]).sort(*GROUP, maintain_order=True),
+        stats=pl.concat([part.stats for part in parts]).sort("query_id", maintain_order=True),
         extra=extra,
         rows=pl.concat(rows).sort(*GROUP, "pos", maintain_order=True) if rows else None,
         label_rows=pl.concat(label_rows) if label_rows else None,
@@ -476,7 +476,7 @@ def _aggregate_run(
         if value is not None and name in features.aggregations
     ]
     return (
-        run_counts.sort(*GROUP)
+        run_counts.sort(*GROUP, maintain_order=True)
         .join(aggregated, on=list(GROUP), how="left", maintain_order="left")
         .join(
             stats.select("query_id", pl.lit(True).alias(IN_LABELS)),

@@ -269,7 +269,7 @@ def tidy(
             _system=pl.col("system").replace_strict(ranks, return_dtype=pl.Int64),
             _order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64),
         )
-        .sort(["_system", "_order", "query_id"])
+        .sort(["_system", "_order", "query_id"], maintain_order=True)
         .drop("_system", "_order")
         .collect(engine="in-memory")
     )
