@@ -32,7 +32,6 @@ from rankset.compat.trec_eval._output import (
     relstrings,
     summary_lines,
 )
-from rankset.compat.trec_eval._prefs import preference_values
 from rankset.compat.trec_eval._results import finite_order
 from rankset.compat.trec_eval._zscores import as_z_columns, as_zscores, read_zscores
 from rankset.errors import RanksetError, SchemaError
@@ -278,6 +277,9 @@ def _preference_columns(
     asked = [measure.name for measure, _ in planned if measure.kind.startswith("prefs")]
     if not asked or not queries:
         return pl.DataFrame(schema=_VALUES)
+    # numpy only for the preference measures
+    from rankset.compat.trec_eval._prefs import preference_values
+
     values = preference_values(
         preferences.filter(pl.col("query_id").is_in(queries)),
         run.select("query_id", "doc_id", "score"),

@@ -17,7 +17,6 @@ from rankset.compat.trec_eval._options import (
     Options,
     TrecEvalError,
 )
-from rankset.compat.trec_eval._prefs import read_preferences
 from rankset.compat.trec_eval._results import read_results_with_infinities
 from rankset.errors import RanksetError
 
@@ -39,6 +38,8 @@ def read_inputs(
         raise TrecEvalError(f"trec_eval: Illegal rel_format '{options.rel_format}'", 2)
     groups = preferences = None
     if options.rel_format in ("prefs", "qrels_prefs"):
+        from rankset.compat.trec_eval._prefs import read_preferences  # numpy only here
+
         preferences = read_preferences(options.qrels, options.rel_format, options.version)
         labels = preferences.group_by("query_id", "doc_id", maintain_order=True).agg(
             grade=pl.col("level").max()

@@ -127,8 +127,6 @@ def means(
     Polars may add a group in blocks or divide by a constant through its reciprocal,
     which moves the last bit and, on a 4th-decimal tie, the printed digit.
     """
-    import numpy as np
-
     from rankset.measures import geometric_metrics
     from rankset.measures.ranking import MIN_GEO_MEAN
 
@@ -136,18 +134,17 @@ def means(
     names = values["metric"].unique().to_list()
     geometric = set(geometric_metrics([n for n in names if not n.startswith(OTHER_FORMATS)]))
     summaries: dict[str, float] = {}
-    groups = values.select("metric", "value").partition_by(
-        "metric", maintain_order=True, as_dict=True
+    # cum_sum adds one value after another: its last element is the C loop's sum
+    totals = values.group_by("metric", maintain_order=True).agg(
+        total=pl.col("value").cast(pl.Float64).fill_null(math.nan).cum_sum().last(),
+        size=pl.len(),
     )
-    for (metric,), group in groups.items():
-        column = group["value"].to_numpy().astype(np.float64, copy=False)
-        # add.accumulate is a plain loop: its last element is the C loop's sum
-        total = float(np.add.accumulate(column)[-1]) if column.size else 0.0
+    for metric, total, size in totals.iter_rows():
         name = str(metric)
         if name in counts:
             summaries[name] = total
         elif name in geometric:
-            absent = float(n_queries - column.size)
+            absent = float(n_queries - size)
             total += absent * math.log(MIN_GEO_MEAN)
             summaries[name] = math.exp(total / n_queries) if n_queries else total
         else:
@@ -214,8 +211,6 @@ def _cell_values(queries: list[str], table: pl.DataFrame, values: pl.DataFrame) 
     than by a join of the grid on two strings; a null value counts as none. A query has
     one value per metric (the evaluation's per-query table, one row each).
     """
-    import numpy as np
-
     rows = table.height
     places = pl.DataFrame({"query_id": queries}).with_row_index("_query")
     cells = (
@@ -228,9 +223,8 @@ def _cell_values(queries: list[str], table: pl.DataFrame, values: pl.DataFrame) 
         )
         .collect()
     )
-    found = np.zeros(len(queries) * rows)
-    found[cells["cell"].to_numpy()] = cells["value"].to_numpy()
-    return pl.Series("value", found)
+    found = pl.zeros(len(queries) * rows, dtype=pl.Float64, eager=True).alias("value")
+    return found.scatter(cells["cell"], cells["value"].cast(pl.Float64))
 
 
 def _value_texts(grid: pl.DataFrame) -> pl.Series:
