@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -50,3 +51,14 @@ def test_every_public_name_resolves() -> None:
     assert {"evaluate", "cutoff_curves", "cluster"} <= set(dir(rankset.evaluation))
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         _ = rankset.evaluation.nothing  # type: ignore[attr-defined]
+
+
+def test_the_trec_eval_drop_in_loads_no_numpy() -> None:
+    data = Path(__file__).parents[1] / "data" / "trec_eval"
+    arguments = ["trec_eval", "-q", "-m", "all_trec", str(data / "qrels.test")]
+    arguments.append(str(data / "results.test"))
+    code = (
+        "import contextlib, io\nfrom rankset.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    main({arguments!r})"
+    )
+    assert _loaded_after(code) == ["polars"]  # of polars, pyarrow, numpy, altair
