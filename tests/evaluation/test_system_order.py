@@ -108,3 +108,42 @@ def test_the_report_compares_with_the_first_run_and_lists_systems_in_order(
     assert "Each system against the baseline <code>zeta</code>" in page
     summary = page.split('id="summary"', 1)[1].split("</table>", 1)[0]
     assert summary.index(">zeta<") < summary.index(">alpha<")
+
+
+def test_the_tidy_frame_is_ordered_by_system_metric_and_query_whatever_the_row_order() -> None:
+    from rankset.evaluation._result import tidy
+    from rankset.measures import QUERY_K, parse_metrics
+
+    metrics = parse_metrics(["p@k", "ap", "ndcg@3"])
+    rows = [  # (system, query, value, per-query k), in no order
+        ("b", "q2", 0.2, 4),
+        ("a", "q10", 0.5, 2),
+        ("b", "q1", 0.1, 3),
+        ("a", "q1", 0.3, 3),
+        ("a", "q2", 0.4, 4),
+    ]
+    frame = pl.DataFrame(rows, schema=["system", "query_id", "v", QUERY_K], orient="row")
+    values = {metric.name: pl.col("v") * (i + 1) for i, metric in enumerate(metrics)}
+    got = tidy(frame, metrics, values, ["b", "a"])
+    # by hand: systems as given, metrics as asked, query ids in byte order ("q1" < "q10")
+    expected = []
+    for system in ["b", "a"]:
+        for i, metric in enumerate(metrics):
+            for _, query, value, k in sorted(r for r in rows if r[0] == system):
+                cutoff = (
+                    k if metric.name == "precision@k" else (3 if metric.name == "ndcg@3" else None)
+                )
+                expected.append(
+                    (system, query, metric.name, metric.measure, cutoff, value * (i + 1))
+                )
+    assert got.rows() == expected
+    assert got.schema == pl.Schema(
+        {
+            "system": pl.String,
+            "query_id": pl.String,
+            "metric": pl.String,
+            "measure": pl.String,
+            "k": pl.Int64,
+            "value": pl.Float64,
+        }
+    )

@@ -240,36 +240,49 @@ def tidy(
 ) -> pl.DataFrame:
     """One row per (system, query, metric): systems in ``systems`` order, metrics as asked.
 
-    Planned lazily and collected once (in memory): each eager step would be a fixed cost.
+    Each metric's value is computed once into a wide frame, which is unpivoted and joined
+    to a small table describing the metrics (name, measure, cutoff, place); planned
+    lazily and collected once (in memory): each eager step would be a fixed cost.
     """
-    frame = frame.lazy()
-    pieces = []
-    for metric in metrics:
-        if metric.k is None:
-            k_expr = pl.lit(None, dtype=pl.Int64)
-        elif metric.k == PER_QUERY:
-            k_expr = pl.col(QUERY_K).cast(pl.Int64)
-        else:
-            k_expr = pl.lit(metric.k, dtype=pl.Int64)
-        pieces.append(
-            frame.select(
-                "system",
-                "query_id",
-                pl.lit(metric.name, dtype=pl.String).alias("metric"),
-                pl.lit(metric.measure, dtype=pl.String).alias("measure"),
-                k_expr.alias("k"),
-                values[metric.name].cast(pl.Float64).alias("value"),
-            )
-        )
-    order = {metric.name: i for i, metric in enumerate(metrics)}
-    ranks = {system: i for i, system in enumerate(systems)}
-    tidy = pl.concat(pieces, how="vertical")
+    columns = [f"_value{i}" for i in range(len(metrics))]
+    per_query_k = any(metric.k == PER_QUERY for metric in metrics)
+    index = ["system", "query_id", *([QUERY_K] if per_query_k else [])]
+    wide = frame.lazy().select(
+        *index,
+        *(
+            values[metric.name].cast(pl.Float64).alias(column)
+            for metric, column in zip(metrics, columns, strict=True)
+        ),
+    )
+    described = pl.LazyFrame(
+        {
+            "_column": columns,
+            "metric": [metric.name for metric in metrics],
+            "measure": [metric.measure for metric in metrics],
+            "_fixed_k": [None if metric.k in (None, PER_QUERY) else metric.k for metric in metrics],
+            "_per_query_k": [metric.k == PER_QUERY for metric in metrics],
+            "_order": list(range(len(metrics))),
+        },
+        schema={
+            "_column": pl.String,
+            "metric": pl.String,
+            "measure": pl.String,
+            "_fixed_k": pl.Int64,
+            "_per_query_k": pl.Boolean,
+            "_order": pl.Int64,
+        },
+    )
+    k = pl.col("_fixed_k")
+    if per_query_k:
+        k = pl.when(pl.col("_per_query_k")).then(pl.col(QUERY_K).cast(pl.Int64)).otherwise(k)
+    order: list[str | pl.Expr] = ["_order", "query_id"]
+    if len(systems) > 1:
+        ranks = {system: i for i, system in enumerate(systems)}
+        order.insert(0, pl.col("system").replace_strict(ranks, return_dtype=pl.Int64))
     return (
-        tidy.with_columns(
-            _system=pl.col("system").replace_strict(ranks, return_dtype=pl.Int64),
-            _order=pl.col("metric").replace_strict(order, return_dtype=pl.Int64),
-        )
-        .sort(["_system", "_order", "query_id"], maintain_order=True)
-        .drop("_system", "_order")
+        wide.unpivot(on=columns, index=index, variable_name="_column", value_name="value")
+        .join(described, on="_column", how="left")
+        .sort(order, maintain_order=True)  # one row per key: the order is the keys'
+        .select("system", "query_id", "metric", "measure", k.alias("k"), "value")
         .collect(engine="in-memory")
     )

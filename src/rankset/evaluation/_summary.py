@@ -47,7 +47,7 @@ def summarise_means(
         )
     )
     if confidence is None or per_query.height == 0:
-        bounds = means.select(*group).with_columns(
+        summary = means.with_columns(
             ci_low=pl.lit(None, dtype=pl.Float64), ci_high=pl.lit(None, dtype=pl.Float64)
         )
     else:
@@ -80,9 +80,8 @@ def summarise_means(
                 )
             )
         bounds = pl.concat(pieces).lazy()
-    summary = means.join(bounds, on=group, how="left", maintain_order="left").select(
-        *group, "mean", "ci_low", "ci_high", "n_queries", "n_na"
-    )
+        summary = means.join(bounds, on=group, how="left", maintain_order="left")
+    summary = summary.select(*group, "mean", "ci_low", "ci_high", "n_queries", "n_na")
     if geometric:
         logged = pl.col(keys[0]).is_in(list(geometric))
         summary = summary.with_columns(
