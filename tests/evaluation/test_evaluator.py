@@ -113,6 +113,9 @@ def test_values_take_one_system() -> None:
         evaluator.values({"a": run, "b": run})
     with pytest.raises(SchemaError, match="No query in common"):
         evaluator.values({"zz": {"d": 1.0}})
+    # missing="zero" scores every labelled query, but a run answering none is refused too
+    with pytest.raises(SchemaError, match="No query in common"):
+        Evaluator(qrels, ["rr"], missing="zero").values({"zz": {"d": 1.0}})
 
 
 def test_auto_takes_the_in_memory_engine_for_small_dicts() -> None:

@@ -20,6 +20,7 @@ from rankset.errors import ParameterError
 from rankset.evaluation._evaluate import evaluate_with, result_of
 from rankset.evaluation._kernel import (
     Collected,
+    PartialResult,
     PreparedLabels,
     finish,
     measure_queries,
@@ -27,6 +28,7 @@ from rankset.evaluation._kernel import (
 )
 from rankset.evaluation._options import DEFAULT_METRICS, EvaluateOptions
 from rankset.evaluation._plan import EvaluationPlan, plan_labels, with_runs
+from rankset.evaluation._query_policy import IN_LABELS, scored_rows
 from rankset.evaluation._result import EvaluationResult
 from rankset.measures import Metric, parse_metrics
 
@@ -148,22 +150,16 @@ class Evaluator:
         ParameterError
             When the run holds several systems.
         """
-        measured = self._measure(run, None)
-        if measured is None:
+        plan = self._plan_for(run, None)
+        if plan is None:
             wide = self.evaluate(run, confidence=None).wide().sort("query_id")
         else:
-            plan, collected = measured
-            wide = (
-                collected.scored.lazy()
-                .join(collected.stats.lazy(), on="query_id", how="left")
-                .select(
-                    "system",
-                    "query_id",
-                    *(plan.values[m.name].cast(pl.Float64).alias(m.name) for m in plan.metrics),
-                )
-                .sort("query_id", maintain_order=True)
-                .collect(engine="in-memory")
-            )
+            partial = measure_queries(plan, None, prepared=self._prepared)
+            fast = _one_system_values(plan, partial)
+            if fast is None:  # several systems, or none scored: the policy's own errors
+                collected = finish(plan, partial)
+                fast = _values(plan, collected.scored, collected.stats)
+            wide = fast
         if wide["system"].n_unique() > 1:
             msg = "Evaluator.values() takes one system's run; use evaluate() for several."
             raise ParameterError(msg)
@@ -177,12 +173,53 @@ class Evaluator:
         self, runs: Any, names: Sequence[str] | None
     ) -> tuple[EvaluationPlan, Collected] | None:
         """Measure the runs against the prepared labels; None when they need a whole plan."""
-        if self._plan is None or self._prepared is None:
-            return None
-        plan = with_runs(self._plan, runs, names)
+        plan = self._plan_for(runs, names)
         if plan is None:
             return None
         return plan, finish(plan, measure_queries(plan, None, prepared=self._prepared))
 
+    def _plan_for(self, runs: Any, names: Sequence[str] | None) -> EvaluationPlan | None:
+        """Return the prepared plan with these runs; None when they need a whole plan."""
+        if self._plan is None or self._prepared is None:
+            return None
+        return with_runs(self._plan, runs, names)
+
     def __repr__(self) -> str:
         return f"Evaluator(metrics={self.metrics!r}, prepared={self._prepared is not None})"
+
+
+def _values(
+    plan: EvaluationPlan, scored: pl.LazyFrame | pl.DataFrame, stats: pl.DataFrame
+) -> pl.DataFrame:
+    """Return ``system, query_id`` and each metric's value of the scored rows, by query."""
+    return (
+        scored.lazy()
+        .join(stats.lazy(), on="query_id", how="left")
+        .select(
+            "system",
+            "query_id",
+            *(plan.values[m.name].cast(pl.Float64).alias(m.name) for m in plan.metrics),
+        )
+        .sort("query_id", maintain_order=True)
+        .collect(engine="in-memory")
+    )
+
+
+def _one_system_values(plan: EvaluationPlan, partial: PartialResult) -> pl.DataFrame | None:
+    """Return the values of a one-system run, its query policy planned with them.
+
+    None when the run holds several systems or answers no labelled query: :func:`finish`
+    then applies the policy whole, with its checks and their errors.
+    """
+    systems = partial.aggregates["system"].unique().to_list()
+    if len(systems) != 1 or not partial.aggregates[IN_LABELS].any():
+        return None
+    scored = scored_rows(
+        plan.features,
+        partial.aggregates.lazy(),
+        partial.stats.lazy(),
+        systems,
+        plan.options.missing,
+    )
+    wide = _values(plan, scored, partial.stats)
+    return wide if wide.height else None
