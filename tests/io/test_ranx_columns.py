@@ -32,6 +32,28 @@ def test_plain_and_unusual_values_read_alike(kind: str) -> None:
     assert got["doc_id"].to_list() == ["d1", "d2", "d3"]
 
 
+@pytest.mark.parametrize("bad", [True, np.bool_(False), None, "0.5"])
+def test_a_bad_value_among_many_is_named(bad: object) -> None:
+    # past the size where the types are read in Python: the column constructor's way
+    many: dict[str, Any] = {f"d{i}": i / 7 for i in range(3_000)}
+    many["x"] = bad
+    with pytest.raises(InputFormatError, match=r"doc 'x': score .* is not a number"):
+        read({"q": many}, kind="run")
+
+
+def test_many_rows_read_as_few_do() -> None:
+    # the same frame either side of the size where the query ids are built in Python
+    mapping = {f"q{j}": {f"d{i}": float((i * j) % 5) for i in range(j % 7)} for j in range(900)}
+    assert sum(len(docs) for docs in mapping.values()) > 2_000
+    got = _rows(mapping, "run")
+    expected = [(q, d, v) for q, docs in mapping.items() for d, v in docs.items()]
+    assert got.select("query_id", "doc_id", "score").rows() == expected
+    small = dict(list(mapping.items())[:50])
+    assert _rows(small, "run").select("query_id", "doc_id", "score").rows() == [
+        (q, d, v) for q, docs in small.items() for d, v in docs.items()
+    ]
+
+
 def test_decimals_read_as_their_float_on_either_path() -> None:
     # The fast path (text ids) and the row-by-row one (an integer id) take them alike.
     fast = _rows({"q1": {"d1": Decimal("0.1"), "d2": 1.0}}, "run")

@@ -50,9 +50,9 @@ def parse_ranx(mapping: Mapping[Any, Any], name: str, stem: str | None, kind: Ki
     run = pl.DataFrame(
         {
             **ids,
-            "rank": pl.repeat(None, rows, dtype=pl.Int64, eager=True),
+            "rank": pl.Series([None], dtype=pl.Int64).new_from_index(0, rows),
             "score": values,
-            "system": pl.repeat(None, rows, dtype=pl.String, eager=True),
+            "system": pl.Series([None], dtype=pl.String).new_from_index(0, rows),
         },
         schema=RUN_SCHEMA,
     )
@@ -95,6 +95,9 @@ def _flat_columns(mapping: Mapping[Any, Any]) -> _Columns | None:
         return None
     if value_series.null_count() or not _no_booleans(values, value_series):
         return None
+    if len(values) <= _SMALL:  # a list is quicker than Polars' fixed costs
+        query_ids = [query for query, docs in mapping.items() for _ in range(len(docs))]
+        return pl.Series("query_id", query_ids, dtype=pl.String), doc_series, value_series
     # Each query id once, repeated by its document count.
     counts = pl.Series([len(docs) for docs in mapping.values()], dtype=pl.UInt32)
     repeats = pl.int_range(len(counts), dtype=pl.UInt32, eager=True).repeat_by(counts)
@@ -104,6 +107,10 @@ def _flat_columns(mapping: Mapping[Any, Any]) -> _Columns | None:
     return query_series, doc_series, value_series
 
 
+# Up to this many rows, the query ids are repeated and the values' types read in Python.
+_SMALL = 2_000
+
+
 def _no_booleans(values: list[Any], converted: pl.Series) -> bool:
     """Whether no value converted to ``Float64`` was a boolean.
 
@@ -111,6 +118,8 @@ def _no_booleans(values: list[Any], converted: pl.Series) -> bool:
     text and keeps None as null. A boolean is refused as a score or grade, and it can
     only have become 0.0 or 1.0, so only the types of the values that did are read.
     """
+    if len(values) <= _SMALL:
+        return not any(map(_is_boolean_type, set(map(type, values))))
     positions = converted.is_in([0.0, 1.0]).arg_true().to_list()
     if not positions:
         return True
