@@ -137,10 +137,10 @@ def plan_evaluation_inputs(
     run_frame, ranked_queries = cut_runs(
         run_frame, label_frame, max_depth=options.max_depth, judged_only=options.judged_only
     )
-    features = _plan_features(
-        options, level, label_frame, metrics, label_input.source, label_input.scale
+    features, values = _built(
+        _plan_features(options, level, label_frame, metrics, label_input.source, label_input.scale),
+        metrics,
     )
-    values = {metric.name: metric.spec.build(features, metric) for metric in metrics}
     buckets = options.buckets
     if buckets is None:
         buckets = run_frame.dataset_buckets()  # a partitioned dataset brings its own
@@ -196,10 +196,10 @@ def plan_labels(
         return None
     options, level = _with_relevance_level(options, label_input)
     cutoff_frame = read_cutoffs(options.cutoffs, [], label_input)
-    features = _plan_features(
-        options, level, label_frame, metrics, label_input.source, label_input.scale
+    features, values = _built(
+        _plan_features(options, level, label_frame, metrics, label_input.source, label_input.scale),
+        metrics,
     )
-    values = {metric.name: metric.spec.build(features, metric) for metric in metrics}
     if features.containment_modes or features.nugget_columns:
         return None
     return EvaluationPlan(
@@ -282,6 +282,38 @@ def engine_for(engine: Engine, inputs: list[RunInput]) -> PassEngine | Literal["
             return resolved
         rows += item.parsed.rows_in_memory
     return "in-memory" if rows <= SMALL_RUN_ROWS else resolved
+
+
+def _built(features: Features, metrics: list[Metric]) -> tuple[Features, dict[str, pl.Expr]]:
+    """Build the metrics' value expressions, filling ``features`` with what they need.
+
+    The same metrics on the same parameters (level, scale, pool depth) build the same
+    expressions, so they are built once and kept (the last :data:`_KEPT` sets): a loop of
+    small evaluations does not rebuild them on every call. Each call gets its own copy.
+    """
+    scale = features.scale
+    key = (
+        tuple((metric, metric.spec) for metric in metrics),
+        features.relevance_level,
+        (scale.name, tuple(sorted(scale.tiers.items()))),
+        features.pool_depth,
+    )
+    try:
+        kept = _built_before.get(key)
+    except TypeError:  # a parameter that cannot be hashed: built every time
+        return features, {metric.name: metric.spec.build(features, metric) for metric in metrics}
+    if kept is None:
+        values = {metric.name: metric.spec.build(features, metric) for metric in metrics}
+        kept = (features.copy(), values)
+        if len(_built_before) >= _KEPT:
+            _built_before.pop(next(iter(_built_before)), None)
+        _built_before[key] = kept
+    return kept[0].copy(), dict(kept[1])
+
+
+#: How many sets of metrics :func:`_built` keeps.
+_KEPT = 32
+_built_before: dict[tuple[Any, ...], tuple[Features, dict[str, pl.Expr]]] = {}
 
 
 @dataclass(frozen=True)

@@ -46,8 +46,8 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal, Protocol
 
 import polars as pl
 
@@ -170,6 +170,15 @@ class Features:
     nugget_columns: dict[str, tuple[str, int, float | None, float | None]] = field(
         default_factory=dict
     )
+
+    def copy(self) -> Features:
+        """Return a copy whose registries fill without touching this one's."""
+        registries: dict[str, Any] = {
+            item.name: type(value)(value)
+            for item in fields(self)
+            if isinstance(value := getattr(self, item.name), dict | set)
+        }
+        return replace(self, **registries)
 
     # --- parameters ------------------------------------------------------------------
 
