@@ -154,12 +154,7 @@ class Evaluator:
         if plan is None:
             wide = self.evaluate(run, confidence=None).wide().sort("query_id")
         else:
-            partial = measure_queries(plan, None, prepared=self._prepared)
-            fast = _one_system_values(plan, partial)
-            if fast is None:  # several systems, or none scored: the policy's own errors
-                collected = finish(plan, partial)
-                fast = _values(plan, collected.scored, collected.stats)
-            wide = fast
+            wide = _prepared_values(plan, measure_queries(plan, None, prepared=self._prepared))
         if wide["system"].n_unique() > 1:
             msg = "Evaluator.values() takes one system's run; use evaluate() for several."
             raise ParameterError(msg)
@@ -208,8 +203,7 @@ def _values(
 def _one_system_values(plan: EvaluationPlan, partial: PartialResult) -> pl.DataFrame | None:
     """Return the values of a one-system run, its query policy planned with them.
 
-    None when the run holds several systems or answers no labelled query: :func:`finish`
-    then applies the policy whole, with its checks and their errors.
+    None when the run holds several systems or answers no labelled query.
     """
     systems = partial.aggregates["system"].unique().to_list()
     if len(systems) != 1 or not partial.aggregates[IN_LABELS].any():
@@ -221,5 +215,17 @@ def _one_system_values(plan: EvaluationPlan, partial: PartialResult) -> pl.DataF
         systems,
         plan.options.missing,
     )
-    wide = _values(plan, scored, partial.stats)
-    return wide if wide.height else None
+    return _values(plan, scored, partial.stats)
+
+
+def _prepared_values(plan: EvaluationPlan, partial: PartialResult) -> pl.DataFrame:
+    """Return the values of measured runs: in one collect when they are one system's.
+
+    Otherwise (several systems, no labelled query answered) after :func:`finish`'s whole
+    query policy, with its checks and their errors.
+    """
+    wide = _one_system_values(plan, partial)
+    if wide is not None:
+        return wide
+    collected = finish(plan, partial)
+    return _values(plan, collected.scored, collected.stats)
