@@ -7,7 +7,7 @@ says which.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from operator import itemgetter
 from typing import Any
@@ -118,12 +118,12 @@ def _no_booleans(values: list[Any], converted: pl.Series) -> bool:
     text and keeps None as null. A boolean is refused as a score or grade, and it can
     only have become 0.0 or 1.0, so only the types of the values that did are read.
     """
-    if len(values) <= _SMALL:
-        return not any(map(_is_boolean_type, set(map(type, values))))
-    positions = converted.is_in([0.0, 1.0]).arg_true().to_list()
-    if not positions:
-        return True
-    picked = itemgetter(*positions)(values) if len(positions) > 1 else (values[positions[0]],)
+    picked: Sequence[Any] = values
+    if len(values) > _SMALL:  # past it, the converted column says where to look
+        positions = converted.is_in([0.0, 1.0]).arg_true().to_list()
+        # itemgetter of one position gives the value itself, not a tuple of it
+        many = len(positions) > 1
+        picked = itemgetter(*positions)(values) if many else [values[i] for i in positions]
     return not any(map(_is_boolean_type, set(map(type, picked))))
 
 
