@@ -44,3 +44,10 @@ def test_repeated_evaluations_with_other_levels_give_their_own_values() -> None:
         for level, expected in ((1, 1.0), (2, 0.5), (1, 1.0)):
             got = rankset.evaluate(run, labels, ["ap"], relevance_level=level, confidence=None)
             assert got.summary["mean"].to_list() == [expected]
+
+
+def test_equal_grade_scales_hash_alike() -> None:
+    # the key of the kept expressions holds the scale: a dict of tiers must not stop it
+    assert hash(resolve_scale("trec_dl")) == hash(resolve_scale("trec_dl"))
+    assert resolve_scale("trec_dl") == resolve_scale("trec_dl")
+    assert resolve_scale("trec_dl") != resolve_scale("rag5")

@@ -291,17 +291,9 @@ def _built(features: Features, metrics: list[Metric]) -> tuple[Features, dict[st
     expressions, so they are built once and kept (the last :data:`_KEPT` sets): a loop of
     small evaluations does not rebuild them on every call. Each call gets its own copy.
     """
-    scale = features.scale
-    key = (
-        tuple((metric, metric.spec) for metric in metrics),
-        features.relevance_level,
-        (scale.name, tuple(sorted(scale.tiers.items()))),
-        features.pool_depth,
-    )
-    try:
-        kept = _built_before.get(key)
-    except TypeError:  # a parameter that cannot be hashed: built every time
-        return features, {metric.name: metric.spec.build(features, metric) for metric in metrics}
+    # A measure is defined once, so a metric's name stands for its expressions.
+    key = (tuple(metrics), features.relevance_level, features.scale, features.pool_depth)
+    kept = _built_before.get(key)
     if kept is None:
         values = {metric.name: metric.spec.build(features, metric) for metric in metrics}
         kept = (features.copy(), values)

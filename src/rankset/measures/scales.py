@@ -62,6 +62,10 @@ class GradeScale:
                 )
                 raise ParameterError(msg)
 
+    def __hash__(self) -> int:
+        # A dict does not hash: equal scales (the same name and tiers) hash alike.
+        return hash((self.name, tuple(sorted(self.tiers.items()))))
+
     def tier_expr(self, grade: pl.Expr) -> pl.Expr:
         """Map a grade column to its tier (Int8); null for unlabelled or negative grades."""
         return grade.replace_strict(
