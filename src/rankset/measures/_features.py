@@ -398,17 +398,17 @@ def _log2_plus_one(positions: pl.Series) -> pl.Series:
 
 # Integer positions below this read log2(position + 1) from a table (8 MB at most).
 _LOG2_TABLE_LIMIT = 1 << 20
-_log2_tables: list[pl.Series] = []
+_log2_table_kept: list[pl.Series] = []  # the largest table built, alone
 
 
 def _log2_table(highest: int) -> pl.Series:
     """Return ``log2(i + 1)`` by :func:`math.log2` for ``i = 0 ..`` at least ``highest``."""
-    if _log2_tables and (table := _log2_tables[-1]).len() > highest:
+    if _log2_table_kept and (table := _log2_table_kept[0]).len() > highest:
         return table
-    # Built here and returned as built: another thread may append a table meanwhile.
+    # Returned as built: another thread may replace the kept table meanwhile.
     size = max(1024, 1 << highest.bit_length())
     table = pl.Series([math.log2(i + 1) for i in range(size)], dtype=pl.Float64)
-    _log2_tables.append(table)
+    _log2_table_kept[:] = [table]
     return table
 
 
