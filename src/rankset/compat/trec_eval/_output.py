@@ -131,14 +131,14 @@ def means(
     from rankset.measures.ranking import MIN_GEO_MEAN
 
     counts = {c.metric for _, cs in planned for c in cs if c.metric and c.kind == "long"}
-    names = values["metric"].unique().to_list()
-    geometric = set(geometric_metrics([n for n in names if not n.startswith(OTHER_FORMATS)]))
-    summaries: dict[str, float] = {}
     # cum_sum adds one value after another: its last element is the C loop's sum
     totals = values.group_by("metric", maintain_order=True).agg(
         total=pl.col("value").cast(pl.Float64).fill_null(math.nan).cum_sum().last(),
         size=pl.len(),
     )
+    names = [str(n) for n in totals["metric"] if not str(n).startswith(OTHER_FORMATS)]
+    geometric = set(geometric_metrics(names))
+    summaries: dict[str, float] = {}
     for metric, total, size in totals.iter_rows():
         name = str(metric)
         if name in counts:
