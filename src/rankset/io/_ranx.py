@@ -157,7 +157,7 @@ def looks_like_ranx(value: Mapping[str, Any]) -> bool:
     """Whether a mapping is one ranx-style run or labels: ``{id: {doc: number}}``.
 
     A number is any real number, numpy scalars included; ``{name: run}`` (mappings of
-    mappings) is not.
+    mappings) is not. The first value found decides: the readers check every entry.
 
     Examples
     --------
@@ -166,13 +166,12 @@ def looks_like_ranx(value: Mapping[str, Any]) -> bool:
     """
     if not value:
         return False
+    # Decided by the first value found: the readers check every entry and name a bad one.
     for inner in value.values():
         if type(inner) is not dict and not isinstance(inner, Mapping):
             return False
-        for score in inner.values():  # the first value only
-            if not _is_number(score):
-                return False
-            break
+        for score in inner.values():
+            return _is_number(score)
     return True
 
 
