@@ -18,6 +18,7 @@ from rankset._typing import IntoLabels, IntoRun
 from rankset._validation import check_resampling
 from rankset.errors import ParameterError
 from rankset.evaluation._evaluate import evaluate_with, result_of
+from rankset.evaluation._fused import FusedPlan
 from rankset.evaluation._kernel import (
     Collected,
     PartialResult,
@@ -93,8 +94,10 @@ class Evaluator:
         self._labels = labels
         self._plan = plan_labels(labels, self._metrics, self._options)
         self._prepared: PreparedLabels | None = None
+        self._fused: FusedPlan | None = None
         if self._plan is not None:
             self._prepared = prepare_labels(self._plan)
+            self._fused = FusedPlan.prepare(self._plan, self._prepared)
 
     @property
     def metrics(self) -> list[str]:
@@ -151,13 +154,16 @@ class Evaluator:
             When the run holds several systems.
         """
         plan = self._plan_for(run, None)
-        if plan is None:
-            wide = self.evaluate(run, confidence=None).wide().sort("query_id")
-        else:
-            wide = _prepared_values(plan, measure_queries(plan, None, prepared=self._prepared))
-        if wide["system"].n_unique() > 1:
-            msg = "Evaluator.values() takes one system's run; use evaluate() for several."
-            raise ParameterError(msg)
+        wide = None if plan is None or self._fused is None else self._fused.measure(plan)
+        if wide is None:
+            if plan is None:
+                wide = self.evaluate(run, confidence=None).wide().sort("query_id")
+            else:
+                partial = measure_queries(plan, None, prepared=self._prepared)
+                wide = _prepared_values(plan, partial)
+            if wide["system"].n_unique() > 1:
+                msg = "Evaluator.values() takes one system's run; use evaluate() for several."
+                raise ParameterError(msg)
         names = self.metrics
         return {
             row[0]: dict(zip(names, row[1:], strict=True))

@@ -60,6 +60,7 @@ __all__ = [
     "measure_pass",
     "ordered_pass_frames",
     "ranked_pass_frames",
+    "row_checks",
 ]
 
 _ROW = "_row"
@@ -154,6 +155,29 @@ def _checks(part: RunPart, ordering_column: str) -> list[pl.Expr]:
         # starting with '#' are looked for in the rankings' query ids after the pass.
         checks.append(part.scan.layout_kept().alias(_LAYOUT_KEPT))
     return checks
+
+
+def row_checks(runs: Runs, part: RunPart) -> pl.LazyFrame:
+    """One row of counts, each zero when a run held in memory passes one of the checks.
+
+    What the pass counts in every row (ids, scores, infinite scores too) and, unless
+    the reader rules them out, rows whose ``(query_id, doc_id)`` hash repeats (a
+    document twice in a ranking, or a hash collision): all zero means the pass would
+    find nothing to refuse, warn about or look at again.
+    """
+    if part.scan is not None:
+        msg = "row_checks() checks a run held in memory, not a scanned file."
+        raise ValueError(msg)
+    cast, _ = runs.cast(part, None)
+    checks = [
+        check
+        for check in _checks(part, _ordering_word(part))
+        if check.meta.output_name() != _N_ROWS
+    ]
+    if not part.unique_docs:
+        repeats = pl.len() - _row_hash(part.name is not None).n_unique()
+        checks.append(repeats.alias("repeated row hashes"))
+    return cast.select(checks)
 
 
 def _scan_columns(part: RunPart) -> list[str]:

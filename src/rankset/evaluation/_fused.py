@@ -1,0 +1,159 @@
+"""One in-memory run of one system against prepared labels, measured in one collect.
+
+The general kernel (:mod:`rankset.evaluation._kernel`) collects in steps: the pass over
+the runs, its checks (which decide the numbering, name a bad row, look for duplicate
+documents), then the per-query aggregations, then the query policy. On a small run each
+step's fixed cost dominates: a call of 100 rows spends most of its time starting
+Polars queries. A prepared :class:`~rankset.evaluation.Evaluator` knows everything
+but the run beforehand, so for the common case (one system's run held in memory, the
+default duplicate policy) this module plans the whole measurement as one query over
+frames prepared once: the labels with the statistics their rows need, the per-query
+statistics, and the expressions of the rows, aggregations and values.
+
+It is optimistic: the checks of the run (ids, scores, duplicate documents, at least one
+labelled query answered) are collected with the values, and when any of them finds
+something, the values are dropped and the general kernel measures the run, raising or
+warning as it always does. The steps are the kernel's, over the same expressions and in
+the same row order (labelled rows by query and position, on the in-memory engine), so
+the values are bit-identical to :func:`rankset.evaluate`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from rankset.evaluation._kernel import PreparedLabels
+from rankset.evaluation._pass import SMALL_ENGINE, row_checks
+from rankset.evaluation._plan import EvaluationPlan
+from rankset.evaluation._runs import RunPart
+from rankset.io import count_problems, id_problems
+from rankset.measures import GROUP, NUM_RET
+
+__all__ = ["FusedPlan"]
+
+_ANSWERED = "_answered"
+# The frames are in memory and every step is needed: the optimizer's passes over the
+# plan would cost more than they save (a third of a 100-row call).
+_NO_OPTIMIZATIONS = pl.QueryOptFlags.none()
+
+
+@dataclass(frozen=True)
+class FusedPlan:
+    """What a prepared evaluator measures every run with, built once.
+
+    ``labels`` are the prepared labels with the statistics their rows need
+    (``label_stats_on_rows``) joined on, so a run's labelled rows need one join;
+    ``stats`` the per-query label statistics; the expression lists are the plan's
+    row columns, aggregations, empty values and metric values.
+    """
+
+    plan: EvaluationPlan
+    labels: pl.DataFrame
+    stats: pl.DataFrame
+    label_queries: pl.Series
+    fills: list[pl.Expr]
+    values: list[pl.Expr]
+
+    @classmethod
+    def prepare(cls, plan: EvaluationPlan, prepared: PreparedLabels) -> FusedPlan | None:
+        """Return the fused plan of a prepared evaluator; None when it cannot take one.
+
+        Each run is then still measured by the general kernel: options that count or
+        drop rows on the way (``duplicates`` other than ``"error"``,
+        ``ignore_identical_ids``) or columns joined from elsewhere than the run.
+        """
+        features, options = plan.features, plan.options
+        external = set(features.empty_values) - set(features.aggregations)
+        if (
+            options.duplicates != "error"
+            or options.ignore_identical_ids
+            or external - {NUM_RET}
+            or prepared.stats.height == 0
+        ):
+            return None
+        on_rows = sorted(features.label_stats_on_rows)
+        labels = prepared.frame
+        if on_rows:
+            labels = labels.join(
+                prepared.stats.select("query_id", *on_rows),
+                on="query_id",
+                how="left",
+                maintain_order="left",
+            )
+        fills = [
+            pl.col(name).fill_null(value)
+            for name, value in features.empty_values.items()
+            if value is not None
+        ]
+        values = [plan.values[m.name].cast(pl.Float64).alias(m.name) for m in plan.metrics]
+        return cls(plan, labels, prepared.stats, prepared.stats["query_id"], fills, values)
+
+    def measure(self, plan: EvaluationPlan) -> pl.DataFrame | None:
+        """Return ``query_id`` and each metric's value, by query id.
+
+        ``plan`` is this plan with one run read (:func:`rankset.evaluation._plan.with_runs`).
+        None when the run is not one system's in memory, or when its checks find
+        anything to refuse, warn about or name: the general kernel measures it then.
+        """
+        runs = plan.runs
+        # "in-memory": a run held in memory, up to SMALL_RUN_ROWS rows under "auto".
+        if len(runs.inputs) != 1 or plan.engine != "in-memory":
+            return None
+        part = runs.inputs[0]
+        if part.scan is not None or part.dataset_buckets is not None:
+            return None
+        try:
+            values, checks, queries = pl.collect_all(
+                [self._values(plan, part), row_checks(runs, part), self._queries(part)],
+                engine=SMALL_ENGINE,
+                optimizations=_NO_OPTIMIZATIONS,
+            )
+        except pl.exceptions.PolarsError:  # the general kernel names what went wrong
+            return None
+        found = {**checks.row(0, named=True), **queries.row(0, named=True)}
+        answered = found.pop(_ANSWERED)
+        return values if answered and not any(found.values()) else None
+
+    def _values(self, plan: EvaluationPlan, part: RunPart) -> pl.LazyFrame:
+        """Plan the values of one system's run: the kernel's steps, in one query."""
+        features = plan.features
+        numbered = plan.runs.numbered(part).select(*GROUP, "doc_id", "pos")
+        # In (query, position) order: every aggregation adds its rows in rank order.
+        rows = numbered.join(self.labels.lazy(), on=["query_id", "doc_id"]).sort(
+            *GROUP, "pos", maintain_order=True
+        )
+        for expr in features.row_columns.values():
+            rows = rows.with_columns(expr)
+        aggregated = rows.group_by(list(GROUP)).agg(features.aggregations.values())
+        lengths = (
+            part.rows(None).group_by(list(GROUP)).agg(pl.len().cast(pl.Float64).alias(NUM_RET))
+        )
+        stats = self.stats.lazy()
+        if plan.options.missing == "zero":  # every labelled query, answered or not
+            scored = stats.join(lengths, on="query_id", how="left", maintain_order="left")
+        else:  # the labelled queries the run answers
+            scored = lengths.join(stats, on="query_id", maintain_order="left")
+        return (
+            scored.join(aggregated, on=list(GROUP), how="left", maintain_order="left")
+            .with_columns(self.fills)
+            .select("query_id", *self.values)
+            .sort("query_id", maintain_order=True)
+        )
+
+    def _queries(self, part: RunPart) -> pl.LazyFrame:
+        """One row: query id problems and other systems (counts), a labelled query answered.
+
+        Read on the first row of each block of equal ids (one per ranking when rankings
+        are contiguous, as a dict's are): every distinct id and system is read at least once.
+        """
+        query, system = pl.col("query_id"), pl.col("system")
+        starts = part.rows(None).filter(
+            query.ne_missing(query.shift(1)) | system.ne_missing(system.shift(1)) | query.is_null()
+        )
+        return starts.select(
+            *count_problems(id_problems("query_id")),
+            (pl.col("system").n_unique() - 1).alias("other systems"),
+            query.is_in(self.label_queries.implode()).any().alias(_ANSWERED),
+        )

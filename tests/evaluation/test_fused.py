@@ -1,0 +1,193 @@
+"""Evaluator.values in one collect: rankset.evaluate's values, or the general kernel.
+
+The one-collect path must give exactly the values :func:`rankset.evaluate` gives (it is
+the reference here), and hand every run it has something to say about (bad ids or
+scores, duplicates, several systems, no labelled query) to the general kernel, whose
+errors and warnings are the ones users know.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import pandas as pd
+import polars as pl
+import pytest
+
+import rankset
+from rankset.errors import ParameterError, RanksetWarning, SchemaError
+from rankset.evaluation import Evaluator, _evaluator
+
+from .test_evaluator import _classic_metrics
+
+
+class _KernelCalls:
+    """Counts the runs the general kernel measured for Evaluator.values."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        general = _evaluator.measure_queries
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return general(*args, **kwargs)
+
+        monkeypatch.setattr(_evaluator, "measure_queries", counted)
+
+
+@pytest.fixture
+def kernel(monkeypatch: pytest.MonkeyPatch) -> _KernelCalls:
+    return _KernelCalls(monkeypatch)
+
+
+def _ties(seed: int, queries: int = 30) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Scores in tenths (many ties); label queries without a ranking and the reverse;
+    rankings whose documents carry no label."""
+    rng = random.Random(seed)
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in range(queries):
+        qid = f"q{q:02d}"
+        if q % 6 != 2:
+            depth = rng.randrange(1, 50)
+            run[qid] = {f"d{rng.randrange(70)}": rng.randrange(8) / 10 for _ in range(depth)}
+        if q % 9 != 4:
+            graded = {f"d{rng.randrange(70)}": rng.randrange(-1, 4) for _ in range(12)}
+            graded[f"d{rng.randrange(70)}"] = 2
+            qrels[qid] = graded
+    run["q29"] = {"unjudged1": 0.5, "unjudged2": 0.5}  # a ranking without labelled rows
+    return run, qrels
+
+
+def _reference(run: Any, qrels: Any, metrics: list[str], **options: Any) -> dict[str, Any]:
+    wide = rankset.evaluate(run, qrels, metrics, confidence=None, **options).wide()
+    return {
+        row["query_id"]: {name: row[name] for name in metrics}
+        for row in wide.sort("query_id").iter_rows(named=True)
+    }
+
+
+def _frame(run: dict[str, dict[str, float]]) -> pl.DataFrame:
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    return pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+def test_every_classic_metric_in_one_collect(kernel: _KernelCalls, seed: int, missing: str) -> None:
+    run, qrels = _ties(seed)
+    metrics = _classic_metrics()
+    evaluator = Evaluator(qrels, metrics, missing=missing, scale="trec_dl")
+    want = _reference(run, qrels, metrics, missing=missing, scale="trec_dl")
+    got = evaluator.values(run)
+    assert kernel.count == 0
+    assert list(got) == list(want)
+    assert got == want  # exact: NaN-free floats compare bit for bit here
+    assert all(
+        not isinstance(v, float) or not math.isnan(v) for q in got.values() for v in q.values()
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"relevance_level": 2, "k": 3},
+        {"score_precision": "float32"},
+        {"cutoffs": "per-query"},
+        {"order": "score"},
+    ],
+    ids=["level-k", "float32", "cutoffs", "order-score"],
+)
+def test_options_that_shape_the_plan_keep_the_values(
+    kernel: _KernelCalls, options: dict[str, Any]
+) -> None:
+    run, qrels = _ties(2)
+    if options.get("cutoffs") == "per-query":
+        options = {"cutoffs": {q: 1 + i % 5 for i, q in enumerate(sorted(qrels))}}
+    metrics = ["ndcg@k", "recall@k", "precision@k", "ap", "rr", "bpref", "rprec"]
+    evaluator = Evaluator(qrels, metrics, **options)
+    assert evaluator.values(run) == _reference(run, qrels, metrics, **options)
+    assert kernel.count == 0
+
+
+def test_float32_ties_go_to_the_larger_document_id(kernel: _KernelCalls) -> None:
+    # 3.0000001 and 3.0 are equal as float32: "d2" > "d1" ranks first, as in pytrec_eval
+    run = {"q": {"d1": 3.0000001, "d2": 3.0}}
+    qrels = {"q": {"d2": 1}}
+    evaluator = Evaluator(qrels, ["rr"], score_precision="float32")
+    assert evaluator.values(run) == {"q": {"rr": 1.0}}
+    assert Evaluator(qrels, ["rr"]).values(run) == {"q": {"rr": 0.5}}
+    assert kernel.count == 0
+
+
+def test_frames_in_any_order_and_ranks_only(kernel: _KernelCalls) -> None:
+    run, qrels = _ties(3)
+    metrics = ["ndcg@10", "ap", "rr", "recall@20"]
+    want = _reference(run, qrels, metrics)
+    evaluator = Evaluator(qrels, metrics)
+    frame = _frame(run)
+    assert evaluator.values(frame.sample(fraction=1.0, shuffle=True, seed=7)) == want
+    assert evaluator.values(frame.to_pandas()) == want
+    assert evaluator.values(frame.with_columns(system=pl.lit("bm25"))) == want
+    ranked = frame.with_columns(
+        rank=pl.struct("score", "doc_id").rank("ordinal", descending=True).over("query_id")
+    ).drop("score")
+    assert evaluator.values(ranked) == want
+    assert kernel.count == 0
+
+
+def test_runs_with_something_to_say_go_to_the_general_kernel(kernel: _KernelCalls) -> None:
+    run, qrels = _ties(4)
+    evaluator = Evaluator(qrels, ["ap", "ndcg@10"])
+    frame = _frame(run)
+
+    with pytest.raises(SchemaError, match="NaN"):
+        evaluator.values({"q00": {"d1": float("nan"), "d2": 1.0}})
+    duplicated = pl.concat([frame, frame.head(1)])
+    with pytest.raises(SchemaError, match=r"more than once|twice|duplicate"):
+        evaluator.values(duplicated)
+    with pytest.raises(SchemaError, match=r"query_id|query id"):
+        evaluator.values(frame.with_columns(query_id=pl.lit(" q00")))
+    with pytest.raises(ParameterError, match="one system"):
+        evaluator.values(
+            frame.with_columns(
+                system=pl.Series(["a", "b"] * (frame.height // 2) + ["a"] * (frame.height % 2))
+            )
+        )
+    with pytest.raises(SchemaError, match="No query in common"):
+        evaluator.values({"zz": {"d": 1.0}})
+    assert kernel.count == 5
+
+    infinite = {q: dict(docs) for q, docs in run.items()}
+    infinite["q00"]["d_inf"] = float("inf")
+    with pytest.warns(RanksetWarning, match="infinite"):
+        got = evaluator.values(infinite)
+    assert kernel.count == 6
+    with pytest.warns(RanksetWarning, match="infinite"):
+        assert got == _reference(infinite, qrels, ["ap", "ndcg@10"])
+
+
+def test_options_that_count_or_drop_rows_take_the_general_kernel(kernel: _KernelCalls) -> None:
+    run, qrels = _ties(5)
+    metrics = ["ap", "rr"]
+    for options in (
+        {"duplicates": "keep_best"},
+        {"ignore_identical_ids": True},
+        {"engine": "streaming"},
+    ):
+        evaluator = Evaluator(qrels, metrics, **options)
+        before = kernel.count
+        assert evaluator.values(run) == _reference(run, qrels, metrics, **options)
+        assert kernel.count == before + 1, options
+
+
+def test_pandas_frame_with_a_system_column_of_two_systems_is_refused(kernel: _KernelCalls) -> None:
+    qrels = {"q": {"d": 1}}
+    frame = pd.DataFrame(
+        {"system": ["a", "b"], "query_id": ["q", "q"], "doc_id": ["d", "d"], "score": [1.0, 1.0]}
+    )
+    with pytest.raises(ParameterError, match="one system"):
+        Evaluator(qrels, ["rr"]).values(frame)
+    assert kernel.count == 1
