@@ -45,11 +45,11 @@ class FusedPlan:
 
     ``labels`` are the prepared labels with the statistics their rows need
     (``label_stats_on_rows``) joined on, so a run's labelled rows need one join;
-    ``stats`` the per-query label statistics; the expression lists are the plan's
-    row columns, aggregations, empty values and metric values.
+    ``stats`` the per-query label statistics, ``label_queries`` their query ids;
+    ``fills`` give a ranking without labelled rows (or an unanswered query) the empty
+    values, and ``values`` are the metrics' expressions, in the order asked.
     """
 
-    plan: EvaluationPlan
     labels: pl.DataFrame
     stats: pl.DataFrame
     label_queries: pl.Series
@@ -88,7 +88,7 @@ class FusedPlan:
             if value is not None
         ]
         values = [plan.values[m.name].cast(pl.Float64).alias(m.name) for m in plan.metrics]
-        return cls(plan, labels, prepared.stats, prepared.stats["query_id"], fills, values)
+        return cls(labels, prepared.stats, prepared.stats["query_id"], fills, values)
 
     def measure(self, plan: EvaluationPlan) -> pl.DataFrame | None:
         """Return ``query_id`` and each metric's value, by query id.
