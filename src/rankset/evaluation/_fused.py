@@ -45,7 +45,8 @@ class FusedPlan:
 
     ``labels`` are the prepared labels with the statistics their rows need
     (``label_stats_on_rows``) joined on, so a run's labelled rows need one join;
-    ``stats`` the per-query label statistics, ``label_queries`` their query ids;
+    ``stats`` the per-query label statistics, ``label_queries`` their query ids (as
+    one list, the literal each call's check reads);
     ``fills`` give a ranking without labelled rows (or an unanswered query) the empty
     values, and ``values`` are the metrics' expressions, in the order asked.
     """
@@ -88,7 +89,8 @@ class FusedPlan:
             if value is not None
         ]
         values = [plan.values[m.name].cast(pl.Float64).alias(m.name) for m in plan.metrics]
-        return cls(labels, prepared.stats, prepared.stats["query_id"], fills, values)
+        queries = prepared.stats["query_id"].implode()
+        return cls(labels, prepared.stats, queries, fills, values)
 
     def measure(self, plan: EvaluationPlan) -> pl.DataFrame | None:
         """Return ``query_id`` and each metric's value, by query id.
@@ -155,5 +157,5 @@ class FusedPlan:
         return starts.select(
             *count_problems(id_problems("query_id")),
             (pl.col("system").n_unique() - 1).alias("other systems"),
-            query.is_in(self.label_queries.implode()).any().alias(_ANSWERED),
+            query.is_in(self.label_queries).any().alias(_ANSWERED),
         )
