@@ -21,7 +21,6 @@ from rankset.evaluation._evaluate import evaluate_with, result_of
 from rankset.evaluation._fused import FusedPlan
 from rankset.evaluation._kernel import (
     Collected,
-    PartialResult,
     PreparedLabels,
     finish,
     measure_queries,
@@ -29,7 +28,6 @@ from rankset.evaluation._kernel import (
 )
 from rankset.evaluation._options import DEFAULT_METRICS, EvaluateOptions
 from rankset.evaluation._plan import EvaluationPlan, plan_labels, with_runs
-from rankset.evaluation._query_policy import IN_LABELS, scored_rows
 from rankset.evaluation._result import EvaluationResult
 from rankset.measures import Metric, parse_metrics
 
@@ -159,8 +157,8 @@ class Evaluator:
             if plan is None:
                 wide = self.evaluate(run, confidence=None).wide().sort("query_id")
             else:
-                partial = measure_queries(plan, None, prepared=self._prepared)
-                wide = _prepared_values(plan, partial)
+                collected = finish(plan, measure_queries(plan, None, prepared=self._prepared))
+                wide = _values(plan, collected.scored, collected.stats)
             if wide["system"].n_unique() > 1:
                 msg = "Evaluator.values() takes one system's run; use evaluate() for several."
                 raise ParameterError(msg)
@@ -189,49 +187,12 @@ class Evaluator:
         return f"Evaluator(metrics={self.metrics!r}, prepared={self._prepared is not None})"
 
 
-def _values(
-    plan: EvaluationPlan, scored: pl.LazyFrame | pl.DataFrame, stats: pl.DataFrame
-) -> pl.DataFrame:
+def _values(plan: EvaluationPlan, scored: pl.DataFrame, stats: pl.DataFrame) -> pl.DataFrame:
     """Return ``system, query_id`` and each metric's value of the scored rows, by query."""
     return (
         scored.lazy()
         .join(stats.lazy(), on="query_id", how="left")
-        .select(
-            "system",
-            "query_id",
-            *(plan.values[m.name].cast(pl.Float64).alias(m.name) for m in plan.metrics),
-        )
+        .select("system", "query_id", *plan.value_columns())
         .sort("query_id", maintain_order=True)
         .collect(engine="in-memory")
     )
-
-
-def _one_system_values(plan: EvaluationPlan, partial: PartialResult) -> pl.DataFrame | None:
-    """Return the values of a one-system run, its query policy planned with them.
-
-    None when the run holds several systems or answers no labelled query.
-    """
-    systems = partial.aggregates["system"].unique().to_list()
-    if len(systems) != 1 or not partial.aggregates[IN_LABELS].any():
-        return None
-    scored = scored_rows(
-        plan.features,
-        partial.aggregates.lazy(),
-        partial.stats.lazy(),
-        systems,
-        plan.options.missing,
-    )
-    return _values(plan, scored, partial.stats)
-
-
-def _prepared_values(plan: EvaluationPlan, partial: PartialResult) -> pl.DataFrame:
-    """Return the values of measured runs: in one collect when they are one system's.
-
-    Otherwise (several systems, no labelled query answered) after :func:`finish`'s whole
-    query policy, with its checks and their errors.
-    """
-    wide = _one_system_values(plan, partial)
-    if wide is not None:
-        return wide
-    collected = finish(plan, partial)
-    return _values(plan, collected.scored, collected.stats)

@@ -88,9 +88,8 @@ class FusedPlan:
             for name, value in features.empty_values.items()
             if value is not None
         ]
-        values = [plan.values[m.name].cast(pl.Float64).alias(m.name) for m in plan.metrics]
         queries = prepared.stats["query_id"].implode()
-        return cls(labels, prepared.stats, queries, fills, values)
+        return cls(labels, prepared.stats, queries, fills, plan.value_columns())
 
     def measure(self, plan: EvaluationPlan) -> pl.DataFrame | None:
         """Return ``query_id`` and each metric's value, by query id.

@@ -88,6 +88,10 @@ class EvaluationPlan:
     # With judged_only: the (system, query_id) pairs ranked before the cut.
     ranked_queries: pl.DataFrame | None = None
 
+    def value_columns(self) -> list[pl.Expr]:
+        """Each metric's value as a ``Float64`` column named by the metric, as asked."""
+        return [self.values[m.name].cast(pl.Float64).alias(m.name) for m in self.metrics]
+
     def config(self) -> dict[str, Any]:
         """Return the settings recorded in a result's ``config`` (and exported files)."""
         options = self.options

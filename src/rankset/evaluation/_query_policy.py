@@ -14,13 +14,7 @@ import polars as pl
 from rankset.errors import SchemaError
 from rankset.measures import Features
 
-__all__ = [
-    "IDENTICAL_ROWS",
-    "IN_LABELS",
-    "apply_query_policy",
-    "scored_rows",
-    "with_identical_counts",
-]
+__all__ = ["IDENTICAL_ROWS", "IN_LABELS", "apply_query_policy", "with_identical_counts"]
 
 #: Column of the kernel's aggregates: whether the query has labels.
 IN_LABELS = "_in_labels"
@@ -47,7 +41,11 @@ def apply_query_policy(
     in_labels = pl.col(IN_LABELS)
     every = aggregates.lazy()
     label_ids = stats.lazy().select("query_id")
-    scored = _answered(features, every, label_ids, emptied)
+    scored = every.filter(in_labels).drop(IN_LABELS)
+    if emptied is not None:
+        labelled = emptied.lazy().join(label_ids, on="query_id", how="semi")
+        lost = labelled.join(scored, on=["system", "query_id"], how="anti")
+        scored = pl.concat([scored, _as_empty(features, lost, scored)], how="diagonal_relaxed")
     per_system = pl.LazyFrame({"system": systems}, schema={"system": pl.String})
     answered = scored.group_by("system").agg(n_answered=pl.len())
     ranked = every.filter(~in_labels).select("system", "query_id")
@@ -68,7 +66,8 @@ def apply_query_policy(
         )
     )
     if missing == "zero":
-        scored = _as_empty(features, per_system.join(label_ids, how="cross"), scored)
+        grid = per_system.join(label_ids, how="cross")
+        scored = _as_empty(features, grid, scored)
         counts = counts.with_columns(n_scored=pl.lit(n_label_queries, dtype=pl.Int64))
     else:
         counts = counts.with_columns(n_scored=pl.col("n_answered"))
@@ -93,41 +92,6 @@ def apply_query_policy(
         pl.lit(missing).alias("missing_policy"),
     )
     return scored_frame, counts_frame
-
-
-def scored_rows(
-    features: Features,
-    aggregates: pl.LazyFrame,
-    stats: pl.LazyFrame,
-    systems: list[str],
-    missing: str,
-) -> pl.LazyFrame:
-    """Return the rows :func:`apply_query_policy` scores, planned, without its counts.
-
-    For a caller that needs the values only (one collect with them); an empty result is
-    the case :func:`apply_query_policy` names in its error.
-    """
-    label_ids = stats.select("query_id")
-    scored = _answered(features, aggregates, label_ids, None)
-    if missing == "zero":
-        per_system = pl.LazyFrame({"system": systems}, schema={"system": pl.String})
-        scored = _as_empty(features, per_system.join(label_ids, how="cross"), scored)
-    return scored
-
-
-def _answered(
-    features: Features,
-    every: pl.LazyFrame,
-    label_ids: pl.LazyFrame,
-    emptied: pl.DataFrame | None,
-) -> pl.LazyFrame:
-    """Return the (system, query) rows of labelled queries answered (judged_only: ranked)."""
-    scored = every.filter(pl.col(IN_LABELS)).drop(IN_LABELS)
-    if emptied is not None:
-        labelled = emptied.lazy().join(label_ids, on="query_id", how="semi")
-        lost = labelled.join(scored, on=["system", "query_id"], how="anti")
-        scored = pl.concat([scored, _as_empty(features, lost, scored)], how="diagonal_relaxed")
-    return scored
 
 
 def _as_empty(features: Features, queries: pl.LazyFrame, scored: pl.LazyFrame) -> pl.LazyFrame:
