@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import rankset
 from rankset.errors import ParameterError, RanksetWarning, SchemaError
@@ -191,3 +192,54 @@ def test_pandas_frame_with_a_system_column_of_two_systems_is_refused(kernel: _Ke
     with pytest.raises(ParameterError, match="one system"):
         Evaluator(qrels, ["rr"]).values(frame)
     assert kernel.count == 1
+
+
+def _assert_same_result(got: rankset.EvaluationResult, want: rankset.EvaluationResult) -> None:
+    assert_frame_equal(got.per_query, want.per_query, check_exact=True)
+    assert_frame_equal(got.summary, want.summary, check_exact=True)
+    assert_frame_equal(got.query_counts, want.query_counts, check_exact=True)
+    assert got.config == want.config
+
+
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+def test_evaluate_in_one_collect_is_rankset_evaluate(kernel: _KernelCalls, missing: str) -> None:
+    # _ties has run queries without labels and labelled queries without a ranking
+    run, qrels = _ties(4)
+    metrics = [*_classic_metrics(), "gm_map"]
+    evaluator = Evaluator(qrels, metrics, missing=missing, scale="trec_dl")
+    got = evaluator.evaluate(run)  # with the bootstrap intervals
+    assert kernel.count == 0
+    want = rankset.evaluate(run, qrels, metrics, missing=missing, scale="trec_dl")
+    _assert_same_result(got, want)
+    counts = got.query_counts.row(0, named=True)
+    run_only, label_only = set(run) - set(qrels), set(qrels) - set(run)
+    assert (counts["n_run_queries_without_labels"], counts["n_label_queries_without_run"]) == (
+        len(run_only),
+        len(label_only),
+    )
+    assert counts["n_scored"] == (len(qrels) if missing == "zero" else len(set(run) & set(qrels)))
+
+
+def test_evaluate_in_one_collect_names_and_cutoffs(kernel: _KernelCalls) -> None:
+    run, qrels = _ties(5)
+    cutoffs = {q: 1 + i % 4 for i, q in enumerate(sorted(qrels))}
+    metrics = ["ndcg", "precision", "ap", "rr"]
+    evaluator = Evaluator(qrels, metrics, cutoffs=cutoffs)
+    frame = _frame(run).with_columns(system=pl.lit("bm25"))
+    for runs, names in [(run, ["mine"]), (frame, None), (frame.to_pandas(), None)]:
+        got = evaluator.evaluate(runs, names=names, confidence=None)
+        want = rankset.evaluate(runs, qrels, metrics, cutoffs=cutoffs, names=names, confidence=None)
+        _assert_same_result(got, want)
+        assert got.systems == (["mine"] if names else ["bm25"])
+    assert kernel.count == 0
+
+
+def test_evaluate_hands_two_systems_to_the_general_kernel(kernel: _KernelCalls) -> None:
+    run, qrels = _ties(6)
+    frame = pl.concat(
+        [_frame(run).with_columns(system=pl.lit(name)) for name in ("a", "b")], how="vertical"
+    )
+    got = Evaluator(qrels, ["ap", "ndcg@10"]).evaluate(frame)
+    assert kernel.count == 1
+    _assert_same_result(got, rankset.evaluate(frame, qrels, ["ap", "ndcg@10"]))
+    assert got.systems == ["a", "b"]

@@ -51,7 +51,7 @@ from rankset.io import looks_like_ranx, with_official_measures
 from rankset.measures import Metric, expand_cutoffs, geometric_metrics, parse_metrics
 from rankset.measures.scales import GradeScale
 
-__all__ = ["evaluate", "evaluate_with", "plan_and_measure", "result_of"]
+__all__ = ["evaluate", "evaluate_with", "plan_and_measure", "result_of", "summarised"]
 
 
 def evaluate(
@@ -405,6 +405,28 @@ def result_of(
     """Turn the finished frames into the tidy per-query result and its summary."""
     frame = collected.scored.lazy().join(collected.stats.lazy(), on="query_id", how="left")
     per_query = tidy(frame, plan.metrics, plan.values, collected.config["systems"])
+    return summarised(
+        plan,
+        per_query,
+        collected.query_counts,
+        collected.config,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+
+
+def summarised(
+    plan: EvaluationPlan,
+    per_query: pl.DataFrame,
+    query_counts: pl.DataFrame,
+    config: dict[str, Any],
+    *,
+    confidence: float | None,
+    n_resamples: int,
+    seed: int,
+) -> EvaluationResult:
+    """Return the result of a tidy per-query frame: it with its summary, counts, config."""
     summary = summarise_means(
         per_query,
         ["metric"],
@@ -416,7 +438,7 @@ def result_of(
     return EvaluationResult(
         per_query=per_query,
         summary=summary,
-        query_counts=collected.query_counts,
-        config=collected.config,
+        query_counts=query_counts,
+        config=config,
         text_match=plan.text_match,
     )

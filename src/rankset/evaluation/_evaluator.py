@@ -17,18 +17,20 @@ import polars as pl
 from rankset._typing import IntoLabels, IntoRun
 from rankset._validation import check_resampling
 from rankset.errors import ParameterError
-from rankset.evaluation._evaluate import evaluate_with, result_of
-from rankset.evaluation._fused import FusedPlan
+from rankset.evaluation._evaluate import evaluate_with, result_of, summarised
+from rankset.evaluation._fused import FusedPlan, FusedValues
 from rankset.evaluation._kernel import (
     Collected,
     PreparedLabels,
+    describe,
     finish,
     measure_queries,
     prepare_labels,
 )
 from rankset.evaluation._options import DEFAULT_METRICS, EvaluateOptions
 from rankset.evaluation._plan import EvaluationPlan, plan_labels, with_runs
-from rankset.evaluation._result import EvaluationResult
+from rankset.evaluation._query_policy import count_queries, query_counts_table
+from rankset.evaluation._result import EvaluationResult, tidy
 from rankset.measures import Metric, parse_metrics
 
 __all__ = ["Evaluator"]
@@ -124,7 +126,13 @@ class Evaluator:
             (``confidence=None`` skips them).
         """
         check_resampling(confidence, n_resamples, seed)
-        measured = self._measure(runs, names)
+        plan = self._plan_for(runs, names)
+        fused = None if plan is None or self._fused is None else self._fused.measure(plan)
+        if plan is not None and fused is not None:
+            return _fused_result(
+                plan, fused, confidence=confidence, n_resamples=n_resamples, seed=seed
+            )
+        measured = self._measure(plan)
         if measured is None:
             options = self._options if names is None else self._options.replace(names=names)
             return evaluate_with(
@@ -152,7 +160,8 @@ class Evaluator:
             When the run holds several systems.
         """
         plan = self._plan_for(run, None)
-        wide = None if plan is None or self._fused is None else self._fused.measure(plan)
+        fused = None if plan is None or self._fused is None else self._fused.measure(plan)
+        wide = None if fused is None else fused.values
         if wide is None:
             if plan is None:
                 wide = self.evaluate(run, confidence=None).wide().sort("query_id")
@@ -168,11 +177,8 @@ class Evaluator:
             for row in wide.select("query_id", *names).iter_rows()
         }
 
-    def _measure(
-        self, runs: Any, names: Sequence[str] | None
-    ) -> tuple[EvaluationPlan, Collected] | None:
+    def _measure(self, plan: EvaluationPlan | None) -> tuple[EvaluationPlan, Collected] | None:
         """Measure the runs against the prepared labels; None when they need a whole plan."""
-        plan = self._plan_for(runs, names)
         if plan is None:
             return None
         return plan, finish(plan, measure_queries(plan, None, prepared=self._prepared))
@@ -195,4 +201,37 @@ def _values(plan: EvaluationPlan, scored: pl.DataFrame, stats: pl.DataFrame) -> 
         .select("system", "query_id", *plan.value_columns())
         .sort("query_id", maintain_order=True)
         .collect(engine="in-memory")
+    )
+
+
+def _fused_result(
+    plan: EvaluationPlan,
+    fused: FusedValues,
+    *,
+    confidence: float | None,
+    n_resamples: int,
+    seed: int,
+) -> EvaluationResult:
+    """Return :meth:`Evaluator.evaluate`'s result of one run measured by the fused plan."""
+    systems = [fused.system]
+    names = [metric.name for metric in plan.metrics]
+    wide = fused.values.lazy().with_columns(system=pl.lit(fused.system, dtype=pl.String))
+    per_query = tidy(wide, plan.metrics, {name: pl.col(name) for name in names}, systems)
+    answered = pl.LazyFrame(
+        {
+            "system": systems,
+            "n_answered": [fused.n_answered],
+            "n_run_queries_without_labels": [fused.n_run_queries_without_labels],
+        }
+    )
+    missing = plan.options.missing
+    counts = count_queries(answered, fused.n_label_queries, missing).collect(engine="in-memory")
+    return summarised(
+        plan,
+        per_query,
+        query_counts_table(counts, missing),
+        describe(plan, systems),
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
     )

@@ -29,14 +29,33 @@ from rankset.evaluation._pass import SMALL_ENGINE, row_checks
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._runs import RunPart
 from rankset.io import count_problems, id_problems
-from rankset.measures import GROUP, NUM_RET
+from rankset.measures import GROUP, NUM_RET, QUERY_K
 
-__all__ = ["FusedPlan"]
+__all__ = ["FusedPlan", "FusedValues"]
 
-_ANSWERED = "_answered"
+_SYSTEM = "_system"
+_LABELLED = "_labelled"
+_UNLABELLED = "_unlabelled"
 # The frames are in memory and every step is needed: the optimizer's passes over the
 # plan would cost more than they save (a third of a 100-row call).
 _NO_OPTIMIZATIONS = pl.QueryOptFlags.none()
+
+
+@dataclass(frozen=True)
+class FusedValues:
+    """One system's run measured: its values and the queries it answered.
+
+    ``values`` has ``query_id`` (and ``QUERY_K`` with per-query cutoffs), then each
+    metric's value, by query id; ``n_answered`` and ``n_run_queries_without_labels``
+    count the run's distinct queries with labels and without, ``n_label_queries`` the
+    labelled queries.
+    """
+
+    values: pl.DataFrame
+    system: str
+    n_answered: int
+    n_run_queries_without_labels: int
+    n_label_queries: int
 
 
 @dataclass(frozen=True)
@@ -91,8 +110,8 @@ class FusedPlan:
         queries = prepared.stats["query_id"].implode()
         return cls(labels, prepared.stats, queries, fills, plan.value_columns())
 
-    def measure(self, plan: EvaluationPlan) -> pl.DataFrame | None:
-        """Return ``query_id`` and each metric's value, by query id.
+    def measure(self, plan: EvaluationPlan) -> FusedValues | None:
+        """Return the run's values and query counts.
 
         ``plan`` is this plan with one run read (:func:`rankset.evaluation._plan.with_runs`).
         None when the run is not one system's in memory, or when its checks find
@@ -114,8 +133,10 @@ class FusedPlan:
         except pl.exceptions.PolarsError:  # the general kernel names what went wrong
             return None
         found = {**checks.row(0, named=True), **queries.row(0, named=True)}
-        answered = found.pop(_ANSWERED)
-        return values if answered and not any(found.values()) else None
+        system, labelled, unlabelled = (found.pop(name) for name in _COUNTED)
+        if not labelled or any(found.values()):
+            return None
+        return FusedValues(values, system, labelled, unlabelled, self.stats.height)
 
     def _values(self, plan: EvaluationPlan, part: RunPart) -> pl.LazyFrame:
         """Plan the values of one system's run: the kernel's steps, in one query."""
@@ -139,22 +160,30 @@ class FusedPlan:
         return (
             scored.join(aggregated, on=list(GROUP), how="left", maintain_order="left")
             .with_columns(self.fills)
-            .select("query_id", *self.values)
+            .select("query_id", *([QUERY_K] if features.uses_query_k else []), *self.values)
             .sort("query_id", maintain_order=True)
         )
 
     def _queries(self, part: RunPart) -> pl.LazyFrame:
-        """One row: query id problems and other systems (counts), a labelled query answered.
+        """One row: query id problems and other systems (counts), the system, the queries.
 
         Read on the first row of each block of equal ids (one per ranking when rankings
-        are contiguous, as a dict's are): every distinct id and system is read at least once.
+        are contiguous, as a dict's are): every distinct id and system is read at least
+        once. The run's distinct queries are counted with labels and without.
         """
         query, system = pl.col("query_id"), pl.col("system")
         starts = part.rows(None).filter(
             query.ne_missing(query.shift(1)) | system.ne_missing(system.shift(1)) | query.is_null()
         )
+        labelled = query.unique().is_in(self.label_queries)
         return starts.select(
             *count_problems(id_problems("query_id")),
-            (pl.col("system").n_unique() - 1).alias("other systems"),
-            query.is_in(self.label_queries).any().alias(_ANSWERED),
+            (system.n_unique() - 1).alias("other systems"),
+            system.first().alias(_SYSTEM),
+            labelled.sum().alias(_LABELLED),
+            (~labelled).sum().alias(_UNLABELLED),
         )
+
+
+# What _queries reads besides its checks, in FusedValues' order.
+_COUNTED = (_SYSTEM, _LABELLED, _UNLABELLED)

@@ -49,6 +49,7 @@ __all__ = [
     "Collected",
     "PartialResult",
     "PreparedLabels",
+    "describe",
     "finish",
     "measure_queries",
     "merge_partial_results",
@@ -402,27 +403,32 @@ def finish(plan: EvaluationPlan, merged: PartialResult) -> Collected:
     if "nugget_values" in extra:
         scored = scored.join(extra["nugget_values"], on=["system", "query_id"], how="left")
         stats = stats.join(extra["nugget_stats"], on="query_id", how="left")
+    return Collected(
+        scored=scored,
+        stats=stats,
+        query_counts=query_counts,
+        config=describe(plan, systems),
+        extra=extra,
+        rows=merged.rows if merged.rows is not None else pl.LazyFrame(),
+        label_rows=merged.label_rows if merged.label_rows is not None else pl.LazyFrame(),
+    )
+
+
+def describe(plan: EvaluationPlan, systems: list[str]) -> dict[str, Any]:
+    """Return an evaluation's ``config``: its options, inputs, systems and versions."""
     config = {
         **plan.config(),
-        "scale": features.scale.describe(),
+        "scale": plan.features.scale.describe(),
         "pool": None if plan.pools is None else plan.pools.description,
         "systems": systems,
-        "runs": runs.sources,
+        "runs": plan.runs.sources,
         "labels": plan.label_source,
         "rankset_version": __version__,
         "polars_version": pl.__version__,
     }
     if plan.text_match is not None:
         config["text_match"] = plan.text_match.to_dicts()
-    return Collected(
-        scored=scored,
-        stats=stats,
-        query_counts=query_counts,
-        config=config,
-        extra=extra,
-        rows=merged.rows if merged.rows is not None else pl.LazyFrame(),
-        label_rows=merged.label_rows if merged.label_rows is not None else pl.LazyFrame(),
-    )
+    return config
 
 
 def _label_rows(

@@ -14,7 +14,14 @@ import polars as pl
 from rankset.errors import SchemaError
 from rankset.measures import Features
 
-__all__ = ["IDENTICAL_ROWS", "IN_LABELS", "apply_query_policy", "with_identical_counts"]
+__all__ = [
+    "IDENTICAL_ROWS",
+    "IN_LABELS",
+    "apply_query_policy",
+    "count_queries",
+    "query_counts_table",
+    "with_identical_counts",
+]
 
 #: Column of the kernel's aggregates: whether the query has labels.
 IN_LABELS = "_in_labels"
@@ -53,24 +60,16 @@ def apply_query_policy(
         ranked = emptied.lazy().join(label_ids, on="query_id", how="anti")
     run_only = ranked.group_by("system").agg(n_run_queries_without_labels=pl.len())
     n_label_queries = stats.height
-    counts = (
-        per_system.join(answered, on="system", how="left", maintain_order="left")
-        .join(run_only, on="system", how="left", maintain_order="left")
-        .with_columns(
-            pl.col("n_answered").fill_null(0).cast(pl.Int64),
-            pl.col("n_run_queries_without_labels").fill_null(0).cast(pl.Int64),
-        )
-        .with_columns(
-            n_label_queries_without_run=pl.lit(n_label_queries, dtype=pl.Int64)
-            - pl.col("n_answered")
-        )
+    counts = count_queries(
+        per_system.join(answered, on="system", how="left", maintain_order="left").join(
+            run_only, on="system", how="left", maintain_order="left"
+        ),
+        n_label_queries,
+        missing,
     )
     if missing == "zero":
         grid = per_system.join(label_ids, how="cross")
         scored = _as_empty(features, grid, scored)
-        counts = counts.with_columns(n_scored=pl.lit(n_label_queries, dtype=pl.Int64))
-    else:
-        counts = counts.with_columns(n_scored=pl.col("n_answered"))
     scored_frame, counts_frame = pl.collect_all([scored, counts], engine="in-memory")
     silent = counts_frame.filter(pl.col("n_answered") == 0)["system"].to_list()
     if silent:
@@ -84,14 +83,42 @@ def apply_query_policy(
             "Check that the run and the labels belong to the same topics."
         )
         raise SchemaError(msg)
-    counts_frame = counts_frame.select(
+    return scored_frame, query_counts_table(counts_frame, missing)
+
+
+def count_queries(answered: pl.LazyFrame, n_label_queries: int, missing: str) -> pl.LazyFrame:
+    """Complete each system's query counts from what its run answered.
+
+    ``answered`` has ``system``, ``n_answered`` (labelled queries the run ranks) and
+    ``n_run_queries_without_labels`` (null: none); ``n_label_queries_without_run`` and
+    ``n_scored`` (by the ``missing`` policy) are added.
+    """
+    return (
+        answered.with_columns(
+            pl.col("n_answered").fill_null(0).cast(pl.Int64),
+            pl.col("n_run_queries_without_labels").fill_null(0).cast(pl.Int64),
+        )
+        .with_columns(
+            n_label_queries_without_run=pl.lit(n_label_queries, dtype=pl.Int64)
+            - pl.col("n_answered")
+        )
+        .with_columns(
+            n_scored=pl.lit(n_label_queries, dtype=pl.Int64)
+            if missing == "zero"
+            else pl.col("n_answered")
+        )
+    )
+
+
+def query_counts_table(counts: pl.DataFrame, missing: str) -> pl.DataFrame:
+    """Return :attr:`EvaluationResult.query_counts` from :func:`count_queries`' frame."""
+    return counts.select(
         "system",
         "n_scored",
         "n_run_queries_without_labels",
         "n_label_queries_without_run",
         pl.lit(missing).alias("missing_policy"),
     )
-    return scored_frame, counts_frame
 
 
 def _as_empty(features: Features, queries: pl.LazyFrame, scored: pl.LazyFrame) -> pl.LazyFrame:
