@@ -9,7 +9,7 @@ import pytest
 
 import rankset.compat.ir_measures as ir_measures
 from rankset.compat import pytrec_eval
-from rankset.evaluation import _evaluator
+from rankset.evaluation import _prepared
 
 
 def _data(seed: int) -> tuple[dict[str, dict[str, int]], list[dict[str, dict[str, float]]]]:
@@ -35,13 +35,13 @@ def _data(seed: int) -> tuple[dict[str, dict[str, int]], list[dict[str, dict[str
 def prepared_labels(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the evaluators' label preparations."""
     calls = [0]
-    original = _evaluator.prepare_labels
+    original = _prepared.prepare_labels
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls[0] += 1
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(_evaluator, "prepare_labels", counting)
+    monkeypatch.setattr(_prepared, "prepare_labels", counting)
     return calls
 
 

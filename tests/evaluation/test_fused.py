@@ -1,9 +1,10 @@
-"""Evaluator.values in one collect: rankset.evaluate's values, or the general kernel.
+"""One run in memory measured in one collect: the general kernel's result, or it.
 
-The one-collect path must give exactly the values :func:`rankset.evaluate` gives (it is
-the reference here), and hand every run it has something to say about (bad ids or
-scores, duplicates, several systems, no labelled query) to the general kernel, whose
-errors and warnings are the ones users know.
+``Evaluator.values``, ``Evaluator.evaluate`` and ``rankset.evaluate`` (one dict or frame)
+take the one-collect path. It must give exactly what the general path gives (the
+whole-plan evaluation, :func:`_general`: the reference here), and hand every run it has
+something to say about (bad ids or scores, duplicates, several systems, no labelled
+query) to the general kernel, whose errors and warnings are the ones users know.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from polars.testing import assert_frame_equal
 
 import rankset
 from rankset.errors import ParameterError, RanksetWarning, SchemaError
-from rankset.evaluation import Evaluator, _evaluator
+from rankset.evaluation import Evaluator, _prepared
+from rankset.evaluation._evaluate import evaluate_with
+from rankset.evaluation._options import EvaluateOptions
 
 from .test_evaluator import _classic_metrics
 
@@ -29,13 +32,13 @@ class _KernelCalls:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0
-        general = _evaluator.measure_queries
+        general = _prepared.measure_queries
 
         def counted(*args: Any, **kwargs: Any) -> Any:
             self.count += 1
             return general(*args, **kwargs)
 
-        monkeypatch.setattr(_evaluator, "measure_queries", counted)
+        monkeypatch.setattr(_prepared, "measure_queries", counted)
 
 
 @pytest.fixture
@@ -62,8 +65,16 @@ def _ties(seed: int, queries: int = 30) -> tuple[dict[str, Any], dict[str, Any]]
     return run, qrels
 
 
+def _general(
+    run: Any, qrels: Any, metrics: list[str], *, confidence: float | None = 0.95, **options: Any
+) -> rankset.EvaluationResult:
+    """The whole plan's evaluation (the general kernel, not counted by ``kernel``)."""
+    parsed = EvaluateOptions.from_kwargs(options, "evaluate")
+    return evaluate_with(run, qrels, metrics, parsed, confidence=confidence)
+
+
 def _reference(run: Any, qrels: Any, metrics: list[str], **options: Any) -> dict[str, Any]:
-    wide = rankset.evaluate(run, qrels, metrics, confidence=None, **options).wide()
+    wide = _general(run, qrels, metrics, confidence=None, **options).wide()
     return {
         row["query_id"]: {name: row[name] for name in metrics}
         for row in wide.sort("query_id").iter_rows(named=True)
@@ -209,7 +220,7 @@ def test_evaluate_in_one_collect_is_rankset_evaluate(kernel: _KernelCalls, missi
     evaluator = Evaluator(qrels, metrics, missing=missing, scale="trec_dl")
     got = evaluator.evaluate(run)  # with the bootstrap intervals
     assert kernel.count == 0
-    want = rankset.evaluate(run, qrels, metrics, missing=missing, scale="trec_dl")
+    want = _general(run, qrels, metrics, missing=missing, scale="trec_dl")
     _assert_same_result(got, want)
     counts = got.query_counts.row(0, named=True)
     run_only, label_only = set(run) - set(qrels), set(qrels) - set(run)
@@ -228,7 +239,7 @@ def test_evaluate_in_one_collect_names_and_cutoffs(kernel: _KernelCalls) -> None
     frame = _frame(run).with_columns(system=pl.lit("bm25"))
     for runs, names in [(run, ["mine"]), (frame, None), (frame.to_pandas(), None)]:
         got = evaluator.evaluate(runs, names=names, confidence=None)
-        want = rankset.evaluate(runs, qrels, metrics, cutoffs=cutoffs, names=names, confidence=None)
+        want = _general(runs, qrels, metrics, cutoffs=cutoffs, names=names, confidence=None)
         _assert_same_result(got, want)
         assert got.systems == (["mine"] if names else ["bm25"])
     assert kernel.count == 0
@@ -241,5 +252,39 @@ def test_evaluate_hands_two_systems_to_the_general_kernel(kernel: _KernelCalls) 
     )
     got = Evaluator(qrels, ["ap", "ndcg@10"]).evaluate(frame)
     assert kernel.count == 1
-    _assert_same_result(got, rankset.evaluate(frame, qrels, ["ap", "ndcg@10"]))
+    _assert_same_result(got, _general(frame, qrels, ["ap", "ndcg@10"]))
     assert got.systems == ["a", "b"]
+
+
+def test_rankset_evaluate_takes_one_collect_for_one_run_in_memory(kernel: _KernelCalls) -> None:
+    run, qrels = _ties(7)
+    metrics = ["ndcg@10", "ap", "rr", "recall@20", "precision@5"]
+    frame = _frame(run)
+    for given in (run, frame, frame.to_pandas(), frame.to_arrow()):
+        got = rankset.evaluate(given, qrels, metrics, scale="trec_dl")
+        assert kernel.count == 0
+        _assert_same_result(got, _general(given, qrels, metrics, scale="trec_dl"))
+    # a run with a NaN score: the general kernel, and its error
+    bad = {**run, "q00": {"d1": math.nan}}
+    with pytest.raises(SchemaError, match="NaN"):
+        rankset.evaluate(bad, qrels, metrics, scale="trec_dl")
+    assert kernel.count == 1
+
+
+def test_rankset_evaluate_plans_other_inputs_whole(kernel: _KernelCalls) -> None:
+    run, qrels = _ties(8)
+    metrics = ["ap", "ndcg@10"]
+    want = _general(run, qrels, metrics, scale="trec_dl")
+    # two systems in one frame: the prepared labels, the general kernel
+    frame = pl.concat(
+        [_frame(run).with_columns(system=pl.lit(name)) for name in ("a", "b")], how="vertical"
+    )
+    two = rankset.evaluate(frame, qrels, metrics, scale="trec_dl")
+    assert kernel.count == 1
+    _assert_same_result(two, _general(frame, qrels, metrics, scale="trec_dl"))
+    # several runs, a lazy frame: planned whole, as before (the kernel is not counted)
+    several = rankset.evaluate({"a": run, "b": run}, qrels, metrics, scale="trec_dl")
+    lazy = rankset.evaluate(_frame(run).lazy(), qrels, metrics, scale="trec_dl")
+    assert kernel.count == 1
+    assert_frame_equal(lazy.per_query, want.per_query, check_exact=True)
+    assert several.systems == ["a", "b"]

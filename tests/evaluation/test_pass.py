@@ -150,6 +150,16 @@ def _graded_labels(rows: list[Row]) -> pl.DataFrame:
     )
 
 
+@pytest.fixture(autouse=True)
+def _whole_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep ``rankset.evaluate`` of one frame on the pass these tests observe.
+
+    One run in memory is otherwise measured in one collect (:mod:`_fused`, its own
+    tests), which takes none of the three plans.
+    """
+    monkeypatch.setattr(executors, "_one_run_in_memory", lambda runs: False)
+
+
 @pytest.fixture
 def plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record which plan measured each run part: ordered, ties (ordered by key) or ranked."""

@@ -43,15 +43,15 @@ from rankset.evaluation._options import (
     resolve_engine,
 )
 from rankset.evaluation._plan import EvaluationPlan, plan_evaluation_inputs
-from rankset.evaluation._result import EvaluationResult, tidy
+from rankset.evaluation._prepared import PreparedEvaluation, result_of
+from rankset.evaluation._result import EvaluationResult
 from rankset.evaluation._runs import TextScanRejected
-from rankset.evaluation._summary import summarise_means
 from rankset.evaluation.textmatch import TextMatch
 from rankset.io import looks_like_ranx, with_official_measures
-from rankset.measures import Metric, expand_cutoffs, geometric_metrics, parse_metrics
+from rankset.measures import Metric, expand_cutoffs, parse_metrics
 from rankset.measures.scales import GradeScale
 
-__all__ = ["evaluate", "evaluate_with", "plan_and_measure", "result_of", "summarised"]
+__all__ = ["evaluate", "evaluate_with", "plan_and_measure"]
 
 
 def evaluate(
@@ -237,6 +237,18 @@ def evaluate(
     options = EvaluateOptions(**{name: given[name] for name in EvaluateOptions.option_names()})
     if ks is not None:  # "official" first: its measures are the ones to cut
         metrics = expand_cutoffs(_with_official(metrics, labels), ks)
+    if labels is not None and _one_run_in_memory(runs):
+        # Labels prepared as an Evaluator prepares them: the run can then be measured
+        # in one collect. A run that needs a whole plan is planned below, as always.
+        check_resampling(confidence, n_resamples, seed)
+        parsed = parse_metrics(_with_official(metrics, labels))
+        prepared = PreparedEvaluation.of(labels, parsed, options)
+        if prepared is not None:
+            result = prepared.evaluate(
+                runs, names, confidence=confidence, n_resamples=n_resamples, seed=seed
+            )
+            if result is not None:
+                return result
     return evaluate_with(
         runs,
         labels,
@@ -266,6 +278,19 @@ def evaluate_with(
         runs, labels, parse_metrics(_with_official(metrics, labels)), options, progress=progress
     )
     return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+
+def _one_run_in_memory(runs: object) -> bool:
+    """Whether ``runs`` is one run held in memory: a ranx-style dict or an eager frame."""
+    if isinstance(runs, pl.DataFrame):
+        return True
+    if isinstance(runs, Mapping):
+        return looks_like_ranx(runs)
+    kind = type(runs)  # pandas and pyarrow are not imported to ask
+    return (kind.__module__.split(".")[0], kind.__name__) in _FRAMES_IN_MEMORY
+
+
+_FRAMES_IN_MEMORY = {("pandas", "DataFrame"), ("pyarrow", "Table")}
 
 
 def _with_official(
@@ -392,53 +417,3 @@ def measure(
             progress(plan.buckets, plan.buckets, "buckets")
         return finish(plan, merge_partial_results(parts, occupied))
     return finish(plan, merge_partial_results(parts))
-
-
-def result_of(
-    plan: EvaluationPlan,
-    collected: Collected,
-    *,
-    confidence: float | None,
-    n_resamples: int,
-    seed: int,
-) -> EvaluationResult:
-    """Turn the finished frames into the tidy per-query result and its summary."""
-    frame = collected.scored.lazy().join(collected.stats.lazy(), on="query_id", how="left")
-    per_query = tidy(frame, plan.metrics, plan.values, collected.config["systems"])
-    return summarised(
-        plan,
-        per_query,
-        collected.query_counts,
-        collected.config,
-        confidence=confidence,
-        n_resamples=n_resamples,
-        seed=seed,
-    )
-
-
-def summarised(
-    plan: EvaluationPlan,
-    per_query: pl.DataFrame,
-    query_counts: pl.DataFrame,
-    config: dict[str, Any],
-    *,
-    confidence: float | None,
-    n_resamples: int,
-    seed: int,
-) -> EvaluationResult:
-    """Return the result of a tidy per-query frame: it with its summary, counts, config."""
-    summary = summarise_means(
-        per_query,
-        ["metric"],
-        confidence=confidence,
-        n_resamples=n_resamples,
-        seed=seed,
-        geometric=geometric_metrics(plan.metrics),
-    )
-    return EvaluationResult(
-        per_query=per_query,
-        summary=summary,
-        query_counts=query_counts,
-        config=config,
-        text_match=plan.text_match,
-    )

@@ -17,20 +17,11 @@ import polars as pl
 from rankset._typing import IntoLabels, IntoRun
 from rankset._validation import check_resampling
 from rankset.errors import ParameterError
-from rankset.evaluation._evaluate import evaluate_with, result_of, summarised
-from rankset.evaluation._fused import FusedPlan, FusedValues
-from rankset.evaluation._kernel import (
-    Collected,
-    PreparedLabels,
-    describe,
-    finish,
-    measure_queries,
-    prepare_labels,
-)
+from rankset.evaluation._evaluate import evaluate_with
 from rankset.evaluation._options import DEFAULT_METRICS, EvaluateOptions
-from rankset.evaluation._plan import EvaluationPlan, plan_labels, with_runs
-from rankset.evaluation._query_policy import count_queries, query_counts_table
-from rankset.evaluation._result import EvaluationResult, tidy
+from rankset.evaluation._plan import EvaluationPlan
+from rankset.evaluation._prepared import PreparedEvaluation
+from rankset.evaluation._result import EvaluationResult
 from rankset.measures import Metric, parse_metrics
 
 __all__ = ["Evaluator"]
@@ -92,12 +83,7 @@ class Evaluator:
         self._options = EvaluateOptions.from_kwargs(options, "Evaluator")
         self._metrics = parse_metrics(metrics)
         self._labels = labels
-        self._plan = plan_labels(labels, self._metrics, self._options)
-        self._prepared: PreparedLabels | None = None
-        self._fused: FusedPlan | None = None
-        if self._plan is not None:
-            self._prepared = prepare_labels(self._plan)
-            self._fused = FusedPlan.prepare(self._plan, self._prepared)
+        self._prepared = PreparedEvaluation.of(labels, self._metrics, self._options)
 
     @property
     def metrics(self) -> list[str]:
@@ -126,26 +112,22 @@ class Evaluator:
             (``confidence=None`` skips them).
         """
         check_resampling(confidence, n_resamples, seed)
-        plan = self._plan_for(runs, names)
-        fused = None if plan is None or self._fused is None else self._fused.measure(plan)
-        if plan is not None and fused is not None:
-            return _fused_result(
-                plan, fused, confidence=confidence, n_resamples=n_resamples, seed=seed
+        if self._prepared is not None:
+            result = self._prepared.evaluate(
+                runs, names, confidence=confidence, n_resamples=n_resamples, seed=seed
             )
-        measured = self._measure(plan)
-        if measured is None:
-            options = self._options if names is None else self._options.replace(names=names)
-            return evaluate_with(
-                runs,
-                self._labels,
-                self._metrics,
-                options,
-                confidence=confidence,
-                n_resamples=n_resamples,
-                seed=seed,
-            )
-        plan, collected = measured
-        return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
+            if result is not None:
+                return result
+        options = self._options if names is None else self._options.replace(names=names)
+        return evaluate_with(
+            runs,
+            self._labels,
+            self._metrics,
+            options,
+            confidence=confidence,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
 
     def values(self, run: IntoRun) -> dict[str, dict[str, float | None]]:
         """Per-query values of one system's run, in pytrec_eval's nested shape.
@@ -159,35 +141,25 @@ class Evaluator:
         ParameterError
             When the run holds several systems.
         """
-        plan = self._plan_for(run, None)
-        fused = None if plan is None or self._fused is None else self._fused.measure(plan)
-        wide = None if fused is None else fused.values
-        if wide is None:
-            if plan is None:
-                wide = self.evaluate(run, confidence=None).wide().sort("query_id")
+        prepared = self._prepared
+        plan = None if prepared is None else prepared.with_runs(run, None)
+        if prepared is None or plan is None:
+            wide = self.evaluate(run, confidence=None).wide().sort("query_id")
+        else:
+            fused = prepared.fused_values(plan)  # one system's run, when it takes it
+            if fused is not None:
+                wide = fused.values
             else:
-                collected = finish(plan, measure_queries(plan, None, prepared=self._prepared))
+                collected = prepared.collected(plan)
                 wide = _values(plan, collected.scored, collected.stats)
-            if wide["system"].n_unique() > 1:
-                msg = "Evaluator.values() takes one system's run; use evaluate() for several."
-                raise ParameterError(msg)
+        if "system" in wide.columns and wide["system"].n_unique() > 1:
+            msg = "Evaluator.values() takes one system's run; use evaluate() for several."
+            raise ParameterError(msg)
         names = self.metrics
         return {
             row[0]: dict(zip(names, row[1:], strict=True))
             for row in wide.select("query_id", *names).iter_rows()
         }
-
-    def _measure(self, plan: EvaluationPlan | None) -> tuple[EvaluationPlan, Collected] | None:
-        """Measure the runs against the prepared labels; None when they need a whole plan."""
-        if plan is None:
-            return None
-        return plan, finish(plan, measure_queries(plan, None, prepared=self._prepared))
-
-    def _plan_for(self, runs: Any, names: Sequence[str] | None) -> EvaluationPlan | None:
-        """Return the prepared plan with these runs; None when they need a whole plan."""
-        if self._plan is None or self._prepared is None:
-            return None
-        return with_runs(self._plan, runs, names)
 
     def __repr__(self) -> str:
         return f"Evaluator(metrics={self.metrics!r}, prepared={self._prepared is not None})"
@@ -201,37 +173,4 @@ def _values(plan: EvaluationPlan, scored: pl.DataFrame, stats: pl.DataFrame) -> 
         .select("system", "query_id", *plan.value_columns())
         .sort("query_id", maintain_order=True)
         .collect(engine="in-memory")
-    )
-
-
-def _fused_result(
-    plan: EvaluationPlan,
-    fused: FusedValues,
-    *,
-    confidence: float | None,
-    n_resamples: int,
-    seed: int,
-) -> EvaluationResult:
-    """Return :meth:`Evaluator.evaluate`'s result of one run measured by the fused plan."""
-    systems = [fused.system]
-    names = [metric.name for metric in plan.metrics]
-    wide = fused.values.lazy().with_columns(system=pl.lit(fused.system, dtype=pl.String))
-    per_query = tidy(wide, plan.metrics, {name: pl.col(name) for name in names}, systems)
-    answered = pl.LazyFrame(
-        {
-            "system": systems,
-            "n_answered": [fused.n_answered],
-            "n_run_queries_without_labels": [fused.n_run_queries_without_labels],
-        }
-    )
-    missing = plan.options.missing
-    counts = count_queries(answered, fused.n_label_queries, missing).collect(engine="in-memory")
-    return summarised(
-        plan,
-        per_query,
-        query_counts_table(counts, missing),
-        describe(plan, systems),
-        confidence=confidence,
-        n_resamples=n_resamples,
-        seed=seed,
     )

@@ -19,11 +19,11 @@ from rankset import io as rio
 from rankset._typing import IntoLabels, IntoRun, Source
 from rankset._validation import check_resampling
 from rankset.errors import ParameterError
-from rankset.evaluation._evaluate import result_of
 from rankset.evaluation._kernel import PartialResult, measure_queries, merge_partial_results
 from rankset.evaluation._kernel import finish as finish_measured
 from rankset.evaluation._options import DEFAULT_METRICS, EvaluateOptions
 from rankset.evaluation._plan import EvaluationPlan, plan_evaluation_inputs
+from rankset.evaluation._prepared import result_of
 from rankset.evaluation._rag_inputs import answer_positions, answer_rows, pool_tier_counts
 from rankset.evaluation._result import EvaluationResult
 from rankset.evaluation._runs import RunPart, Runs

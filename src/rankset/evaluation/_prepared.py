@@ -1,0 +1,176 @@
+"""Labels prepared once, runs measured against them; measured frames made a result.
+
+:class:`~rankset.evaluation.Evaluator` keeps a :class:`PreparedEvaluation` for its
+life; :func:`rankset.evaluate` makes one for a single run held in memory (a dict or a
+frame), whose labels it would otherwise read in the same steps. A run is measured in
+one collect when the fused plan takes it (:mod:`rankset.evaluation._fused`), else by
+the general kernel on the prepared labels; either way the result is bit-identical to
+the whole plan's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from rankset.evaluation._fused import FusedPlan, FusedValues
+from rankset.evaluation._kernel import (
+    Collected,
+    PreparedLabels,
+    describe,
+    finish,
+    measure_queries,
+    prepare_labels,
+)
+from rankset.evaluation._options import EvaluateOptions
+from rankset.evaluation._plan import EvaluationPlan, plan_labels, with_runs
+from rankset.evaluation._query_policy import count_queries, query_counts_table
+from rankset.evaluation._result import EvaluationResult, tidy
+from rankset.evaluation._summary import summarise_means
+from rankset.measures import Metric, geometric_metrics
+
+__all__ = ["PreparedEvaluation", "result_of"]
+
+
+@dataclass(frozen=True)
+class PreparedEvaluation:
+    """What runs are measured with: the plan settled on the labels, the labels summarised.
+
+    ``fused`` is the one-collect plan, or None when the options rule it out.
+    """
+
+    plan: EvaluationPlan
+    labels: PreparedLabels
+    fused: FusedPlan | None
+
+    @classmethod
+    def of(
+        cls, labels: Any, metrics: list[Metric], options: EvaluateOptions
+    ) -> PreparedEvaluation | None:
+        """Read, check and summarise the labels; None when only a whole plan will do.
+
+        Raises the labels' errors, as :func:`rankset.evaluate` does.
+        """
+        plan = plan_labels(labels, metrics, options)
+        if plan is None:
+            return None
+        prepared = prepare_labels(plan)
+        return cls(plan, prepared, FusedPlan.prepare(plan, prepared))
+
+    def with_runs(self, runs: Any, names: Any) -> EvaluationPlan | None:
+        """Return the plan with these runs read and named; None when they need a whole plan."""
+        return with_runs(self.plan, runs, names)
+
+    def fused_values(self, plan: EvaluationPlan) -> FusedValues | None:
+        """Measure ``plan``'s run in one collect; None when the fused plan does not take it."""
+        return None if self.fused is None else self.fused.measure(plan)
+
+    def collected(self, plan: EvaluationPlan) -> Collected:
+        """Measure ``plan``'s runs with the general kernel on the prepared labels."""
+        return finish(plan, measure_queries(plan, None, prepared=self.labels))
+
+    def evaluate(
+        self,
+        runs: Any,
+        names: Any,
+        *,
+        confidence: float | None,
+        n_resamples: int,
+        seed: int,
+    ) -> EvaluationResult | None:
+        """Evaluate runs against the prepared labels; None when they need a whole plan."""
+        plan = self.with_runs(runs, names)
+        if plan is None:
+            return None
+        fused = self.fused_values(plan)
+        if fused is not None:
+            return fused_result(
+                plan, fused, confidence=confidence, n_resamples=n_resamples, seed=seed
+            )
+        collected = self.collected(plan)
+        return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+
+def result_of(
+    plan: EvaluationPlan,
+    collected: Collected,
+    *,
+    confidence: float | None,
+    n_resamples: int,
+    seed: int,
+) -> EvaluationResult:
+    """Turn the finished frames into the tidy per-query result and its summary."""
+    frame = collected.scored.lazy().join(collected.stats.lazy(), on="query_id", how="left")
+    per_query = tidy(frame, plan.metrics, plan.values, collected.config["systems"])
+    return _summarised(
+        plan,
+        per_query,
+        collected.query_counts,
+        collected.config,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+
+
+def fused_result(
+    plan: EvaluationPlan,
+    fused: FusedValues,
+    *,
+    confidence: float | None,
+    n_resamples: int,
+    seed: int,
+) -> EvaluationResult:
+    """Return the result of one run measured by the fused plan (its values, by query)."""
+    systems = [fused.system]
+    names = [metric.name for metric in plan.metrics]
+    wide = fused.values.lazy().with_columns(system=pl.lit(fused.system, dtype=pl.String))
+    per_query = tidy(wide, plan.metrics, {name: pl.col(name) for name in names}, systems)
+    answered = pl.LazyFrame(
+        {
+            "system": systems,
+            "n_answered": [fused.n_answered],
+            "n_run_queries_without_labels": [fused.n_run_queries_without_labels],
+        }
+    )
+    missing = plan.options.missing
+    counts = count_queries(answered, fused.n_label_queries, missing).collect(engine="in-memory")
+    return _summarised(
+        plan,
+        per_query,
+        query_counts_table(counts, missing),
+        describe(plan, systems),
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+
+
+def _summarised(
+    plan: EvaluationPlan,
+    per_query: pl.DataFrame,
+    query_counts: pl.DataFrame,
+    config: dict[str, Any],
+    *,
+    confidence: float | None,
+    n_resamples: int,
+    seed: int,
+) -> EvaluationResult:
+    """Return the result of a tidy per-query frame: it with its summary, counts, config."""
+    summary = summarise_means(
+        per_query,
+        ["metric"],
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+        geometric=geometric_metrics(plan.metrics),
+    )
+    return EvaluationResult(
+        per_query=per_query,
+        summary=summary,
+        query_counts=query_counts,
+        config=config,
+        text_match=plan.text_match,
+    )
