@@ -36,6 +36,7 @@ __all__ = [
     "check_cutoffs",
     "duplicate_docs",
     "duplicate_labels",
+    "label_problem_counts",
     "normalize_cutoffs",
     "normalize_labels",
     "normalize_run",
@@ -362,21 +363,36 @@ def raise_on_bad_labels(labels: pl.DataFrame, source: str) -> None:
     ...
     rankset.errors.SchemaError: qrels.txt: 1 label row(s) have an empty doc_id (first: row 2, ...
     """
-    problems = {
-        **id_problems("query_id"),
-        **id_problems("doc_id"),
-        **number_problems("grade", "grade"),
-    }
-    counts = labels.select(count_problems(problems)).row(0, named=True)
+    counts = label_problem_counts(labels.lazy()).collect().row(0, named=True)
     advice = "every label needs a query id, a document id and a finite grade."
     raise_on_bad_rows(
         labels.select("query_id", "doc_id", "grade"),
-        problems,
+        _label_problems(),
         counts,
         source=source,
         what="label",
         advice=advice,
     )
+
+
+def label_problem_counts(labels: pl.LazyFrame) -> pl.LazyFrame:
+    """One row counting the label rows with each problem :func:`raise_on_bad_labels` names.
+
+    Examples
+    --------
+    >>> labels = pl.LazyFrame({"query_id": ["q1"], "doc_id": [""], "grade": [1.0]})
+    >>> sum(label_problem_counts(labels).collect().row(0))
+    1
+    """
+    return labels.select(count_problems(_label_problems()))
+
+
+def _label_problems() -> dict[str, pl.Expr]:
+    return {
+        **id_problems("query_id"),
+        **id_problems("doc_id"),
+        **number_problems("grade", "grade"),
+    }
 
 
 def duplicate_labels(labels: pl.LazyFrame) -> pl.LazyFrame:

@@ -288,3 +288,21 @@ def test_rankset_evaluate_plans_other_inputs_whole(kernel: _KernelCalls) -> None
     assert kernel.count == 1
     assert_frame_equal(lazy.per_query, want.per_query, check_exact=True)
     assert several.systems == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    "second",
+    [("q", "d2", math.nan), ("q", "", 1.0), ("q", "d1", 2.0)],
+    ids=["nan-grade", "empty-doc-id", "labelled-twice"],
+)
+def test_labels_prepared_at_once_raise_the_whole_plans_error(second: tuple[Any, ...]) -> None:
+    labels = pl.DataFrame(
+        [("q", "d1", 1.0), second], schema=["query_id", "doc_id", "grade"], orient="row"
+    )
+    run = {"q": {"d1": 1.0, "d2": 0.5}}
+    with pytest.raises(SchemaError) as whole:
+        _general(run, labels, ["ap"])
+    for prepare in (lambda: Evaluator(labels, ["ap"]), lambda: rankset.evaluate(run, labels, "ap")):
+        with pytest.raises(SchemaError) as prepared:
+            prepare()
+        assert str(prepared.value) == str(whole.value)

@@ -40,6 +40,7 @@ from rankset.measures.scales import check_grades_in_scale
 from rankset.schema import (
     check_cutoffs,
     duplicate_labels,
+    label_problem_counts,
     normalize_labels,
     raise_on_bad_labels,
     raise_on_duplicate_labels,
@@ -191,6 +192,9 @@ def prepare_labels(plan: EvaluationPlan) -> PreparedLabels:
     The same steps :func:`measure_queries` takes on the labels, in one collect: the
     checks (ids, grades, duplicates, cutoffs, the grade scale) raise the same errors.
     """
+    at_once = _prepared_at_once(plan)
+    if at_once is not None:
+        return at_once
     label_side = _label_side(plan, plan.labels)
     label_frame, pairs, *rest = pl.collect_all(
         [plan.labels, _label_pairs(plan.labels), *label_side.values()], engine=SMALL_ENGINE
@@ -200,6 +204,32 @@ def prepare_labels(plan: EvaluationPlan) -> PreparedLabels:
         plan, plan.labels, label_frame, pairs, extra
     )
     return PreparedLabels(label_frame, label_rows, query_stats.collect(engine=SMALL_ENGINE))
+
+
+def _prepared_at_once(plan: EvaluationPlan) -> PreparedLabels | None:
+    """Prepare labels without cutoffs or grade tiers in one collect, checks included.
+
+    Optimistic: the labels' problem counts and distinct pairs are collected with their
+    statistics; when either finds something (or Polars raises), None, and the step by
+    step preparation raises the error it always did.
+    """
+    if plan.cutoffs is not None or plan.features.uses_tiers:
+        return None
+    features, labels = plan.features, plan.labels
+    ordered = labels.sort("query_id", "doc_id", maintain_order=True)
+    k = plan.options.k or plan.options.default_k
+    stats = _label_statistics(features, _label_rows(features, ordered, None, k))
+    try:
+        frame, problems, pairs, stats_frame = pl.collect_all(
+            [ordered, label_problem_counts(labels), _label_pairs(labels), stats],
+            engine=SMALL_ENGINE,
+        )
+    except pl.exceptions.PolarsError:
+        return None
+    rows, distinct = pairs.row(0)
+    if any(problems.row(0)) or distinct != rows:
+        return None
+    return PreparedLabels(frame, _label_rows(features, frame.lazy(), None, k), stats_frame)
 
 
 def _label_side(plan: EvaluationPlan, labels: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
