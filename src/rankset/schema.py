@@ -40,6 +40,7 @@ __all__ = [
     "normalize_cutoffs",
     "normalize_labels",
     "normalize_run",
+    "position_in_ranking",
     "raise_on_bad_labels",
     "raise_on_bad_rows",
     "raise_on_duplicate_docs",
@@ -139,8 +140,22 @@ def normalize_run(
         return run.with_columns(pos=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(RUN_KEY))
     # A rank within each ranking needs no global sort, and the streaming engine runs it
     # natively; equal (score, doc id) pairs only occur with duplicates, an error here.
-    position = pl.struct(first.alias("key"), "doc_id").rank("ordinal", descending=True)
-    return run.with_columns(pos=position.over(RUN_KEY).cast(pl.Int64))
+    return run.with_columns(pos=position_in_ranking(first).over(RUN_KEY).cast(pl.Int64))
+
+
+def position_in_ranking(key: pl.Expr) -> pl.Expr:
+    """Return each row's position (from 1) by ``key`` descending, ties to the larger doc id.
+
+    ``key`` is :func:`cast_run`'s ordering key. The expression ranks the rows it is
+    given: call ``.over(...)`` with the columns that tell the rankings apart.
+
+    Examples
+    --------
+    >>> run = pl.DataFrame({"doc_id": ["a", "b", "c"], "score": [1.0, 2.0, 1.0]})
+    >>> run.select(pos=position_in_ranking(pl.col("score")))["pos"].to_list()
+    [3, 1, 2]
+    """
+    return pl.struct(key.alias("key"), "doc_id").rank("ordinal", descending=True)
 
 
 def cast_run(

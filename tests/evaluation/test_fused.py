@@ -19,6 +19,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import rankset
+from rankset import io as rio
 from rankset.errors import ParameterError, RanksetWarning, SchemaError
 from rankset.evaluation import Evaluator, _prepared
 from rankset.evaluation._evaluate import evaluate_with
@@ -306,3 +307,23 @@ def test_labels_prepared_at_once_raise_the_whole_plans_error(second: tuple[Any, 
         with pytest.raises(SchemaError) as prepared:
             prepare()
         assert str(prepared.value) == str(whole.value)
+
+
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+def test_a_large_dict_is_ranked_by_its_ranking_numbers(kernel: _KernelCalls, missing: str) -> None:
+    # past 2,000 rows the dict reader numbers each row's ranking, which the plan ranks by
+    run, qrels = _ties(9, queries=240)
+    run["q005"] = {}  # an empty ranking leaves a gap in the numbers
+    assert sum(map(len, run.values())) > 2_000
+    read = rio.read(run, kind="run")
+    numbers = read.ranking_numbers
+    assert numbers is not None
+    assert numbers.is_sorted()
+    assert read.run is not None
+    assert numbers.len() == read.run.collect().height
+    metrics = _classic_metrics()
+    evaluator = Evaluator(qrels, metrics, missing=missing, scale="trec_dl")
+    got = evaluator.values(run)
+    assert kernel.count == 0
+    assert got == _reference(run, qrels, metrics, missing=missing, scale="trec_dl")
+    assert got.keys() == {q for q in qrels if missing == "zero" or run.get(q)}

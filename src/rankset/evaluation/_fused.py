@@ -30,10 +30,12 @@ from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._runs import RunPart
 from rankset.io import count_problems, id_problems
 from rankset.measures import GROUP, NUM_RET, QUERY_K
+from rankset.schema import position_in_ranking
 
 __all__ = ["FusedPlan", "FusedValues"]
 
 _SYSTEM = "_system"
+_RANKING = "_ranking"
 _LABELLED = "_labelled"
 _UNLABELLED = "_unlabelled"
 # The frames are in memory and every step is needed: the optimizer's passes over the
@@ -139,26 +141,39 @@ class FusedPlan:
         return FusedValues(values, system, labelled, unlabelled, self.stats.height)
 
     def _values(self, plan: EvaluationPlan, part: RunPart) -> pl.LazyFrame:
-        """Plan the values of one system's run: the kernel's steps, in one query."""
+        """Plan the values of one system's run: the kernel's steps, in one query.
+
+        Rankings are told apart by their ids, or by the number of each row's ranking
+        when the reader gives it (a large dict): a sorted integer is quicker to
+        partition, sort and group by than two strings.
+        """
         features = plan.features
-        numbered = plan.runs.numbered(part).select(*GROUP, "doc_id", "pos")
-        # In (query, position) order: every aggregation adds its rows in rank order.
+        length = pl.len().cast(pl.Float64).alias(NUM_RET)
+        if part.ranking_numbers is None:
+            group = list(GROUP)
+            numbered = plan.runs.numbered(part).select(*GROUP, "doc_id", "pos")
+            lengths = part.rows(None).group_by(group).agg(length)
+        else:
+            group = [_RANKING]
+            cast, key = plan.runs.cast(part, None)
+            cast = cast.with_columns(pl.lit(part.ranking_numbers).alias(_RANKING))
+            position = position_in_ranking(key).over(_RANKING).cast(pl.Int64).alias("pos")
+            numbered = cast.select(_RANKING, *GROUP, "doc_id", position)
+            lengths = cast.group_by(group).agg(pl.col("query_id").first(), length)
+        # In (ranking, position) order: every aggregation adds its rows in rank order.
         rows = numbered.join(self.labels.lazy(), on=["query_id", "doc_id"]).sort(
-            *GROUP, "pos", maintain_order=True
+            *group, "pos", maintain_order=True
         )
         for expr in features.row_columns.values():
             rows = rows.with_columns(expr)
-        aggregated = rows.group_by(list(GROUP)).agg(features.aggregations.values())
-        lengths = (
-            part.rows(None).group_by(list(GROUP)).agg(pl.len().cast(pl.Float64).alias(NUM_RET))
-        )
+        aggregated = rows.group_by(group).agg(features.aggregations.values())
         stats = self.stats.lazy()
         if plan.options.missing == "zero":  # every labelled query, answered or not
             scored = stats.join(lengths, on="query_id", how="left", maintain_order="left")
         else:  # the labelled queries the run answers
             scored = lengths.join(stats, on="query_id", maintain_order="left")
         return (
-            scored.join(aggregated, on=list(GROUP), how="left", maintain_order="left")
+            scored.join(aggregated, on=group, how="left", maintain_order="left")
             .with_columns(self.fills)
             .select("query_id", *([QUERY_K] if features.uses_query_k else []), *self.values)
             .sort("query_id", maintain_order=True)

@@ -250,6 +250,7 @@ def _run_part(
         scan=item.parsed.scan,
         rows_checked=item.parsed.rows_checked,
         unique_docs=item.parsed.unique_docs,
+        ranking_numbers=item.parsed.ranking_numbers,
     )
 
 
@@ -338,7 +339,7 @@ def cut_runs(
             ranked.append(frame.select("system", "query_id").unique())
             judged = labels.filter(pl.col("grade") >= 0).select("query_id", "doc_id").unique()
             frame = frame.join(judged, on=["query_id", "doc_id"], how="semi")
-        parts.append(dataclasses.replace(part, frame=frame, row_order="any"))
+        parts.append(dataclasses.replace(part, frame=frame, row_order="any", ranking_numbers=None))
     answered = pl.concat(ranked).collect() if ranked else None
     return dataclasses.replace(runs, inputs=parts), answered
 

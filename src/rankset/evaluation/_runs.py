@@ -111,6 +111,9 @@ class RunPart:
     scan: TextScan | None = None  # a TREC file scanned lazily, on assumptions to verify
     rows_checked: bool = False  # its reader applied the id rules to every row already
     unique_docs: bool = False  # its reader rules out a document twice in a ranking
+    # Each row's ranking as a sorted integer, when its reader knows it (a large dict);
+    # aligned with ``frame``'s rows, so whatever drops rows sets it to None.
+    ranking_numbers: pl.Series | None = None
     # With ignore_identical_ids: the rows before those were dropped (``frame`` is
     # filtered), read in the same pass to count the rows dropped (:meth:`identical_rows`).
     unfiltered: pl.LazyFrame | None = None
@@ -185,6 +188,7 @@ class Runs:
             dataclasses.replace(
                 part,
                 frame=part.frame.filter(~identical_ids()),
+                ranking_numbers=None,
                 unfiltered=part.frame if part.unfiltered is None else part.unfiltered,
             )
             for part in self.inputs

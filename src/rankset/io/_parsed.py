@@ -312,6 +312,9 @@ class ParsedInput:
         text keys of a ``{qid: {doc: score}}`` dict), so no duplicate check is needed.
     rows_in_memory
         For a frame (or dict) given in memory: its row count, known without a pass.
+    ranking_numbers
+        For a run the reader built ranking by ranking (a large dict): each row's ranking
+        as an integer (0, 1, ...), in row order, flagged sorted; None when not known.
     scale
         The grade scale (a preset name) the source documents for its labels, used when
         the caller sets none: ir_datasets' relevance definitions (``trec_dl`` for TREC
@@ -339,6 +342,7 @@ class ParsedInput:
     rows_checked: bool = False  # the reader applied the id rules to every run row
     unique_docs: bool = False  # no document twice in a ranking, by the source's shape
     rows_in_memory: int | None = None  # the row count of a frame given in memory
+    ranking_numbers: pl.Series | None = None  # each row's ranking, when the reader knows it
     scale: str | None = None  # the grade scale the source documents (ir_datasets)
 
 

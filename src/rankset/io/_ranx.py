@@ -35,12 +35,12 @@ def parse_ranx(mapping: Mapping[Any, Any], name: str, stem: str | None, kind: Ki
             "pass kind='run' or kind='labels' (or call scan_run / scan_labels)"
         )
         raise InputFormatError(msg)
-    columns = _flat_columns(mapping)
+    flat = _flat_columns(mapping)
     # Text keys of one dict are distinct: no document twice in a ranking. Integer keys
     # (read row by row) could collide with text ones ("1" and 1).
-    unique_docs = columns is not None
-    if columns is None:  # ids that are not text, numpy numbers, a bad value: row by row
-        columns = _checked_columns(mapping, name, kind)
+    unique_docs = flat is not None
+    ranking_numbers = None if flat is None else flat[1]
+    columns = _checked_columns(mapping, name, kind) if flat is None else flat[0]
     query_ids, doc_ids, values = columns
     ids = {"query_id": query_ids, "doc_id": doc_ids}
     if kind == "labels":
@@ -67,19 +67,22 @@ def parse_ranx(mapping: Mapping[Any, Any], name: str, stem: str | None, kind: Ki
         profile=profile,
         unique_docs=unique_docs,
         rows_in_memory=run.height,
+        ranking_numbers=ranking_numbers,
     )
 
 
 _Columns = tuple[pl.Series | list[str], pl.Series | list[str], pl.Series | list[float]]
 
 
-def _flat_columns(mapping: Mapping[Any, Any]) -> _Columns | None:
+def _flat_columns(mapping: Mapping[Any, Any]) -> tuple[_Columns, pl.Series | None] | None:
     """Return the three columns without a Python step per row, or None to go row by row.
 
     The common shape (text ids, ``dict`` values, numbers) is flattened with list
     extensions and checked by the column constructors; anything else (integer ids, a
     mapping that is not a ``dict``, an entry to report) is left to the row-by-row
-    reader, which gives the same frame or names the offending entry.
+    reader, which gives the same frame or names the offending entry. Beside the
+    columns: past :data:`_SMALL` rows, each row's query number (sorted), which the
+    query ids are gathered by; None below.
     """
     doc_ids: list[Any] = []
     values: list[Any] = []
@@ -97,14 +100,14 @@ def _flat_columns(mapping: Mapping[Any, Any]) -> _Columns | None:
         return None
     if len(values) <= _SMALL:  # a list is quicker than Polars' fixed costs
         query_ids = [query for query, docs in mapping.items() for _ in range(len(docs))]
-        return pl.Series("query_id", query_ids, dtype=pl.String), doc_series, value_series
+        query_series = pl.Series("query_id", query_ids, dtype=pl.String)
+        return (query_series, doc_series, value_series), None
     # Each query id once, repeated by its document count.
     counts = pl.Series([len(docs) for docs in mapping.values()], dtype=pl.UInt32)
     repeats = pl.int_range(len(counts), dtype=pl.UInt32, eager=True).repeat_by(counts)
-    query_series = pl.Series("query_id", list(mapping), dtype=pl.String).gather(
-        repeats.explode(empty_as_null=False)
-    )
-    return query_series, doc_series, value_series
+    numbers = repeats.explode(empty_as_null=False).set_sorted()
+    query_series = pl.Series("query_id", list(mapping), dtype=pl.String).gather(numbers)
+    return (query_series, doc_series, value_series), numbers
 
 
 # Up to this many rows, the query ids are repeated and the values' types read in Python.
