@@ -22,11 +22,10 @@ from rankset._typing import (
     ScorePrecision,
 )
 from rankset.errors import ParameterError, SchemaError
-from rankset.evaluation._pass import PEEK_ROWS, first_rows_order
+from rankset.evaluation._pass import PEEK_ROWS
 from rankset.evaluation._runs import RowOrder, RunPart, Runs, collect_frames
 from rankset.io import ParsedInput, looks_like_ranx
 from rankset.schema import (
-    cast_run,
     duplicate_docs,
     normalize_cutoffs,
     raise_on_duplicate_docs,
@@ -231,14 +230,12 @@ def _run_part(
         item.parsed.scan is not None
         or scores_present(profile["n_scores"], profile["n_rows"], item.parsed.source)
     )
-    row_order: RowOrder = "any"  # keep_best drops copies while ranking: rank it
+    row_order: RowOrder | None = "any"  # keep_best drops copies while ranking: rank it
     # A run its reader sized (a dict) no longer than the peek is ranked: looking at its
-    # order would cost as much as ranking it.
+    # order would cost as much as ranking it. Else the pass looks at its first rows.
     short = item.parsed.profile is not None and profile["n_rows"] <= PEEK_ROWS
     if duplicates == "error" and not short:
-        row_order = _first_rows_order(
-            item, frame, literal, order=order, has_scores=has_scores, precision=score_precision
-        )
+        row_order = None
     return RunPart(
         frame,
         item.parsed.source,
@@ -251,32 +248,6 @@ def _run_part(
         rows_checked=item.parsed.rows_checked,
         unique_docs=item.parsed.unique_docs,
         ranking_numbers=item.parsed.ranking_numbers,
-    )
-
-
-def _first_rows_order(
-    item: RunInput,
-    frame: pl.LazyFrame,
-    literal: str | None,
-    *,
-    order: OrderPolicy,
-    has_scores: bool,
-    precision: ScorePrecision,
-) -> RowOrder:
-    """Return the order a run's first rows come in (``literal``: the run's one system)."""
-    # A scanned file's first lines were parsed already; other inputs show their head.
-    first_rows = frame
-    if item.parsed.scan is not None:
-        first_rows = item.parsed.scan.head.lazy().with_columns(system=pl.lit(literal))
-    return first_rows_order(
-        *cast_run(
-            first_rows,
-            source=item.parsed.source,
-            order=order,
-            has_scores=has_scores,
-            score_precision=precision,
-        ),
-        one_system=literal is not None,
     )
 
 

@@ -51,7 +51,7 @@ from rankset.evaluation._runs import (
 )
 from rankset.io import TextScan, count_problems, id_problems, number_problems, score_problems
 from rankset.measures import GROUP, NUM_RET
-from rankset.schema import duplicate_docs, raise_on_bad_rows, raise_on_duplicate_docs
+from rankset.schema import cast_run, duplicate_docs, raise_on_bad_rows, raise_on_duplicate_docs
 
 __all__ = [
     "PEEK_ROWS",
@@ -374,9 +374,24 @@ def _count_greater_tied_documents(hits: pl.DataFrame, mates: pl.DataFrame) -> pl
     )
 
 
-def first_rows_order(frame: pl.LazyFrame, key: pl.Expr, *, one_system: bool) -> RowOrder:
-    """Return how a run's first :data:`PEEK_ROWS` rows are arranged (:data:`RowOrder`)."""
-    head = _keyed(frame.head(PEEK_ROWS), key)
+def first_rows_order(runs: Runs, part: RunPart) -> RowOrder:
+    """Return how a run's first :data:`PEEK_ROWS` rows are arranged (:data:`RowOrder`).
+
+    Looked at when a pass first needs it (:attr:`RunPart.row_order` is None until
+    then): a run measured in one collect (:mod:`rankset.evaluation._fused`) never is.
+    """
+    first_rows = part.frame
+    if part.scan is not None:  # a scanned file's first lines were parsed already
+        first_rows = part.scan.head.lazy().with_columns(system=pl.lit(part.name))
+    cast_rows, key = cast_run(
+        first_rows,
+        source=part.source,
+        order=runs.order,
+        has_scores=part.has_scores,
+        score_precision=runs.score_precision,
+    )
+    one_system = part.name is not None
+    head = _keyed(cast_rows.head(PEEK_ROWS), key)
     # Shuffled lines start a new block almost every row, each block trivially in order:
     # a ranking met again after another's rows already rules out the ordered numberings.
     blocks = (~_same_ranking_as_previous_row(one_system)).sum()
@@ -424,7 +439,12 @@ def measure_pass(
     """
     # keep_best numbers while it drops copies: only the ranked numbering does that
     tried: list[RowOrder] = [
-        part.row_order if runs.duplicates == "error" else "any" for part in runs.inputs
+        "any"
+        if runs.duplicates != "error"
+        else first_rows_order(runs, part)
+        if part.row_order is None
+        else part.row_order
+        for part in runs.inputs
     ]
     planned = [
         _pass_frames(order, runs, part, labels, bucket)

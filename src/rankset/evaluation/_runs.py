@@ -107,7 +107,9 @@ class RunPart:
     dataset_buckets: int | None  # set for a rankset.partition dataset (bucket column)
     profile: dict[str, Any] | None = None  # tags (up to two), n_scores, n_rows
     name: str | None = None  # the system name of every row; None: from the system column
-    row_order: RowOrder = "any"  # the order its first rows showed: the numbering to try
+    # The order its first rows show, the numbering to try; None: not looked at yet
+    # (:func:`rankset.evaluation._pass.first_rows_order` looks when a pass needs it).
+    row_order: RowOrder | None = "any"
     scan: TextScan | None = None  # a TREC file scanned lazily, on assumptions to verify
     rows_checked: bool = False  # its reader applied the id rules to every row already
     unique_docs: bool = False  # its reader rules out a document twice in a ranking
