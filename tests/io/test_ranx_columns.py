@@ -12,7 +12,7 @@ from polars.testing import assert_frame_equal
 
 import rankset
 from rankset.errors import InputFormatError, SchemaError
-from rankset.io import read
+from rankset.io import looks_like_ranx, read
 
 
 def _rows(mapping: dict[Any, Any], kind: str) -> pl.DataFrame:
@@ -91,6 +91,23 @@ def test_a_run_dict_carries_its_profile() -> None:
 def test_bad_entries_are_named(mapping: dict[Any, Any], match: str) -> None:
     with pytest.raises(InputFormatError, match=match):
         read(mapping, kind="run")
+
+
+@pytest.mark.parametrize(
+    ("run", "match"),
+    [
+        ({"q": {"d": True}}, "query 'q', doc 'd': score True is not a number"),
+        ({"q": {"d": "0.5"}}, "query 'q', doc 'd': score '0.5' is not a number"),
+        ({"q": {"d": None}}, "query 'q', doc 'd': score None is not a number"),
+    ],
+)
+def test_a_run_whose_first_score_is_bad_is_named_as_a_run(run: dict[Any, Any], match: str) -> None:
+    # A mapping whose first value holds no mapping is one run, not {name: run}: its bad
+    # score is named, not taken for a run "q" whose query "d" maps to a non-mapping.
+    assert looks_like_ranx(run)
+    with pytest.raises(InputFormatError, match=match):
+        rankset.evaluate(run, {"q": {"d": 1}}, ["rr"])
+    assert not looks_like_ranx({"bm25": {"q": {"d": 1.0}}})
 
 
 def test_only_text_keys_rule_out_a_document_twice() -> None:

@@ -159,8 +159,9 @@ def _checked_columns(mapping: Mapping[Any, Any], name: str, kind: Kind) -> _Colu
 def looks_like_ranx(value: Mapping[str, Any]) -> bool:
     """Whether a mapping is one ranx-style run or labels: ``{id: {doc: number}}``.
 
-    A number is any real number, numpy scalars included; ``{name: run}`` (mappings of
-    mappings) is not. The first value found decides: the readers check every entry.
+    ``{name: run}`` (mappings of mappings of mappings) is not. The first value found
+    decides: a mapping is ``{name: run}``, anything else a score or grade, which the
+    readers check (a boolean or a text is named there as what it is).
 
     Examples
     --------
@@ -174,7 +175,7 @@ def looks_like_ranx(value: Mapping[str, Any]) -> bool:
         if type(inner) is not dict and not isinstance(inner, Mapping):
             return False
         for score in inner.values():
-            return _is_number(score)
+            return type(score) is not dict and not isinstance(score, Mapping)
     return True
 
 
