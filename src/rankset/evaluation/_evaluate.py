@@ -47,7 +47,7 @@ from rankset.evaluation._prepared import PreparedEvaluation, result_of
 from rankset.evaluation._result import EvaluationResult
 from rankset.evaluation._runs import TextScanRejected
 from rankset.evaluation.textmatch import TextMatch
-from rankset.io import looks_like_ranx, with_official_measures
+from rankset.io import is_foreign_frame, looks_like_ranx, with_official_measures
 from rankset.measures import Metric, expand_cutoffs, parse_metrics
 from rankset.measures.scales import GradeScale
 
@@ -282,15 +282,9 @@ def evaluate_with(
 
 def _one_run_in_memory(runs: object) -> bool:
     """Whether ``runs`` is one run held in memory: a ranx-style dict or an eager frame."""
-    if isinstance(runs, pl.DataFrame):
-        return True
     if isinstance(runs, Mapping):
         return looks_like_ranx(runs)
-    kind = type(runs)  # pandas and pyarrow are not imported to ask
-    return (kind.__module__.split(".")[0], kind.__name__) in _FRAMES_IN_MEMORY
-
-
-_FRAMES_IN_MEMORY = {("pandas", "DataFrame"), ("pyarrow", "Table")}
+    return isinstance(runs, pl.DataFrame) or is_foreign_frame(runs)
 
 
 def _with_official(

@@ -70,6 +70,7 @@ from rankset.io._partitioned import write_partitioned
 from rankset.io._ranx import looks_like_ranx
 from rankset.io._readers import read, read_labels, read_run, scan_labels, scan_run
 from rankset.io._sources import display_stem
+from rankset.io._tables import is_foreign_frame
 from rankset.io._trec import scan_trec_run
 from rankset.io._writers import atomic_path, write_labels, write_parquet, write_run
 
@@ -89,6 +90,7 @@ __all__ = [
     "display_stem",
     "id_problems",
     "irds_grade_definitions",
+    "is_foreign_frame",
     "is_irds",
     "looks_like_ranx",
     "number_problems",
