@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from rankset.evaluation._kernel import PreparedLabels
-from rankset.evaluation._pass import SMALL_ENGINE, row_checks
+from rankset.evaluation._pass import SMALL_ENGINE, row_checks, same_ranking_as_previous_row
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._runs import RunPart
 from rankset.io import count_problems, id_problems
@@ -187,9 +187,7 @@ class FusedPlan:
         once. The run's distinct queries are counted with labels and without.
         """
         query, system = pl.col("query_id"), pl.col("system")
-        starts = part.rows(None).filter(
-            query.ne_missing(query.shift(1)) | system.ne_missing(system.shift(1)) | query.is_null()
-        )
+        starts = part.rows(None).filter(~same_ranking_as_previous_row(one_system=False))
         labelled = query.unique().is_in(self.label_queries)
         return starts.select(
             *count_problems(id_problems("query_id")),

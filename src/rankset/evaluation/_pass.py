@@ -61,6 +61,7 @@ __all__ = [
     "ordered_pass_frames",
     "ranked_pass_frames",
     "row_checks",
+    "same_ranking_as_previous_row",
 ]
 
 _ROW = "_row"
@@ -90,7 +91,11 @@ SMALL_ENGINE: Literal["in-memory"] = "in-memory"
 # --- the three numberings ------------------------------------------------------------------
 
 
-def _same_ranking_as_previous_row(one_system: bool) -> pl.Expr:
+def same_ranking_as_previous_row(one_system: bool) -> pl.Expr:
+    """Whether a row's ranking (query, and system unless ``one_system``) is the row before's.
+
+    False on the first row and where either id is null: such a row starts a block.
+    """
     same = pl.col("query_id") == pl.col("query_id").shift(1)
     if not one_system:
         same = same & (pl.col("system") == pl.col("system").shift(1))
@@ -116,7 +121,7 @@ def _in_order(one_system: bool, *, ties_too: bool = True) -> pl.Expr:
     in order (the ranked numbering then decides what it means). With ``ties_too=False``
     tied rows may come in any order: the key only never increases within a ranking.
     """
-    same = _same_ranking_as_previous_row(one_system)
+    same = same_ranking_as_previous_row(one_system)
     previous_key = pl.col(_KEY).shift(1)
     if ties_too:
         follows = (pl.col(_KEY) < previous_key) | (
@@ -233,7 +238,7 @@ def ordered_pass_frames(
     cast, key = runs.cast(part, bucket)
     one_system = part.name is not None
     rows = _keyed(cast, key, *_scan_columns(part)).with_row_index(_ROW)
-    same_ranking = _same_ranking_as_previous_row(one_system)
+    same_ranking = same_ranking_as_previous_row(one_system)
     starts = ~same_ranking
     order_checks = [
         _in_order(one_system).alias(_IN_ORDER),
@@ -394,7 +399,7 @@ def first_rows_order(runs: Runs, part: RunPart) -> RowOrder:
     head = _keyed(cast_rows.head(PEEK_ROWS), key)
     # Shuffled lines start a new block almost every row, each block trivially in order:
     # a ranking met again after another's rows already rules out the ordered numberings.
-    blocks = (~_same_ranking_as_previous_row(one_system)).sum()
+    blocks = (~same_ranking_as_previous_row(one_system)).sum()
     rankings = pl.col("query_id").n_unique() if one_system else pl.struct(GROUP).n_unique()
     in_order, by_key, contiguous = (
         head.select(
