@@ -116,7 +116,6 @@ def assign_system_names(
             profile,
             order=order,
             duplicates=duplicates,
-            score_precision=score_precision,
         )
         for item, name, fallback, profile in zip(
             inputs, names, default_names, profiles, strict=True
@@ -210,7 +209,6 @@ def _run_part(
     *,
     order: OrderPolicy,
     duplicates: DuplicatePolicy,
-    score_precision: ScorePrecision,
 ) -> RunPart:
     """Return one run with its system column, ready for the pass over the runs.
 
