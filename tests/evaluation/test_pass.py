@@ -344,6 +344,27 @@ def _tied_rows(ascending: bool) -> list[Row]:
     )
 
 
+def test_a_run_measured_by_bucket_has_its_first_rows_looked_at_once(
+    monkeypatch: pytest.MonkeyPatch, plans: list[str]
+) -> None:
+    looked: list[str] = []
+    original = run_pass.first_rows_order
+
+    def counted(runs: Runs, part: Any) -> Any:
+        looked.append(part.source)
+        return original(runs, part)
+
+    monkeypatch.setattr(run_pass, "first_rows_order", counted)
+    frame = _frame(_tied_rows(ascending=True))  # 1,500 rows: more than the peek
+    labels = _graded_labels(_tied_rows(ascending=True)[::3])
+    rankset.evaluate(frame, labels, METRICS, confidence=None, buckets=5)
+    assert looked == ["<polars.DataFrame>"]
+    assert plans == ["ties"] * 5  # every bucket took the numbering the one look chose
+    looked.clear()
+    rankset.evaluate(frame, labels, METRICS, confidence=None)  # one pass: it looks there
+    assert looked == ["<polars.DataFrame>"]
+
+
 def test_ties_out_of_order_late_in_a_run_are_counted_again(plans: list[str]) -> None:
     rows = _tied_rows(ascending=False)
     rows[-3], rows[-2] = rows[-2], rows[-3]  # the last ranking: two tied documents swapped

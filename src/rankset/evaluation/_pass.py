@@ -34,6 +34,7 @@ collision and goes on).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
@@ -62,6 +63,7 @@ __all__ = [
     "ranked_pass_frames",
     "row_checks",
     "same_ranking_as_previous_row",
+    "with_first_rows_orders",
 ]
 
 _ROW = "_row"
@@ -377,6 +379,20 @@ def _count_greater_tied_documents(hits: pl.DataFrame, mates: pl.DataFrame) -> pl
     return hits.join(greater, on=[_TIE, "doc_id"], how="left", maintain_order="left").with_columns(
         pl.col(_MATE).fill_null(0)
     )
+
+
+def with_first_rows_orders(runs: Runs) -> Runs:
+    """Look at every part's first rows now: for a plan measured bucket by bucket.
+
+    Each bucket's pass would otherwise look at the same rows again.
+    """
+    parts = [
+        part
+        if part.row_order is not None
+        else dataclasses.replace(part, row_order=first_rows_order(runs, part))
+        for part in runs.inputs
+    ]
+    return dataclasses.replace(runs, inputs=parts)
 
 
 def first_rows_order(runs: Runs, part: RunPart) -> RowOrder:

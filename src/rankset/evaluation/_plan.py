@@ -27,6 +27,7 @@ from rankset.evaluation._inputs import (
 )
 from rankset.evaluation._nugget_inputs import labels_from_nuggets, nugget_stats, nugget_values
 from rankset.evaluation._options import EvaluateOptions, resolve_engine
+from rankset.evaluation._pass import with_first_rows_orders
 from rankset.evaluation._rag_inputs import Pools, answer_positions, pool_tier_counts, read_answers
 from rankset.evaluation._runs import Runs
 from rankset.evaluation.textmatch import TextMatch
@@ -148,6 +149,8 @@ def plan_evaluation_inputs(
     buckets = options.buckets
     if buckets is None:
         buckets = run_frame.dataset_buckets()  # a partitioned dataset brings its own
+    if buckets is not None or engine == "dask":  # one pass per bucket: look once, here
+        run_frame = with_first_rows_orders(run_frame)
     rag = _rag_inputs(
         features, options, metrics, inputs, label_input, label_frame, run_frame, nugget_frame
     )
