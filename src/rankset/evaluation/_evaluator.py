@@ -143,18 +143,18 @@ class Evaluator:
         """
         prepared = self._prepared
         plan = None if prepared is None else prepared.with_runs(run, None)
-        if prepared is None or plan is None:
-            wide = self.evaluate(run, confidence=None).wide().sort("query_id")
+        fused = None if prepared is None or plan is None else prepared.fused_values(plan)
+        if fused is not None:  # the fused plan takes one system's run only
+            wide = fused.values
         else:
-            fused = prepared.fused_values(plan)  # one system's run, when it takes it
-            if fused is not None:
-                wide = fused.values
+            if prepared is None or plan is None:
+                wide = self.evaluate(run, confidence=None).wide().sort("query_id")
             else:
                 collected = prepared.collected(plan)
                 wide = _values(plan, collected.scored, collected.stats)
-        if "system" in wide.columns and wide["system"].n_unique() > 1:
-            msg = "Evaluator.values() takes one system's run; use evaluate() for several."
-            raise ParameterError(msg)
+            if wide["system"].n_unique() > 1:
+                msg = "Evaluator.values() takes one system's run; use evaluate() for several."
+                raise ParameterError(msg)
         names = self.metrics
         return {
             row[0]: dict(zip(names, row[1:], strict=True))
