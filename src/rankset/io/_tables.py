@@ -55,7 +55,14 @@ _BEIR_DOC_COLUMNS: Final = frozenset({"corpus-id", "corpus_id"})
 
 
 def is_foreign_frame(source: object) -> bool:
-    """Whether ``source`` is a pandas DataFrame or a pyarrow Table or RecordBatch."""
+    """Whether ``source`` is a pandas DataFrame or a pyarrow Table or RecordBatch.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> is_foreign_frame(pa.table({"query_id": ["q1"]})), is_foreign_frame({"q1": {}})
+    (True, False)
+    """
     # Checking the class's module keeps pandas and pyarrow unimported until the caller
     # hands over one of their objects.
     cls = type(source)
