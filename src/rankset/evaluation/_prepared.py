@@ -27,8 +27,8 @@ from rankset.evaluation._kernel import (
 from rankset.evaluation._options import EvaluateOptions
 from rankset.evaluation._plan import EvaluationPlan, plan_labels, with_runs
 from rankset.evaluation._query_policy import count_queries, query_counts_table
-from rankset.evaluation._result import EvaluationResult, tidy
-from rankset.evaluation._summary import summarise_means
+from rankset.evaluation._result import EvaluationResult, planned_tidy
+from rankset.evaluation._summary import planned_means, summarise_means
 from rankset.measures import Metric, geometric_metrics
 
 __all__ = ["PreparedEvaluation", "result_of"]
@@ -103,11 +103,11 @@ def result_of(
 ) -> EvaluationResult:
     """Turn the finished frames into the tidy per-query result and its summary."""
     frame = collected.scored.lazy().join(collected.stats.lazy(), on="query_id", how="left")
-    per_query = tidy(frame, plan.metrics, plan.values, collected.config["systems"])
+    per_query = planned_tidy(frame, plan.metrics, plan.values, collected.config["systems"])
     return _summarised(
         plan,
         per_query,
-        collected.query_counts,
+        collected.query_counts.lazy(),
         collected.config,
         confidence=confidence,
         n_resamples=n_resamples,
@@ -127,7 +127,7 @@ def fused_result(
     systems = [fused.system]
     names = [metric.name for metric in plan.metrics]
     wide = fused.values.lazy().with_columns(system=pl.lit(fused.system, dtype=pl.String))
-    per_query = tidy(wide, plan.metrics, {name: pl.col(name) for name in names}, systems)
+    per_query = planned_tidy(wide, plan.metrics, {name: pl.col(name) for name in names}, systems)
     answered = pl.LazyFrame(
         {
             "system": systems,
@@ -136,7 +136,7 @@ def fused_result(
         }
     )
     missing = plan.options.missing
-    counts = count_queries(answered, fused.n_label_queries, missing).collect(engine="in-memory")
+    counts = count_queries(answered, fused.n_label_queries, missing)
     return _summarised(
         plan,
         per_query,
@@ -145,32 +145,51 @@ def fused_result(
         confidence=confidence,
         n_resamples=n_resamples,
         seed=seed,
+        # A table of values in memory: the optimizer would cost more than it saves,
+        # even the summary reading the tidy plan again rather than its cached copy.
+        optimizations=pl.QueryOptFlags.none(),
     )
 
 
 def _summarised(
     plan: EvaluationPlan,
-    per_query: pl.DataFrame,
-    query_counts: pl.DataFrame,
+    per_query: pl.LazyFrame,
+    query_counts: pl.LazyFrame,
     config: dict[str, Any],
     *,
     confidence: float | None,
     n_resamples: int,
     seed: int,
+    optimizations: pl.QueryOptFlags | None = None,
 ) -> EvaluationResult:
-    """Return the result of a tidy per-query frame: it with its summary, counts, config."""
-    summary = summarise_means(
-        per_query,
-        ["metric"],
-        confidence=confidence,
-        n_resamples=n_resamples,
-        seed=seed,
-        geometric=geometric_metrics(plan.metrics),
+    """Return the result of a planned tidy frame: it with its summary, counts, config.
+
+    Collected at once (with Polars' default optimizations unless ``optimizations``
+    says); a summary with intervals is made from the collected frame after.
+    """
+    geometric = geometric_metrics(plan.metrics)
+    planned = [per_query, query_counts]
+    if confidence is None:
+        planned.append(planned_means(per_query, ["metric"], geometric=geometric))
+    flags = pl.QueryOptFlags() if optimizations is None else optimizations
+    collected = pl.collect_all(planned, engine="in-memory", optimizations=flags)
+    tidy_frame, counts = collected[0], collected[1]
+    summary = (
+        collected[2]
+        if confidence is None
+        else summarise_means(
+            tidy_frame,
+            ["metric"],
+            confidence=confidence,
+            n_resamples=n_resamples,
+            seed=seed,
+            geometric=geometric,
+        )
     )
     return EvaluationResult(
-        per_query=per_query,
+        per_query=tidy_frame,
         summary=summary,
-        query_counts=query_counts,
+        query_counts=counts,
         config=config,
         text_match=plan.text_match,
     )

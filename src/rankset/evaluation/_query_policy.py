@@ -9,6 +9,8 @@ and so are the run rows ``ignore_identical_ids`` dropped (:func:`with_identical_
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import polars as pl
 
 from rankset.errors import SchemaError
@@ -110,8 +112,14 @@ def count_queries(answered: pl.LazyFrame, n_label_queries: int, missing: str) ->
     )
 
 
-def query_counts_table(counts: pl.DataFrame, missing: str) -> pl.DataFrame:
-    """Return :attr:`EvaluationResult.query_counts` from :func:`count_queries`' frame."""
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+
+
+def query_counts_table(counts: Frame, missing: str) -> Frame:
+    """Return :attr:`EvaluationResult.query_counts` from :func:`count_queries`' frame.
+
+    Planned when ``counts`` is (a lazy frame), collected when it is collected.
+    """
     return counts.select(
         "system",
         "n_scored",

@@ -16,7 +16,7 @@ from rankset.evaluation._summary import summarise_means
 from rankset.io import write_parquet
 from rankset.measures import PER_QUERY, QUERY_K, Metric, geometric_metrics
 
-__all__ = ["EvaluationResult", "tidy"]
+__all__ = ["EvaluationResult", "planned_tidy", "tidy"]
 
 
 @dataclass(frozen=True)
@@ -242,8 +242,19 @@ def tidy(
 
     Each metric's value is computed once into a wide frame, which is unpivoted and joined
     to a small table describing the metrics (name, measure, cutoff, place); planned
-    lazily and collected once (in memory): each eager step would be a fixed cost.
+    lazily (:func:`planned_tidy`) and collected once (in memory): each eager step would
+    be a fixed cost.
     """
+    return planned_tidy(frame, metrics, values, systems).collect(engine="in-memory")
+
+
+def planned_tidy(
+    frame: pl.DataFrame | pl.LazyFrame,
+    metrics: list[Metric],
+    values: Mapping[str, pl.Expr],
+    systems: Sequence[str],
+) -> pl.LazyFrame:
+    """Plan :func:`tidy`'s frame, to be collected with what else reads it."""
     columns = [f"_value{i}" for i in range(len(metrics))]
     per_query_k = any(metric.k == PER_QUERY for metric in metrics)
     index = ["system", "query_id", *([QUERY_K] if per_query_k else [])]
@@ -284,5 +295,4 @@ def tidy(
         .join(described, on="_column", how="left")
         .sort(order, maintain_order=True)  # one row per key: the order is the keys'
         .select("system", "query_id", "metric", "measure", k.alias("k"), "value")
-        .collect(engine="in-memory")
     )

@@ -34,58 +34,96 @@ def summarise_means(
 
     outer = list(outer)
     group = [*outer, *keys]
+    means = _means(per_query.lazy(), group)
+    if confidence is None or per_query.height == 0:
+        return _finished(means, group, keys, geometric).collect(engine="in-memory")
+    # numpy (through rankset.stats) only for the intervals: about 70 ms of a first call.
+    from rankset.stats.paired import bootstrap_column_mean_cis
+
+    pieces = []
+    groups = per_query.select(outer).unique(maintain_order=True)
+    # One group (one system, as curves hand them over) needs no copy of its rows.
+    outer_groups = (
+        [(groups.row(0), per_query)]
+        if groups.height == 1
+        else per_query.group_by(outer, maintain_order=True)
+    )
+    for names, rows in outer_groups:
+        labels = rows.select(keys).unique(maintain_order=True)
+        values = rows["value"].to_numpy().astype("float64", copy=False)
+        matrix = values.reshape(labels.height, -1).T
+        intervals = bootstrap_column_mean_cis(
+            matrix, confidence=confidence, n_resamples=n_resamples, seed=seed
+        )
+        pieces.append(
+            labels.with_columns(
+                *(
+                    pl.lit(value, dtype=per_query.schema[name]).alias(name)
+                    for name, value in zip(outer, names, strict=True)
+                ),
+                ci_low=pl.Series(intervals[:, 0].tolist(), dtype=pl.Float64),
+                ci_high=pl.Series(intervals[:, 1].tolist(), dtype=pl.Float64),
+            )
+        )
+    bounds = pl.concat(pieces).lazy()
+    # the bounds' null columns replaced by the intervals
+    summary = means.drop("ci_low", "ci_high").join(
+        bounds, on=group, how="left", maintain_order="left"
+    )
+    return _finished(summary, group, keys, geometric).collect(engine="in-memory")
+
+
+def planned_means(
+    per_query: pl.LazyFrame,
+    keys: list[str],
+    *,
+    outer: Sequence[str] = ("system",),
+    geometric: Sequence[str] = (),
+) -> pl.LazyFrame:
+    """Plan :func:`summarise_means` without intervals (``confidence=None``) on a lazy frame.
+
+    The summary can then be collected with the tidy frame it reads, in one
+    ``collect_all``, where :func:`summarise_means` would collect it on its own.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> tidy = pl.LazyFrame(
+    ...     {"system": "s", "metric": "rr", "query_id": ["q1", "q2"], "value": [1.0, 0.5]}
+    ... )
+    >>> planned_means(tidy, ["metric"]).collect().row(0)
+    ('s', 'rr', 0.75, None, None, 2, 0)
+    """
+    group = [*outer, *keys]
+    return _finished(_means(per_query, group), group, keys, geometric)
+
+
+def _means(per_query: pl.LazyFrame, group: list[str]) -> pl.LazyFrame:
+    """Plan each group's mean, query and NA counts; the interval columns null."""
+    import polars as pl
+
     # trec_eval's mean: the values added one by one in query order, then divided.
     value = pl.col("value")
-    # Planned lazily and collected once: on small inputs each eager step is a fixed cost.
-    means = (
-        per_query.lazy()
-        .group_by(group, maintain_order=True)
-        .agg(
-            mean=value.drop_nulls().cum_sum().last() / value.count(),
-            n_queries=pl.len(),
-            n_na=pl.col("value").null_count(),
-        )
+    return per_query.group_by(group, maintain_order=True).agg(
+        mean=value.drop_nulls().cum_sum().last() / value.count(),
+        n_queries=pl.len(),
+        n_na=pl.col("value").null_count(),
+        ci_low=pl.lit(None, dtype=pl.Float64),
+        ci_high=pl.lit(None, dtype=pl.Float64),
     )
-    if confidence is None or per_query.height == 0:
-        summary = means.with_columns(
-            ci_low=pl.lit(None, dtype=pl.Float64), ci_high=pl.lit(None, dtype=pl.Float64)
-        )
-    else:
-        # numpy (through rankset.stats) only for the intervals: about 70 ms of a first call.
-        from rankset.stats.paired import bootstrap_column_mean_cis
 
-        pieces = []
-        groups = per_query.select(outer).unique(maintain_order=True)
-        # One group (one system, as curves hand them over) needs no copy of its rows.
-        outer_groups = (
-            [(groups.row(0), per_query)]
-            if groups.height == 1
-            else per_query.group_by(outer, maintain_order=True)
-        )
-        for names, rows in outer_groups:
-            labels = rows.select(keys).unique(maintain_order=True)
-            values = rows["value"].to_numpy().astype("float64", copy=False)
-            matrix = values.reshape(labels.height, -1).T
-            intervals = bootstrap_column_mean_cis(
-                matrix, confidence=confidence, n_resamples=n_resamples, seed=seed
-            )
-            pieces.append(
-                labels.with_columns(
-                    *(
-                        pl.lit(value, dtype=per_query.schema[name]).alias(name)
-                        for name, value in zip(outer, names, strict=True)
-                    ),
-                    ci_low=pl.Series(intervals[:, 0].tolist(), dtype=pl.Float64),
-                    ci_high=pl.Series(intervals[:, 1].tolist(), dtype=pl.Float64),
-                )
-            )
-        bounds = pl.concat(pieces).lazy()
-        summary = means.join(bounds, on=group, how="left", maintain_order="left")
+
+def _finished(
+    summary: pl.LazyFrame, group: list[str], keys: list[str], geometric: Sequence[str]
+) -> pl.LazyFrame:
+    """Order the summary's columns; exponentiate the rows of geometric metrics."""
+    import polars as pl
+
     summary = summary.select(*group, "mean", "ci_low", "ci_high", "n_queries", "n_na")
-    if geometric:
-        logged = pl.col(keys[0]).is_in(list(geometric))
-        summary = summary.with_columns(
-            pl.when(logged).then(pl.col(name).exp()).otherwise(pl.col(name)).alias(name)
-            for name in ("mean", "ci_low", "ci_high")
-        )
-    return summary.collect(engine="in-memory")
+    if not geometric:
+        return summary
+    logged = pl.col(keys[0]).is_in(list(geometric))
+    return summary.with_columns(
+        pl.when(logged).then(pl.col(name).exp()).otherwise(pl.col(name)).alias(name)
+        for name in ("mean", "ci_low", "ci_high")
+    )
