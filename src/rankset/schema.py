@@ -47,6 +47,7 @@ __all__ = [
     "raise_on_duplicate_labels",
     "run_profile",
     "scores_present",
+    "sorted_best_first",
 ]
 
 
@@ -156,6 +157,21 @@ def position_in_ranking(key: pl.Expr) -> pl.Expr:
     [3, 1, 2]
     """
     return pl.struct(key.alias("key"), "doc_id").rank("ordinal", descending=True)
+
+
+def sorted_best_first(run: pl.LazyFrame, key: pl.Expr, ranking: str) -> pl.LazyFrame:
+    """Sort a run by ``ranking``, then each ranking's rows in :func:`position_in_ranking`'s order.
+
+    Each row's position is then its place in its ranking (from 1), without a rank:
+    a sort of the rows is quicker than a rank of (key, doc id) over each ranking.
+
+    Examples
+    --------
+    >>> run = pl.LazyFrame({"q": [1, 1, 1], "doc_id": ["a", "b", "c"], "score": [1.0, 2.0, 1.0]})
+    >>> sorted_best_first(run, pl.col("score"), "q").collect()["doc_id"].to_list()
+    ['b', 'c', 'a']
+    """
+    return run.sort(ranking, key, "doc_id", descending=[False, True, True])
 
 
 def cast_run(

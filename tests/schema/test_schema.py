@@ -138,3 +138,35 @@ def test_a_file_tagged_with_a_placeholder_is_named_by_its_stem(tmp_path: Path, t
     # A frame has no stem to fall back on: its column keeps the tag.
     frame = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [2.0], "system": [tag]})
     assert rankset.evaluate(frame, labels, ["ap"]).systems == [tag]
+
+
+def test_sorted_best_first_orders_as_trec_eval_and_position_in_ranking() -> None:
+    # Ties everywhere (five scores, signed zeros among them), ids that differ in case and
+    # in bytes beyond ASCII; the reference is Python's sort, as trec_eval orders a ranking:
+    # score descending (0.0 == -0.0), then document id descending in byte order.
+    import random
+
+    from rankset.schema import position_in_ranking, sorted_best_first
+
+    rng = random.Random(7)
+    docs = ["a", "B", "b", "é", "Z", "ab", "a0", "_", "ä", "A"]
+    rows = [
+        (ranking, doc, rng.choice([1.5, 0.0, -0.0, -2.0, 1.5000000000000002]))
+        for ranking in range(40)
+        for doc in rng.sample(docs, rng.randint(1, len(docs)))
+    ]
+    rng.shuffle(rows)
+    run = pl.LazyFrame(rows, schema=["ranking", "doc_id", "score"], orient="row")
+
+    got = sorted_best_first(run, pl.col("score"), "ranking").collect()
+    expected = sorted(rows, key=lambda row: (row[0], -row[2], _descending_bytes(row[1])))
+    assert got.select("ranking", "doc_id").rows() == [(r, d) for r, d, _ in expected]
+
+    ranked = run.with_columns(pos=position_in_ranking(pl.col("score")).over("ranking"))
+    by_rank = ranked.sort("ranking", "pos").collect()
+    assert by_rank["doc_id"].to_list() == got["doc_id"].to_list()
+
+
+def _descending_bytes(text: str) -> tuple[int, ...]:
+    # a key that sorts byte strings in descending order (longer first on a shared prefix)
+    return (*(255 - byte for byte in text.encode()), 256)

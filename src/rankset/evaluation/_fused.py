@@ -30,7 +30,7 @@ from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._runs import RunPart
 from rankset.io import count_problems, id_problems
 from rankset.measures import GROUP, NUM_RET, QUERY_K
-from rankset.schema import position_in_ranking
+from rankset.schema import sorted_best_first
 
 __all__ = ["FusedPlan", "FusedValues"]
 
@@ -149,21 +149,25 @@ class FusedPlan:
         """
         features = plan.features
         length = pl.len().cast(pl.Float64).alias(NUM_RET)
+        labels = self.labels.lazy()
+        # In (ranking, position) order: every aggregation adds its rows in rank order.
         if part.ranking_numbers is None:
             group = list(GROUP)
             numbered = plan.runs.numbered(part).select(*GROUP, "doc_id", "pos")
             lengths = part.rows(None).group_by(group).agg(length)
+            rows = numbered.join(labels, on=["query_id", "doc_id"]).sort(
+                *group, "pos", maintain_order=True
+            )
         else:
             group = [_RANKING]
             cast, key = plan.runs.cast(part, None)
             cast = cast.with_columns(pl.lit(part.ranking_numbers).alias(_RANKING))
-            position = position_in_ranking(key).over(_RANKING).cast(pl.Int64).alias("pos")
-            numbered = cast.select(_RANKING, *GROUP, "doc_id", position)
+            # Each row's position is its place in its ranking; the join keeps the order.
+            ranked = sorted_best_first(cast, key, _RANKING)
+            position = (pl.int_range(pl.len(), dtype=pl.Int64) + 1).over(_RANKING)
+            numbered = ranked.select(_RANKING, *GROUP, "doc_id", position.alias("pos"))
             lengths = cast.group_by(group).agg(pl.col("query_id").first(), length)
-        # In (ranking, position) order: every aggregation adds its rows in rank order.
-        rows = numbered.join(self.labels.lazy(), on=["query_id", "doc_id"]).sort(
-            *group, "pos", maintain_order=True
-        )
+            rows = numbered.join(labels, on=["query_id", "doc_id"], maintain_order="left")
         for expr in features.row_columns.values():
             rows = rows.with_columns(expr)
         aggregated = rows.group_by(group).agg(features.aggregations.values())
