@@ -111,7 +111,7 @@ def test_the_report_compares_with_the_first_run_and_lists_systems_in_order(
 
 
 def test_the_tidy_frame_is_ordered_by_system_metric_and_query_whatever_the_row_order() -> None:
-    from rankset.evaluation._result import tidy
+    from rankset.evaluation._result import planned_tidy
     from rankset.measures import QUERY_K, parse_metrics
 
     metrics = parse_metrics(["p@k", "ap", "ndcg@3"])
@@ -124,7 +124,7 @@ def test_the_tidy_frame_is_ordered_by_system_metric_and_query_whatever_the_row_o
     ]
     frame = pl.DataFrame(rows, schema=["system", "query_id", "v", QUERY_K], orient="row")
     values = {metric.name: pl.col("v") * (i + 1) for i, metric in enumerate(metrics)}
-    got = tidy(frame, metrics, values, ["b", "a"])
+    got = planned_tidy(frame, metrics, values, ["b", "a"]).collect()
     # by hand: systems as given, metrics as asked, query ids in byte order ("q1" < "q10")
     expected = []
     for system in ["b", "a"]:

@@ -112,10 +112,10 @@ def count_queries(answered: pl.LazyFrame, n_label_queries: int, missing: str) ->
     )
 
 
-Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+_Frame = TypeVar("_Frame", pl.DataFrame, pl.LazyFrame)
 
 
-def query_counts_table(counts: Frame, missing: str) -> Frame:
+def query_counts_table(counts: _Frame, missing: str) -> _Frame:
     """Return :attr:`EvaluationResult.query_counts` from :func:`count_queries`' frame.
 
     Planned when ``counts`` is (a lazy frame), collected when it is collected.

@@ -16,7 +16,7 @@ from rankset.evaluation._summary import summarise_means
 from rankset.io import write_parquet
 from rankset.measures import PER_QUERY, QUERY_K, Metric, geometric_metrics
 
-__all__ = ["EvaluationResult", "planned_tidy", "tidy"]
+__all__ = ["EvaluationResult", "planned_tidy"]
 
 
 @dataclass(frozen=True)
@@ -232,29 +232,19 @@ def _dropped(query_counts: pl.DataFrame) -> str:
     return f"{high}" if low == high else f"{low}–{high}"
 
 
-def tidy(
-    frame: pl.DataFrame | pl.LazyFrame,
-    metrics: list[Metric],
-    values: Mapping[str, pl.Expr],
-    systems: Sequence[str],
-) -> pl.DataFrame:
-    """One row per (system, query, metric): systems in ``systems`` order, metrics as asked.
-
-    Each metric's value is computed once into a wide frame, which is unpivoted and joined
-    to a small table describing the metrics (name, measure, cutoff, place); planned
-    lazily (:func:`planned_tidy`) and collected once (in memory): each eager step would
-    be a fixed cost.
-    """
-    return planned_tidy(frame, metrics, values, systems).collect(engine="in-memory")
-
-
 def planned_tidy(
     frame: pl.DataFrame | pl.LazyFrame,
     metrics: list[Metric],
     values: Mapping[str, pl.Expr],
     systems: Sequence[str],
 ) -> pl.LazyFrame:
-    """Plan :func:`tidy`'s frame, to be collected with what else reads it."""
+    """Plan one row per (system, query, metric): systems in ``systems`` order, metrics as asked.
+
+    Each metric's value is computed once into a wide frame, which is unpivoted and joined
+    to a small table describing the metrics (name, measure, cutoff, place). Lazy, to be
+    collected once with what else reads it (the summary, the counts): on a small result
+    each eager step would be a fixed cost.
+    """
     columns = [f"_value{i}" for i in range(len(metrics))]
     per_query_k = any(metric.k == PER_QUERY for metric in metrics)
     index = ["system", "query_id", *([QUERY_K] if per_query_k else [])]

@@ -32,11 +32,11 @@ def summarise_means(
     """
     import polars as pl
 
+    if confidence is None or per_query.height == 0:
+        planned = planned_means(per_query.lazy(), keys, outer=outer, geometric=geometric)
+        return planned.collect(engine="in-memory")
     outer = list(outer)
     group = [*outer, *keys]
-    means = _means(per_query.lazy(), group)
-    if confidence is None or per_query.height == 0:
-        return _finished(means, group, keys, geometric).collect(engine="in-memory")
     # numpy (through rankset.stats) only for the intervals: about 70 ms of a first call.
     from rankset.stats.paired import bootstrap_column_mean_cis
 
@@ -66,8 +66,7 @@ def summarise_means(
             )
         )
     bounds = pl.concat(pieces).lazy()
-    # the bounds' null columns replaced by the intervals
-    summary = means.drop("ci_low", "ci_high").join(
+    summary = _means(per_query.lazy(), group).join(
         bounds, on=group, how="left", maintain_order="left"
     )
     return _finished(summary, group, keys, geometric).collect(engine="in-memory")
@@ -94,12 +93,17 @@ def planned_means(
     >>> planned_means(tidy, ["metric"]).collect().row(0)
     ('s', 'rr', 0.75, None, None, 2, 0)
     """
+    import polars as pl
+
     group = [*outer, *keys]
-    return _finished(_means(per_query, group), group, keys, geometric)
+    means = _means(per_query, group).with_columns(
+        ci_low=pl.lit(None, dtype=pl.Float64), ci_high=pl.lit(None, dtype=pl.Float64)
+    )
+    return _finished(means, group, keys, geometric)
 
 
 def _means(per_query: pl.LazyFrame, group: list[str]) -> pl.LazyFrame:
-    """Plan each group's mean, query and NA counts; the interval columns null."""
+    """Plan each group's mean, query and NA counts."""
     import polars as pl
 
     # trec_eval's mean: the values added one by one in query order, then divided.
@@ -108,8 +112,6 @@ def _means(per_query: pl.LazyFrame, group: list[str]) -> pl.LazyFrame:
         mean=value.drop_nulls().cum_sum().last() / value.count(),
         n_queries=pl.len(),
         n_na=pl.col("value").null_count(),
-        ci_low=pl.lit(None, dtype=pl.Float64),
-        ci_high=pl.lit(None, dtype=pl.Float64),
     )
 
 
