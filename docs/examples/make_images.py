@@ -3,7 +3,7 @@
 Run from the repository root: ``python docs/examples/make_images.py``. Every chart is built
 by ``rankset.charts`` from the bundled sample (``data/sample``: a BM25 run, its reranking and
 graded TREC DL labels) and rendered to PNG by vl-convert (``pip install "rankset[render]"``);
-the report's picture is a screenshot of ``rankset.report.report(...)`` in headless Chromium
+the report's picture is a screenshot of ``rankset.pages.report.report(...)`` in headless Chromium
 (``/usr/bin/chromium``, or the ``CHROMIUM`` environment variable). Bootstrap and
 randomization are seeded, so a second run draws the same charts.
 """
@@ -19,7 +19,7 @@ import altair as alt
 
 import rankset
 from rankset import charts
-from rankset.report import report
+from rankset.pages.report import report
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"

@@ -93,6 +93,8 @@ if TYPE_CHECKING:  # loaded on first use: see __getattr__
     )
     from rankset.measures import Metric, available_measures, define, parse_metric, parse_metrics
     from rankset.measures.scales import GradeScale
+    from rankset.pages.dashboard import dashboard
+    from rankset.pages.report import report
 
 # Packages, imported on first use (Polars, numpy, scipy, Altair).
 _LAZY_MODULES = (
@@ -101,14 +103,13 @@ _LAZY_MODULES = (
     "measures",
     "schema",
     "charts",
-    "dashboard",
     "compat",
     "comparison",
     "diagnosis",
     "experiments",
     "fusion",
     "label_quality",
-    "report",
+    "pages",
     "stats",
 )
 # Names of those packages that ``rankset.<name>`` gives: name -> package.
@@ -169,6 +170,9 @@ _LAZY_NAMES = {
     "fuse": "fusion",
     "optimize_fusion": "fusion",
     "FusionSearch": "fusion",
+    # pages: one analysis, drawn as the report or the dashboard
+    "report": "pages.report",
+    "dashboard": "pages.dashboard",
     # experiments: results that last, and the gate
     "Store": "experiments",
     "gate": "experiments",
@@ -239,6 +243,9 @@ __all__ = [  # noqa: RUF022 (grouped by topic, as polars groups its face)
     "GateResult",
     "Store",
     "gate",
+    # pages
+    "dashboard",
+    "report",
     # errors
     "ClusterError",
     "GradeScaleError",

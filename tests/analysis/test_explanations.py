@@ -65,7 +65,7 @@ def test_a_long_miss_list_is_cut() -> None:
 
 
 def test_the_report_says_why_a_query_is_among_the_worst(tmp_path: Path) -> None:
-    from rankset.report import report
+    from rankset.pages.report import report
 
     page = report(
         RUNS, SAMPLE / "qrels.txt", metrics=["ndcg@10"], out=tmp_path / "r.html",

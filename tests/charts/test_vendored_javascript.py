@@ -102,7 +102,7 @@ def test_html_charts_and_the_offline_renderer_need_no_vl_convert(tmp_path: Path)
 def test_import_rankset_reads_no_javascript(tmp_path: Path) -> None:
     done = _run(
         """
-        import rankset, rankset.charts, rankset.report
+        import rankset, rankset.charts, rankset.pages.report
         from rankset.charts import _export
         print(_export.javascript_bundle.cache_info().currsize)
         """,

@@ -324,7 +324,7 @@ def test_compare_passes_one_options_object_and_parsed_metrics(
 
 
 def test_the_report_help_states_the_report_s_default_metrics() -> None:
-    from rankset.report import DEFAULT_REPORT_METRICS
+    from rankset.pages.report import DEFAULT_REPORT_METRICS
 
     text = " ".join(_subcommands()["report"].format_help().split())
     assert f"(default: {' '.join(DEFAULT_REPORT_METRICS)})" in text

@@ -189,7 +189,7 @@ def test_the_library_names_a_missing_folder_too(tmp_path: Path) -> None:
 
     from rankset import charts
     from rankset.errors import ParameterError
-    from rankset.report import report
+    from rankset.pages.report import report
 
     chart = alt.Chart(alt.Data(values=[{"a": 1}])).mark_point().encode(x="a:Q")
     with pytest.raises(ParameterError, match=r"the folder .*nowhere does not exist"):

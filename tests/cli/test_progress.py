@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from rankset.cli import main
-from rankset.report import report
+from rankset.pages.report import report
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
-STEPS = 7  # rankset.report's steps
+STEPS = 7  # rankset.pages.report's steps
 
 
 def _report(tmp_path: Path, *extra: str) -> list[str]:

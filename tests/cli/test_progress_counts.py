@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from rankset.cli import main
-from rankset.dashboard import dashboard
+from rankset.pages.dashboard import dashboard
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 RUNS = [str(SAMPLE / "bm25.trec"), str(SAMPLE / "rerank.trec")]

@@ -20,7 +20,7 @@ import rankset
 SRC = Path(rankset.__file__).resolve().parent
 # Lowest first. A module belongs to the layer of its top-level name under rankset.
 LAYERS: list[set[str]] = [
-    {"errors", "_version", "_typing", "_validation", "_dependencies", "_format"},
+    {"errors", "_version", "_typing", "_validation", "_dependencies", "_format", "_progress"},
     {"stats"},
     {"io"},
     {"schema"},
@@ -29,7 +29,7 @@ LAYERS: list[set[str]] = [
     # the analyses of an evaluation, side by side; "testing" and "compat" use them too
     {"comparison", "diagnosis", "label_quality", "fusion", "compat", "testing", "experiments"},
     {"charts"},
-    {"report", "dashboard"},
+    {"pages"},
     {"cli"},
     {"__init__", "cluster"},
 ]
@@ -42,6 +42,7 @@ GROUND_FLOOR = {
     "_validation",
     "_dependencies",
     "_format",
+    "_progress",
     "schema",
     "cluster",  # deprecated alias of rankset.evaluation.cluster, for one release
 }

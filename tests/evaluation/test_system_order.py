@@ -100,7 +100,7 @@ def test_the_cli_table_lists_the_runs_in_the_order_given(
 def test_the_report_compares_with_the_first_run_and_lists_systems_in_order(
     tmp_path: Path,
 ) -> None:
-    from rankset.report import report
+    from rankset.pages.report import report
 
     page = report(GIVEN, QRELS, scale="trec_dl", n_resamples=50, out=tmp_path / "r.html").read_text(
         "utf-8"

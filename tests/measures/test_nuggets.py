@@ -390,7 +390,7 @@ def test_ragcheckers_published_example_reproduces() -> None:
 def test_the_report_takes_nugget_measures_and_leaves_them_out_of_the_curves(
     tmp_path: Path,
 ) -> None:
-    from rankset.report import report
+    from rankset.pages.report import report
 
     nuggets = as_frame({"q": {"n1": ("vital", {"a": "support"}), "n2": ("okay", {"c": "support"})}})
     runs = {"x": {"q": {"a": 2.0, "b": 1.0}}, "y": {"q": {"c": 2.0, "a": 1.0}}}

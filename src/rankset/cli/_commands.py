@@ -273,7 +273,7 @@ def _percent(value: float | None) -> str:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from rankset.report import DEFAULT_REPORT_METRICS, report
+    from rankset.pages.report import DEFAULT_REPORT_METRICS, report
 
     options = option_values(args)
     label_sets = _named_label_sets(args)

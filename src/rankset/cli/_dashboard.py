@@ -1,6 +1,6 @@
 """``rankset dashboard``: the offline page that explores systems, queries and rankings.
 
-A thin wrapper over :func:`rankset.dashboard.dashboard`: the runs, labels and evaluation
+A thin wrapper over :func:`rankset.pages.dashboard.dashboard`: the runs, labels and evaluation
 options as every evaluating subcommand spells them, plus the page's own inputs (document
 and query texts) and its one output file.
 """
@@ -16,7 +16,7 @@ from rankset.errors import ParameterError
 
 __all__ = ["DASHBOARD_COMMANDS", "add_dashboard"]
 
-# `rankset.dashboard.DEFAULT_DASHBOARD_METRICS` (not imported here: Altair loads lazily).
+# `rankset.pages.dashboard.DEFAULT_DASHBOARD_METRICS` (not imported here: Altair loads lazily).
 _METRICS = "ndcg@k ap rr precision@k recall@100"
 
 
@@ -87,7 +87,7 @@ def add_dashboard(commands: Any) -> argparse.ArgumentParser:
 
 def _dashboard(args: argparse.Namespace) -> int:
     from rankset.cli._commands import option_values
-    from rankset.dashboard import dashboard
+    from rankset.pages.dashboard import dashboard
 
     options = option_values(args)
     runs, labels, store = _inputs(args)  # a folder that is no store fails here

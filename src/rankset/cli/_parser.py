@@ -36,7 +36,7 @@ from rankset.evaluation import DEFAULT_METRICS
 
 __all__ = ["build_parser"]
 
-# `rankset.report.DEFAULT_REPORT_METRICS` (not imported here: the report loads lazily).
+# `rankset.pages.report.DEFAULT_REPORT_METRICS` (not imported here: the report loads lazily).
 _REPORT_METRICS = "ndcg@10 ap recall@100 ra_nwg@10 proc@10 pct_proc@10"
 
 

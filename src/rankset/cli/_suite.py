@@ -3,7 +3,7 @@
 A thin wrapper over :func:`rankset.comparison.evaluate_suite_toml`: per collection the
 summary with each system's rank, then the aggregate over collections (macro mean with
 intervals over collections and over queries, mean rank, Borda count). The one evaluation
-also feeds the pages: ``--report FILE.html`` writes :func:`rankset.report.suite_report`
+also feeds the pages: ``--report FILE.html`` writes :func:`rankset.pages.report.suite_report`
 (heatmaps, the aggregate, each collection), ``--dashboard FILE.html`` a dashboard of the
 first collection's runs with a Collections view of the whole suite.
 """
@@ -71,7 +71,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         step(f"evaluating the suite {args.suite}")
         suite = evaluate_suite_toml(args.suite, args.metrics or None, **options)
         if args.report is not None:
-            from rankset.report import suite_report
+            from rankset.pages.report import suite_report
 
             step(f"writing the suite's page {args.report}")
             _wrote(args, suite_report(suite, out=args.report))
@@ -100,7 +100,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _dashboard(args: argparse.Namespace, suite: Any, options: dict[str, Any]) -> Path:
     """Write the dashboard of the suite's first collection, with the Collections view."""
     from rankset.comparison import suite_from_toml
-    from rankset.dashboard import dashboard
+    from rankset.pages.dashboard import dashboard
 
     runs, labels = next(iter(suite_from_toml(args.suite).values()))
     board = dashboard(

@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from rankset._progress import Tally
 from rankset._typing import Test, choices_of
 from rankset._validation import did_you_mean, warn_user
 from rankset.comparison._inputs import (
@@ -486,7 +487,7 @@ def _run_tests(
         if size > 0:
             by_size.setdefault(size, []).append(index)
     draws = len(by_size) * n_resamples * (2 if "randomization" in tests else 1)
-    tally = stats.Tally(progress, draws, "resamples")
+    tally = Tally(progress, draws, "resamples")
     for _, members in sorted(by_size.items()):
         diffs = np.column_stack(
             [values[bounds[i] : bounds[i + 1]] - base[bounds[i] : bounds[i + 1]] for i in members]

@@ -151,7 +151,7 @@ def curves(
     keep_per_query
         Keep every per-query value (``Curves.per_query``); ``False`` keeps the summary
         only, so memory grows with one system's values instead of every system's
-        (:func:`rankset.report` at scale).
+        (:func:`rankset.pages.report` at scale).
     **options
         Passed to :func:`rankset.evaluate` (``relevance_level``, ``missing``, ``scale``,
         ``pool``, ``names``, ``engine``, ``buckets``, ...); per-query cutoffs do not apply.

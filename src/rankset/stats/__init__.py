@@ -5,7 +5,7 @@ the two-system tests (randomization, paired t, Wilcoxon), bootstrap confidence i
 and the multiple-testing corrections; :mod:`.multiple` the tests over many systems at once
 (Tukey's HSD, its randomized form, two-way ANOVA, effect sizes, rank intervals); the
 resampling ones take ``progress=``, the :data:`Progress` callback that every long function
-of rankset takes (:mod:`._progress`: counted steps, and a bar in Jupyter). numpy is
+of rankset takes (``rankset._progress``: counted steps, and a bar in Jupyter). numpy is
 imported here, so ``import rankset`` does not import this package; scipy is an optional
 extra (``pip install "rankset[stats]"``).
 
@@ -18,16 +18,7 @@ Examples
 
 from __future__ import annotations
 
-from rankset.stats._progress import (
-    IntoProgress,
-    NotebookBar,
-    Progress,
-    Steps,
-    Tally,
-    notebook_progress,
-    progress_text,
-    resolve_progress,
-)
+from rankset._progress import Progress
 from rankset.stats.multiple import (
     AnovaTable,
     bootstrap_difference_and_effect_cis,
@@ -57,28 +48,21 @@ __all__ = [
     "CORRECTIONS",
     "AnovaTable",
     "Correction",
-    "IntoProgress",
-    "NotebookBar",
     "Progress",
-    "Steps",
-    "Tally",
     "adjust_pvalues",
     "bootstrap_column_mean_cis",
     "bootstrap_difference_and_effect_cis",
     "bootstrap_effect_size_cis",
     "bootstrap_mean_ci",
     "bootstrap_rank_intervals",
-    "notebook_progress",
     "paired_bootstrap_ci",
     "paired_bootstrap_cis",
     "paired_effect_sizes",
     "paired_randomization_test",
     "paired_randomization_tests",
     "paired_t_test",
-    "progress_text",
     "randomized_tukey_hsd",
     "require_scipy",
-    "resolve_progress",
     "tukey_hsd",
     "two_way_anova",
     "wilcoxon_test",

@@ -11,7 +11,7 @@ from rankset._validation import check_int
 from rankset.errors import ParameterError
 
 if TYPE_CHECKING:
-    from rankset.stats._progress import Progress
+    from rankset._progress import Progress
 
 #: What the resampling kernels' ``progress`` callbacks count.
 RESAMPLES = "resamples"

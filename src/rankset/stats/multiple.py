@@ -47,7 +47,7 @@ from rankset.stats._draws import RESAMPLES, counted_chunks, resample_chunks, res
 from rankset.stats.paired import require_scipy
 
 if TYPE_CHECKING:
-    from rankset.stats._progress import Progress
+    from rankset._progress import Progress
 
 __all__ = [
     "AnovaTable",

@@ -44,7 +44,7 @@ from rankset.errors import ParameterError
 from rankset.stats._draws import counted_chunks, resample_generator
 
 if TYPE_CHECKING:
-    from rankset.stats._progress import Progress
+    from rankset._progress import Progress
 
 __all__ = [
     "CORRECTIONS",

@@ -1,0 +1,73 @@
+"""An interactive, offline dashboard: systems, queries and the rankings behind a number.
+
+:func:`dashboard` evaluates runs and returns a :class:`Dashboard`, one self-contained HTML
+page (Vega inlined, a strict Content-Security-Policy, no request of any kind, every user
+string escaped) that displays inline in Jupyter and writes itself with
+:meth:`Dashboard.save`. Three views, a fourth with an experiment store and a fifth with
+a suite of collections:
+
+- **Overview**: systems × metrics with confidence intervals and significance against a
+  baseline (picked on the page), metric-vs-k curves with a k slider, the diagnostic
+  matrix; a click on a quadrant cell lists its queries.
+- **Queries**: every query's values and the difference between two systems A and B;
+  sorted, filtered by text, quadrant and outcome, and by a bar of the differences'
+  histogram.
+- **Query**: the two systems' top k side by side (rank, document, grade or "unjudged", the
+  other system's rank and the move), snippets, the relevant documents neither found, every
+  metric's value, and label-free contrasts (overlap@k, Jaccard@k, RBO, tau_AP).
+- **History** (``history=`` a :class:`rankset.experiments.Store`): the picked metric's
+  logged means over the store's entries, one line per system, and each system's last
+  logged mean, the one before and the change (:func:`rankset.experiments.latest_changes`).
+- **Collections** (``suite=`` a :class:`rankset.comparison.SuiteResult`): the picked
+  metric as a heatmap of systems × collections (the rank on each collection in its cell)
+  and the aggregate over collections (mean and intervals, mean rank, Borda count).
+
+The module itself can be called: ``rankset.pages.dashboard(runs, qrels, ...)`` is
+``rankset.pages.dashboard.dashboard(runs, qrels, ...)`` (type checkers know the second spelling).
+
+The state of the page is the URL fragment, whose keys are :data:`FRAGMENT_KEYS`; the
+first five are a stable contract: ``#query=q003&a=bm25&b=rerank&metric=ndcg@10&k=10``
+opens that query's side-by-side view. Back, forward and reload restore a view.
+
+Inside: ``_build`` computes (evaluation, comparisons, curves, diagnosis), ``_texts`` reads
+texts, ``_data`` assembles the embedded data (and samples queries beyond a byte budget),
+``_charts`` writes the Vega-Lite specs, ``_page`` the HTML, and ``_script`` and
+``_script_views`` hold the page's script.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from rankset.pages.dashboard._build import DEFAULT_DASHBOARD_METRICS, Dashboard, dashboard
+from rankset.pages.dashboard._data import FORMAT_VERSION
+from rankset.pages.dashboard._texts import IntoTexts, read_texts
+
+__all__ = [
+    "DEFAULT_DASHBOARD_METRICS",
+    "FORMAT_VERSION",
+    "FRAGMENT_KEYS",
+    "Dashboard",
+    "IntoTexts",
+    "dashboard",
+    "read_texts",
+]
+
+#: The keys of the page's URL fragment and what each holds. The first five are a stable
+#: contract (links keep working across versions); the others hold the explorer's filters.
+FRAGMENT_KEYS: Final[dict[str, str]] = {
+    "query": "the query whose side-by-side view is shown (opens the query view)",
+    "a": "system A, the left side and the reference of differences (B - A)",
+    "b": "system B, the right side",
+    "metric": "the metric of the table, charts and differences (canonical name: ndcg@10)",
+    "k": "the cutoff of the side-by-side view and of the curves' marker (1 to depth)",
+    "view": "overview, queries, query, history (with a store) or collections (with a suite)",
+    "baseline": "the system the overview compares the others with",
+    "text": "the query list's text filter (query id or text, case-insensitive)",
+    "quadrant": "the query list's quadrant filter (with system: whose quadrant)",
+    "system": "the system whose quadrant the quadrant filter reads",
+    "outcome": "wins, losses or ties: of B against A on the metric",
+    "diff": "lo,hi: the histogram bar the query list is filtered by",
+    "sort": "the query list's order: query, diff or s<i> (system i), '-' for descending",
+}
+

@@ -1,0 +1,373 @@
+"""The page's script, first part: data, state in the URL fragment, controls, the overview.
+
+Written by hand, no framework: the state is one object read from and written to the URL
+fragment (:data:`rankset.pages.dashboard.FRAGMENT_KEYS`); every change pushes a history entry and
+redraws from the state, so back, forward and reload restore a view. User strings reach the
+page only through ``textContent`` and attribute setters, never as markup.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["CORE_SCRIPT"]
+
+CORE_SCRIPT: Final = r"""
+"use strict";
+var D = JSON.parse(document.getElementById("rankset-data").textContent);
+var SPECS = JSON.parse(document.getElementById("rankset-specs").textContent);
+var S = D.systems, M = D.metrics, Q = D.queries, NQ = Q.length;
+var QI = new Map();
+Q.forEach(function (q, i) { QI.set(q, i); });
+var DIAG = D.diagnosis;
+var QUADS = DIAG ? DIAG.quadrants : [];
+var UNCLASSIFIED = "unclassified";
+var VIEWS = ["overview", "queries", "query"].concat(D.history ? ["history"] : [],
+  D.suite ? ["collections"] : []);
+var OUTCOMES = ["wins", "losses", "ties"];
+var PAGE_ROWS = 100;
+var NA = "\u2013";
+var charts = {};
+var state = null;
+var shownRows = PAGE_ROWS;
+var lastHash = null;
+
+function $(id) { return document.getElementById(id); }
+function el(tag, attrs, children) {
+  var node = document.createElement(tag);
+  if (attrs) {
+    Object.keys(attrs).forEach(function (name) {
+      var value = attrs[name];
+      if (value === null || value === undefined || value === false) { return; }
+      if (name === "text") { node.textContent = String(value); }
+      else if (name === "cls") { node.className = value; }
+      else { node.setAttribute(name, value === true ? "" : String(value)); }
+    });
+  }
+  (children || []).forEach(function (child) {
+    if (child === null || child === undefined) { return; }
+    node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+  });
+  return node;
+}
+function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } return node; }
+function fmt(value, signed) {
+  if (value === null || value === undefined || !isFinite(value)) { return NA; }
+  var text = Math.abs(value) < 5e-5 ? (0).toFixed(4) : value.toFixed(4);
+  if (signed && value >= 5e-5) { text = "+" + text; }
+  return text.replace("-", "\u2212");
+}
+function count(n) { return n.toLocaleString("en-US"); }
+function sysIndex(name) { return S.indexOf(name); }
+function metricIndex(name) { return M.indexOf(name); }
+function otherThan(name) {
+  for (var i = 0; i < S.length; i++) { if (S[i] !== name) { return S[i]; } }
+  return name;
+}
+
+// --- state <-> URL fragment ------------------------------------------------------------
+function defaults() {
+  return {
+    view: "overview", query: null, a: D.baseline, b: otherThan(D.baseline), metric: M[0],
+    k: D.k, baseline: D.baseline, text: "", quadrant: null, system: null, outcome: null,
+    diff: null, sort: "-diff"
+  };
+}
+function fromHash(hash) {
+  var s = defaults();
+  var p = new URLSearchParams(hash.replace(/^#/, ""));
+  var a = p.get("a"), b = p.get("b");
+  if (sysIndex(a) >= 0) { s.a = a; }
+  if (sysIndex(b) >= 0) { s.b = b; } else if (sysIndex(a) >= 0) { s.b = otherThan(a); }
+  if (metricIndex(p.get("metric")) >= 0) { s.metric = p.get("metric"); }
+  var k = parseInt(p.get("k"), 10);
+  if (isFinite(k)) { s.k = Math.max(1, Math.min(D.depth, k)); }
+  if (sysIndex(p.get("baseline")) >= 0) { s.baseline = p.get("baseline"); }
+  if (p.get("query") !== null && p.get("query") !== "") { s.query = p.get("query"); }
+  var view = p.get("view");
+  s.view = VIEWS.indexOf(view) >= 0 ? view : (s.query !== null ? "query" : "overview");
+  s.text = p.get("text") || "";
+  var quadrant = p.get("quadrant");
+  if (DIAG && (QUADS.indexOf(quadrant) >= 0 || quadrant === UNCLASSIFIED)) {
+    s.quadrant = quadrant;
+    s.system = sysIndex(p.get("system")) >= 0 ? p.get("system") : s.a;
+  }
+  if (OUTCOMES.indexOf(p.get("outcome")) >= 0) { s.outcome = p.get("outcome"); }
+  var diff = (p.get("diff") || "").split(",").map(Number);
+  if (diff.length === 2 && isFinite(diff[0]) && isFinite(diff[1]) && diff[0] < diff[1]) {
+    s.diff = diff;
+  }
+  if (/^-?(query|diff|s\d+)$/.test(p.get("sort") || "")) { s.sort = p.get("sort"); }
+  return s;
+}
+function encode(value) {
+  // '@', ',' and ':' may stand in a fragment: ndcg@10 stays readable.
+  return encodeURIComponent(value).replace(/%40/g, "@").replace(/%2C/g, ",").replace(/%3A/g, ":");
+}
+function toHash(s) {
+  var pairs = [];
+  var add = function (key, value) { pairs.push(key + "=" + encode(value)); };
+  if (s.query !== null) { add("query", s.query); }
+  add("a", s.a);
+  add("b", s.b);
+  add("metric", s.metric);
+  add("k", String(s.k));
+  if (!(s.view === "query" && s.query !== null)) { add("view", s.view); }
+  if (s.baseline !== D.baseline) { add("baseline", s.baseline); }
+  if (s.text) { add("text", s.text); }
+  if (s.quadrant) { add("quadrant", s.quadrant); add("system", s.system); }
+  if (s.outcome) { add("outcome", s.outcome); }
+  if (s.diff) { add("diff", s.diff[0] + "," + s.diff[1]); }
+  if (s.sort !== "-diff") { add("sort", s.sort); }
+  return "#" + pairs.join("&");
+}
+function navigate(changes, replace) {
+  var next = Object.assign({}, state, changes, { allMissed: false });
+  if (("a" in changes || "b" in changes || "metric" in changes) && !("diff" in changes)) {
+    next.diff = null;  // the bins of another difference
+  }
+  if (Object.keys(changes).some(function (key) { return key !== "k"; })) {
+    shownRows = PAGE_ROWS;
+  }
+  state = next;
+  var hash = toHash(state);
+  if (hash !== location.hash) {
+    try {
+      if (replace) { history.replaceState(null, "", hash); }
+      else { history.pushState(null, "", hash); }
+    } catch (error) { /* a sandboxed frame without history: the state lives here only */ }
+  }
+  lastHash = hash;
+  render();
+}
+function fromLocation() {
+  if (location.hash === lastHash) { return; }
+  lastHash = location.hash;
+  state = fromHash(location.hash);
+  render();
+}
+window.addEventListener("popstate", fromLocation);
+window.addEventListener("hashchange", fromLocation);
+
+// --- charts ----------------------------------------------------------------------------
+function setData(name, dataset, rows) {
+  var chart = charts[name];
+  if (!chart) { return; }
+  chart.view.data(dataset, rows).run();
+}
+function withData(spec, dataset, rows) {
+  // The specs name their data; the rows are set here, once per chart, from the page's data.
+  if (Array.isArray(spec)) {
+    return spec.map(function (item) { return withData(item, dataset, rows); });
+  }
+  if (spec === null || typeof spec !== "object") { return spec; }
+  var out = {};
+  Object.keys(spec).forEach(function (key) {
+    var value = spec[key];
+    if (key === "data" && value && value.name === dataset) {
+      out[key] = { name: dataset, values: rows };
+    } else {
+      out[key] = withData(value, dataset, rows);
+    }
+  });
+  return out;
+}
+function setSignal(name, signal, value) {
+  var chart = charts[name];
+  if (!chart) { return; }
+  try {
+    if (chart.view.signal(signal) !== value) { chart.view.signal(signal, value).run(); }
+  } catch (error) { /* a chart without that parameter */ }
+}
+function initialRows(name) {
+  if (name === "summary") { return D.summary; }
+  if (name === "curves") { return D.curves || []; }
+  if (name === "diagnosis") { return DIAG.counts; }
+  if (name === "history") { return D.history.rows; }
+  if (name === "collections") { return D.suite.cells; }
+  return histogram(explorerRows());
+}
+function embedCharts() {
+  var options = { mode: "vega-lite", renderer: "svg", actions: false, ast: true };
+  return Promise.all(Object.keys(SPECS).map(function (name) {
+    var target = $("chart-" + name);
+    if (!target) { return null; }
+    var spec = withData(SPECS[name], name, initialRows(name));
+    return vegaEmbed(target, spec, options).then(function (result) {
+      charts[name] = result;
+      result.view.addEventListener("click", function (event, item) {
+        onChartClick(name, item && item.datum);
+      });
+    });
+  }));
+}
+function onChartClick(name, datum) {
+  if (!datum) { return; }
+  if (name === "diagnosis" && datum.system !== undefined && datum.quadrant !== undefined) {
+    navigate({ view: "queries", quadrant: datum.quadrant, system: datum.system });
+  } else if (name === "differences" && datum.lo !== undefined) {
+    navigate({ view: "queries", diff: [datum.lo, datum.hi] });
+  } else if (name === "summary" && datum.system !== undefined) {
+    navigate({ baseline: datum.system });
+  }
+}
+function updateSignals() {
+  var m = metricIndex(state.metric);
+  setSignal("summary", "metric", state.metric);
+  setSignal("summary", "baseline", state.baseline);
+  if (D.curve_of[m]) { setSignal("curves", "measure", D.curve_of[m]); }
+  setSignal("curves", "k", state.k);
+  setSignal("history", "metric", state.metric);
+  setSignal("collections", "metric", state.metric);
+  setSignal("collections", "lower", !D.greater[m]);
+  setSignal("diagnosis", "picked_system", state.quadrant ? state.system : null);
+  setSignal("diagnosis", "picked_quadrant", state.quadrant);
+}
+
+// --- controls --------------------------------------------------------------------------
+function fillSelect(select, values, labels) {
+  clear(select);
+  values.forEach(function (value, i) {
+    select.appendChild(el("option", { value: value, text: labels ? labels[i] : value }));
+  });
+}
+function setupControls() {
+  fillSelect($("metric"), M);
+  fillSelect($("baseline"), S);
+  fillSelect($("sys-a"), S);
+  fillSelect($("sys-b"), S);
+  fillSelect($("filter-system"), S);
+  fillSelect($("filter-quadrant"), [""].concat(QUADS, DIAG ? [UNCLASSIFIED] : []),
+             ["any"].concat(QUADS, DIAG ? [UNCLASSIFIED] : []));
+  fillSelect($("filter-outcome"), [""].concat(OUTCOMES),
+             ["all", "B wins", "B loses", "ties"]);
+  $("k").max = String(D.depth);
+  $("metric").addEventListener("change", function (e) { navigate({ metric: e.target.value }); });
+  $("baseline").addEventListener("change", function (e) {
+    navigate({ baseline: e.target.value });
+  });
+  $("sys-a").addEventListener("change", function (e) { navigate({ a: e.target.value }); });
+  $("sys-b").addEventListener("change", function (e) { navigate({ b: e.target.value }); });
+  $("swap").addEventListener("click", function () { navigate({ a: state.b, b: state.a }); });
+  // A drag of the slider or a word typed is one step of history: its first event pushes
+  // an entry, the next ones replace it, until the control is let go.
+  var editing = null;
+  var edit = function (control, changes) {
+    navigate(changes, editing === control);
+    editing = control;
+  };
+  var done = function () { editing = null; };
+  $("k").addEventListener("input", function (e) {
+    edit("k", { k: parseInt(e.target.value, 10) });
+  });
+  $("filter-text").addEventListener("input", function (e) {
+    edit("text", { text: e.target.value });
+  });
+  ["change", "blur"].forEach(function (type) {
+    $("k").addEventListener(type, done);
+    $("filter-text").addEventListener(type, done);
+  });
+  $("filter-quadrant").addEventListener("change", function (e) {
+    navigate({ quadrant: e.target.value || null,
+               system: e.target.value ? $("filter-system").value : null });
+  });
+  $("filter-system").addEventListener("change", function (e) {
+    if (state.quadrant) { navigate({ system: e.target.value }); }
+  });
+  $("filter-outcome").addEventListener("change", function (e) {
+    navigate({ outcome: e.target.value || null });
+  });
+  $("clear-diff").addEventListener("click", function () { navigate({ diff: null }); });
+  $("clear-filters").addEventListener("click", function () {
+    navigate({ text: "", quadrant: null, system: null, outcome: null, diff: null });
+  });
+  $("more").addEventListener("click", function () { shownRows += PAGE_ROWS; renderExplorer(); });
+  document.querySelectorAll("[data-tab]").forEach(function (tab) {
+    tab.addEventListener("click", function () { navigate({ view: tab.dataset.tab }); });
+  });
+}
+function syncControls() {
+  $("metric").value = state.metric;
+  $("baseline").value = state.baseline;
+  $("sys-a").value = state.a;
+  $("sys-b").value = state.b;
+  $("k").value = String(state.k);
+  $("k-value").textContent = String(state.k);
+  if ($("filter-text").value !== state.text) { $("filter-text").value = state.text; }
+  $("filter-quadrant").value = state.quadrant || "";
+  $("filter-system").value = state.system || state.a;
+  $("filter-outcome").value = state.outcome || "";
+  document.querySelectorAll("[data-tab]").forEach(function (tab) {
+    tab.setAttribute("aria-selected", String(tab.dataset.tab === state.view));
+  });
+  document.querySelectorAll("[data-view]").forEach(function (section) {
+    section.hidden = section.dataset.view !== state.view;
+  });
+  document.querySelectorAll("[data-for]").forEach(function (node) {
+    node.hidden = node.dataset.for.split(" ").indexOf(state.view) < 0;
+  });
+}
+
+// --- overview ---------------------------------------------------------------------------
+function summaryOf(system, metric) {
+  for (var i = 0; i < D.summary.length; i++) {
+    var row = D.summary[i];
+    if (row.system === system && row.metric === metric) { return row; }
+  }
+  return null;
+}
+function comparisonOf(baseline, system, metric) {
+  var rows = (D.compare || {})[baseline] || [];
+  for (var i = 0; i < rows.length; i++) {
+    if (rows[i].system === system && rows[i].metric === metric) { return rows[i]; }
+  }
+  return null;
+}
+function renderOverview() {
+  var table = clear($("systems-table"));
+  var head = el("tr", null, [el("th", { scope: "col", text: "system" })]);
+  M.forEach(function (metric) {
+    var th = el("th", { scope: "col", cls: "num pick" + (metric === state.metric ? " current" : ""),
+                        title: "show " + metric, text: metric });
+    th.addEventListener("click", function () { navigate({ metric: metric }); });
+    head.appendChild(th);
+  });
+  table.appendChild(el("thead", null, [head]));
+  var body = el("tbody");
+  S.forEach(function (system) {
+    var isBase = system === state.baseline;
+    var row = el("tr", { cls: isBase ? "baseline" : null }, [
+      el("th", { scope: "row" },
+         [system, isBase ? el("span", { cls: "tag", text: "baseline" }) : null])
+    ]);
+    M.forEach(function (metric, m) {
+      var s = summaryOf(system, metric);
+      var cell = el("td", { cls: "num" + (metric === state.metric ? " current" : "") });
+      cell.appendChild(el("span", { cls: "mean", text: s ? fmt(s.mean) : NA }));
+      if (s) {
+        var interval = "[" + fmt(s.ci_low) + ", " + fmt(s.ci_high) + "]";
+        cell.appendChild(el("span", { cls: "ci", text: interval }));
+      }
+      var c = isBase ? null : comparisonOf(state.baseline, system, metric);
+      if (c) {
+        var better = c.delta !== null && (D.greater[m] ? c.delta > 0 : c.delta < 0);
+        var mark = c.reject ? (better ? " \u25b2" : " \u25bc") : "";
+        cell.appendChild(el("span", {
+          cls: "delta" + (c.reject ? (better ? " up" : " down") : ""),
+          title: "p (Holm) = " + (c.p_adj === null ? NA : c.p_adj.toPrecision(2)) +
+                 "; wins/ties/losses " + c.wins + "/" + c.ties + "/" + c.losses,
+          text: fmt(c.delta, true) + mark
+        }));
+      }
+      row.appendChild(cell);
+    });
+    body.appendChild(row);
+  });
+  table.appendChild(body);
+  var m = metricIndex(state.metric);
+  $("curves-note").textContent = D.curve_of[m]
+    ? "Curves of " + D.curve_of[m] + "@k from k = 1 to " + D.depth +
+      "; the dashed rule is k = " + state.k + "."
+    : state.metric + " has no cutoff: no curve.";
+}
+"""
