@@ -93,6 +93,7 @@ if TYPE_CHECKING:  # loaded on first use: see __getattr__
     )
     from rankset.measures import Metric, available_measures, define, parse_metric, parse_metrics
     from rankset.measures.scales import GradeScale
+    from rankset.pages import Analysis, analyse
     from rankset.pages.dashboard import dashboard
     from rankset.pages.report import report
 
@@ -171,6 +172,8 @@ _LAZY_NAMES = {
     "optimize_fusion": "fusion",
     "FusionSearch": "fusion",
     # pages: one analysis, drawn as the report or the dashboard
+    "analyse": "pages",
+    "Analysis": "pages",
     "report": "pages.report",
     "dashboard": "pages.dashboard",
     # experiments: results that last, and the gate
@@ -244,6 +247,8 @@ __all__ = [  # noqa: RUF022 (grouped by topic, as polars groups its face)
     "Store",
     "gate",
     # pages
+    "Analysis",
+    "analyse",
     "dashboard",
     "report",
     # errors

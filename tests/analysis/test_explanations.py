@@ -70,7 +70,7 @@ def test_the_report_says_why_a_query_is_among_the_worst(tmp_path: Path) -> None:
     page = report(
         RUNS, SAMPLE / "qrels.txt", metrics=["ndcg@10"], out=tmp_path / "r.html",
         n_resamples=50, scale="trec_dl", worst=3,
-    ).read_text(encoding="utf-8")  # fmt: skip
+    ).path.read_text(encoding="utf-8")  # fmt: skip
     worst = page[page.index("<h2>Worst queries</h2>") :]
     assert "relevant documents</th>" in worst
     assert worst.count(" relevant in the top 10") >= 6  # 3 queries x 2 systems

@@ -367,7 +367,7 @@ def test_the_report_shows_what_fusion_changed(tmp_path: Path) -> None:
         scale="trec_dl",
         fused="fused",
         n_resamples=100,
-    ).read_text(encoding="utf-8")
+    ).path.read_text(encoding="utf-8")
     assert "What fusion changed" in page
     assert "quadrant in fused" in page
 

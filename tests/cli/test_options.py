@@ -46,7 +46,9 @@ EVALUATING = {
     *("evaluate", "curves", "compare", "diagnose", "report", "stability"),
     *("log", "gate", "dashboard"),
 }
-RESAMPLING = {"compare", "report", "agreement", "stability", "gate"}
+RESAMPLING = {"compare", "report", "agreement", "stability", "gate", "dashboard"}
+# Every command that tests one system against another spells its tests alike.
+TESTING = {"report", "dashboard", "gate"}
 LABEL_SETS = {"report", "stability"}
 GATED = {
     "log",
@@ -76,7 +78,8 @@ SHARED: list[tuple[str, list[str], str, object, set[str]]] = [
         5,
         {"evaluate", "compare", "diagnose", "report", "fuse", "dashboard"},
     ),
-    ("--k-max", ["--k-max", "7"], "k_max", 7, {"curves", "report"}),
+    ("--k-max", ["--k-max", "7"], "k_max", 7, {"curves"}),
+    ("--depth", ["--depth", "7"], "depth", 7, {"report", "dashboard"}),
     ("--quiet", ["--quiet"], "quiet", True, EVERY),
     ("--relevance-level", ["--relevance-level", "2"], "relevance_level", 2.0, EVALUATING),
     ("-l", ["-l", "2"], "relevance_level", 2.0, EVALUATING),
@@ -111,6 +114,15 @@ SHARED: list[tuple[str, list[str], str, object, set[str]]] = [
     ),
     ("--n-resamples", ["--n-resamples", "9"], "n_resamples", 9, RESAMPLING),
     ("--seed", ["--seed", "9"], "seed", 9, RESAMPLING),
+    (
+        "--correction",
+        ["--correction", "bonferroni"],
+        "correction",
+        "bonferroni",
+        TESTING | {"compare"},
+    ),
+    ("--test", ["--test", "t"], "test", "t", TESTING),
+    ("--test", ["--test", "t"], "tests", ["t"], {"compare"}),  # repeatable there
 ]
 
 # fuse's --k is the method's k (RRF's constant); its --name, the one fused run's.
@@ -163,7 +175,9 @@ def test_the_table_covers_every_subcommand() -> None:
     [(command, row[0]) for row in SHARED for command in sorted(row[4])],
 )
 def test_a_shared_option_parses_alike_in_every_subcommand(command: str, spelling: str) -> None:
-    _, argv, dest, value, _ = next(row for row in SHARED if row[0] == spelling)
+    _, argv, dest, value, _ = next(
+        row for row in SHARED if row[0] == spelling and command in row[4]
+    )
     if dest == "labels" and command in LABEL_SETS:
         value = [value]
     dest, value = FUSE.get((command, spelling), (dest, value))
@@ -323,11 +337,14 @@ def test_compare_passes_one_options_object_and_parsed_metrics(
     )
 
 
-def test_the_report_help_states_the_report_s_default_metrics() -> None:
-    from rankset.pages.report import DEFAULT_REPORT_METRICS
+@pytest.mark.parametrize("command", ["evaluate", "compare", "report", "dashboard"])
+def test_every_command_states_the_one_default_metric_set(command: str) -> None:
+    text = " ".join(_subcommands()[command].format_help().split())
+    assert f"(default: {' '.join(rankset.evaluation.DEFAULT_METRICS)})" in text
 
-    text = " ".join(_subcommands()["report"].format_help().split())
-    assert f"(default: {' '.join(DEFAULT_REPORT_METRICS)})" in text
+
+def test_the_report_still_reads_the_old_k_max_spelling() -> None:
+    assert _parse("report", ["--k-max", "7"]).depth == 7
 
 
 def test_trec_eval_keeps_its_own_flags(capsys: pytest.CaptureFixture[str]) -> None:

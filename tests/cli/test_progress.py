@@ -17,7 +17,7 @@ from rankset.cli import main
 from rankset.pages.report import report
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
-STEPS = 7  # rankset.pages.report's steps
+STEPS = 8  # the analysis's 7 steps and the page (rankset.pages.report)
 
 
 def _report(tmp_path: Path, *extra: str) -> list[str]:
@@ -72,7 +72,7 @@ def test_rich_counts_the_steps_on_a_terminal(
     assert captured.out.strip() == str(tmp_path / "report.html")  # stdout stays clean
     for done in range(1, STEPS + 1):
         assert f"{done}/{STEPS}" in captured.err
-    for step in ("evaluating", "comparing: 800/800 resamples", "metric-vs-k curves"):
+    for step in ("evaluating", "resamples, baseline 2 of 2", "metric-vs-k curves"):
         assert step in captured.err
     assert "0:00:0" in captured.err  # elapsed and ETA
 
@@ -89,7 +89,7 @@ def test_a_plain_line_counts_the_steps_without_rich(
     lines = err.split("\r")
     shown = [line.strip() for line in lines if line.strip()]
     assert shown[0].startswith(f"rankset: evaluating  0/{STEPS}  ")
-    assert any(line.startswith(f"rankset: charts and page  6/{STEPS}") for line in shown)
+    assert any(line.startswith(f"rankset: charts and page  {STEPS - 1}/{STEPS}") for line in shown)
     assert any(", ETA " in line for line in shown)
     assert "\n" not in err  # one line, rewritten in place
     assert lines[-1] == ""  # and erased at the end
@@ -122,17 +122,16 @@ def test_report_calls_its_progress_callback_for_each_step(tmp_path: Path) -> Non
         n_resamples=100,
         out=tmp_path / "r.html",
         progress=lambda done, total, step: calls.append((done, total, step)),
-    )
+    ).path
     steps = [done for done, _, step in calls if ": " not in step]  # a step's inner count
     assert steps == list(range(STEPS + 1))
     assert [done for done, _, _ in calls] == sorted(done for done, _, _ in calls)
     assert {total for _, total, _ in calls} == {STEPS}
     assert calls[0][2] == "evaluating"
     assert calls[-1][2] == "done"
-    # the comparison's resamples, shown within the comparing step: a randomization test
-    # and a bootstrap of 100 for each group of comparisons over as many queries (rerank
-    # vs bm25: ndcg@10, ap and recall@100 over 40 queries, the ra_nwg@10, proc@10 and
-    # pct_proc@10 over the 36 with a relevant document): 2 x 2 x 100
+    # the comparison's resamples, shown within the comparing step, each system as the
+    # baseline in turn: a randomization test and a bootstrap of 100 for the one group of
+    # comparisons over as many queries (the default metrics, over the 40 queries): 2 x 100
     inner = [step for done, _, step in calls if step.startswith("comparing: ")]
-    assert inner[-1] == "comparing: 400/400 resamples"
+    assert inner[-1] == "comparing: 200/200 resamples, baseline 2 of 2"
     assert all(done == 1 for done, _, step in calls if step.startswith("comparing"))

@@ -22,7 +22,7 @@ from rankset.pages.dashboard import dashboard
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 RUNS = [str(SAMPLE / "bm25.trec"), str(SAMPLE / "rerank.trec")]
 QRELS = ["--qrels", str(SAMPLE / "qrels.txt")]
-SECTIONS = 7  # the dashboard's
+SECTIONS = 9  # the analysis's 7 steps, the texts and the page
 
 
 def _compare() -> list[str]:
@@ -143,6 +143,8 @@ def test_dashboard_counts_its_sections(
         "metric-vs-k curves (k = 1..20)",
         "diagnostic matrix",
         "rankings (top 20)",
+        "worst queries",
+        "label sets",
         "texts",
         "charts and page",
     ]
@@ -152,7 +154,8 @@ def test_dashboard_counts_its_sections(
     for number in (1, 2):
         assert any(
             re.match(
-                rf"rankset: comparing: [\d,]+/[\d,]+ resamples, baseline {number} of 2  1/7", line
+                rf"rankset: comparing: [\d,]+/[\d,]+ resamples, baseline {number} of 2  1/{SECTIONS}",
+                line,
             )
             for line in shown
         ), shown
@@ -188,7 +191,8 @@ def test_dashboard_calls_its_progress_callback_for_each_section() -> None:
     assert {total for _, total, _ in calls} == {SECTIONS}
     assert calls[-1] == (SECTIONS, SECTIONS, "done")
     # no callback, not in a notebook: nothing is drawn and the page is the same
-    assert dashboard(RUNS, str(SAMPLE / "qrels.txt"), scale="trec_dl", n_resamples=100) == board
+    again = dashboard(RUNS, str(SAMPLE / "qrels.txt"), scale="trec_dl", n_resamples=100)
+    assert again.html == board.html
 
 
 # --- the ETA and the ticking line ---------------------------------------------------------

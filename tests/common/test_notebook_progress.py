@@ -126,10 +126,10 @@ def test_report_draws_its_bar_in_a_kernel(monkeypatch: pytest.MonkeyPatch, tmp_p
         scale="trec_dl",
         n_resamples=100,
         out=tmp_path / "r.html",
-    )
+    ).path
     assert display.displayed == 1
     assert display.bundles[0]["text/plain"].startswith("rankset report [")
-    assert '<progress value="7" max="7"' in display.bundles[-1]["text/html"]
+    assert '<progress value="8" max="8"' in display.bundles[-1]["text/html"]
     # progress=False: nothing, even in a kernel
     report(
         [str(SAMPLE / "bm25.trec")],
@@ -137,7 +137,7 @@ def test_report_draws_its_bar_in_a_kernel(monkeypatch: pytest.MonkeyPatch, tmp_p
         scale="trec_dl",
         out=tmp_path / "quiet.html",
         progress=False,
-    )
+    ).path
     assert display.displayed == 1
 
 
@@ -187,7 +187,7 @@ def test_a_report_in_a_notebook_cell_shows_a_bar(tmp_path: Path) -> None:
         "from rankset.pages.report import report\n"
         f"runs = [{str(SAMPLE / 'bm25.trec')!r}, {str(SAMPLE / 'rerank.trec')!r}]\n"
         f"path = report(runs, {str(SAMPLE / 'qrels.txt')!r}, scale='trec_dl', "
-        f"n_resamples=200, out={str(tmp_path / 'r.html')!r})\n"
+        f"n_resamples=200, out={str(tmp_path / 'r.html')!r}).path\n"
         "print(path.name)"
     )
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
@@ -201,7 +201,7 @@ def test_a_report_in_a_notebook_cell_shows_a_bar(tmp_path: Path) -> None:
     bars = [out for out in outputs if out["output_type"] == "display_data"]
     assert len(bars) == 1  # one bar, redrawn in place (update_display_data)
     final = bars[0]["data"]
-    assert '<progress value="7" max="7"' in final["text/html"]
+    assert '<progress value="8" max="8"' in final["text/html"]
     assert final["text/plain"].startswith("rankset report [" + "#" * 24 + "] done  7/7  ")
     printed = "".join(out.get("text", "") for out in outputs if out["output_type"] == "stream")
     assert printed == "r.html\n"  # nothing on stderr, the bar is no stream

@@ -102,9 +102,9 @@ def test_the_report_compares_with_the_first_run_and_lists_systems_in_order(
 ) -> None:
     from rankset.pages.report import report
 
-    page = report(GIVEN, QRELS, scale="trec_dl", n_resamples=50, out=tmp_path / "r.html").read_text(
-        "utf-8"
-    )
+    page = report(
+        GIVEN, QRELS, scale="trec_dl", n_resamples=50, out=tmp_path / "r.html"
+    ).path.read_text("utf-8")
     assert "Each system against the baseline <code>zeta</code>" in page
     summary = page.split('id="summary"', 1)[1].split("</table>", 1)[0]
     assert summary.index(">zeta<") < summary.index(">alpha<")

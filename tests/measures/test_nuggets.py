@@ -397,6 +397,6 @@ def test_the_report_takes_nugget_measures_and_leaves_them_out_of_the_curves(
     page = report(
         runs, None, metrics=["rr", "nugget_coverage@1"], nuggets=nuggets,
         out=tmp_path / "r.html", n_resamples=50, scale="binary",
-    ).read_text(encoding="utf-8")  # fmt: skip
+    ).path.read_text(encoding="utf-8")  # fmt: skip
     assert "nugget_coverage@1" in page
     assert "<h2>Metric vs k</h2>" in page  # rr's curve; nugget_coverage has none

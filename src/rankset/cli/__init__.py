@@ -21,10 +21,10 @@ from typing import TextIO
 from rankset._version import __version__
 from rankset.cli import (
     _commands,
-    _dashboard,
     _experiments,
     _files,
     _options,
+    _pages,
     _parser,
     _suite,
     _trec_eval_help,
@@ -41,7 +41,7 @@ EXIT_BAD_INPUT = 2
 _COMMANDS = {
     **_commands.COMMANDS,
     **_experiments.EXPERIMENT_COMMANDS,
-    **_dashboard.DASHBOARD_COMMANDS,
+    **_pages.PAGE_COMMANDS,
     **_suite.SUITE_COMMANDS,
 }
 

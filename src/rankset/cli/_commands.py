@@ -272,34 +272,6 @@ def _percent(value: float | None) -> str:
     return "NA" if value is None else f"{100 * value:+.1f}%"
 
 
-def _report(args: argparse.Namespace) -> int:
-    from rankset.pages.report import DEFAULT_REPORT_METRICS, report
-
-    options = option_values(args)
-    label_sets = _named_label_sets(args)
-    if label_sets:
-        options["label_sets"] = dict(list(label_sets.items())[1:])
-    with progress(args) as step:
-        path = report(
-            args.runs,
-            args.labels,
-            metrics=args.metrics or DEFAULT_REPORT_METRICS,
-            baseline=args.baseline,
-            k=args.k,
-            k_max=args.k_max,
-            out=args.out,
-            title=args.title,
-            fused=args.fused,
-            n_resamples=args.n_resamples,
-            seed=args.seed,
-            progress=step.count,
-            history=args.store,
-            **options,
-        )
-    print(path)
-    return EXIT_OK
-
-
 def _diagnose(args: argparse.Namespace) -> int:
     from rankset.diagnosis.quadrants import diagnose, regression_counts, regressions
     from rankset.evaluation import evaluate_with
@@ -515,7 +487,7 @@ def _agreement(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _named_label_sets(args: argparse.Namespace) -> dict[str, str]:
+def named_label_sets(args: argparse.Namespace) -> dict[str, str]:
     """Name the reference and the other label sets after their files (labelsN on a clash)."""
     from pathlib import Path
 
@@ -537,7 +509,7 @@ def _stability(args: argparse.Namespace) -> int:
     from rankset.errors import ParameterError
     from rankset.label_quality.rank_stability import ranking_stability
 
-    label_sets = _named_label_sets(args)
+    label_sets = named_label_sets(args)
     if not label_sets:
         msg = "rankset stability needs --qrels twice or more: the reference, then other labels."
         raise ParameterError(msg)
@@ -590,7 +562,6 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "compare": _compare,
     "curves": _curves,
     "diagnose": _diagnose,
-    "report": _report,
     "measures": _measures,
     "partition": _partition,
     "fuse": _fuse,

@@ -16,7 +16,8 @@ from rankset.cli._options import (
     add_evaluation_options,
     add_metrics,
     add_output,
-    add_resampling,
+    add_testing,
+    correction_of,
 )
 from rankset.cli._output import dump_json, frame_text, progress, records
 from rankset.errors import ParameterError
@@ -104,13 +105,10 @@ def add_gate(commands: Any) -> argparse.ArgumentParser:
         help="largest allowed fall: absolute (0.01) or relative to the baseline (2%%)",
     )
     rules.add_argument(
-        "--alpha", type=float, metavar="A", help="fail only drops significant at A (Holm)"
-    )
-    rules.add_argument(
-        "--test",
-        choices=("randomization", "t"),
-        default="randomization",
-        help="the paired test (default randomization)",
+        "--alpha",
+        type=float,
+        metavar="A",
+        help="fail only drops significant at A (after --correction)",
     )
     rules.add_argument(
         "--coverage-k",
@@ -119,7 +117,7 @@ def add_gate(commands: Any) -> argparse.ArgumentParser:
         metavar="K",
         help="judged@K of the candidate against the baseline's: a warning when it fell",
     )
-    add_resampling(gate, 10_000)
+    add_testing(gate, tests=("randomization", "t"), resamples=10_000, alpha=False)
     output = gate.add_argument_group("report")
     output.add_argument(
         "--markdown",
@@ -205,6 +203,7 @@ def _gate(args: argparse.Namespace) -> int:
             max_drop=args.max_drop,
             alpha=args.alpha,
             test=args.test,
+            correction=correction_of(args),
             seed=args.seed,
             n_resamples=args.n_resamples,
         )

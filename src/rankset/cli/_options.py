@@ -7,8 +7,8 @@ flags exactly):
 * metrics: ``-m/--metric METRIC``, repeatable where a command measures several (evaluate,
   compare, curves, report) and naming the one metric where a command uses one (stability,
   fuse);
-* one cutoff: ``-k/--k K``; a range of cutoffs 1..N: ``--k-max N`` (curves, report); a
-  list of cutoffs: ``--ks K,K,...`` (evaluate). In ``fuse``, ``--k`` is the fusion
+* one cutoff: ``-k/--k K``; a range of cutoffs 1..N: ``--k-max N`` (curves; the pages:
+  ``--depth N``); a list of cutoffs: ``--ks K,K,...`` (evaluate). In ``fuse``, ``--k`` is the fusion
   method's parameter ``k`` (RRF's constant), as in :func:`rankset.fuse`;
 * no progress display: ``--quiet``, before or after the subcommand;
 * outputs: ``--out FILE`` (the command's result), ``--per-query TABLE`` (per-query
@@ -33,6 +33,7 @@ Vocabularies come from :mod:`rankset._typing` and defaults from
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any, Final
 
 from rankset._typing import (
@@ -58,6 +59,8 @@ __all__ = [
     "add_output",
     "add_quiet",
     "add_resampling",
+    "add_testing",
+    "correction_of",
     "cutoff_list",
     "expand_official",
     "hidden_alias",
@@ -244,6 +247,57 @@ def add_resampling(parser: argparse.ArgumentParser, resamples: int, *, stated: s
         f"(default {resamples})",
     )
     group.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+
+
+def add_testing(
+    parser: argparse.ArgumentParser,
+    *,
+    tests: Sequence[str] = ("randomization", "t", "wilcoxon"),
+    resamples: int | None = None,
+    alpha: bool = True,
+) -> None:
+    """``--test``, ``--correction``, ``--alpha``, ``--n-resamples`` and ``--seed``.
+
+    The options of every command that tests one system against another (the pages, the
+    gate), spelled as ``rankset compare`` spells them. ``resamples`` None: the pages'
+    policy (10,000, more for the randomization test when the comparisons need them).
+    """
+    group = parser.add_argument_group("tests and resampling")
+    group.add_argument(
+        "--test",
+        choices=tests,
+        default="randomization",
+        help=f"the paired test: {', '.join(tests)} (default randomization; t and "
+        "wilcoxon need scipy)",
+    )
+    group.add_argument(
+        "--correction",
+        choices=("holm", "bonferroni", "bh", "none"),
+        default="holm",
+        help="multiple-testing correction over the compared rows (default holm)",
+    )
+    if alpha:
+        group.add_argument(
+            "--alpha", type=float, default=0.05, help="significance level (default 0.05)"
+        )
+    default = (
+        "10000, more for the randomization test when the comparisons need them"
+        if resamples is None
+        else f"{resamples}"
+    )
+    group.add_argument(
+        "--n-resamples",
+        type=int,
+        default=resamples,
+        metavar="N",
+        help=f"bootstrap resamples and randomization-test permutations (default {default})",
+    )
+    group.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+
+
+def correction_of(args: argparse.Namespace) -> Any:
+    """``--correction`` as the library takes it (``none``: None)."""
+    return None if args.correction == "none" else args.correction
 
 
 def add_evaluation_options(

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 from rankset._typing import Correction, Norm, Test, choices_of
-from rankset.cli._dashboard import add_dashboard
 from rankset.cli._experiments import add_gate, add_history, add_log
 from rankset.cli._options import (
     add_buckets,
@@ -27,17 +26,16 @@ from rankset.cli._options import (
     add_output,
     add_quiet,
     add_resampling,
+    add_testing,
     cutoff_list,
     hidden_alias,
 )
+from rankset.cli._pages import add_dashboard
 from rankset.cli._suite import add_suite_option
 from rankset.cli._trec_eval_help import add_trec_eval_entry
 from rankset.evaluation import DEFAULT_METRICS
 
 __all__ = ["build_parser"]
-
-# `rankset.pages.report.DEFAULT_REPORT_METRICS` (not imported here: the report loads lazily).
-_REPORT_METRICS = "ndcg@10 ap recall@100 ra_nwg@10 proc@10 pct_proc@10"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -226,11 +224,18 @@ def _add_report(commands: Any) -> argparse.ArgumentParser:
         labels_help="labels file; repeat it to add other label sets of the same pairs (an "
         "LLM judge's), compared with the first in a 'Label sets' section",
     )
-    add_metrics(report, _REPORT_METRICS)
+    add_metrics(report, " ".join(DEFAULT_METRICS))
     page = report.add_argument_group("page")
     page.add_argument("--baseline", metavar="NAME", help="baseline system of the comparison")
     add_cutoff(page, default=10, help="diagnosis cutoff (default 10)")
-    add_cutoff_range(page, help="largest curve k (default 20)")
+    page.add_argument(
+        "--depth",
+        type=int,
+        default=20,
+        metavar="N",
+        help="the curves go from k = 1 to N (default 20)",
+    )
+    hidden_alias(page, "--k-max", dest="depth", type=int)
     page.add_argument("--title", default="rankset report", help="the page title")
     page.add_argument(
         "--fused",
@@ -242,7 +247,7 @@ def _add_report(commands: Any) -> argparse.ArgumentParser:
         metavar="DIR",
         help="an experiment store (rankset log): adds the history of its logged means",
     )
-    add_resampling(report, 2000, stated=", stated in the page")
+    add_testing(report)
     add_output(report, out="the HTML file to write", out_metavar="REPORT.html", out_required=True)
     return report
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from _dashboard_cases import ROOT, SAMPLE_QRELS, SAMPLE_RUNS, dl19_inputs, sample_texts, synthetic
 
-from rankset.pages.dashboard import Dashboard, dashboard
+from rankset.pages import Dashboard
+from rankset.pages.dashboard import dashboard
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

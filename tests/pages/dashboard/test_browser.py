@@ -17,7 +17,8 @@ import polars as pl
 import pytest
 from _dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS, dl19_inputs, sample_texts
 
-from rankset.pages.dashboard import Dashboard, dashboard
+from rankset.pages import Dashboard
+from rankset.pages.dashboard import dashboard
 from rankset.evaluation import numbered_runs
 from rankset.label_quality import rbo, tau_ap
 

@@ -32,8 +32,14 @@ from _report_cases import (  # noqa: E402  (sys.path above)
 def sample_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report") / "sample.html"
     return report(
-        RUNS, QRELS, out=out, scale="trec_dl", n_resamples=N_RESAMPLES, title="Sample report"
-    )
+        RUNS,
+        QRELS,
+        metrics=METRICS,
+        out=out,
+        scale="trec_dl",
+        n_resamples=N_RESAMPLES,
+        title="Sample report",
+    ).path
 
 
 @pytest.fixture(scope="session")
@@ -66,8 +72,8 @@ def hostile_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
         labels,
         out=out,
         k=2,
-        k_max=3,
+        depth=3,
         n_resamples=100,
         title="Hostile",
         query_text={TITLE_PAYLOAD: SCRIPT_PAYLOAD, "q4": "plain <b>text</b>"},
-    )
+    ).path

@@ -87,7 +87,7 @@ def test_the_history_charts_draw_in_chromium(tmp_path: Path) -> None:
     import polars as pl
 
     import rankset
-    from rankset.pages.report import build_report
+    from rankset.pages.report._page import build_report
 
     result = rankset.evaluate(
         {"bm25": {"q1": {"d1": 1.0, "d2": 0.5}}},

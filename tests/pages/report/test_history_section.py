@@ -14,7 +14,8 @@ from _report_cases import QRELS, RUNS, fmt
 
 import rankset
 from rankset.experiments import Store
-from rankset.pages.report import build_report, report
+from rankset.pages.report import report
+from rankset.pages.report._page import build_report
 
 _ROW = re.compile(r"<tr><th scope=\"row\">([^<]*)</th>(.*?)</tr>")
 
@@ -52,7 +53,7 @@ def test_the_section_shows_each_systems_last_mean_and_change(store: Store, tmp_p
         worst=0,
         history=store.path,
         progress=False,
-    )
+    ).path
     page = out.read_text(encoding="utf-8")
     assert "<h2>History</h2>" in page
     assert 'id="chart-history-0"' in page

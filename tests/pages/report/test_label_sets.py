@@ -57,7 +57,7 @@ def test_the_section_shows_kappas_and_tau_from_independent_references(tmp_path: 
         out=tmp_path / "r.html",
         n_resamples=50,
         scale="trec_dl",
-    )
+    ).path
     page = out.read_text(encoding="utf-8")
     section = _section(page)
     assert "<code>qrels</code>" in section  # the reference, named after its file
@@ -88,7 +88,7 @@ def test_one_system_shows_agreement_without_an_order(tmp_path: Path) -> None:
         out=tmp_path / "r.html",
         n_resamples=50,
         scale="trec_dl",
-    )
+    ).path
     section = _section(out.read_text(encoding="utf-8"))
     assert "One system: no order of systems to compare." in section
     assert "Kendall" not in section
@@ -103,7 +103,7 @@ def test_label_set_names_are_escaped(tmp_path: Path) -> None:
         out=tmp_path / "r.html",
         n_resamples=50,
         scale="trec_dl",
-    )
+    ).path
     section = _section(out.read_text(encoding="utf-8"))
     assert "&lt;b&gt;judge&lt;/b&gt;" in section
     assert "<b>judge</b>" not in section
@@ -121,7 +121,7 @@ def test_bad_label_sets_are_refused_before_any_work(
     tmp_path: Path, labels: Path | None, label_sets: object, message: str
 ) -> None:
     with pytest.raises(ParameterError, match=re.escape(message)):
-        report(RUNS, labels, label_sets=label_sets, out=tmp_path / "r.html")  # type: ignore[arg-type]
+        report(RUNS, labels, label_sets=label_sets, out=tmp_path / "r.html").path  # type: ignore[arg-type]
     assert not (tmp_path / "r.html").exists()
 
 

@@ -12,8 +12,11 @@ from typing import Any
 import pytest
 from _report_cases import METRICS, QRELS, RUNS, fmt, without_scripts
 
+RAG = list(METRICS)  # the RAG metrics need a grade scale
+
 import rankset
-from rankset.pages.report import CSP, build_report, report
+from rankset.pages.report import CSP, report
+from rankset.pages.report._page import build_report
 
 
 def test_sample_report_sections_and_means(
@@ -85,7 +88,7 @@ def test_build_report_without_optional_sections() -> None:
 def test_report_takes_the_scale_the_labels_fit(tmp_path: Path) -> None:
     # The sample's grades 0-3 used to drop the RAG metrics unless --scale trec_dl was given.
     with pytest.warns(rankset.RanksetWarning, match="using scale='trec_dl'"):
-        out = report(RUNS, QRELS, out=tmp_path / "r.html", n_resamples=50)  # no scale=
+        out = report(RUNS, QRELS, metrics=RAG, out=tmp_path / "r.html", n_resamples=50).path
     page = out.read_text(encoding="utf-8")
     assert "Left out" not in page
     assert "<h2>Diagnostic matrix</h2>" in page
@@ -95,13 +98,13 @@ def test_report_takes_the_scale_the_labels_fit(tmp_path: Path) -> None:
 def test_report_drops_rag_metrics_when_labels_fit_no_scale(tmp_path: Path) -> None:
     qrels = tmp_path / "qrels.txt"  # grades 0, 1, 2 and 4: no preset holds them all
     qrels.write_text(Path(QRELS).read_text(encoding="utf-8").replace(" 3\n", " 4\n"))
-    out = report(RUNS, qrels, out=tmp_path / "r.html", n_resamples=50)  # no scale=
+    out = report(RUNS, qrels, metrics=RAG, out=tmp_path / "r.html", n_resamples=50).path
     page = out.read_text(encoding="utf-8")
     assert "Left out ra_nwg@10, proc@10, pct_proc@10" in page
     assert "<h2>Diagnostic matrix</h2>" not in page
     assert "<h2>Summary</h2>" in page
     with pytest.raises(rankset.SchemaError):
-        report(RUNS, QRELS, out=tmp_path / "s.html", scale="rag5", n_resamples=50)
+        report(RUNS, QRELS, metrics=RAG, out=tmp_path / "s.html", scale="rag5", n_resamples=50)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["qrels.txt", "r.html"]
 
 
@@ -109,7 +112,7 @@ def test_report_drops_rag_metrics_when_labels_fit_no_scale(tmp_path: Path) -> No
 def test_worst_is_checked_before_anything_is_computed(tmp_path: Path, worst: Any) -> None:
     # A run that cannot be read: the check must come first, and no file is written.
     with pytest.raises(rankset.ParameterError, match=r"The 'worst' parameter must be an int >= 0"):
-        report(tmp_path / "no-such-run.trec", QRELS, out=tmp_path / "r.html", worst=worst)
+        report(tmp_path / "no-such-run.trec", QRELS, out=tmp_path / "r.html", worst=worst).path
     res = rankset.evaluate({"q1": {"d1": 1.0}}, {"q1": {"d1": 1}}, ["rr"], n_resamples=50)
     with pytest.raises(rankset.ParameterError, match="'worst'"):
         build_report(res, worst=worst)
@@ -143,7 +146,7 @@ def test_per_query_charts_draw_one_seeded_sample_beyond_2000_queries(tmp_path: P
         "b": {q: {"d2": 1.0, "d1": 0.5} for q in queries},
     }
     labels = {q: {"d1": 5, "d2": 3} for q in queries}
-    page = report(runs, labels, out=tmp_path / "r.html", n_resamples=20).read_text("utf-8")
+    page = report(runs, labels, out=tmp_path / "r.html", n_resamples=20).path.read_text("utf-8")
     assert f"{n:,} queries: the per-query charts draw a sample of 2,000" in page
     drawn = [
         _chart_query_ids(page, element_id)

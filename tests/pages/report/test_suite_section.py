@@ -30,7 +30,8 @@ from _suite_cases import (  # tests/ is on sys.path (tests/conftest.py)
 )
 from rankset.comparison import SuiteResult, evaluate_suite_toml
 from rankset.errors import ParameterError
-from rankset.pages.report import build_report, build_suite_report, report, suite_report
+from rankset.pages.report import build_suite_report, report, suite_report
+from rankset.pages.report._page import build_report
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +154,7 @@ def test_the_report_has_a_collections_section_of_its_metrics(
         worst=0,
         suite=suite,
         progress=False,
-    )
+    ).path
     page = out.read_text(encoding="utf-8")
     assert '<a href="#collections">Collections</a>' in page
     section = section_of(page, "Collections")
@@ -195,7 +196,7 @@ def test_suite_report_writes_the_page_and_refuses_what_is_no_suite(
     with pytest.raises(ParameterError, match="must be a SuiteResult"):
         suite_report(suite.per_collection, out=tmp_path / "t.html")  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="must be a SuiteResult"):
-        report(RUNS, QRELS, out=tmp_path / "u.html", suite={"a": 1})  # type: ignore[arg-type]
+        report(RUNS, QRELS, out=tmp_path / "u.html", suite={"a": 1}).path  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="does not exist"):
         suite_report(suite, out=tmp_path / "no" / "s.html")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.html"]

@@ -1,7 +1,8 @@
 """An interactive, offline dashboard: systems, queries and the rankings behind a number.
 
-:func:`dashboard` evaluates runs and returns a :class:`Dashboard`, one self-contained HTML
-page (Vega inlined, a strict Content-Security-Policy, no request of any kind, every user
+:func:`dashboard` draws an :class:`~rankset.pages.Analysis` (or analyses runs and labels
+first) and returns a :class:`~rankset.pages.Dashboard`, one self-contained HTML page
+(Vega inlined, a strict Content-Security-Policy, no request of any kind, every user
 string escaped) that displays inline in Jupyter and writes itself with
 :meth:`Dashboard.save`. Three views, a fourth with an experiment store and a fifth with
 a suite of collections:
@@ -29,8 +30,8 @@ The state of the page is the URL fragment, whose keys are :data:`FRAGMENT_KEYS`;
 first five are a stable contract: ``#query=q003&a=bm25&b=rerank&metric=ndcg@10&k=10``
 opens that query's side-by-side view. Back, forward and reload restore a view.
 
-Inside: ``_build`` computes (evaluation, comparisons, curves, diagnosis), ``_texts`` reads
-texts, ``_data`` assembles the embedded data (and samples queries beyond a byte budget),
+Inside: ``_build`` is the face (the analysis computes; ``rankset.pages._texts`` reads
+texts), ``_data`` assembles the embedded data (and samples queries beyond a byte budget),
 ``_charts`` writes the Vega-Lite specs, ``_page`` the HTML, and ``_script`` and
 ``_script_views`` hold the page's script.
 """
@@ -39,18 +40,14 @@ from __future__ import annotations
 
 from typing import Final
 
-from rankset.pages.dashboard._build import DEFAULT_DASHBOARD_METRICS, Dashboard, dashboard
+from rankset.pages.dashboard._build import dashboard, render
 from rankset.pages.dashboard._data import FORMAT_VERSION
-from rankset.pages.dashboard._texts import IntoTexts, read_texts
 
 __all__ = [
-    "DEFAULT_DASHBOARD_METRICS",
     "FORMAT_VERSION",
     "FRAGMENT_KEYS",
-    "Dashboard",
-    "IntoTexts",
     "dashboard",
-    "read_texts",
+    "render",
 ]
 
 #: The keys of the page's URL fragment and what each holds. The first five are a stable
@@ -70,4 +67,3 @@ FRAGMENT_KEYS: Final[dict[str, str]] = {
     "diff": "lo,hi: the histogram bar the query list is filtered by",
     "sort": "the query list's order: query, diff or s<i> (system i), '-' for descending",
 }
-

@@ -8,7 +8,7 @@ stays free of Altair until then.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -25,12 +25,7 @@ if TYPE_CHECKING:
     from rankset.pages.report._sections import QuerySample
 
 
-__all__ = ["COMPARISON_ALPHA", "COMPARISON_TEST", "build_report"]
-
-#: The report's comparison: the paired randomization test (needs no scipy) ...
-COMPARISON_TEST: Final = "randomization"
-#: ... at this significance level.
-COMPARISON_ALPHA: Final = 0.05
+__all__ = ["build_report"]
 
 
 def build_report(
@@ -46,6 +41,9 @@ def build_report(
     notes: Sequence[str] = (),
     fused: str | None = None,
     n_resamples: int | None = None,
+    n_permutations: int | None = None,
+    test: str = "randomization",
+    alpha: float = 0.05,
     worst_among: Collection[str] | None = None,
     correction: Correction | None = "holm",
     agreement: Agreement | None = None,
@@ -88,7 +86,11 @@ def build_report(
         section counts the queries that moved between quadrants from each input run to
         it (:func:`rankset.fusion.fusion_changes`).
     n_resamples
-        The resample count of the intervals and tests, stated in their captions.
+        The bootstrap resamples of the intervals, stated in their captions.
+    n_permutations
+        The resamples of the comparison's test and intervals (default ``n_resamples``).
+    test, alpha
+        The comparison's test (its rows are shown) and the level of its marks.
     worst_among
         The query ids the worst queries are picked from (:func:`report` passes those
         with a relevant label: a query without one scores 0 and says nothing about a
@@ -156,8 +158,10 @@ def build_report(
             curves=curves,
             diagnosis=diagnosis,
             fused=fused,
-            n_resamples=n_resamples,
+            n_resamples=n_resamples if n_permutations is None else n_permutations,
             correction=correction,
+            test=test,
+            alpha=alpha,
         ),
     ]
     if history is not None and history.height:
@@ -197,6 +201,8 @@ def _analysis_sections(
     fused: str | None,
     n_resamples: int | None,
     correction: Correction | None,
+    test: str,
+    alpha: float,
 ) -> list[tuple[str, str, str]]:
     """Return the sections whose input was given and is not empty: ``(id, title, html)``.
 
@@ -211,8 +217,8 @@ def _analysis_sections(
             result,
             comparison,
             baseline,
-            test=COMPARISON_TEST,
-            alpha=COMPARISON_ALPHA,
+            test=test,
+            alpha=alpha,
             sample=sample,
             n_resamples=n_resamples,
             correction=correction,

@@ -20,8 +20,8 @@ from rankset import charts
 from rankset._typing import Correction
 from rankset._version import __version__
 from rankset.fusion import fusion_changes
+from rankset.pages._measures import greater_is_better
 from rankset.pages.report._html import NA, config_value, esc, esc_code, esc_expr, fmt, page, table
-from rankset.pages.report._measures import greater_is_better
 
 if TYPE_CHECKING:
     import altair as alt

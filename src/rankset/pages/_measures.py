@@ -1,6 +1,6 @@
-"""What the report asks of the measure registry: names, direction, scale, cutoff.
+"""What the pages ask of the measure registry: names, direction, scale, cutoff.
 
-Every question the report puts to :mod:`rankset.measures` is here,
+Every question the pages put to :mod:`rankset.measures` is here,
 so the rest of the package deals in metric names only.
 """
 
@@ -19,6 +19,7 @@ from rankset.measures.nuggets import NUGGET_MEASURES
 
 __all__ = [
     "canonical_names",
+    "curve_measure",
     "curve_measures",
     "greater_is_better",
     "needs_grade_scale",
@@ -34,6 +35,20 @@ def canonical_names(metrics: str | Sequence[str]) -> list[str]:
     ['ndcg@10', 'ap']
     """
     return [metric.name for metric in parse_metrics(metrics)]
+
+
+def curve_measure(name: str) -> str | None:
+    """Return a metric's curve: its measure and parameters without the cutoff (None: none).
+
+    Examples
+    --------
+    >>> curve_measure("ndcg@10"), curve_measure("ap")
+    ('ndcg', None)
+    """
+    metric = parse_metric(name)
+    if metric.spec.cutoff == "none" or metric.spec.name in NUGGET_MEASURES:
+        return None
+    return Metric(metric.measure, None, metric.params).name
 
 
 def curve_measures(names: Sequence[str]) -> list[str]:

@@ -1,8 +1,9 @@
-"""``rankset dashboard``: the offline page that explores systems, queries and rankings.
+"""``rankset report`` and ``rankset dashboard``: the two pages of one analysis.
 
-A thin wrapper over :func:`rankset.pages.dashboard.dashboard`: the runs, labels and evaluation
-options as every evaluating subcommand spells them, plus the page's own inputs (document
-and query texts) and its one output file.
+Thin wrappers over :func:`rankset.report` and :func:`rankset.dashboard`: the runs, labels
+and evaluation options as every evaluating subcommand spells them, the tests and
+resampling as ``rankset compare`` spells them, plus each page's own inputs and its one
+output file.
 """
 
 from __future__ import annotations
@@ -10,14 +11,19 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rankset.cli._options import add_cutoff, add_evaluation_options, add_metrics, add_output
+from rankset.cli._options import (
+    add_cutoff,
+    add_evaluation_options,
+    add_metrics,
+    add_output,
+    add_testing,
+    correction_of,
+)
 from rankset.cli._output import progress
 from rankset.errors import ParameterError
+from rankset.evaluation import DEFAULT_METRICS
 
-__all__ = ["DASHBOARD_COMMANDS", "add_dashboard"]
-
-# `rankset.pages.dashboard.DEFAULT_DASHBOARD_METRICS` (not imported here: Altair loads lazily).
-_METRICS = "ndcg@k ap rr precision@k recall@100"
+__all__ = ["PAGE_COMMANDS", "add_dashboard"]
 
 
 def add_dashboard(commands: Any) -> argparse.ArgumentParser:
@@ -36,9 +42,9 @@ def add_dashboard(commands: Any) -> argparse.ArgumentParser:
         runs_help="run files (TREC, JSONL, Parquet, ...); none with --store",
         runs_optional=True,
     )
-    add_metrics(parser, _METRICS)
+    add_metrics(parser, " ".join(DEFAULT_METRICS))
     page = parser.add_argument_group("page")
-    add_cutoff(page, default=10, help="the cutoff of the metrics and the side-by-side view")
+    add_cutoff(page, default=10, help="the cutoff of the diagnosis and the side-by-side view")
     page.add_argument(
         "--depth",
         type=int,
@@ -79,6 +85,7 @@ def add_dashboard(commands: Any) -> argparse.ArgumentParser:
         help="size budget of the file; beyond it queries are sampled, keeping the biggest "
         "wins and losses, and the page says so (default 20)",
     )
+    add_testing(parser)
     add_output(
         parser, out="the HTML file to write", out_metavar="DASHBOARD.html", out_required=True
     )
@@ -104,6 +111,11 @@ def _dashboard(args: argparse.Namespace) -> int:
             depth=args.depth,
             title=args.title,
             max_bytes=int(args.max_mb * 1_000_000),
+            n_resamples=args.n_resamples,
+            test=args.test,
+            correction=correction_of(args),
+            alpha=args.alpha,
+            seed=args.seed,
             progress=step.count,
             history=store,
             **options,
@@ -113,6 +125,38 @@ def _dashboard(args: argparse.Namespace) -> int:
     if board.sampled:
         shown = f"{board.n_queries:,} of {board.n_queries_total:,} queries (sampled)"
     print(f"wrote {path}: {len(board.systems)} systems, {shown}, {board.size / 1e6:.1f} MB")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from rankset.cli._commands import named_label_sets, option_values
+    from rankset.pages.report import report
+
+    options = option_values(args)
+    label_sets = named_label_sets(args)
+    if label_sets:
+        options["label_sets"] = dict(list(label_sets.items())[1:])
+    with progress(args) as step:
+        page = report(
+            args.runs,
+            args.labels,
+            metrics=args.metrics or None,
+            baseline=args.baseline,
+            k=args.k,
+            depth=args.depth,
+            out=args.out,
+            title=args.title,
+            fused=args.fused,
+            n_resamples=args.n_resamples,
+            test=args.test,
+            correction=correction_of(args),
+            alpha=args.alpha,
+            seed=args.seed,
+            progress=step.count,
+            history=args.store,
+            **options,
+        )
+    print(page.path)
     return 0
 
 
@@ -145,5 +189,5 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     return runs, labels, store
 
 
-#: The dashboard's subcommand, by name.
-DASHBOARD_COMMANDS = {"dashboard": _dashboard}
+#: The pages' subcommands, by name.
+PAGE_COMMANDS = {"dashboard": _dashboard, "report": _report}

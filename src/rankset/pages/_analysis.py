@@ -1,0 +1,538 @@
+"""One computed analysis behind both pages: :func:`analyse` and :class:`Analysis`.
+
+:func:`analyse` runs the orchestration once: the evaluation (the shown metrics, the three
+of the diagnostic matrix and ``num_rel`` in one pass), the comparisons against every
+baseline, the metric-vs-k curves, the diagnostic matrix, the top of each ranking, the
+worst queries' explanations, the label sets' agreement, the history and the suite. The
+report (:func:`rankset.report`) and the dashboard (:func:`rankset.dashboard`) only draw
+an :class:`Analysis`, so for the same inputs they show the same numbers.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Final
+
+import polars as pl
+
+from rankset._progress import IntoProgress, Steps, resolve_progress
+from rankset._typing import Correction, IntoLabels, IntoRun, Test
+from rankset._validation import check_choice, check_int
+from rankset.comparison import check_suite
+from rankset.errors import GradeScaleError, RanksetWarning
+from rankset.evaluation import (
+    DEFAULT_METRICS,
+    EvaluateOptions,
+    EvaluationResult,
+    evaluate_with,
+    numbered_runs,
+)
+from rankset.experiments import read_history
+from rankset.io import scan_labels
+from rankset.pages._label_sets import check_label_sets, label_set_checks
+from rankset.pages._measures import canonical_names, curve_measure, needs_grade_scale
+from rankset.pages._resampling import DEFAULT_RESAMPLES, Resampling
+from rankset.pages._texts import cached_queries
+
+if TYPE_CHECKING:
+    from rankset.comparison import SuiteResult
+    from rankset.diagnosis.quadrants import Diagnosis
+    from rankset.evaluation.cutoff_curves import Curves
+    from rankset.experiments import Store
+    from rankset.label_quality.assessors import Agreement
+    from rankset.label_quality.rank_stability import RankingStability
+
+__all__ = ["ANALYSIS_STEPS", "Analysis", "analyse", "analyse_in"]
+
+#: The steps :func:`analyse` counts (a page adds one: drawing it).
+ANALYSIS_STEPS: Final = 7
+_NUM_REL: Final = "num_rel"
+
+
+@dataclass(frozen=True, eq=False)
+class Analysis:
+    """Everything both pages show, computed once by :func:`analyse`.
+
+    Attributes
+    ----------
+    result
+        The evaluation of the shown metrics (``num_rel`` and the diagnosis's metrics are
+        measured in the same pass and left out unless asked for).
+    metrics
+        The shown metrics, canonical names, in order.
+    baseline
+        The system the others are compared with first (None with one system).
+    comparisons
+        Every system against every baseline as one frame: :func:`rankset.compare`'s
+        columns with ``baseline`` after ``system`` (None with one system).
+    curves, curve_of
+        Metric-vs-k curves from k = 1 to ``depth`` (None when no metric takes a cutoff),
+        and the curve of each shown metric (its measure without the cutoff, or None).
+    diagnosis
+        The retrieval-versus-reranking matrix at ``k`` (None when the labels fit no scale).
+    k, depth
+        The cutoff of the diagnosis and the side-by-side view; the last cutoff of the
+        curves and the documents kept of each ranking.
+    rankings
+        ``system, query_id, doc_id, pos``: each ranking's first ``depth`` documents.
+    labels
+        ``query_id, doc_id, grade`` (None when the runs carry their own labels).
+    relevant_queries
+        The queries with a relevant label (the worst queries are picked among them).
+    explanations
+        Per system and query, what the top of the first metric's cutoff found and missed
+        (:func:`rankset.explain`; None without labels).
+    agreement, stability, reference_labels
+        Other label sets against the labels, the systems' order under each, and the name
+        of the reference labels (None without ``label_sets``).
+    history, suite
+        An experiment store's history and a suite of collections, when given.
+    notes
+        What was left out or chosen for the user, said on both pages.
+    resampling
+        The one resampling policy of the intervals and tests.
+    options
+        The evaluation options.
+    query_source
+        Query texts the labels lend (an ``irds:`` dataset's cached queries), or None.
+    """
+
+    result: EvaluationResult
+    metrics: tuple[str, ...]
+    baseline: str | None
+    comparisons: pl.DataFrame | None
+    curves: Curves | None
+    curve_of: Mapping[str, str | None]
+    diagnosis: Diagnosis | None
+    k: int
+    depth: int
+    rankings: pl.DataFrame = field(repr=False)
+    labels: pl.DataFrame | None = field(repr=False)
+    relevant_queries: tuple[str, ...] = field(repr=False)
+    explanations: pl.DataFrame | None = field(repr=False)
+    agreement: Agreement | None = field(repr=False)
+    stability: RankingStability | None = field(repr=False)
+    reference_labels: str
+    history: pl.DataFrame | None = field(repr=False)
+    suite: SuiteResult | None = field(repr=False)
+    notes: tuple[str, ...]
+    resampling: Resampling
+    options: EvaluateOptions = field(repr=False)
+    query_source: pl.DataFrame | None = field(repr=False, default=None)
+
+    @property
+    def systems(self) -> list[str]:
+        """The systems, in the order given."""
+        return self.result.systems
+
+    @property
+    def summary(self) -> pl.DataFrame:
+        """``system, metric, mean, ci_low, ci_high, ...``: the result's summary."""
+        return self.result.summary
+
+    def comparison(self, baseline: str | None = None) -> pl.DataFrame | None:
+        """Return the comparisons with one baseline (default :attr:`baseline`), as compare's.
+
+        Examples
+        --------
+        >>> runs = {"a": {"q": {"x": 1.0, "y": 0.5}}, "b": {"q": {"y": 1.0, "x": 0.5}}}
+        >>> analysis = analyse(runs, {"q": {"y": 1}}, metrics=["rr"], scale="binary",
+        ...                    n_resamples=100, progress=False)
+        >>> analysis.comparison()["system"].to_list()
+        ['b']
+        """
+        baseline = self.baseline if baseline is None else baseline
+        if self.comparisons is None or baseline is None:
+            return None
+        check_choice("baseline", baseline, self.systems)
+        return self.comparisons.filter(pl.col("baseline") == baseline).drop("baseline")
+
+    def __repr__(self) -> str:
+        compared = "no comparison" if self.baseline is None else f"baseline {self.baseline}"
+        return (
+            f"Analysis({len(self.systems)} systems, {len(self.metrics)} metrics, "
+            f"{self.result.per_query['query_id'].n_unique():,} queries, {compared}, "
+            f"{len(self.notes)} notes)"
+        )
+
+
+def analyse(
+    runs: IntoRun | Mapping[str, IntoRun],
+    labels: IntoLabels | None = None,
+    *,
+    metrics: str | Sequence[str] | None = None,
+    baseline: str | None = None,
+    k: int = 10,
+    depth: int = 20,
+    label_sets: Mapping[str, IntoLabels] | None = None,
+    history: Store | str | os.PathLike[str] | pl.DataFrame | None = None,
+    suite: SuiteResult | None = None,
+    n_resamples: int | None = None,
+    test: Test = "randomization",
+    correction: Correction | None = "holm",
+    alpha: float = 0.05,
+    seed: int = 0,
+    progress: IntoProgress = None,
+    **evaluate_options: Any,
+) -> Analysis:
+    """Compute, once, everything the report and the dashboard show.
+
+    Parameters
+    ----------
+    runs, labels
+        As for :func:`rankset.evaluate` (paths or frames: the runs are read more than
+        once, so not open file objects).
+    metrics
+        The shown metrics (default :data:`rankset.evaluation.DEFAULT_METRICS`, as for
+        ``evaluate``, the store and the gate).
+    baseline
+        The system the others are compared with first; by default the first run given.
+        The comparisons hold every system as the baseline in turn.
+    k
+        The cutoff of the diagnostic matrix (``ra_nwg@k``, ``proc@k``, ``pct_proc@k``)
+        and of the dashboard's side-by-side view.
+    depth
+        The curves go from k = 1 to ``depth``; the dashboard keeps ``depth`` documents
+        of each ranking.
+    label_sets
+        Other labels of the same pairs, ``{name: labels}`` (an LLM judge's, a shallow
+        pool's): their agreement with ``labels`` and the systems' order under each.
+    history
+        An experiment store (a :class:`rankset.experiments.Store`, its folder, or what
+        its ``history()`` returned), read, not written.
+    suite
+        The same systems over several collections (:func:`rankset.evaluate_suite`).
+    n_resamples
+        Bootstrap resamples and sign assignments (see :class:`Resampling`). None: 10,000,
+        and for the randomization test as many as the comparisons need to be able to
+        reach significance after the correction.
+    test, correction, alpha
+        The paired test (``"randomization"``, ``"t"`` or ``"wilcoxon"``; the last two
+        need scipy), its correction over each baseline's rows, and the level.
+    seed
+        One seed for every resampling.
+    progress
+        A callback ``(done, total, what)`` called before each step (see
+        :data:`rankset.stats.Progress`); None: a bar in a Jupyter notebook, nothing
+        elsewhere; False: nothing.
+    **evaluate_options
+        Passed to :func:`rankset.evaluate` (``scale=``, ``pool=``, ``missing=``...). When
+        ``scale`` is not given and the labels fit no preset, the metrics that need a scale
+        and the diagnostic matrix are left out, with a note.
+
+    Returns
+    -------
+    Analysis
+
+    Examples
+    --------
+    >>> import rankset
+    >>> analysis = rankset.analyse(
+    ...     ["data/sample/bm25.trec", "data/sample/rerank.trec"], "data/sample/qrels.txt",
+    ...     scale="trec_dl", progress=False)
+    >>> analysis.metrics
+    ('ndcg@10', 'ap', 'rr', 'recall@100', 'precision@10')
+    >>> analysis.comparison().filter(metric="ndcg@10")["reject"].to_list()
+    [True]
+    """
+    step = Steps(resolve_progress(progress, "rankset analyse"), ANALYSIS_STEPS)
+    analysis = analyse_in(
+        step,
+        runs,
+        labels,
+        metrics=metrics,
+        baseline=baseline,
+        k=k,
+        depth=depth,
+        label_sets=label_sets,
+        history=history,
+        suite=suite,
+        n_resamples=n_resamples,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        seed=seed,
+        **evaluate_options,
+    )
+    step.finish()
+    return analysis
+
+
+def analyse_in(
+    step: Steps,
+    runs: Any,
+    labels: Any,
+    *,
+    metrics: str | Sequence[str] | None,
+    baseline: str | None,
+    k: int,
+    depth: int,
+    label_sets: Mapping[str, Any] | None,
+    history: Any,
+    suite: SuiteResult | None,
+    n_resamples: int | None,
+    test: Test,
+    correction: Correction | None,
+    alpha: float,
+    seed: int,
+    **evaluate_options: Any,
+) -> Analysis:
+    """:func:`analyse`, counting its :data:`ANALYSIS_STEPS` steps on a page's ``step``."""
+    k = check_int("k", k, 1)
+    depth = check_int("depth", depth, 1)
+    seed = check_int("seed", seed, 0)
+    if n_resamples is not None:
+        check_int("n_resamples", n_resamples, 1)
+    reference = check_label_sets(labels, label_sets)
+    logged = read_history(history)  # a folder that is no store fails before the work
+    if suite is not None:
+        check_suite(suite)
+    shown = canonical_names(DEFAULT_METRICS if metrics is None else metrics)
+    shown = list(dict.fromkeys(shown))
+    options = EvaluateOptions.from_kwargs(evaluate_options, "analyse")
+    notes: list[str] = []
+    step("evaluating")
+    full, shown, diagnosable = _evaluate(
+        runs, labels, shown, k, options, n_resamples or DEFAULT_RESAMPLES, seed, notes
+    )
+    systems = full.systems
+    baseline = _baseline(baseline, systems)
+    policy = Resampling.for_comparisons(
+        (len(systems) - 1) * len(shown),
+        n_resamples=n_resamples,
+        seed=seed,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+    )
+    if policy.sized:
+        notes.append(
+            f"The randomization test drew {policy.n_permutations:,} permutations: enough for "
+            f"{(len(systems) - 1) * len(shown):,} comparisons per baseline to reach "
+            f"p_adj < {alpha:g} ({policy.correction})."
+        )
+    result, relevant = _split_num_rel(full, shown)
+    comparisons = _compare_each(result, shown, policy, notes, progress=step.part("comparing"))
+    with warnings.catch_warnings():  # the evaluation said them already, in the notes
+        warnings.simplefilter("ignore", RanksetWarning)
+        step(f"metric-vs-k curves (k = 1..{depth})")
+        curve_of = {name: curve_measure(name) for name in shown}
+        curves = _curves(runs, labels, curve_of, depth, options, policy)
+        step("diagnostic matrix")
+        diagnosis = None
+        if diagnosable:
+            from rankset.diagnosis.quadrants import diagnose
+
+            diagnosis = diagnose(full, k=k)
+        step(f"rankings (top {depth})")
+        rankings = numbered_runs(
+            runs, names=options.names, order=options.order, score_precision=options.score_precision
+        ).filter(pl.col("pos") <= depth)
+        label_frame = _label_frame(labels)
+        step("worst queries")
+        explanations = _explanations(runs, labels, result, options)
+        step("label sets")
+        agreement, stability = label_set_checks(
+            runs, labels, label_sets, result, options, reference, policy
+        )
+    return Analysis(
+        result=result,
+        metrics=tuple(shown),
+        baseline=baseline,
+        comparisons=comparisons,
+        curves=curves,
+        curve_of=curve_of,
+        diagnosis=diagnosis,
+        k=k,
+        depth=depth,
+        rankings=rankings,
+        labels=label_frame,
+        relevant_queries=tuple(relevant),
+        explanations=explanations,
+        agreement=agreement,
+        stability=stability,
+        reference_labels=reference,
+        history=logged,
+        suite=suite,
+        notes=tuple(notes),
+        resampling=policy,
+        options=options,
+        query_source=cached_queries(labels),
+    )
+
+
+def _baseline(baseline: str | None, systems: list[str]) -> str | None:
+    if baseline is None:
+        return systems[0] if len(systems) > 1 else None
+    check_choice("baseline", baseline, systems)
+    return baseline
+
+
+def _evaluate(
+    runs: Any,
+    labels: Any,
+    shown: list[str],
+    k: int,
+    options: EvaluateOptions,
+    n_resamples: int,
+    seed: int,
+    notes: list[str],
+) -> tuple[EvaluationResult, list[str], bool]:
+    """Evaluate the shown metrics with the diagnosis's three and ``num_rel``, in one pass.
+
+    When the labels fit no grade scale and none was given, the metrics that need one and
+    the diagnostic matrix are left out, with a note. Returns the result, the shown metrics
+    kept, and whether the diagnosis can be drawn. Warnings (the scale the labels chose)
+    are said again in the notes.
+    """
+    diagnosis = [f"ra_nwg@{k}", f"proc@{k}", f"pct_proc@{k}"]
+    asked = list(dict.fromkeys([*shown, *diagnosis, _NUM_REL]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RanksetWarning)
+        try:
+            result = evaluate_with(runs, labels, asked, options, n_resamples=n_resamples, seed=seed)
+            diagnosable = True
+        except GradeScaleError as error:
+            scaled = [name for name in shown if needs_grade_scale(name)]
+            if options.scale != "auto":
+                raise
+            shown = [name for name in shown if name not in scaled]
+            if not shown:
+                raise
+            notes.append(f"Left out {', '.join([*scaled, 'the diagnostic matrix'])}: {error}")
+            asked = list(dict.fromkeys([*shown, _NUM_REL]))
+            result = evaluate_with(runs, labels, asked, options, n_resamples=n_resamples, seed=seed)
+            diagnosable = False
+    for warning in caught:
+        if issubclass(warning.category, RanksetWarning):
+            notes.append(str(warning.message))
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    return result, shown, diagnosable
+
+
+def _split_num_rel(
+    result: EvaluationResult, shown: Sequence[str]
+) -> tuple[EvaluationResult, list[str]]:
+    """Return the result of the shown metrics alone, and the queries with a relevant label."""
+    counts = result.per_query.filter(pl.col("metric") == _NUM_REL)
+    relevant = counts.filter(pl.col("value") > 0)["query_id"].unique().sort().to_list()
+    if list(result.metrics) == list(shown):
+        return result, relevant
+    kept = pl.col("metric").is_in(list(shown))
+    trimmed = replace(
+        result,
+        per_query=result.per_query.filter(kept),
+        summary=result.summary.filter(kept),
+        config={**result.config, "metrics": list(shown)},
+    )
+    return trimmed, relevant
+
+
+def _compare_each(
+    result: EvaluationResult,
+    shown: list[str],
+    policy: Resampling,
+    notes: list[str],
+    *,
+    progress: Any,
+) -> pl.DataFrame | None:
+    """Compare the systems with each one as the baseline, as one frame with ``baseline``."""
+    systems = result.systems
+    if len(systems) < 2:
+        return None
+    from rankset.comparison import compare, unreachable_significance
+
+    rows = (len(systems) - 1) * len(shown)
+    unreachable = unreachable_significance(
+        rows, policy.n_permutations, policy.alpha, policy.correction
+    )
+    if unreachable is not None and policy.test == "randomization":
+        notes.append(f"Comparison: {unreachable}")
+    frames = []
+    with warnings.catch_warnings():  # said once, in the notes
+        warnings.filterwarnings("ignore", "With n_resamples=", RanksetWarning)
+        for number, baseline in enumerate(systems, start=1):
+            frame = compare(
+                result,
+                baseline,
+                metrics=shown,
+                tests=[policy.test],
+                correction=policy.correction,
+                n_resamples=policy.n_permutations,
+                seed=policy.seed,
+                alpha=policy.alpha,
+                progress=_of_baseline(progress, number, len(systems)),
+            )
+            frames.append(frame.with_columns(baseline=pl.lit(baseline)))
+    combined = pl.concat(frames, how="vertical_relaxed")
+    return combined.select("system", "baseline", pl.exclude("system", "baseline"))
+
+
+def _of_baseline(progress: Any, number: int, count: int) -> Any:
+    """Pass a comparison's count on, naming its baseline's place: ``baseline 2 of 3``."""
+    if progress is None:
+        return None
+    outer = progress
+
+    def inner(done: int, total: int, what: str) -> None:
+        outer(done, total, f"{what}, baseline {number} of {count}")
+
+    return inner
+
+
+def _curves(
+    runs: Any,
+    labels: Any,
+    curve_of: Mapping[str, str | None],
+    depth: int,
+    options: EvaluateOptions,
+    policy: Resampling,
+) -> Curves | None:
+    measures = list(dict.fromkeys(name for name in curve_of.values() if name))
+    if not measures:
+        return None
+    from rankset.evaluation.cutoff_curves import curves
+
+    return curves(
+        runs,
+        labels,
+        measures,
+        ks=depth,
+        n_resamples=policy.n_resamples,
+        seed=policy.seed,
+        keep_per_query=False,  # the charts draw the means: memory for one system
+        **options.as_kwargs(excluded=("k", "cutoffs", "default_k")),
+    )
+
+
+def _label_frame(labels: Any) -> pl.DataFrame | None:
+    if labels is None:
+        return None
+    return (
+        scan_labels(labels)
+        .collect()
+        .select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String), "grade")
+    )
+
+
+def _explanations(
+    runs: Any, labels: Any, result: EvaluationResult, options: EvaluateOptions
+) -> pl.DataFrame | None:
+    """Explain every query at the first metric's cutoff (the worst are picked from them)."""
+    if labels is None or not result.metrics:  # labels carried by the runs: no reason named
+        return None
+    from rankset.diagnosis.explanations import explain
+    from rankset.measures import parse_metric
+
+    cutoff = parse_metric(result.metrics[0]).k
+    return explain(
+        runs,
+        labels,
+        cutoff if isinstance(cutoff, int) else None,
+        # the level the evaluation used (the labels may have implied it)
+        relevance_level=result.config.get("relevance_level", options.relevance_level),
+        names=options.names,
+    )
