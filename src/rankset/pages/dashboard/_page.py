@@ -2,121 +2,33 @@
 
 The page loads nothing: Vega, Vega-Lite and vega-embed are inlined
 (:func:`rankset.charts.javascript_bundle`), the data and the chart specs are JSON in
-``<script type="application/json">`` elements, and a Content-Security-Policy
-(:data:`rankset.pages.report.CSP`) forbids every request. The few strings written into the
-markup here (title, notes, what the file holds) are HTML-escaped; the script writes every
-other user string as text.
+``<script type="application/json">`` elements, the style and the script are the files of
+``rankset/pages/assets`` (:mod:`rankset.pages._shell`, which also writes the head), and a
+Content-Security-Policy (:data:`rankset.pages._shell.CSP`) forbids every request. The few
+strings written into the markup here (title, notes, what the file holds) are HTML-escaped;
+the script writes every other user string as text. (:func:`script_json` is
+:func:`rankset.pages._shell.script_json`, kept here under its old address.)
 """
 
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from rankset._format import counted, script_safe
+from rankset._format import counted
 from rankset._version import __version__
-from rankset.pages.dashboard._script import CORE_SCRIPT
-from rankset.pages.dashboard._script_views import VIEWS_SCRIPT
-from rankset.pages.dashboard._suite import (
-    SUITE_SCRIPT,
-    suite_section_html,
-    suite_tab_html,
+from rankset.pages._shell import (
+    dashboard_script,
+    inline_script,
+    json_script,
+    page_head,
+    script_json,
+    stylesheet,
 )
-from rankset.pages.report import CSP
+from rankset.pages.dashboard._suite import suite_section_html, suite_tab_html
 
 __all__ = ["history_text", "holdings", "render_page", "script_json"]
-
-# Characters that could end a <script> element or open a comment inside one, and the two
-# line terminators older engines reject in strings; JSON reads the escapes as the same.
-_SCRIPT_ESCAPES: Final = {
-    "<": "\\u003c",
-    ">": "\\u003e",
-    "&": "\\u0026",
-    "\u2028": "\\u2028",
-    "\u2029": "\\u2029",
-}
-
-_CSS: Final = """
-:root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0;
-  --zebra: #f6f8fa; --accent: #0969da; --a: #8250df; --b: #bf8700; --up: #1a7f37;
-  --down: #cf222e; }
-* { box-sizing: border-box; }
-[hidden] { display: none !important; }
-body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto,
-  "Helvetica Neue", Arial, sans-serif; color: var(--fg); background: #fff; }
-header.top { padding: 10px 24px 0; }
-div.bar { position: sticky; top: 0; z-index: 5; background: #fff; padding: 0 24px;
-  border-bottom: 1px solid var(--line); }
-h1 { font-size: 1.45em; margin: 0 0 2px; }
-h2 { font-size: 1.2em; margin: 18px 0 6px; }
-h3 { font-size: 1.02em; margin: 14px 0 6px; }
-main { padding: 8px 24px 48px; max-width: 1500px; }
-.meta, .explain { color: var(--muted); margin: 0 0 6px; font-size: 0.93em; }
-.note { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px;
-  padding: 6px 10px; margin: 6px 0; max-width: 110ch; }
-nav.tabs { display: flex; gap: 2px; margin-top: 6px; }
-nav.tabs button { font: inherit; border: 1px solid var(--line); border-bottom: none;
-  background: var(--zebra); padding: 5px 16px; border-radius: 6px 6px 0 0; cursor: pointer; }
-nav.tabs button[aria-selected="true"] { background: #fff; font-weight: 600;
-  box-shadow: inset 0 2px 0 var(--accent); }
-.controls { display: flex; flex-wrap: wrap; gap: 6px 18px; align-items: center;
-  padding: 8px 0; border-top: 1px solid var(--line); }
-.controls label { display: inline-flex; gap: 6px; align-items: center; }
-select, input, button { font: inherit; }
-button.small { padding: 1px 8px; }
-table { border-collapse: collapse; margin: 6px 0 12px; font-size: 0.94em; }
-th, td { padding: 3px 9px; border-bottom: 1px solid var(--line); vertical-align: top; }
-thead th { background: #eef1f4; text-align: left; white-space: nowrap; }
-tbody tr:nth-child(even) { background: var(--zebra); }
-tbody th { text-align: left; font-weight: 600; }
-.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-th.pick, th.sortable { cursor: pointer; }
-.current { background: #ddf4ff !important; }
-.ci { display: block; color: var(--muted); font-size: 0.85em; }
-.delta { display: block; font-size: 0.85em; color: var(--muted); }
-.delta.up, .diff.wins { color: var(--up); font-weight: 600; }
-.delta.down, .diff.losses { color: var(--down); font-weight: 600; }
-.tag { font-size: 0.75em; background: #eef1f4; border-radius: 8px; padding: 0 6px;
-  margin-left: 6px; font-weight: 400; }
-.sys-a { box-shadow: inset 3px 0 0 var(--a); }
-.sys-b { box-shadow: inset 3px 0 0 var(--b); }
-h3.sys-a, h3.sys-b { padding-left: 8px; }
-.charts { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
-.filters { display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: center; margin: 6px 0; }
-#query-count { font-weight: 600; }
-td.qtext { max-width: 46ch; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-a.qlink { color: var(--accent); text-decoration: none; }
-.side { display: flex; flex-wrap: wrap; gap: 8px 40px; align-items: flex-start; }
-.side .narrow { max-width: 40ch; }
-ul.plain { list-style: none; padding: 0; margin: 4px 0; }
-dl.contrast { display: grid; grid-template-columns: max-content max-content; gap: 2px 14px;
-  margin: 4px 0; }
-dl.contrast dt { color: var(--muted); }
-dl.contrast dd { margin: 0; font-variant-numeric: tabular-nums; text-align: right; }
-.serps { display: grid; grid-template-columns: 1fr 1fr; gap: 20px; }
-table.serp { width: 100%; }
-td.doc code { font-weight: 600; }
-.snippet { color: var(--muted); font-size: 0.9em; max-width: 70ch; }
-td.grade { font-weight: 600; }
-.grade.rel { color: var(--up); }
-.grade.partial { color: #9a6700; }
-.grade.nonrel { color: var(--muted); }
-.grade.unjudged { color: var(--muted); font-style: italic; font-weight: 400; }
-td.move { white-space: nowrap; }
-.move.up { color: var(--up); }
-.move.down { color: var(--down); }
-.move.out { color: var(--muted); font-style: italic; }
-.move.beyond { opacity: 0.75; }
-ul.missed { padding-left: 18px; }
-ul.missed li { margin: 4px 0; }
-ul.missed .grade { margin-left: 8px; font-size: 0.9em; }
-.qtext-full { font-size: 1.1em; margin: 2px 0 8px; }
-table caption { caption-side: top; text-align: left; color: var(--muted); padding: 4px 0; }
-footer { color: var(--muted); font-size: 0.85em; padding: 12px 24px 24px;
-  border-top: 1px solid var(--line); }
-"""
 
 _BODY: Final = """
 <header class="top">
@@ -187,20 +99,6 @@ address after <code>#</code>: <code>query</code>, <code>a</code>, <code>b</code>
 <code>diff</code>, <code>sort</code>), so a link reopens it.
 </footer>
 """
-
-
-def script_json(value: Any) -> str:
-    r"""Return ``value`` as compact JSON that cannot end a ``<script>`` element.
-
-    Examples
-    --------
-    >>> script_json({"q": "</script><b>"})
-    '{"q":"\\u003c/script\\u003e\\u003cb\\u003e"}'
-    """
-    text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
-    for char, escaped in _SCRIPT_ESCAPES.items():
-        text = text.replace(char, escaped)
-    return text
 
 
 def holdings(data: Mapping[str, Any]) -> str:
@@ -300,28 +198,12 @@ def render_page(
         suite_tab=suite_tab_html() if data.get("suite") else "",
         suite_section=suite_section_html(data["suite"]) if data.get("suite") else "",
     )
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="rankset {html.escape(__version__)}">
-<title>{html.escape(str(data["title"]))}</title>
-<style>{_CSS}</style>
-<script>{script_safe(bundle)}</script>
-</head>
-<body>
+    head = page_head(title=str(data["title"]), style=stylesheet("dashboard.css"), scripts=[bundle])
+    return f"""{head}<body>
 {body}
-<script type="application/json" id="rankset-specs">{script_json(specs)}</script>
-<script type="application/json" id="rankset-data">{script_json(data)}</script>
-<script>
-(function () {{
-{script_safe(CORE_SCRIPT)}
-{script_safe(SUITE_SCRIPT)}
-{script_safe(VIEWS_SCRIPT)}
-}})();
-</script>
+{json_script("rankset-specs", specs)}
+{json_script("rankset-data", data)}
+{inline_script(dashboard_script())}
 </body>
 </html>
 """

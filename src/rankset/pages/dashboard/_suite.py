@@ -6,7 +6,7 @@ mean as colour, the rank on the collection in each cell, as
 :func:`rankset.charts.suite_heatmap` draws it) and the aggregate over collections (the
 macro mean with its intervals, the mean rank, the Borda count). The data is computed here,
 the chart is a Vega-Lite spec driven by the page's ``metric`` parameter, and the script
-(:data:`SUITE_SCRIPT`) fills the table.
+(``renderSuite`` in ``rankset/pages/assets/dashboard_views.js``) fills the table.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from rankset.comparison import SuiteResult, higher_is_better
 from rankset.comparison.suites import AGGREGATE_COLUMNS
 
 __all__ = [
-    "SUITE_SCRIPT",
     "suite_chart",
     "suite_data",
     "suite_section_html",
@@ -212,58 +211,3 @@ def suite_section_html(suite: Mapping[str, Any]) -> str:
 <p class="note" id="collections-missing" hidden></p>
 <table id="collections-table"></table>
 </section>"""
-
-
-#: The view's script: ``renderSuite`` fills the aggregate table of the picked metric.
-SUITE_SCRIPT: Final = r"""
-// --- collections: the same systems over a suite of collections ------------------------
-function rankText(value) {
-  if (value === null || value === undefined) { return NA; }
-  return value === Math.round(value) ? String(value) : String(Math.round(value * 100) / 100);
-}
-function interval(low, high, text) {
-  if (low === null || low === undefined || high === null || high === undefined) { return NA; }
-  return "[" + text(low) + ", " + text(high) + "]";
-}
-function renderSuite() {
-  var C = D.suite, table = clear($("collections-table")), missing = $("collections-missing");
-  var at = C.metrics.indexOf(state.metric), held = at >= 0;
-  missing.hidden = held || !C.metrics.length;
-  missing.textContent = held ? "" : state.metric + " was not evaluated over the " +
-    "collections; of this dashboard's metrics the suite has " + C.metrics.join(", ") + ".";
-  $("chart-collections").hidden = !held;
-  table.hidden = !held;
-  if (!held) { return; }
-  var caption = "Over the " + C.collections.length + " collections (" + state.metric +
-    "; best mean rank first): the mean of the collection means, the mean rank (1 = best), " +
-    "the Borda count (n \u2212 rank points per collection)";
-  if (C.confidence !== null) {
-    caption += "; " + Math.round(C.confidence * 100) + "% percentile bootstrap intervals " +
-      "over " + count(C.n_resamples) + " resamples, of the collections and of the queries " +
-      "within each";
-  }
-  table.appendChild(el("caption", { text: caption + "." }));
-  var head = el("tr");
-  [["system", ""], ["collections", "num"], ["macro mean", "num"], ["CI (collections)", "num"],
-   ["CI (queries)", "num"], ["mean rank", "num"], ["rank CI", "num"], ["Borda", "num"]
-  ].forEach(function (c) {
-    head.appendChild(el("th", { scope: "col", cls: c[1] || null, text: c[0] }));
-  });
-  table.appendChild(el("thead", null, [head]));
-  var body = el("tbody");
-  C.aggregate.forEach(function (row) {
-    if (row.metric !== state.metric) { return; }
-    body.appendChild(el("tr", { "data-system": row.system }, [
-      el("th", { scope: "row", text: row.system }),
-      el("td", { cls: "num", text: count(row.n_collections) }),
-      el("td", { cls: "num", text: fmt(row.macro_mean) }),
-      el("td", { cls: "num", text: interval(row.ci_low, row.ci_high, fmt) }),
-      el("td", { cls: "num", text: interval(row.ci_low_queries, row.ci_high_queries, fmt) }),
-      el("td", { cls: "num", text: rankText(row.mean_rank) }),
-      el("td", { cls: "num", text: interval(row.rank_low, row.rank_high, rankText) }),
-      el("td", { cls: "num", text: rankText(row.borda) })
-    ]));
-  });
-  table.appendChild(body);
-}
-"""

@@ -3,7 +3,9 @@
 Nothing here knows what a section says. Tables are rendered in Polars, one string per row
 (``concat_str`` of escaped cells), so a table of many queries costs one pass over its frame.
 Numbers get their digits from :func:`rankset._format.format_value`, as everywhere else in
-rankset; the page shows NA as a dash and the minus sign as U+2212.
+rankset; the page shows NA as a dash and the minus sign as U+2212. The page's head, its
+Content-Security-Policy (:data:`CSP`), style and script come from
+:mod:`rankset.pages._shell`, which the dashboard shares.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from typing import Any, Final
 
 import polars as pl
 
-from rankset._format import DECIMALS, format_value, script_safe
-from rankset._version import __version__
+from rankset._format import DECIMALS, format_value
+from rankset.pages._shell import CSP, asset, page_head, stylesheet
 
 __all__ = [
     "CSP",
@@ -35,70 +37,9 @@ __all__ = [
     "table",
 ]
 
-#: The page's Content-Security-Policy: inline scripts and styles, ``data:`` images, nothing
-#: else (no network request of any kind, no ``eval``).
-CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
-
 NA: Final = "–"  # shown for NA (null or NaN)
 _MINUS: Final = "−"  # U+2212: as wide as the digits, unlike the hyphen
 _P_FLOOR: Final = 10.0**-DECIMALS  # smaller p-values show as "<0.0001"
-
-# Vega compiles expressions with the Function constructor, which the CSP forbids (no
-# 'unsafe-eval'); with ``ast: true`` vega-embed uses the bundled expression interpreter instead.
-# Forced here so every chart of the page draws under the CSP, whatever options it passes.
-_AST_SHIM = """(function () {
-  var embed = window.vegaEmbed;
-  if (typeof embed !== "function") { return; }
-  var wrapped = function (el, spec, options) {
-    return embed(el, spec, Object.assign({}, options || {}, { ast: true }));
-  };
-  Object.assign(wrapped, embed);
-  window.vegaEmbed = wrapped;
-})();"""
-
-_CSS = """
-:root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0;
-  --zebra: #f6f8fa; --best: #dafbe1; --accent: #0969da; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto,
-  "Helvetica Neue", Arial, sans-serif; color: var(--fg); background: #fff; }
-main { max-width: 1280px; margin: 0 auto; padding: 24px 32px 64px; }
-header { border-bottom: 2px solid var(--line); margin-bottom: 8px; padding-bottom: 8px; }
-h1 { font-size: 1.8em; margin: 0 0 4px; }
-h2 { font-size: 1.35em; margin: 36px 0 8px; padding-bottom: 4px;
-  border-bottom: 1px solid var(--line); }
-h3 { font-size: 1.08em; margin: 20px 0 6px; }
-p, li { max-width: 80ch; }
-.meta { color: var(--muted); margin: 0 0 12px; }
-.note { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px;
-  padding: 8px 12px; max-width: 80ch; }
-.explain { color: var(--muted); font-size: 0.92em; }
-table { border-collapse: collapse; margin: 8px 0 16px; font-size: 0.93em; }
-caption { text-align: left; color: var(--muted); padding: 0 0 4px; caption-side: top; }
-th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
-thead th { background: #eef1f4; text-align: left; border-bottom: 2px solid var(--line);
-  white-space: nowrap; }
-tbody tr:nth-child(even) { background: var(--zebra); }
-tbody th { text-align: left; font-weight: 600; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.text { max-width: 60ch; overflow-wrap: anywhere; }
-td.best { background: var(--best); font-weight: 600; }
-td.sig { color: #1a7f37; font-weight: 700; text-align: center; }
-.ci { display: block; color: var(--muted); font-size: 0.85em; font-weight: 400; }
-code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
-  font-size: 0.9em; overflow-wrap: anywhere; }
-dl.config { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px;
-  font-size: 0.9em; }
-dl.config dt { color: var(--muted); }
-dl.config dd { margin: 0; }
-details { margin: 8px 0; }
-summary { cursor: pointer; color: var(--accent); }
-.charts { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
-.vega-chart { min-height: 40px; max-width: 100%; overflow-x: auto; }
-.worst { display: flex; flex-wrap: wrap; gap: 8px 40px; align-items: flex-start; }
-nav { font-size: 0.92em; margin: 8px 0 0; }
-nav a { color: var(--accent); margin-right: 14px; text-decoration: none; }
-"""
 
 #: Cell kinds whose header is left-aligned text; every other kind is a right-aligned number.
 _TEXT_KINDS = frozenset({"key", "text", "longtext"})
@@ -305,21 +246,15 @@ def page(*, title: str, header: str, body: str, bundle: str) -> str:
     """Return the document: metadata, style, the chart script ``bundle``, then the content.
 
     ``title`` is escaped here; ``header`` and ``body`` are markup already. The bundle is
-    made safe for its ``<script>`` element.
+    made safe for its ``<script>`` element; after it, ``report_vega_ast.js`` has every
+    chart use Vega's expression interpreter, which the policy (:data:`CSP`) needs.
     """
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="rankset {esc(__version__)}">
-<title>{esc(title)}</title>
-<style>{_CSS}</style>
-<script>{script_safe(bundle)}</script>
-<script>{_AST_SHIM}</script>
-</head>
-<body>
+    head = page_head(
+        title=title,
+        style=stylesheet("report.css"),
+        scripts=[bundle, asset("report_vega_ast.js")],
+    )
+    return f"""{head}<body>
 <main>
 {header}
 {body}

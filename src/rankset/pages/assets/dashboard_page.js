@@ -1,32 +1,27 @@
-"""The page's script, first part: data, state in the URL fragment, controls, the overview.
+/*
+ * The dashboard's page, first part: the data, the state and its history, the charts, the
+ * controls and the overview. Written by hand, no framework: the state is one object that
+ * the URL fragment writes and reads (dashboard_core.js); every change pushes a history
+ * entry and redraws from the state, so back, forward and reload restore a view. User
+ * strings reach the page only through textContent and attribute setters, never as markup.
+ *
+ * Runs after dashboard_core.js and before dashboard_views.js, in one function scope.
+ */
+/* global renderExplorer, render */
+/* exported D, S, M, Q, QI, NQ, CTX, DIAG, QUADS, PAGE_ROWS, PROBLEM, state, shownRows, $, el,
+   clear, navigate, setData, setSignal, setupControls, syncControls, updateSignals,
+   embedCharts, renderOverview, startState */
 
-Written by hand, no framework: the state is one object read from and written to the URL
-fragment (:data:`rankset.pages.dashboard.FRAGMENT_KEYS`); every change pushes a history entry and
-redraws from the state, so back, forward and reload restore a view. User strings reach the
-page only through ``textContent`` and attribute setters, never as markup.
-"""
-
-from __future__ import annotations
-
-from typing import Final
-
-__all__ = ["CORE_SCRIPT"]
-
-CORE_SCRIPT: Final = r"""
-"use strict";
 var D = JSON.parse(document.getElementById("rankset-data").textContent);
 var SPECS = JSON.parse(document.getElementById("rankset-specs").textContent);
+var PROBLEM = payloadProblem(D);
+var CTX = contextOf(D);
 var S = D.systems, M = D.metrics, Q = D.queries, NQ = Q.length;
 var QI = new Map();
 Q.forEach(function (q, i) { QI.set(q, i); });
 var DIAG = D.diagnosis;
 var QUADS = DIAG ? DIAG.quadrants : [];
-var UNCLASSIFIED = "unclassified";
-var VIEWS = ["overview", "queries", "query"].concat(D.history ? ["history"] : [],
-  D.suite ? ["collections"] : []);
-var OUTCOMES = ["wins", "losses", "ties"];
 var PAGE_ROWS = 100;
-var NA = "\u2013";
 var charts = {};
 var state = null;
 var shownRows = PAGE_ROWS;
@@ -51,76 +46,8 @@ function el(tag, attrs, children) {
   return node;
 }
 function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } return node; }
-function fmt(value, signed) {
-  if (value === null || value === undefined || !isFinite(value)) { return NA; }
-  var text = Math.abs(value) < 5e-5 ? (0).toFixed(4) : value.toFixed(4);
-  if (signed && value >= 5e-5) { text = "+" + text; }
-  return text.replace("-", "\u2212");
-}
-function count(n) { return n.toLocaleString("en-US"); }
-function sysIndex(name) { return S.indexOf(name); }
-function metricIndex(name) { return M.indexOf(name); }
-function otherThan(name) {
-  for (var i = 0; i < S.length; i++) { if (S[i] !== name) { return S[i]; } }
-  return name;
-}
 
-// --- state <-> URL fragment ------------------------------------------------------------
-function defaults() {
-  return {
-    view: "overview", query: null, a: D.baseline, b: otherThan(D.baseline), metric: M[0],
-    k: D.k, baseline: D.baseline, text: "", quadrant: null, system: null, outcome: null,
-    diff: null, sort: "-diff"
-  };
-}
-function fromHash(hash) {
-  var s = defaults();
-  var p = new URLSearchParams(hash.replace(/^#/, ""));
-  var a = p.get("a"), b = p.get("b");
-  if (sysIndex(a) >= 0) { s.a = a; }
-  if (sysIndex(b) >= 0) { s.b = b; } else if (sysIndex(a) >= 0) { s.b = otherThan(a); }
-  if (metricIndex(p.get("metric")) >= 0) { s.metric = p.get("metric"); }
-  var k = parseInt(p.get("k"), 10);
-  if (isFinite(k)) { s.k = Math.max(1, Math.min(D.depth, k)); }
-  if (sysIndex(p.get("baseline")) >= 0) { s.baseline = p.get("baseline"); }
-  if (p.get("query") !== null && p.get("query") !== "") { s.query = p.get("query"); }
-  var view = p.get("view");
-  s.view = VIEWS.indexOf(view) >= 0 ? view : (s.query !== null ? "query" : "overview");
-  s.text = p.get("text") || "";
-  var quadrant = p.get("quadrant");
-  if (DIAG && (QUADS.indexOf(quadrant) >= 0 || quadrant === UNCLASSIFIED)) {
-    s.quadrant = quadrant;
-    s.system = sysIndex(p.get("system")) >= 0 ? p.get("system") : s.a;
-  }
-  if (OUTCOMES.indexOf(p.get("outcome")) >= 0) { s.outcome = p.get("outcome"); }
-  var diff = (p.get("diff") || "").split(",").map(Number);
-  if (diff.length === 2 && isFinite(diff[0]) && isFinite(diff[1]) && diff[0] < diff[1]) {
-    s.diff = diff;
-  }
-  if (/^-?(query|diff|s\d+)$/.test(p.get("sort") || "")) { s.sort = p.get("sort"); }
-  return s;
-}
-function encode(value) {
-  // '@', ',' and ':' may stand in a fragment: ndcg@10 stays readable.
-  return encodeURIComponent(value).replace(/%40/g, "@").replace(/%2C/g, ",").replace(/%3A/g, ":");
-}
-function toHash(s) {
-  var pairs = [];
-  var add = function (key, value) { pairs.push(key + "=" + encode(value)); };
-  if (s.query !== null) { add("query", s.query); }
-  add("a", s.a);
-  add("b", s.b);
-  add("metric", s.metric);
-  add("k", String(s.k));
-  if (!(s.view === "query" && s.query !== null)) { add("view", s.view); }
-  if (s.baseline !== D.baseline) { add("baseline", s.baseline); }
-  if (s.text) { add("text", s.text); }
-  if (s.quadrant) { add("quadrant", s.quadrant); add("system", s.system); }
-  if (s.outcome) { add("outcome", s.outcome); }
-  if (s.diff) { add("diff", s.diff[0] + "," + s.diff[1]); }
-  if (s.sort !== "-diff") { add("sort", s.sort); }
-  return "#" + pairs.join("&");
-}
+// --- state and history --------------------------------------------------------------------
 function navigate(changes, replace) {
   var next = Object.assign({}, state, changes, { allMissed: false });
   if (("a" in changes || "b" in changes || "metric" in changes) && !("diff" in changes)) {
@@ -130,20 +57,24 @@ function navigate(changes, replace) {
     shownRows = PAGE_ROWS;
   }
   state = next;
-  var hash = toHash(state);
+  var hash = formatFragment(state, CTX);
   if (hash !== location.hash) {
     try {
       if (replace) { history.replaceState(null, "", hash); }
       else { history.pushState(null, "", hash); }
-    } catch (error) { /* a sandboxed frame without history: the state lives here only */ }
+    } catch { /* a sandboxed frame without history: the state lives here only */ }
   }
   lastHash = hash;
   render();
 }
+function startState() {
+  state = parseFragment(location.hash, CTX);
+  lastHash = location.hash;
+}
 function fromLocation() {
   if (location.hash === lastHash) { return; }
   lastHash = location.hash;
-  state = fromHash(location.hash);
+  state = parseFragment(location.hash, CTX);
   render();
 }
 window.addEventListener("popstate", fromLocation);
@@ -177,7 +108,7 @@ function setSignal(name, signal, value) {
   if (!chart) { return; }
   try {
     if (chart.view.signal(signal) !== value) { chart.view.signal(signal, value).run(); }
-  } catch (error) { /* a chart without that parameter */ }
+  } catch { /* a chart without that parameter */ }
 }
 function initialRows(name) {
   if (name === "summary") { return D.summary; }
@@ -185,7 +116,7 @@ function initialRows(name) {
   if (name === "diagnosis") { return DIAG.counts; }
   if (name === "history") { return D.history.rows; }
   if (name === "collections") { return D.suite.cells; }
-  return histogram(explorerRows());
+  return histogram(filterQueries(D, state));
 }
 function embedCharts() {
   var options = { mode: "vega-lite", renderer: "svg", actions: false, ast: true };
@@ -212,7 +143,7 @@ function onChartClick(name, datum) {
   }
 }
 function updateSignals() {
-  var m = metricIndex(state.metric);
+  var m = M.indexOf(state.metric);
   setSignal("summary", "metric", state.metric);
   setSignal("summary", "baseline", state.baseline);
   if (D.curve_of[m]) { setSignal("curves", "measure", D.curve_of[m]); }
@@ -345,8 +276,8 @@ function renderOverview() {
       var cell = el("td", { cls: "num" + (metric === state.metric ? " current" : "") });
       cell.appendChild(el("span", { cls: "mean", text: s ? fmt(s.mean) : NA }));
       if (s) {
-        var interval = "[" + fmt(s.ci_low) + ", " + fmt(s.ci_high) + "]";
-        cell.appendChild(el("span", { cls: "ci", text: interval }));
+        var ci = "[" + fmt(s.ci_low) + ", " + fmt(s.ci_high) + "]";
+        cell.appendChild(el("span", { cls: "ci", text: ci }));
       }
       var c = isBase ? null : comparisonOf(state.baseline, system, metric);
       if (c) {
@@ -364,10 +295,9 @@ function renderOverview() {
     body.appendChild(row);
   });
   table.appendChild(body);
-  var m = metricIndex(state.metric);
+  var m = M.indexOf(state.metric);
   $("curves-note").textContent = D.curve_of[m]
     ? "Curves of " + D.curve_of[m] + "@k from k = 1 to " + D.depth +
       "; the dashed rule is k = " + state.k + "."
     : state.metric + " has no cutoff: no curve.";
 }
-"""

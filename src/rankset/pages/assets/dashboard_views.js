@@ -1,120 +1,34 @@
-"""The page's script, second part: the query explorer, the query and history views, the start.
+/*
+ * The dashboard's page, second part: the query list, the query view (two rankings side by
+ * side), the history and collections views, and the start.
+ *
+ * The label-free contrast of two rankings (dashboard_core.js) is computed as
+ * rankset.label_quality.rbo and rankset.label_quality.tau_ap define it (the tests compare
+ * the page's numbers with theirs): overlap@k and Jaccard@k of the two top k, extrapolated
+ * RBO (p = 0.9) over the shorter of the two lists, and tau_AP of B's order of the documents
+ * both top k hold against A's order (NA under two shared documents).
+ *
+ * Runs after dashboard_core.js and dashboard_page.js, in one function scope.
+ */
+/* global D, S, M, Q, QI, NQ, CTX, DIAG, QUADS, PAGE_ROWS, PROBLEM, state, shownRows, $, el,
+   clear, navigate, setData, setSignal, setupControls, syncControls, updateSignals,
+   embedCharts, renderOverview, startState */
+/* exported renderExplorer, render */
 
-The label-free contrast of two rankings is computed here, as
-:func:`rankset.label_quality.rbo` and :func:`rankset.label_quality.tau_ap` define it (the
-tests compare the page's numbers with theirs): overlap@k and Jaccard@k of the two top k,
-extrapolated RBO (p = 0.9) over the shorter of the two lists, and tau_AP of B's order of the
-documents both top k hold against A's order (NA under two shared documents).
-"""
-
-from __future__ import annotations
-
-from typing import Final
-
-__all__ = ["VIEWS_SCRIPT"]
-
-VIEWS_SCRIPT: Final = r"""
 // --- query explorer ---------------------------------------------------------------------
-function differences() {
-  var m = metricIndex(state.metric);
-  var va = D.values[m][sysIndex(state.a)], vb = D.values[m][sysIndex(state.b)];
-  var out = new Array(NQ);
-  for (var i = 0; i < NQ; i++) {
-    out[i] = va[i] === null || vb[i] === null ? null : vb[i] - va[i];
-  }
-  return out;
-}
-function outcomeOf(diff, greater) {
-  if (diff === null) { return null; }
-  if (Math.abs(diff) < 1e-9) { return "ties"; }
-  return (diff > 0) === greater ? "wins" : "losses";
-}
-function binning(diffs) {
-  var lo = Infinity, hi = -Infinity;
-  diffs.forEach(function (d) { if (d !== null) { lo = Math.min(lo, d); hi = Math.max(hi, d); } });
-  if (lo === Infinity) { lo = 0; hi = 0; }
-  var span = hi - lo || 1, raw = span / 24;
-  var magnitude = Math.pow(10, Math.floor(Math.log10(raw)));
-  var step = [1, 2, 2.5, 5, 10].map(function (f) { return f * magnitude; })
-    .filter(function (s) { return s >= raw; })[0];
-  var start = Math.floor(lo / step + 1e-9) * step;
-  var n = Math.max(1, Math.floor((hi - start) / step + 1e-9) + 1);
-  return {
-    start: start, step: step, n: n,
-    index: function (d) {
-      return Math.min(n - 1, Math.max(0, Math.floor((d - start) / step + 1e-9)));
-    },
-    edge: function (i) { return Number((start + i * step).toFixed(10)); }
-  };
-}
-function matchesQuadrant(i) {
-  if (!state.quadrant) { return true; }
-  var code = DIAG.quadrant[sysIndex(state.system)][i];
-  return state.quadrant === UNCLASSIFIED ? code === null : code === QUADS.indexOf(state.quadrant);
-}
-function explorerRows() {
-  var m = metricIndex(state.metric), greater = D.greater[m];
-  var diffs = differences(), bins = binning(diffs);
-  var text = state.text.toLowerCase(), texts = D.query_text;
-  var picked = state.diff ? bins.index((state.diff[0] + state.diff[1]) / 2) : null;
-  var before = [], rows = [];
-  for (var i = 0; i < NQ; i++) {
-    if (text && Q[i].toLowerCase().indexOf(text) < 0 &&
-        !(texts && texts[i] && texts[i].toLowerCase().indexOf(text) >= 0)) { continue; }
-    if (!matchesQuadrant(i)) { continue; }
-    if (state.outcome && outcomeOf(diffs[i], greater) !== state.outcome) { continue; }
-    before.push(i);
-    if (picked !== null && (diffs[i] === null || bins.index(diffs[i]) !== picked)) { continue; }
-    rows.push(i);
-  }
-  return { diffs: diffs, bins: bins, before: before, rows: rows, greater: greater };
-}
-function histogram(found) {
-  var counts = {};
-  var names = { wins: "B better", ties: "tie", losses: "A better" };
-  found.before.forEach(function (i) {
-    var d = found.diffs[i];
-    if (d === null) { return; }
-    var key = found.bins.index(d) + "|" + outcomeOf(d, found.greater);
-    counts[key] = (counts[key] || 0) + 1;
-  });
-  return Object.keys(counts).map(function (key) {
-    var parts = key.split("|"), i = Number(parts[0]);
-    return { lo: found.bins.edge(i), hi: found.bins.edge(i + 1), outcome: names[parts[1]],
-             count: counts[key] };
-  });
-}
-function sortRows(rows, diffs) {
-  var key = state.sort.replace(/^-/, ""), desc = state.sort.charAt(0) === "-";
-  var m = metricIndex(state.metric), values = null;
-  if (key.charAt(0) === "s") { values = D.values[m][Number(key.slice(1))]; }
-  var value = function (i) {
-    if (key === "query") { return Q[i]; }
-    return key === "diff" ? diffs[i] : (values ? values[i] : null);
-  };
-  return rows.slice().sort(function (x, y) {
-    var a = value(x), b = value(y);
-    if (a === null || b === null) {
-      if (a === b) { return x - y; }
-      return a === null ? 1 : -1;
-    }
-    var order = a < b ? -1 : (a > b ? 1 : 0);
-    return (desc ? -order : order) || (Q[x] < Q[y] ? -1 : 1);
-  });
-}
 function queryLink(i, label) {
   var s = Object.assign({}, state, { query: Q[i], view: "query" });
-  return el("a", { href: toHash(s), cls: "qlink", text: label });
+  return el("a", { href: formatFragment(s, CTX), cls: "qlink", text: label });
 }
 function renderExplorer() {
-  var found = explorerRows();
-  var m = metricIndex(state.metric), a = sysIndex(state.a), b = sysIndex(state.b);
+  var found = filterQueries(D, state);
+  var m = M.indexOf(state.metric), a = S.indexOf(state.a), b = S.indexOf(state.b);
   setData("differences", "differences", histogram(found));
   setSignal("differences", "picked_bin", state.diff ? found.bins.edge(
     found.bins.index((state.diff[0] + state.diff[1]) / 2)) : null);
   $("differences-note").textContent = "B \u2212 A on " + state.metric + ": A = " + state.a +
     ", B = " + state.b + ". Click a bar to list its queries.";
-  var rows = sortRows(found.rows, found.diffs);
+  var rows = sortRows(D, state, found.rows, found.diffs);
   var wins = 0, losses = 0, ties = 0;
   found.rows.forEach(function (i) {
     var o = outcomeOf(found.diffs[i], found.greater);
@@ -180,45 +94,6 @@ function renderExplorer() {
 
 // --- query view (the SERP diff) -----------------------------------------------------------
 var MISSED_ROWS = 10;
-function rbo(first, second, p) {
-  var k = Math.min(first.length, second.length);
-  if (!k) { return null; }
-  var seenFirst = new Set(), seenSecond = new Set(), overlap = 0, total = 0;
-  for (var depth = 1; depth <= k; depth++) {
-    var x = first[depth - 1], y = second[depth - 1];
-    overlap += (seenSecond.has(x) ? 1 : 0) + (seenFirst.has(y) ? 1 : 0) + (x === y ? 1 : 0);
-    seenFirst.add(x);
-    seenSecond.add(y);
-    total += overlap / depth * Math.pow(p, depth);
-  }
-  return overlap / k * Math.pow(p, k) + (1 - p) / p * total;
-}
-function tauAP(estimated, truth) {
-  if (estimated.length < 2) { return null; }
-  var position = new Map();
-  truth.forEach(function (item, i) { position.set(item, i); });
-  var total = 0;
-  for (var i = 1; i < estimated.length; i++) {
-    var correct = 0;
-    for (var j = 0; j < i; j++) {
-      if (position.get(estimated[j]) < position.get(estimated[i])) { correct++; }
-    }
-    total += correct / i;
-  }
-  return 2 * total / (estimated.length - 1) - 1;
-}
-function contrast(listA, listB) {
-  var inA = new Set(listA), inB = new Set(listB);
-  var shared = listA.filter(function (d) { return inB.has(d); });
-  var union = new Set(listA.concat(listB)).size;
-  var sharedB = listB.filter(function (d) { return inA.has(d); });
-  return {
-    overlap: shared.length,
-    jaccard: union ? shared.length / union : null,
-    rbo: rbo(listA, listB, 0.9),
-    tau_ap: shared.length >= 2 ? tauAP(sharedB, shared) : null
-  };
-}
 function gradeCell(grade) {
   if (grade === null || grade === undefined) {
     return el("td", { cls: "grade unjudged", text: "unjudged" });
@@ -282,7 +157,7 @@ function renderQuery() {
         (D.sample.sampled ? " (it holds a sample of the queries)." : ".") }));
     return;
   }
-  var a = sysIndex(state.a), b = sysIndex(state.b), k = state.k;
+  var a = S.indexOf(state.a), b = S.indexOf(state.b), k = state.k;
   var listA = D.rankings[a][qi], listB = D.rankings[b][qi];
   if (D.query_text && D.query_text[qi]) {
     view.appendChild(el("p", { cls: "qtext-full", id: "query-text", text: D.query_text[qi] }));
@@ -378,9 +253,9 @@ function renderHistory() {
   $("chart-history").hidden = !held;
   table.hidden = !held;
   if (!held) { return; }
-  var greater = D.greater[metricIndex(state.metric)];
-  table.appendChild(el("caption", { text: "Each system’s last logged mean and its change " +
-    "from the entry before (" + state.metric + ")." }));
+  var greater = D.greater[M.indexOf(state.metric)];
+  table.appendChild(el("caption", { text: "Each system\u2019s last logged mean and its " +
+    "change from the entry before (" + state.metric + ")." }));
   var head = el("tr");
   [["system", ""], ["entries", "num"], ["last entry", ""], ["logged (UTC)", ""],
    ["last mean", "num"], ["the one before", "num"], ["change", "num"]].forEach(function (c) {
@@ -404,6 +279,49 @@ function renderHistory() {
   table.appendChild(body);
 }
 
+// --- collections: the same systems over a suite of collections ------------------------
+function renderSuite() {
+  var C = D.suite, table = clear($("collections-table")), missing = $("collections-missing");
+  var held = C.metrics.indexOf(state.metric) >= 0;
+  missing.hidden = held || !C.metrics.length;
+  missing.textContent = held ? "" : state.metric + " was not evaluated over the " +
+    "collections; of this dashboard's metrics the suite has " + C.metrics.join(", ") + ".";
+  $("chart-collections").hidden = !held;
+  table.hidden = !held;
+  if (!held) { return; }
+  var caption = "Over the " + C.collections.length + " collections (" + state.metric +
+    "; best mean rank first): the mean of the collection means, the mean rank (1 = best), " +
+    "the Borda count (n \u2212 rank points per collection)";
+  if (C.confidence !== null) {
+    caption += "; " + Math.round(C.confidence * 100) + "% percentile bootstrap intervals " +
+      "over " + count(C.n_resamples) + " resamples, of the collections and of the queries " +
+      "within each";
+  }
+  table.appendChild(el("caption", { text: caption + "." }));
+  var head = el("tr");
+  [["system", ""], ["collections", "num"], ["macro mean", "num"], ["CI (collections)", "num"],
+   ["CI (queries)", "num"], ["mean rank", "num"], ["rank CI", "num"], ["Borda", "num"]
+  ].forEach(function (c) {
+    head.appendChild(el("th", { scope: "col", cls: c[1] || null, text: c[0] }));
+  });
+  table.appendChild(el("thead", null, [head]));
+  var body = el("tbody");
+  C.aggregate.forEach(function (row) {
+    if (row.metric !== state.metric) { return; }
+    body.appendChild(el("tr", { "data-system": row.system }, [
+      el("th", { scope: "row", text: row.system }),
+      el("td", { cls: "num", text: count(row.n_collections) }),
+      el("td", { cls: "num", text: fmt(row.macro_mean) }),
+      el("td", { cls: "num", text: interval(row.ci_low, row.ci_high, fmt) }),
+      el("td", { cls: "num", text: interval(row.ci_low_queries, row.ci_high_queries, fmt) }),
+      el("td", { cls: "num", text: rankText(row.mean_rank) }),
+      el("td", { cls: "num", text: interval(row.rank_low, row.rank_high, rankText) }),
+      el("td", { cls: "num", text: rankText(row.borda) })
+    ]));
+  });
+  table.appendChild(body);
+}
+
 // --- start ------------------------------------------------------------------------------
 function render() {
   syncControls();
@@ -415,8 +333,12 @@ function render() {
   else { renderQuery(); }
 }
 function start() {
-  state = fromHash(location.hash);
-  lastHash = location.hash;
+  if (PROBLEM !== null) {
+    document.body.setAttribute("data-ready", "error");
+    console.error("rankset dashboard: " + PROBLEM);
+    return;
+  }
+  startState();
   setupControls();
   render();
   embedCharts().then(function () {
@@ -428,4 +350,3 @@ function start() {
   });
 }
 start();
-"""

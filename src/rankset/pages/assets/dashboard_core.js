@@ -1,0 +1,341 @@
+/*
+ * The dashboard's pure functions: the data contract, the state in the URL fragment, the
+ * query list's filters and order, the numbers as the page shows them, and the label-free
+ * contrast of two rankings. Nothing here touches the DOM: the page runs this file first,
+ * in the same function scope as dashboard_page.js and dashboard_views.js, and node runs
+ * it in the unit tests (tests/pages/js), through the exports at the end.
+ */
+"use strict";
+
+/** Version of the embedded data's layout this script reads (FORMAT_VERSION in Python). */
+var FORMAT_VERSION = 1;
+
+/**
+ * The top-level keys of the embedded data (the JSON element "rankset-data"), as
+ * rankset.pages.dashboard._payload.DashboardData declares them: the tests check that the
+ * page, the TypedDict and this list agree.
+ */
+var PAYLOAD_KEYS = [
+  "version", "title", "snippet", "seed", "n_resamples",
+  "systems", "metrics", "greater", "curve_of", "baseline", "k", "depth", "relevance_level",
+  "n_queries_total", "sample", "queries", "query_text", "values", "doc_ids", "grades",
+  "rankings", "texts", "summary", "compare", "curves", "diagnosis", "history", "suite"
+];
+
+var NA = "\u2013";
+var MINUS = "\u2212";
+var UNCLASSIFIED = "unclassified";
+var OUTCOMES = ["wins", "losses", "ties"];
+var DEFAULT_SORT = "-diff";
+
+// --- the data ---------------------------------------------------------------------------
+
+/** Say what is wrong with the embedded data (missing keys, another version), or null. */
+function payloadProblem(data) {
+  if (data === null || typeof data !== "object") { return "the page holds no data"; }
+  var missing = PAYLOAD_KEYS.filter(function (key) { return !(key in data); });
+  if (missing.length) { return "the page's data lacks " + missing.join(", "); }
+  if (data.version !== FORMAT_VERSION) {
+    return "the page's data has layout version " + data.version + ", this script reads " +
+      FORMAT_VERSION;
+  }
+  return null;
+}
+
+/** What the fragment's parser needs to know of the data. */
+function contextOf(data) {
+  var diagnosis = data.diagnosis;
+  return {
+    systems: data.systems,
+    metrics: data.metrics,
+    baseline: data.baseline,
+    k: data.k,
+    depth: data.depth,
+    views: ["overview", "queries", "query"].concat(data.history ? ["history"] : [],
+      data.suite ? ["collections"] : []),
+    quadrants: diagnosis ? diagnosis.quadrants.concat([UNCLASSIFIED]) : []
+  };
+}
+
+// --- numbers ----------------------------------------------------------------------------
+
+/** A value with four decimals (NA as a dash, the minus sign U+2212); signed: "+" too. */
+function fmt(value, signed) {
+  if (value === null || value === undefined || !isFinite(value)) { return NA; }
+  var text = Math.abs(value) < 5e-5 ? (0).toFixed(4) : value.toFixed(4);
+  if (signed && value >= 5e-5) { text = "+" + text; }
+  return text.replace("-", MINUS);
+}
+
+/** A count with thousands separators (1,234). */
+function count(n) { return n.toLocaleString("en-US"); }
+
+/** A rank: whole as it is, else two decimals at most; NA as a dash. */
+function rankText(value) {
+  if (value === null || value === undefined) { return NA; }
+  return value === Math.round(value) ? String(value) : String(Math.round(value * 100) / 100);
+}
+
+/** "[low, high]" with each end shown by `text`; NA when an end is missing. */
+function interval(low, high, text) {
+  if (low === null || low === undefined || high === null || high === undefined) { return NA; }
+  return "[" + text(low) + ", " + text(high) + "]";
+}
+
+// --- state <-> URL fragment -------------------------------------------------------------
+
+function otherThan(systems, name) {
+  for (var i = 0; i < systems.length; i++) { if (systems[i] !== name) { return systems[i]; } }
+  return name;
+}
+
+/** The state of a page opened without a fragment. */
+function defaultState(ctx) {
+  return {
+    view: "overview", query: null, a: ctx.baseline, b: otherThan(ctx.systems, ctx.baseline),
+    metric: ctx.metrics[0], k: ctx.k, baseline: ctx.baseline, text: "", quadrant: null,
+    system: null, outcome: null, diff: null, sort: DEFAULT_SORT
+  };
+}
+
+/**
+ * Read a state from a fragment ("#query=q003&a=bm25&b=rerank&metric=ndcg@10&k=10"; the "#"
+ * is optional). What the data does not hold (a system, a metric, a view) is left at its
+ * default, so an old or edited link still opens a page.
+ */
+function parseFragment(hash, ctx) {
+  var s = defaultState(ctx);
+  var p = new URLSearchParams(String(hash || "").replace(/^#/, ""));
+  var isSystem = function (name) { return name !== null && ctx.systems.indexOf(name) >= 0; };
+  var a = p.get("a"), b = p.get("b");
+  if (isSystem(a)) { s.a = a; }
+  if (isSystem(b)) { s.b = b; } else if (isSystem(a)) { s.b = otherThan(ctx.systems, a); }
+  var metric = p.get("metric");
+  if (metric !== null && ctx.metrics.indexOf(metric) >= 0) { s.metric = metric; }
+  var k = parseInt(p.get("k"), 10);
+  if (isFinite(k)) { s.k = Math.max(1, Math.min(ctx.depth, k)); }
+  if (isSystem(p.get("baseline"))) { s.baseline = p.get("baseline"); }
+  if (p.get("query") !== null && p.get("query") !== "") { s.query = p.get("query"); }
+  var view = p.get("view");
+  s.view = view !== null && ctx.views.indexOf(view) >= 0
+    ? view : (s.query !== null ? "query" : "overview");
+  s.text = p.get("text") || "";
+  var quadrant = p.get("quadrant");
+  if (quadrant !== null && ctx.quadrants.indexOf(quadrant) >= 0) {
+    s.quadrant = quadrant;
+    s.system = isSystem(p.get("system")) ? p.get("system") : s.a;
+  }
+  if (OUTCOMES.indexOf(p.get("outcome")) >= 0) { s.outcome = p.get("outcome"); }
+  var diff = (p.get("diff") || "").split(",").map(Number);
+  if (diff.length === 2 && isFinite(diff[0]) && isFinite(diff[1]) && diff[0] < diff[1]) {
+    s.diff = diff;
+  }
+  if (/^-?(query|diff|s\d+)$/.test(p.get("sort") || "")) { s.sort = p.get("sort"); }
+  return s;
+}
+
+/** Percent-encode a value of the fragment; '@', ',' and ':' stay (ndcg@10 reads well). */
+function encodeValue(value) {
+  return encodeURIComponent(value).replace(/%40/g, "@").replace(/%2C/g, ",")
+    .replace(/%3A/g, ":");
+}
+
+/** Write a state as a fragment, "#" first; what equals the default is left out. */
+function formatFragment(s, ctx) {
+  var pairs = [];
+  var add = function (key, value) { pairs.push(key + "=" + encodeValue(value)); };
+  if (s.query !== null) { add("query", s.query); }
+  add("a", s.a);
+  add("b", s.b);
+  add("metric", s.metric);
+  add("k", String(s.k));
+  if (!(s.view === "query" && s.query !== null)) { add("view", s.view); }
+  if (s.baseline !== ctx.baseline) { add("baseline", s.baseline); }
+  if (s.text) { add("text", s.text); }
+  if (s.quadrant) { add("quadrant", s.quadrant); add("system", s.system); }
+  if (s.outcome) { add("outcome", s.outcome); }
+  if (s.diff) { add("diff", s.diff[0] + "," + s.diff[1]); }
+  if (s.sort !== DEFAULT_SORT) { add("sort", s.sort); }
+  return "#" + pairs.join("&");
+}
+
+// --- the query list ---------------------------------------------------------------------
+
+/** B - A of every query on the state's metric (null where either is NA). */
+function differences(data, s) {
+  var m = data.metrics.indexOf(s.metric);
+  var va = data.values[m][data.systems.indexOf(s.a)];
+  var vb = data.values[m][data.systems.indexOf(s.b)];
+  var out = new Array(va.length);
+  for (var i = 0; i < va.length; i++) {
+    out[i] = va[i] === null || vb[i] === null ? null : vb[i] - va[i];
+  }
+  return out;
+}
+
+/** "wins", "losses" or "ties" of B against A for a difference, or null for NA. */
+function outcomeOf(diff, greater) {
+  if (diff === null || diff === undefined) { return null; }
+  if (Math.abs(diff) < 1e-9) { return "ties"; }
+  return (diff > 0) === greater ? "wins" : "losses";
+}
+
+/** Bins of about 24 round-width bars over the differences (NA left out). */
+function binning(diffs) {
+  var lo = Infinity, hi = -Infinity;
+  diffs.forEach(function (d) { if (d !== null) { lo = Math.min(lo, d); hi = Math.max(hi, d); } });
+  if (lo === Infinity) { lo = 0; hi = 0; }
+  var span = hi - lo || 1, raw = span / 24;
+  var magnitude = Math.pow(10, Math.floor(Math.log10(raw)));
+  var step = [1, 2, 2.5, 5, 10].map(function (f) { return f * magnitude; })
+    .filter(function (width) { return width >= raw; })[0];
+  var start = Math.floor(lo / step + 1e-9) * step;
+  var n = Math.max(1, Math.floor((hi - start) / step + 1e-9) + 1);
+  return {
+    start: start, step: step, n: n,
+    index: function (d) {
+      return Math.min(n - 1, Math.max(0, Math.floor((d - start) / step + 1e-9)));
+    },
+    edge: function (i) { return Number((start + i * step).toFixed(10)); }
+  };
+}
+
+function matchesText(data, i, text) {
+  if (!text) { return true; }
+  if (data.queries[i].toLowerCase().indexOf(text) >= 0) { return true; }
+  var texts = data.query_text;
+  return Boolean(texts && texts[i] && texts[i].toLowerCase().indexOf(text) >= 0);
+}
+
+function matchesQuadrant(data, s, i) {
+  if (!s.quadrant) { return true; }
+  var diagnosis = data.diagnosis;
+  var code = diagnosis.quadrant[data.systems.indexOf(s.system)][i];
+  return s.quadrant === UNCLASSIFIED
+    ? code === null : code === diagnosis.quadrants.indexOf(s.quadrant);
+}
+
+/**
+ * The queries the list shows, as positions in data.queries: `before` passes the text,
+ * quadrant and outcome filters, `rows` also the picked bar of the histogram.
+ */
+function filterQueries(data, s) {
+  var greater = data.greater[data.metrics.indexOf(s.metric)];
+  var diffs = differences(data, s), bins = binning(diffs);
+  var text = (s.text || "").toLowerCase();
+  var picked = s.diff ? bins.index((s.diff[0] + s.diff[1]) / 2) : null;
+  var before = [], rows = [];
+  for (var i = 0; i < data.queries.length; i++) {
+    if (!matchesText(data, i, text) || !matchesQuadrant(data, s, i)) { continue; }
+    if (s.outcome && outcomeOf(diffs[i], greater) !== s.outcome) { continue; }
+    before.push(i);
+    if (picked !== null && (diffs[i] === null || bins.index(diffs[i]) !== picked)) { continue; }
+    rows.push(i);
+  }
+  return { diffs: diffs, bins: bins, before: before, rows: rows, greater: greater };
+}
+
+/** The histogram's rows: one per (bar, outcome) of the filtered queries (before the bar). */
+function histogram(found) {
+  var counts = {};
+  var names = { wins: "B better", ties: "tie", losses: "A better" };
+  found.before.forEach(function (i) {
+    var d = found.diffs[i];
+    if (d === null) { return; }
+    var key = found.bins.index(d) + "|" + outcomeOf(d, found.greater);
+    counts[key] = (counts[key] || 0) + 1;
+  });
+  return Object.keys(counts).map(function (key) {
+    var parts = key.split("|"), i = Number(parts[0]);
+    return { lo: found.bins.edge(i), hi: found.bins.edge(i + 1), outcome: names[parts[1]],
+             count: counts[key] };
+  });
+}
+
+/**
+ * Order query positions by the state's sort: "query", "diff" or "s<i>" (system i's value),
+ * "-" first for descending. NA values go last either way; ties by query id.
+ */
+function sortRows(data, s, rows, diffs) {
+  var key = s.sort.replace(/^-/, ""), desc = s.sort.charAt(0) === "-";
+  var Q = data.queries, values = null;
+  if (key.charAt(0) === "s") {
+    values = data.values[data.metrics.indexOf(s.metric)][Number(key.slice(1))];
+  }
+  var value = function (i) {
+    if (key === "query") { return Q[i]; }
+    var v = key === "diff" ? diffs[i] : (values ? values[i] : null);
+    return v === undefined ? null : v;
+  };
+  return rows.slice().sort(function (x, y) {
+    var a = value(x), b = value(y);
+    if (a === null || b === null) {
+      if (a === b) { return x - y; }
+      return a === null ? 1 : -1;
+    }
+    var order = a < b ? -1 : (a > b ? 1 : 0);
+    return (desc ? -order : order) || (Q[x] < Q[y] ? -1 : (Q[x] > Q[y] ? 1 : 0));
+  });
+}
+
+// --- two rankings without labels --------------------------------------------------------
+
+/** Extrapolated rank-biased overlap over the shorter list (rankset.label_quality.rbo). */
+function rbo(first, second, p) {
+  var k = Math.min(first.length, second.length);
+  if (!k) { return null; }
+  var seenFirst = new Set(), seenSecond = new Set(), overlap = 0, total = 0;
+  for (var depth = 1; depth <= k; depth++) {
+    var x = first[depth - 1], y = second[depth - 1];
+    overlap += (seenSecond.has(x) ? 1 : 0) + (seenFirst.has(y) ? 1 : 0) + (x === y ? 1 : 0);
+    seenFirst.add(x);
+    seenSecond.add(y);
+    total += overlap / depth * Math.pow(p, depth);
+  }
+  return overlap / k * Math.pow(p, k) + (1 - p) / p * total;
+}
+
+/** tau_AP of `estimated` against `truth` (rankset.label_quality.tau_ap); null under 2. */
+function tauAP(estimated, truth) {
+  if (estimated.length < 2) { return null; }
+  var position = new Map();
+  truth.forEach(function (item, i) { position.set(item, i); });
+  var total = 0;
+  for (var i = 1; i < estimated.length; i++) {
+    var correct = 0;
+    for (var j = 0; j < i; j++) {
+      if (position.get(estimated[j]) < position.get(estimated[i])) { correct++; }
+    }
+    total += correct / i;
+  }
+  return 2 * total / (estimated.length - 1) - 1;
+}
+
+/** Overlap, Jaccard, RBO (p = 0.9) and tau_AP (B's order of the shared against A's). */
+function contrast(listA, listB) {
+  var inA = new Set(listA), inB = new Set(listB);
+  var shared = listA.filter(function (d) { return inB.has(d); });
+  var union = new Set(listA.concat(listB)).size;
+  var sharedB = listB.filter(function (d) { return inA.has(d); });
+  return {
+    overlap: shared.length,
+    jaccard: union ? shared.length / union : null,
+    rbo: rbo(listA, listB, 0.9),
+    tau_ap: shared.length >= 2 ? tauAP(sharedB, shared) : null
+  };
+}
+
+if (typeof module !== "undefined" && module.exports) {
+  module.exports = {
+    FORMAT_VERSION: FORMAT_VERSION, PAYLOAD_KEYS: PAYLOAD_KEYS, NA: NA, MINUS: MINUS,
+    UNCLASSIFIED: UNCLASSIFIED, OUTCOMES: OUTCOMES, DEFAULT_SORT: DEFAULT_SORT,
+    payloadProblem: payloadProblem, contextOf: contextOf,
+    fmt: fmt, count: count, rankText: rankText, interval: interval,
+    otherThan: otherThan, defaultState: defaultState, parseFragment: parseFragment,
+    encodeValue: encodeValue, formatFragment: formatFragment,
+    differences: differences, outcomeOf: outcomeOf, binning: binning,
+    matchesText: matchesText, matchesQuadrant: matchesQuadrant, filterQueries: filterQueries,
+    histogram: histogram, sortRows: sortRows,
+    rbo: rbo, tauAP: tauAP, contrast: contrast
+  };
+}
