@@ -51,6 +51,12 @@ _EXTENSIONS: Final[dict[str, ChartFormat]] = {
 #: The vendored builds, in load order (vega-embed reads ``vega`` and ``vegaLite``).
 _VENDORED_SCRIPTS: Final = ("vega.min.js", "vega-lite.min.js", "vega-embed.min.js")
 _SOURCE_MAP = re.compile(r"^//# sourceMappingURL=.*$", re.MULTILINE)
+#: The script templates of ``rankset/charts/assets`` (JavaScript files; the wheel ships them).
+SCRIPT_TEMPLATES: Final = ("vendor_wrapper.js", "embed.js", "shared_output.js")
+# A template's placeholder (valid JavaScript, so the template lints as it is), and the
+# comments at a template's top, which stay out of the pages.
+_PLACEHOLDER = re.compile(r"\bRANKSET_([A-Z][A-Z_]*)\b")
+_LEADING_COMMENTS = re.compile(r"\A(?:\s*/\*.*?\*/)+\s*", re.DOTALL)
 _ELEMENT_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*$")
 # Characters that could end a <script> element or open an HTML comment inside one, and the
 # two line terminators that older JavaScript engines reject inside string literals. JSON
@@ -168,12 +174,7 @@ def javascript_bundle() -> str:
         _SOURCE_MAP.sub("", root.joinpath(name).read_text(encoding="utf-8")).rstrip()
         for name in _VENDORED_SCRIPTS
     ]
-    body = ";\n".join(parts)
-    bundle = (
-        "(function (define, module, exports, require) {\n"
-        f"{body};\n"
-        "}).call(typeof globalThis !== 'undefined' ? globalThis : window);"
-    )
+    bundle = _fill(_template("vendor_wrapper.js"), VENDORED=";\n".join(parts))
     return script_safe(bundle)
 
 
@@ -216,9 +217,13 @@ def embed_fragment(chart: alt.TopLevelMixin | Mapping[str, Any], element_id: str
     return (
         f'<div id="{element_id}" class="rankset-chart"></div>\n'
         '<script type="text/javascript">\n'
-        f'vegaEmbed(document.getElementById("{element_id}"), {_script_json(spec)}, '
-        f"{_script_json(_EMBED_OPTIONS)}).catch(console.error);\n"
-        "</script>"
+        + _fill(
+            _template("embed.js"),
+            ID=_script_json(element_id),
+            SPEC=_script_json(spec),
+            OPTIONS=_script_json(_EMBED_OPTIONS),
+        )
+        + "\n</script>"
     )
 
 
@@ -335,33 +340,42 @@ def _shared_output(spec: dict[str, Any], **metadata: Any) -> dict[str, str]:
         "Vega is not loaded: run rankset.charts.enable_offline() above this chart "
         "and keep its output (it carries the library)."
     )
-    # The script finds its div as its previous sibling first: JupyterLab may run an
-    # output's script before the output is attached to the document.
-    script = (
-        "(function () {\n"
-        "var script = document.currentScript;\n"
-        f'var id = "{element_id}";\n'
-        "var el = script && script.previousElementSibling;\n"
-        "if (!el || el.id !== id) { el = document.getElementById(id); }\n"
-        f"var spec = {_script_json(spec)};\n"
-        f"var opt = {_script_json(_EMBED_OPTIONS)};\n"
-        f"var deadline = Date.now() + {_WAIT_MS};\n"
-        "(function draw() {\n"
-        "  if (typeof window.vegaEmbed === 'function') {\n"
-        "    window.vegaEmbed(el, spec, opt).catch(console.error);\n"
-        "  } else if (Date.now() < deadline) {\n"
-        "    setTimeout(draw, 50);\n"
-        "  } else if (el) {\n"
-        f"    el.textContent = {_script_json(missing)};\n"
-        "  }\n"
-        "})();\n"
-        "})();"
+    script = _fill(
+        _template("shared_output.js"),
+        ID=_script_json(element_id),
+        SPEC=_script_json(spec),
+        OPTIONS=_script_json(_EMBED_OPTIONS),
+        WAIT_MS=str(_WAIT_MS),
+        MISSING=_script_json(missing),
     )
     html_text = (
         f'<div id="{element_id}" class="rankset-chart"></div>\n'
         f'<script type="text/javascript">\n{script}\n</script>'
     )
     return {"text/html": html_text}
+
+
+@functools.cache
+def _template(name: str) -> str:
+    """Return a script template of ``rankset/charts/assets``, its leading comments left out.
+
+    The templates are JavaScript files (linted as such) in which ``RANKSET_NAME`` stands
+    for a value that :func:`_fill` puts in.
+    """
+    if name not in SCRIPT_TEMPLATES:
+        msg = f"{name!r} is not one of the charts' script templates: {SCRIPT_TEMPLATES}"
+        raise ValueError(msg)
+    text = importlib.resources.files("rankset.charts").joinpath("assets", name).read_text("utf-8")
+    return _LEADING_COMMENTS.sub("", text).strip()
+
+
+def _fill(template: str, **values: str) -> str:
+    """Put each ``values[NAME]`` where ``RANKSET_NAME`` stands (once), in one pass."""
+    found = _PLACEHOLDER.findall(template)
+    if sorted(found) != sorted(values):
+        msg = f"the template's placeholders are {sorted(found)}, the values {sorted(values)}"
+        raise ValueError(msg)
+    return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
 
 
 def _chart_format(path: Path, format: ChartFormat | None) -> ChartFormat:
