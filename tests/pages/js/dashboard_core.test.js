@@ -167,6 +167,16 @@ test("what the data lacks falls back to the defaults", () => {
   assert.equal(core.parseFragment("#query=", ctx).query, null);
 });
 
+test("fragmentOf and historyMode", () => {
+  assert.equal(core.fragmentOf("#query=q1"), "#query=q1");
+  assert.equal(core.fragmentOf("https://example.org/#x"), null);
+  assert.equal(core.fragmentOf(null), null);
+  assert.equal(core.historyMode("about:srcdoc"), "memory");
+  assert.equal(core.historyMode("about:blank"), "memory");
+  assert.equal(core.historyMode("file:///tmp/board.html#view=queries"), "url");
+  assert.equal(core.historyMode("http://localhost:8888/lab"), "url");
+});
+
 // --- filters ---------------------------------------------------------------------------------
 
 function state(changes) {

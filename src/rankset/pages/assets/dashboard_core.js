@@ -159,6 +159,20 @@ function formatFragment(s, ctx) {
   return "#" + pairs.join("&");
 }
 
+/** The fragment of an in-page link ("#..."), or null for a link elsewhere. */
+function fragmentOf(href) {
+  return typeof href === "string" && href.charAt(0) === "#" ? href : null;
+}
+
+/**
+ * Where the page keeps its state: "url" when the address can hold the fragment (a file or
+ * a web page), "memory" in a document without an address of its own (about:srcdoc, the
+ * notebook's frame, or about:blank), where a link's "#..." would resolve against the host.
+ */
+function historyMode(href) {
+  return /^about:/i.test(String(href)) ? "memory" : "url";
+}
+
 // --- the query list ---------------------------------------------------------------------
 
 /** B - A of every query on the state's metric (null where either is NA). */
@@ -332,7 +346,8 @@ if (typeof module !== "undefined" && module.exports) {
     payloadProblem: payloadProblem, contextOf: contextOf,
     fmt: fmt, count: count, rankText: rankText, interval: interval,
     otherThan: otherThan, defaultState: defaultState, parseFragment: parseFragment,
-    encodeValue: encodeValue, formatFragment: formatFragment,
+    encodeValue: encodeValue, formatFragment: formatFragment, fragmentOf: fragmentOf,
+    historyMode: historyMode,
     differences: differences, outcomeOf: outcomeOf, binning: binning,
     matchesText: matchesText, matchesQuadrant: matchesQuadrant, filterQueries: filterQueries,
     histogram: histogram, sortRows: sortRows,

@@ -1,7 +1,7 @@
 /*
  * The dashboard's page, first part: the data, the state and its history, the charts, the
  * controls and the overview. Written by hand, no framework: the state is one object that
- * the URL fragment writes and reads (dashboard_core.js); every change pushes a history
+ * the URL fragment writes and reads (dashboard_core.js); every change records a history
  * entry and redraws from the state, so back, forward and reload restore a view. User
  * strings reach the page only through textContent and attribute setters, never as markup.
  *
@@ -26,6 +26,10 @@ var charts = {};
 var state = null;
 var shownRows = PAGE_ROWS;
 var lastHash = null;
+// "url": the fragment is the address's (a file, a web page); "memory": the page has no
+// address of its own (the notebook's <iframe srcdoc>), the state lives here and in the
+// history entries' state objects.
+var HISTORY = historyMode(location.href);
 
 function $(id) { return document.getElementById(id); }
 function el(tag, attrs, children) {
@@ -48,6 +52,32 @@ function el(tag, attrs, children) {
 function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } return node; }
 
 // --- state and history --------------------------------------------------------------------
+function remember(hash, replace) {
+  // Record `hash` as the current history entry (a new one unless `replace`).
+  if (HISTORY === "url") {
+    if (hash === location.hash) { return; }
+    try {
+      if (replace) { history.replaceState(null, "", hash); }
+      else { history.pushState(null, "", hash); }
+      return;
+    } catch {
+      HISTORY = "memory";  // an address that cannot change: keep the state here
+    }
+  }
+  // The address stays; the entry carries the fragment, so back and forward still work
+  // where the browser keeps a frame's entries.
+  try {
+    if (replace) { history.replaceState({ rankset: hash }, ""); }
+    else { history.pushState({ rankset: hash }, ""); }
+  } catch { /* no history at all: the state lives in this script only */ }
+}
+function show(next, replace) {
+  state = next;
+  var hash = formatFragment(state, CTX);
+  remember(hash, replace);
+  lastHash = hash;
+  render();
+}
 function navigate(changes, replace) {
   var next = Object.assign({}, state, changes, { allMissed: false });
   if (("a" in changes || "b" in changes || "metric" in changes) && !("diff" in changes)) {
@@ -56,29 +86,48 @@ function navigate(changes, replace) {
   if (Object.keys(changes).some(function (key) { return key !== "k"; })) {
     shownRows = PAGE_ROWS;
   }
-  state = next;
-  var hash = formatFragment(state, CTX);
-  if (hash !== location.hash) {
-    try {
-      if (replace) { history.replaceState(null, "", hash); }
-      else { history.pushState(null, "", hash); }
-    } catch { /* a sandboxed frame without history: the state lives here only */ }
-  }
-  lastHash = hash;
-  render();
+  show(next, replace);
 }
 function startState() {
-  state = parseFragment(location.hash, CTX);
-  lastHash = location.hash;
+  // The state the page opens with: the address's fragment, or the history entry's.
+  var saved = history.state && typeof history.state.rankset === "string"
+    ? history.state.rankset : null;
+  var hash = HISTORY === "url" || saved === null ? location.hash : saved;
+  state = parseFragment(hash, CTX);
+  lastHash = hash;
+  if (HISTORY === "memory") { remember(formatFragment(state, CTX), true); }
 }
 function fromLocation() {
-  if (location.hash === lastHash) { return; }
+  if (HISTORY !== "url" || location.hash === lastHash) { return; }
   lastHash = location.hash;
   state = parseFragment(location.hash, CTX);
   render();
 }
-window.addEventListener("popstate", fromLocation);
+function onPopState(event) {
+  var saved = event.state && typeof event.state.rankset === "string"
+    ? event.state.rankset : null;
+  if (saved === null) { fromLocation(); return; }
+  lastHash = saved;
+  state = parseFragment(saved, CTX);
+  render();
+}
+function onLinkClick(event) {
+  // Every in-page link ("#query=...") is followed here: in a frame without an address a
+  // "#..." link resolves against the host page, which the browser would load in its place.
+  if (event.defaultPrevented || event.button !== 0) { return; }
+  var link = event.target && event.target.closest ? event.target.closest("a[href]") : null;
+  var hash = link ? fragmentOf(link.getAttribute("href")) : null;
+  if (hash === null) { return; }
+  var newTab = event.ctrlKey || event.metaKey || event.shiftKey || event.altKey;
+  if (newTab && HISTORY === "url") { return; }  // the browser opens the link elsewhere
+  event.preventDefault();
+  var before = state.view;
+  show(parseFragment(hash, CTX));
+  if (state.view !== before) { window.scrollTo(0, 0); }  // another view: from its top
+}
+window.addEventListener("popstate", onPopState);
 window.addEventListener("hashchange", fromLocation);
+document.addEventListener("click", onLinkClick);
 
 // --- charts ----------------------------------------------------------------------------
 function setData(name, dataset, rows) {
