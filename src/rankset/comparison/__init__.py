@@ -37,7 +37,7 @@ from rankset.comparison._inputs import (
 )
 from rankset.comparison.all_pairs import compare_all, significance_matrix
 from rankset.comparison.many_systems import anova, average_replicates, rank_intervals
-from rankset.comparison.pairwise import ALL_TESTS, TESTS, compare, paired_outcome
+from rankset.comparison.pairwise import ALL_TESTS, TESTS, compare, compare_each, paired_outcome
 from rankset.comparison.paper_tables import comparison_table
 from rankset.comparison.suite_files import evaluate_suite_toml, suite_from_toml
 from rankset.comparison.suites import SuiteResult, check_suite, evaluate_suite
@@ -53,6 +53,7 @@ __all__ = [
     "check_suite",
     "compare",
     "compare_all",
+    "compare_each",
     "comparison_table",
     "evaluate_suite",
     "evaluate_suite_toml",

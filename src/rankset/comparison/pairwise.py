@@ -59,11 +59,10 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankset._progress import Tally
 from rankset._typing import Test, choices_of
 from rankset._validation import did_you_mean, warn_user
 from rankset.comparison._inputs import (
@@ -79,15 +78,14 @@ from rankset.comparison._inputs import (
     tidy_values,
     warn_unreachable_significance,
 )
+from rankset.comparison._paired_tests import run_paired_tests
 from rankset.comparison.family_tests import FAMILY_TESTS, family_rows
 from rankset.errors import MissingDependencyError, ParameterError, RanksetWarning
 from rankset.evaluation import EvaluationResult
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from rankset.stats import Progress
-    from rankset.stats.paired import Correction, FloatArray
+    from rankset.stats.paired import Correction
 
 __all__ = [
     "ALL_TESTS",
@@ -97,6 +95,7 @@ __all__ = [
     "Test",
     "check_tests",
     "compare",
+    "compare_each",
     "higher_is_better",
     "paired_outcome",
 ]
@@ -110,6 +109,7 @@ _BASE = "_baseline_value"
 _ORDER = "_metric_order"
 _SYSTEM_ORDER = "_system_order"
 _TEST_ORDER = "_test_order"
+_BASELINE_ORDER = "_baseline_order"
 
 
 def compare(
@@ -255,10 +255,10 @@ def compare(
     if paired:
         per_test.append(
             _paired_rows(
-                frame, baseline, others, slices, by_columns, ranks, order, greater, paired,
+                frame, [baseline], systems, slices, by_columns, ranks, order, greater, paired,
                 test_names, correction, alpha=alpha, seed=seed, n_resamples=n_resamples,
                 confidence=confidence, progress=progress,
-            )
+            ).drop("baseline", _BASELINE_ORDER)
         )  # fmt: skip
     if family:
         rows = family_rows(
@@ -288,10 +288,76 @@ def compare(
     )
 
 
+def compare_each(
+    result: EvaluationResult | pl.DataFrame | pl.LazyFrame,
+    baselines: Sequence[str] | None = None,
+    *,
+    metrics: Sequence[str] | None = None,
+    tests: Sequence[Test] = ("randomization",),
+    correction: Correction | None = "holm",
+    alpha: float = 0.05,
+    seed: int = 0,
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+    progress: Progress | None = None,
+) -> pl.DataFrame:
+    """Compare every system with each baseline in turn, in one resampling pass.
+
+    The rows of one baseline are :func:`compare`'s for that baseline to the last bit (the
+    same draws, the correction over that baseline's rows). Paired tests only, no ``by``.
+
+    Parameters
+    ----------
+    baselines
+        The baselines, in order (default: every system, in the result's order).
+    result, metrics, tests, correction, alpha, seed, n_resamples, confidence, progress
+        As for :func:`compare` (``tests``: the paired ones; randomization by default).
+
+    Returns
+    -------
+    polars.DataFrame
+        :func:`compare`'s columns with ``baseline`` after ``system``, by baseline.
+
+    Examples
+    --------
+    >>> import rankset
+    >>> runs = {
+    ...     "a": {"q1": {"x": 2.0, "y": 1.0}, "q2": {"z": 2.0, "w": 1.0}},
+    ...     "b": {"q1": {"y": 2.0, "x": 1.0}, "q2": {"z": 2.0, "w": 1.0}},
+    ... }
+    >>> res = rankset.evaluate(runs, {"q1": {"y": 1}, "q2": {"z": 1}}, ["rr"])
+    >>> compare_each(res, n_resamples=1000).select("system", "baseline", "delta").rows()
+    [('b', 'a', 0.25), ('a', 'b', -0.25)]
+    """
+    per_query, known_metrics = per_query_frame(result)
+    metric_names = select_metrics(metrics, known_metrics)
+    test_names = check_tests(tests)
+    family = [test for test in test_names if test in FAMILY_TESTS]
+    if family:
+        msg = f"compare_each runs the paired tests only; got {', '.join(family)}: use compare."
+        raise ParameterError(msg)
+    check_options(correction, alpha, seed, n_resamples, confidence)
+    systems = [str(s) for s in per_query["system"].unique(maintain_order=True).to_list()]
+    chosen = systems if baselines is None else [str(name) for name in baselines]
+    for baseline in chosen:
+        check_baseline(baseline, systems)
+    columns = ["system", "baseline", "metric"]
+    columns += [name for name in COMPARE_COLUMNS if name not in ("system", "metric")]
+    rows = _paired_rows(
+        tidy_values(per_query, metric_names), chosen, systems, None, [],
+        {system: position for position, system in enumerate(systems)},
+        {name: i for i, name in enumerate(metric_names)},
+        {name: higher_is_better(name) for name in metric_names},
+        test_names, test_names, correction, alpha=alpha, seed=seed,
+        n_resamples=n_resamples, confidence=confidence, progress=progress,
+    )  # fmt: skip
+    return rows.sort(_BASELINE_ORDER, _SYSTEM_ORDER, _ORDER, _TEST_ORDER).select(columns)
+
+
 def _paired_rows(
     frame: pl.DataFrame,
-    baseline: str,
-    others: list[str],
+    baselines: list[str],
+    systems: list[str],
     slices: pl.DataFrame | None,
     by_columns: list[str],
     ranks: dict[str, int],
@@ -307,26 +373,42 @@ def _paired_rows(
     confidence: float,
     progress: Progress | None,
 ) -> pl.DataFrame:
-    """Return the rows of the paired tests, each test's p-values corrected over its rows."""
+    """Return the rows of the paired tests of every system against each baseline.
+
+    Each test's p-values are corrected over the rows of one baseline (a family). The
+    comparisons share one resampling pass: those over the same number of queries share
+    the draws, so a baseline's rows do not depend on the other baselines.
+    """
     from rankset import stats
 
-    pairs = _pair_with_baseline(frame, baseline, others)
+    pairs = pl.concat(
+        [
+            _pair_with_baseline(
+                frame, baseline, [s for s in systems if s != baseline]
+            ).with_columns(
+                pl.lit(baseline, dtype=pl.String).alias("baseline"),
+                pl.lit(number, dtype=pl.Int64).alias(_BASELINE_ORDER),
+            )
+            for number, baseline in enumerate(baselines)
+        ],
+        how="vertical_relaxed",
+    )
     if slices is not None:
         pairs = pairs.join(slices, on="query_id", how="left")
-    keys = ["system", _SYSTEM_ORDER, "metric", *by_columns]
+    keys = ["baseline", _BASELINE_ORDER, "system", _SYSTEM_ORDER, "metric", *by_columns]
     pairs = pairs.with_columns(
         pl.col("system").replace_strict(ranks, return_dtype=pl.Int64).alias(_SYSTEM_ORDER),
         pl.col("metric").replace_strict(order, return_dtype=pl.Int64).alias(_ORDER),
         pl.col("value").is_not_null().and_(pl.col(_BASE).is_not_null()).alias("_aligned"),
     )
-    sort_keys = [_SYSTEM_ORDER, _ORDER, *by_columns]
+    sort_keys = [_BASELINE_ORDER, _SYSTEM_ORDER, _ORDER, *by_columns]
     rows = _summarise_pairs(pairs, keys, greater).sort(sort_keys, nulls_last=True)
     aligned = (
         pairs.filter(pl.col("_aligned"))
         .sort([*sort_keys, "query_id"], nulls_last=True)
-        .select("value", _BASE)
+        .select("value", pl.col(_BASE).alias("baseline"))
     )
-    p_values, intervals = _run_tests(
+    p_values, intervals = run_paired_tests(
         aligned,
         rows["n_queries"].to_numpy(),
         tests,
@@ -334,24 +416,28 @@ def _paired_rows(
         n_resamples=n_resamples,
         confidence=confidence,
         progress=progress,
+        mirror=len(baselines) > 1,
     )
     rows = rows.with_columns(
         pl.Series("ci_low", intervals[:, 0], dtype=pl.Float64, nan_to_null=True),
         pl.Series("ci_high", intervals[:, 1], dtype=pl.Float64, nan_to_null=True),
     )
+    family = rows[_BASELINE_ORDER].to_numpy()
     if "randomization" in tests:
-        warn_unreachable_significance(rows.height, n_resamples, alpha, correction)
+        warn_unreachable_significance(rows.height // len(baselines), n_resamples, alpha, correction)
     per_test = []
     for test in tests:
         p = p_values[test]
+        adjusted = p.copy()
+        for number in range(len(baselines)):
+            members = family == number
+            adjusted[members] = stats.adjust_pvalues(p[members], correction)
         per_test.append(
             rows.with_columns(
                 pl.lit(test, dtype=pl.String).alias("test"),
                 pl.lit(all_tests.index(test), dtype=pl.Int64).alias(_TEST_ORDER),
                 pl.Series("p", p, dtype=pl.Float64, nan_to_null=True),
-                pl.Series(
-                    "p_adj", stats.adjust_pvalues(p, correction), dtype=pl.Float64, nan_to_null=True
-                ),
+                pl.Series("p_adj", adjusted, dtype=pl.Float64, nan_to_null=True),
             )
         )
     return pl.concat(per_test, how="vertical").with_columns(reject=pl.col("p_adj") < alpha)
@@ -457,56 +543,3 @@ def _summarise_pairs(
             losses=(pl.col("n_queries") - pl.col("wins") - pl.col("ties")).cast(pl.UInt32),
         )
     )
-
-
-def _run_tests(
-    aligned: pl.DataFrame,
-    sizes: np.ndarray[Any, np.dtype[Any]],
-    tests: list[Test],
-    *,
-    seed: int,
-    n_resamples: int,
-    confidence: float,
-    progress: Progress | None,
-) -> tuple[dict[Test, FloatArray], FloatArray]:
-    """P-values per test and bootstrap intervals, one per comparison (row of ``sizes``)."""
-    import numpy as np
-
-    from rankset import stats
-
-    values = aligned["value"].to_numpy()
-    base = aligned[_BASE].to_numpy()
-    bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    count = len(sizes)
-    p_values = {test: np.full(count, np.nan) for test in tests}
-    intervals = np.full((count, 2), np.nan)
-    # Comparisons over the same number of queries share the random draws: one matrix
-    # product per size instead of one resampling per comparison.
-    by_size: dict[int, list[int]] = {}
-    for index, size in enumerate(sizes.tolist()):
-        if size > 0:
-            by_size.setdefault(size, []).append(index)
-    draws = len(by_size) * n_resamples * (2 if "randomization" in tests else 1)
-    tally = Tally(progress, draws, "resamples")
-    for _, members in sorted(by_size.items()):
-        diffs = np.column_stack(
-            [values[bounds[i] : bounds[i + 1]] - base[bounds[i] : bounds[i + 1]] for i in members]
-        )
-        if "randomization" in tests:
-            p_values["randomization"][members] = stats.paired_randomization_tests(
-                diffs, n_resamples=n_resamples, seed=seed, progress=tally.job(n_resamples)
-            )
-        intervals[members] = stats.paired_bootstrap_cis(
-            diffs,
-            confidence=confidence,
-            n_resamples=n_resamples,
-            seed=seed,
-            progress=tally.job(n_resamples),
-        )
-        for i in members:
-            left, right = values[bounds[i] : bounds[i + 1]], base[bounds[i] : bounds[i + 1]]
-            if "t" in tests:
-                p_values["t"][i] = stats.paired_t_test(left, right)
-            if "wilcoxon" in tests:
-                p_values["wilcoxon"][i] = stats.wilcoxon_test(left, right)
-    return p_values, intervals

@@ -373,8 +373,12 @@ def bootstrap_column_mean_cis(
     tail = (1.0 - confidence) / 2.0
     # A resample that drew none of a column's values gives NaN, which the quantiles skip.
     # Infinite values (an overflowing metric) give infinite or NaN bounds, not a warning.
+    kept = means[:, has_value]
+    # np.quantile is nanquantile's own kernel, vectorised over the columns, where no
+    # resample missed a column (nanquantile loops over them in Python).
+    quantile = np.quantile if not np.isnan(kept).any() else np.nanquantile
     with np.errstate(invalid="ignore", over="ignore"):
-        bounds[has_value] = np.nanquantile(means[:, has_value], [tail, 1.0 - tail], axis=0).T
+        bounds[has_value] = quantile(kept, [tail, 1.0 - tail], axis=0).T
     # A constant column has a degenerate interval; say so exactly rather than up to the
     # rounding of its resampled means.
     for column in np.flatnonzero(has_value):

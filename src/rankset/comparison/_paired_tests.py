@@ -1,0 +1,99 @@
+"""The resampled tests of many paired comparisons at once: :func:`run_paired_tests`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rankset._progress import Tally
+
+if TYPE_CHECKING:
+    import numpy as np
+    import polars as pl
+
+    from rankset._typing import Progress, Test
+    from rankset.stats.paired import FloatArray
+
+__all__ = ["run_paired_tests"]
+
+
+def run_paired_tests(
+    aligned: pl.DataFrame,
+    sizes: np.ndarray[Any, np.dtype[Any]],
+    tests: list[Test],
+    *,
+    seed: int,
+    n_resamples: int,
+    confidence: float,
+    progress: Progress | None,
+    mirror: bool = False,
+) -> tuple[dict[Test, FloatArray], FloatArray]:
+    """P-values per test and bootstrap intervals, one per comparison (row of ``sizes``).
+
+    ``aligned`` holds each comparison's aligned ``value`` and ``baseline`` rows, in the
+    order of ``sizes``. With ``mirror``, a comparison whose differences are exactly the
+    negated differences of an earlier one (B against A after A against B) is not drawn
+    again: its randomization p-value is the same (the test is symmetric under the draws
+    it shares) and its interval is the other's, negated and swapped.
+    """
+    import numpy as np  # here: importing rankset.comparison stays free of numpy
+
+    from rankset import stats
+
+    values = aligned["value"].to_numpy()
+    base = aligned["baseline"].to_numpy()
+    bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    count = len(sizes)
+    p_values = {test: np.full(count, np.nan) for test in tests}
+    intervals = np.full((count, 2), np.nan)
+    # Comparisons over the same number of queries share the random draws: one matrix
+    # product per size instead of one resampling per comparison.
+    by_size: dict[int, list[int]] = {}
+    for index, size in enumerate(sizes.tolist()):
+        if size > 0:
+            by_size.setdefault(size, []).append(index)
+    draws = len(by_size) * n_resamples * (2 if "randomization" in tests else 1)
+    tally = Tally(progress, draws, "resamples")
+    for _, group in sorted(by_size.items()):
+        columns = [
+            values[bounds[i] : bounds[i + 1]] - base[bounds[i] : bounds[i + 1]] for i in group
+        ]
+        members, mirrors = _mirrored(group, columns) if mirror else (group, {})
+        column_of = dict(zip(group, columns, strict=True))
+        diffs = np.column_stack([column_of[i] for i in members])
+        if "randomization" in tests:
+            p_values["randomization"][members] = stats.paired_randomization_tests(
+                diffs, n_resamples=n_resamples, seed=seed, progress=tally.job(n_resamples)
+            )
+        intervals[members] = stats.paired_bootstrap_cis(
+            diffs,
+            confidence=confidence,
+            n_resamples=n_resamples,
+            seed=seed,
+            progress=tally.job(n_resamples),
+        )
+        for i in group:
+            left, right = values[bounds[i] : bounds[i + 1]], base[bounds[i] : bounds[i + 1]]
+            if "t" in tests:
+                p_values["t"][i] = stats.paired_t_test(left, right)
+            if "wilcoxon" in tests:
+                p_values["wilcoxon"][i] = stats.wilcoxon_test(left, right)
+        for copy, source in mirrors.items():
+            if "randomization" in tests:
+                p_values["randomization"][copy] = p_values["randomization"][source]
+            intervals[copy] = -intervals[source][::-1]
+    return p_values, intervals
+
+
+def _mirrored(group: list[int], columns: list[FloatArray]) -> tuple[list[int], dict[int, int]]:
+    """Split ``group`` into the comparisons to draw and ``{mirror: the one it negates}``."""
+    seen: dict[bytes, int] = {}
+    drawn, mirrors = [], {}
+    for index, column in zip(group, columns, strict=True):
+        negated = (-column + 0.0).tobytes()  # + 0.0: a zero difference is +0.0 both ways
+        source = seen.get(negated)
+        if source is not None:
+            mirrors[index] = source
+            continue
+        seen[(column + 0.0).tobytes()] = index
+        drawn.append(index)
+    return drawn, mirrors
