@@ -360,7 +360,7 @@ def test_fusion_changes_counts_every_query_of_every_input_once() -> None:
 def test_the_report_shows_what_fusion_changed(tmp_path: Path) -> None:
     runs = {"bm25": SAMPLE / "bm25.trec", "rerank": SAMPLE / "rerank.trec"}
     fused = rankset.fuse(list(runs.values()), "rrf").collect()
-    page = rankset.pages.report.report(
+    page = rankset.report(
         {**runs, "fused": fused},
         SAMPLE / "qrels.txt",
         out=tmp_path / "r.html",

@@ -195,4 +195,4 @@ def test_the_library_names_a_missing_folder_too(tmp_path: Path) -> None:
     with pytest.raises(ParameterError, match=r"the folder .*nowhere does not exist"):
         charts.save_chart(chart, tmp_path / "nowhere" / "chart.json")
     with pytest.raises(ParameterError, match=r"the folder .*nowhere does not exist"):
-        report(RUNS, QRELS, out=tmp_path / "nowhere" / "r.html").path
+        report(RUNS, QRELS, out=tmp_path / "nowhere" / "r.html")

@@ -126,7 +126,7 @@ def test_report_draws_its_bar_in_a_kernel(monkeypatch: pytest.MonkeyPatch, tmp_p
         scale="trec_dl",
         n_resamples=100,
         out=tmp_path / "r.html",
-    ).path
+    )
     assert display.displayed == 1
     assert display.bundles[0]["text/plain"].startswith("rankset report [")
     assert '<progress value="8" max="8"' in display.bundles[-1]["text/html"]
@@ -137,7 +137,7 @@ def test_report_draws_its_bar_in_a_kernel(monkeypatch: pytest.MonkeyPatch, tmp_p
         scale="trec_dl",
         out=tmp_path / "quiet.html",
         progress=False,
-    ).path
+    )
     assert display.displayed == 1
 
 
@@ -202,6 +202,6 @@ def test_a_report_in_a_notebook_cell_shows_a_bar(tmp_path: Path) -> None:
     assert len(bars) == 1  # one bar, redrawn in place (update_display_data)
     final = bars[0]["data"]
     assert '<progress value="8" max="8"' in final["text/html"]
-    assert final["text/plain"].startswith("rankset report [" + "#" * 24 + "] done  7/7  ")
+    assert final["text/plain"].startswith("rankset report [" + "#" * 24 + "] done  8/8  ")
     printed = "".join(out.get("text", "") for out in outputs if out["output_type"] == "stream")
     assert printed == "r.html\n"  # nothing on stderr, the bar is no stream

@@ -440,47 +440,28 @@ def _compare_each(
     progress: Any,
 ) -> pl.DataFrame | None:
     """Compare the systems with each one as the baseline, as one frame with ``baseline``."""
-    systems = result.systems
-    if len(systems) < 2:
+    if len(result.systems) < 2:
         return None
-    from rankset.comparison import compare, unreachable_significance
+    from rankset.comparison import compare_each, unreachable_significance
 
-    rows = (len(systems) - 1) * len(shown)
+    rows = (len(result.systems) - 1) * len(shown)
     unreachable = unreachable_significance(
         rows, policy.n_permutations, policy.alpha, policy.correction
     )
     if unreachable is not None and policy.test == "randomization":
         notes.append(f"Comparison: {unreachable}")
-    frames = []
     with warnings.catch_warnings():  # said once, in the notes
         warnings.filterwarnings("ignore", "With n_resamples=", RanksetWarning)
-        for number, baseline in enumerate(systems, start=1):
-            frame = compare(
-                result,
-                baseline,
-                metrics=shown,
-                tests=[policy.test],
-                correction=policy.correction,
-                n_resamples=policy.n_permutations,
-                seed=policy.seed,
-                alpha=policy.alpha,
-                progress=_of_baseline(progress, number, len(systems)),
-            )
-            frames.append(frame.with_columns(baseline=pl.lit(baseline)))
-    combined = pl.concat(frames, how="vertical_relaxed")
-    return combined.select("system", "baseline", pl.exclude("system", "baseline"))
-
-
-def _of_baseline(progress: Any, number: int, count: int) -> Any:
-    """Pass a comparison's count on, naming its baseline's place: ``baseline 2 of 3``."""
-    if progress is None:
-        return None
-    outer = progress
-
-    def inner(done: int, total: int, what: str) -> None:
-        outer(done, total, f"{what}, baseline {number} of {count}")
-
-    return inner
+        return compare_each(
+            result,
+            metrics=shown,
+            tests=[policy.test],
+            correction=policy.correction,
+            n_resamples=policy.n_permutations,
+            seed=policy.seed,
+            alpha=policy.alpha,
+            progress=progress,
+        )
 
 
 def _curves(

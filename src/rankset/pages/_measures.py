@@ -42,7 +42,7 @@ def curve_measure(name: str) -> str | None:
 
     Examples
     --------
-    >>> curve_measure("ndcg@10"), curve_measure("ap")
+    >>> curve_measure("ndcg@10"), curve_measure("rprec")
     ('ndcg', None)
     """
     metric = parse_metric(name)

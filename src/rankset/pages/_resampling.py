@@ -1,8 +1,9 @@
 """The one resampling policy of both pages: :class:`Resampling`.
 
-The intervals draw :data:`DEFAULT_RESAMPLES` bootstrap resamples, as :func:`rankset.compare`
-and the gate do; the randomization test draws at least as many sign assignments, and more
-when the comparisons need them: with ``m`` rows per baseline, Holm (or Bonferroni, or BH)
+The intervals of means draw :data:`DEFAULT_RESAMPLES` bootstrap resamples, as
+:func:`rankset.evaluate` does; the randomization test draws :data:`TEST_RESAMPLES` sign
+assignments, as :func:`rankset.compare` and the gate do, and more when the comparisons
+need them: with ``m`` rows per baseline, Holm (or Bonferroni, or BH)
 multiplies the smallest p-value, ``1 / (n + 1)``, by ``m``, so too few draws make every
 comparison insignificant whatever the data.
 """
@@ -16,14 +17,17 @@ from typing import Final
 from rankset._typing import Correction, Test, choices_of
 from rankset._validation import check_choice, check_fraction, check_int
 
-__all__ = ["DEFAULT_RESAMPLES", "HEADROOM", "Resampling"]
+__all__ = ["DEFAULT_RESAMPLES", "HEADROOM", "TEST_RESAMPLES", "Resampling"]
 
-#: Bootstrap resamples of every interval, and the fewest sign assignments of the
-#: randomization test, on both pages (as :func:`rankset.compare` and the gate draw).
-DEFAULT_RESAMPLES: Final = 10_000
+#: Bootstrap resamples of every interval of a mean (as :func:`rankset.evaluate` draws them,
+#: so a page's summary is evaluate's).
+DEFAULT_RESAMPLES: Final = 1_000
+#: The fewest sign assignments of the randomization test, and resamples of the
+#: differences' intervals (as :func:`rankset.compare` and the gate draw them).
+TEST_RESAMPLES: Final = 10_000
 #: How far below ``alpha`` the smallest reachable adjusted p-value must lie: the
 #: randomization test draws at least ``HEADROOM * comparisons / alpha`` assignments.
-HEADROOM: Final = 10
+HEADROOM: Final = 5
 
 
 @dataclass(frozen=True)
@@ -33,23 +37,24 @@ class Resampling:
     Attributes
     ----------
     n_resamples
-        Bootstrap resamples of every interval (means, curves).
+        Bootstrap resamples of every interval of a mean (summary, curves).
     n_permutations
         Random sign assignments of the randomization test, and bootstrap resamples of
         the differences' intervals. Sized to the comparisons: with ``m`` rows per
         baseline and ``correction`` Holm, Bonferroni or BH, the smallest reachable
-        adjusted p-value, ``m / (n_permutations + 1)``, is at most ``alpha / 10``.
+        adjusted p-value, ``m / (n_permutations + 1)``, is at most ``alpha / 5``.
     seed
         One seed for all of them.
     test, correction, alpha
         The paired test, its multiple-testing correction over the rows of one
         baseline, and the level at which a row is significant (``p_adj < alpha``).
     sized
-        Whether ``n_permutations`` was raised above ``n_resamples`` for the comparisons.
+        Whether ``n_permutations`` was raised above :data:`TEST_RESAMPLES` for the
+        comparisons.
     """
 
     n_resamples: int = DEFAULT_RESAMPLES
-    n_permutations: int = DEFAULT_RESAMPLES
+    n_permutations: int = TEST_RESAMPLES
     seed: int = 0
     test: Test = "randomization"
     correction: Correction | None = "holm"
@@ -70,15 +75,18 @@ class Resampling:
         """Return the policy for ``rows`` comparisons per baseline.
 
         ``n_resamples`` given: that many for everything, as asked (a page notes when no
-        row can then be significant). None: :data:`DEFAULT_RESAMPLES`, and for the
-        randomization test enough assignments for ``rows`` comparisons.
+        row can then be significant). None: :data:`DEFAULT_RESAMPLES` for the intervals,
+        :data:`TEST_RESAMPLES` for the tests, and for the randomization test enough
+        assignments for ``rows`` comparisons.
 
         Examples
         --------
         >>> Resampling.for_comparisons(6).n_permutations
         10000
         >>> Resampling.for_comparisons(100).n_permutations  # 21 systems x 5 metrics
-        20000
+        10000
+        >>> Resampling.for_comparisons(120).n_permutations  # 21 systems x 6 metrics
+        12000
         """
         check_choice("test", test, ("randomization", "t", "wilcoxon"))
         if correction is not None:
@@ -87,13 +95,12 @@ class Resampling:
         if n_resamples is not None:
             count = check_int("n_resamples", n_resamples, 1)
             return cls(count, count, seed, test, correction, alpha)
-        needed = DEFAULT_RESAMPLES
+        needed = TEST_RESAMPLES
         if test == "randomization" and correction is not None and rows > 1:
             floor = math.ceil(HEADROOM * rows / alpha)
             needed = max(needed, -(-floor // 1000) * 1000)  # a round number of thousands
-        return cls(
-            DEFAULT_RESAMPLES, needed, seed, test, correction, alpha, needed > DEFAULT_RESAMPLES
-        )
+        sized = needed > TEST_RESAMPLES
+        return cls(DEFAULT_RESAMPLES, needed, seed, test, correction, alpha, sized)
 
     def describe(self) -> str:
         """One sentence for a page: what the intervals and the tests drew."""

@@ -17,10 +17,10 @@ import polars as pl
 import pytest
 from _dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS, dl19_inputs, sample_texts
 
-from rankset.pages import Dashboard
-from rankset.pages.dashboard import dashboard
 from rankset.evaluation import numbered_runs
 from rankset.label_quality import rbo, tau_ap
+from rankset.pages import Dashboard
+from rankset.pages.dashboard import dashboard
 
 # starts headless Chromium: the fast lane (-m 'not slow') leaves it out
 pytestmark = pytest.mark.slow
@@ -254,13 +254,8 @@ def test_hostile_strings_stay_text(tab: Tab, tmp_path: Path) -> None:
 
 
 def test_the_notebook_frame_draws(tab: Tab, sample: Path, tmp_path: Path) -> None:
-    board = Dashboard(
-        html=sample.read_text(encoding="utf-8"),
-        systems=["bm25", "rerank"],
-        metrics=[],
-        n_queries=40,
-        n_queries_total=40,
-    )
+    board = dashboard(SAMPLE_RUNS, SAMPLE_QRELS, scale="trec_dl", n_resamples=N_RESAMPLES)
+    assert isinstance(board, Dashboard)
     notebook = tmp_path / "notebook.html"
     notebook.write_text(f"<!DOCTYPE html><title>nb</title>{board._repr_html_()}", "utf-8")
     tab.page.goto(notebook.as_uri())

@@ -12,10 +12,10 @@ import pytest
 from _dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS, sample_texts
 
 import rankset
-from rankset.pages import Dashboard, read_texts
-from rankset.pages.dashboard import FRAGMENT_KEYS, dashboard
 from rankset.errors import InputFormatError, ParameterError
 from rankset.evaluation import numbered_runs
+from rankset.pages import Dashboard, read_texts
+from rankset.pages.dashboard import FRAGMENT_KEYS, dashboard
 from rankset.pages.report import CSP
 
 N_RESAMPLES = 200

@@ -16,9 +16,9 @@ import pytest
 from _dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS
 
 from rankset.cli import main
-from rankset.pages.dashboard import dashboard
 from rankset.errors import InputFormatError
 from rankset.experiments import Store
+from rankset.pages.dashboard import dashboard
 
 N_RESAMPLES = 100
 METRICS = ["ndcg@10", "ap"]

@@ -27,8 +27,8 @@ from _suite_cases import (  # tests/ is on sys.path (tests/conftest.py)
     write_suite,
 )
 from rankset.comparison import SuiteResult, evaluate_suite_toml
-from rankset.pages.dashboard import dashboard
 from rankset.errors import ParameterError
+from rankset.pages.dashboard import dashboard
 
 METRICS = ["ndcg@10", "ap", "recall@100"]  # recall@100: a dashboard metric the suite lacks
 

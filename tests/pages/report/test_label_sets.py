@@ -121,7 +121,7 @@ def test_bad_label_sets_are_refused_before_any_work(
     tmp_path: Path, labels: Path | None, label_sets: object, message: str
 ) -> None:
     with pytest.raises(ParameterError, match=re.escape(message)):
-        report(RUNS, labels, label_sets=label_sets, out=tmp_path / "r.html").path  # type: ignore[arg-type]
+        report(RUNS, labels, label_sets=label_sets, out=tmp_path / "r.html")  # type: ignore[arg-type]
     assert not (tmp_path / "r.html").exists()
 
 

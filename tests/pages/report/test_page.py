@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from _report_cases import METRICS, QRELS, RUNS, fmt, without_scripts
 
-RAG = list(METRICS)  # the RAG metrics need a grade scale
-
 import rankset
 from rankset.pages.report import CSP, report
 from rankset.pages.report._page import build_report
+
+RAG = list(METRICS)  # the RAG metrics need a grade scale
 
 
 def test_sample_report_sections_and_means(
@@ -112,7 +112,7 @@ def test_report_drops_rag_metrics_when_labels_fit_no_scale(tmp_path: Path) -> No
 def test_worst_is_checked_before_anything_is_computed(tmp_path: Path, worst: Any) -> None:
     # A run that cannot be read: the check must come first, and no file is written.
     with pytest.raises(rankset.ParameterError, match=r"The 'worst' parameter must be an int >= 0"):
-        report(tmp_path / "no-such-run.trec", QRELS, out=tmp_path / "r.html", worst=worst).path
+        report(tmp_path / "no-such-run.trec", QRELS, out=tmp_path / "r.html", worst=worst)
     res = rankset.evaluate({"q1": {"d1": 1.0}}, {"q1": {"d1": 1}}, ["rr"], n_resamples=50)
     with pytest.raises(rankset.ParameterError, match="'worst'"):
         build_report(res, worst=worst)

@@ -196,7 +196,7 @@ def test_suite_report_writes_the_page_and_refuses_what_is_no_suite(
     with pytest.raises(ParameterError, match="must be a SuiteResult"):
         suite_report(suite.per_collection, out=tmp_path / "t.html")  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="must be a SuiteResult"):
-        report(RUNS, QRELS, out=tmp_path / "u.html", suite={"a": 1}).path  # type: ignore[arg-type]
+        report(RUNS, QRELS, out=tmp_path / "u.html", suite={"a": 1})  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="does not exist"):
         suite_report(suite, out=tmp_path / "no" / "s.html")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.html"]

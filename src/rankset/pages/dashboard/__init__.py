@@ -28,12 +28,15 @@ The module itself can be called: ``rankset.pages.dashboard(runs, qrels, ...)`` i
 
 The state of the page is the URL fragment, whose keys are :data:`FRAGMENT_KEYS`; the
 first five are a stable contract: ``#query=q003&a=bm25&b=rerank&metric=ndcg@10&k=10``
-opens that query's side-by-side view. Back, forward and reload restore a view.
+opens that query's side-by-side view. Back, forward and reload restore a view. The
+script follows in-page links itself, so they work inside a notebook's ``srcdoc`` frame
+too (there the view lives in the script's own history entries).
 
 Inside: ``_build`` is the face (the analysis computes; ``rankset.pages._texts`` reads
-texts), ``_data`` assembles the embedded data (and samples queries beyond a byte budget),
-``_charts`` writes the Vega-Lite specs, ``_page`` the HTML, and ``_script`` and
-``_script_views`` hold the page's script.
+texts), ``_data`` assembles the embedded data (its keys: ``_payload``; beyond a byte
+budget it samples queries), ``_charts`` writes the Vega-Lite specs and ``_page`` the
+HTML; the script is ``rankset/pages/assets/dashboard_*.js``, loaded by
+``rankset.pages._shell``.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from typing import Any, Final
 import altair as alt
 
 from rankset.charts import THEME, system_colors
-from rankset.pages.dashboard._suite import suite_chart
 from rankset.diagnosis.quadrants import QUADRANTS
+from rankset.pages.dashboard._suite import suite_chart
 
 __all__ = ["CHART_IDS", "UNCLASSIFIED", "chart_specs"]
 
