@@ -47,7 +47,7 @@ def sample_dashboard() -> str:
     data/sample/qrels.txt --scale trec_dl --baseline bm25 --out dashboard.html`` with a
     title; the resampling is seeded, so every build embeds the same numbers.
     """
-    from rankset.pages.dashboard import dashboard
+    from rankset import dashboard
 
     board = dashboard(
         {"bm25": SAMPLE / "bm25.trec", "rerank": SAMPLE / "rerank.trec"},

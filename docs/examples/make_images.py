@@ -3,7 +3,7 @@
 Run from the repository root: ``python docs/examples/make_images.py``. Every chart is built
 by ``rankset.charts`` from the bundled sample (``data/sample``: a BM25 run, its reranking and
 graded TREC DL labels) and rendered to PNG by vl-convert (``pip install "rankset[render]"``);
-the report's picture is a screenshot of ``rankset.pages.report.report(...)`` in headless Chromium
+the report's picture is a screenshot of ``rankset.report(...)`` in headless Chromium
 (``/usr/bin/chromium``, or the ``CHROMIUM`` environment variable). Bootstrap and
 randomization are seeded, so a second run draws the same charts.
 """
@@ -96,7 +96,7 @@ def shoot_report() -> Path:
             seed=SEED,
             title="rankset report: the bundled sample",
             out=Path(folder) / "report.html",
-        )
+        ).path
         subprocess.run(
             [
                 chromium,

@@ -454,7 +454,7 @@ class Store:
     def sources(self, entry_ids: Iterable[str] | None = None) -> tuple[dict[str, str], str | None]:
         """Return the run files of entries by name, and their labels file if they share one.
 
-        What :func:`rankset.pages.dashboard.dashboard` (CLI ``rankset dashboard --store``) reads
+        What :func:`rankset.dashboard` (CLI ``rankset dashboard --store``) reads
         to put entries side by side: each system of each entry is named
         ``<tag>:<system>`` (``<entry id>:<system>`` when a tag is missing or repeats).
 

@@ -23,9 +23,6 @@ a suite of collections:
   metric as a heatmap of systems × collections (the rank on each collection in its cell)
   and the aggregate over collections (mean and intervals, mean rank, Borda count).
 
-The module itself can be called: ``rankset.pages.dashboard(runs, qrels, ...)`` is
-``rankset.pages.dashboard.dashboard(runs, qrels, ...)`` (type checkers know the second spelling).
-
 The state of the page is the URL fragment, whose keys are :data:`FRAGMENT_KEYS`; the
 first five are a stable contract: ``#query=q003&a=bm25&b=rerank&metric=ndcg@10&k=10``
 opens that query's side-by-side view. Back, forward and reload restore a view. The
