@@ -100,7 +100,7 @@ def _too_wide(text: str, skip: int = 0) -> list[str]:
 
 
 def test_each_repr_fits_a_plain_terminal(result: Any) -> None:
-    # Diagnosis's first line is pinned by tests/analysis/test_diagnose.py (85 characters).
+    # Diagnosis's first line is pinned by tests/diagnosis/test_diagnose.py (85 characters).
     skip = 1 if isinstance(result, Diagnosis) else 0
     text = repr(result)
     assert text.startswith(type(result).__name__)
