@@ -19,7 +19,7 @@ import rankset.evaluation
 from rankset.cli import main
 from rankset.cli._parser import build_parser
 from rankset.evaluation import EvaluateOptions
-from rankset.measures import Metric
+from rankset.evaluation._evaluate import metrics_of
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 BM25, RERANK, QRELS = (str(SAMPLE / name) for name in ("bm25.trec", "rerank.trec", "qrels.txt"))
@@ -283,7 +283,7 @@ class _Called(Exception):
     """Raised by a stand-in library call, once it has recorded its arguments."""
 
 
-def test_evaluate_builds_its_options_once_and_passes_parsed_metrics(
+def test_evaluate_builds_its_options_once_and_passes_the_metrics_and_ks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     built: list[EvaluateOptions] = []
@@ -306,15 +306,13 @@ def test_evaluate_builds_its_options_once_and_passes_parsed_metrics(
     assert len(built) == 1
     assert received["options"] is built[0]
     assert (received["options"].k, received["options"].relevance_level) == (3, 2)
-    assert all(isinstance(metric, Metric) for metric in received["metrics"])
-    assert [metric.name for metric in received["metrics"]] == ["ndcg", "precision@5"]
+    # the names as given: evaluate_with names the metrics (and applies --ks) itself
+    assert (received["metrics"], received["rest"]["ks"]) == (["ndcg", "P@5"], None)
     with pytest.raises(_Called):
         main([*argv, "--ks", "1,10"])
-    assert [metric.name for metric in received["metrics"]] == [
-        "ndcg@1",
-        "ndcg@10",
-        "precision@5",
-    ]
+    assert received["rest"]["ks"] == [1, 10]
+    named = metrics_of(received["metrics"], None, received["rest"]["ks"])
+    assert [metric.name for metric in named] == ["ndcg@1", "ndcg@10", "precision@5"]
 
 
 def test_compare_passes_one_options_object_and_parsed_metrics(

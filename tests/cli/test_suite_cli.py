@@ -83,3 +83,15 @@ def test_suite_inputs_are_checked(suite: Path, capsys: pytest.CaptureFixture[str
     broken.write_text("[collections.a]\nqrels = 3\n")
     assert main(["evaluate", "--suite", str(broken), "--quiet"]) == 2
     assert "broken.toml" in capsys.readouterr().err
+
+
+def test_evaluate_is_routed_by_its_own_module_and_names_are_never_overridden() -> None:
+    import rankset.cli as cli
+    from rankset.cli import _commands, _suite
+
+    # `rankset evaluate` is the one that takes --suite; the runs on the line go on to
+    # evaluate_runs from there, not through a table entry a later table overrides
+    assert cli._COMMANDS["evaluate"] is _suite.evaluate
+    assert "evaluate" not in _commands.COMMANDS
+    with pytest.raises(RuntimeError, match="two subcommands are named 'compare'"):
+        cli._by_name(_commands.COMMANDS, {"compare": _suite.evaluate})

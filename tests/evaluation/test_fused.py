@@ -22,8 +22,10 @@ import rankset
 from rankset import io as rio
 from rankset.errors import ParameterError, RanksetWarning, SchemaError
 from rankset.evaluation import Evaluator, _prepared
-from rankset.evaluation._evaluate import evaluate_with
+from rankset.evaluation._evaluate import evaluate_with, plan_and_measure
 from rankset.evaluation._options import EvaluateOptions
+from rankset.evaluation._prepared import result_of
+from rankset.measures import parse_metrics
 
 from .test_evaluator import _classic_metrics
 
@@ -69,9 +71,14 @@ def _ties(seed: int, queries: int = 30) -> tuple[dict[str, Any], dict[str, Any]]
 def _general(
     run: Any, qrels: Any, metrics: list[str], *, confidence: float | None = 0.95, **options: Any
 ) -> rankset.EvaluationResult:
-    """The whole plan's evaluation (the general kernel, not counted by ``kernel``)."""
+    """The whole plan's evaluation (the general kernel, not counted by ``kernel``).
+
+    Planned and measured as any input that is not one run in memory is:
+    :func:`evaluate_with` itself would take the prepared path these tests compare.
+    """
     parsed = EvaluateOptions.from_kwargs(options, "evaluate")
-    return evaluate_with(run, qrels, metrics, parsed, confidence=confidence)
+    plan, collected = plan_and_measure(run, qrels, parse_metrics(metrics), parsed)
+    return result_of(plan, collected, confidence=confidence, n_resamples=1000, seed=0)
 
 
 def _reference(run: Any, qrels: Any, metrics: list[str], **options: Any) -> dict[str, Any]:
@@ -270,6 +277,19 @@ def test_rankset_evaluate_takes_one_collect_for_one_run_in_memory(kernel: _Kerne
     with pytest.raises(SchemaError, match="NaN"):
         rankset.evaluate(bad, qrels, metrics, scale="trec_dl")
     assert kernel.count == 1
+
+
+def test_evaluate_with_takes_the_same_one_collect(kernel: _KernelCalls) -> None:
+    # the door the command line, the pages and the analyses use: the same fused path
+    run, qrels = _ties(9)
+    metrics = ["ndcg@10", "ap", "rr"]
+    options = EvaluateOptions(scale="trec_dl", names=["mine"])
+    for given in (run, _frame(run)):
+        got = evaluate_with(given, qrels, metrics, options, confidence=None)
+        assert kernel.count == 0
+        want = _general(given, qrels, metrics, scale="trec_dl", names=["mine"], confidence=None)
+        _assert_same_result(got, want)
+        assert got.systems == ["mine"]
 
 
 def test_rankset_evaluate_plans_other_inputs_whole(kernel: _KernelCalls) -> None:

@@ -15,7 +15,7 @@ import contextlib
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
 from rankset._version import __version__
@@ -37,13 +37,29 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "main"]
 EXIT_OK = _commands.EXIT_OK
 #: Exit status of bad input (and of a usage error).
 EXIT_BAD_INPUT = 2
-#: Every subcommand but trec_eval, by name.
-_COMMANDS = {
-    **_commands.COMMANDS,
-    **_experiments.EXPERIMENT_COMMANDS,
-    **_pages.PAGE_COMMANDS,
-    **_suite.SUITE_COMMANDS,
-}
+_Command = Callable[[argparse.Namespace], int]
+
+
+def _by_name(*tables: Mapping[str, _Command]) -> dict[str, _Command]:
+    """Gather the subcommands' tables; a name in two of them is a mistake, not an override."""
+    gathered: dict[str, _Command] = {}
+    for table in tables:
+        for name, command in table.items():
+            if name in gathered:
+                msg = f"two subcommands are named {name!r}"
+                raise RuntimeError(msg)
+            gathered[name] = command
+    return gathered
+
+
+#: Every subcommand but trec_eval, by name: each in one table, ``evaluate`` on its own
+#: (its module routes ``--suite`` and the runs on the line).
+_COMMANDS = _by_name(
+    {"evaluate": _suite.evaluate},
+    _commands.COMMANDS,
+    _experiments.EXPERIMENT_COMMANDS,
+    _pages.PAGE_COMMANDS,
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from rankset.fusion import FusionSearch
 
-__all__ = ["COMMANDS", "EXIT_OK"]
+__all__ = ["COMMANDS", "EXIT_OK", "evaluate_runs"]
 
 EXIT_OK = 0
 
@@ -80,19 +80,18 @@ def _evaluation_options(args: argparse.Namespace, **more: Any) -> EvaluateOption
     return EvaluateOptions(**option_values(args), **more)
 
 
-def _evaluate(args: argparse.Namespace) -> int:
+def evaluate_runs(args: argparse.Namespace) -> int:
+    """``rankset evaluate RUN ...``: the runs named on the line (``--suite``: cli._suite)."""
     from rankset.evaluation import DEFAULT_METRICS, evaluate_with
-    from rankset.measures import expand_cutoffs, parse_metrics
 
     options = _evaluation_options(args, k=args.k)
-    names = args.metrics or DEFAULT_METRICS
-    metrics = parse_metrics(names) if args.ks is None else expand_cutoffs(names, args.ks)
+    metrics = args.metrics or DEFAULT_METRICS
     runs, labels = args.runs, args.labels
     if args.gold:
         runs, labels = _matched_chunks(args), None
     with progress(args) as step:
         step(f"evaluating {len(args.runs)} run(s)")
-        result = evaluate_with(runs, labels, metrics, options, progress=step.count)
+        result = evaluate_with(runs, labels, metrics, options, ks=args.ks, progress=step.count)
     report_dropped(result.query_counts)
     if args.per_query:
         write_table(result.per_query, args.per_query, config=result.config)
@@ -557,8 +556,9 @@ def _measures(args: argparse.Namespace) -> int:
 
 
 #: The subcommands, by name: each takes the parsed arguments, returns the exit status.
+#: ``evaluate`` is not here: :mod:`rankset.cli._suite` routes it (``--suite``, or the
+#: runs on the line through :func:`evaluate_runs`).
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "evaluate": _evaluate,
     "compare": _compare,
     "curves": _curves,
     "diagnose": _diagnose,

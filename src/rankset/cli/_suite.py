@@ -1,4 +1,8 @@
-"""``rankset evaluate --suite SUITE.toml``: the same systems over several collections.
+"""``rankset evaluate``: the runs on the line, or ``--suite SUITE.toml``'s collections.
+
+:func:`evaluate` is the subcommand: without ``--suite`` it is
+:func:`rankset.cli._commands.evaluate_runs`; with it, the same systems over several
+collections.
 
 A thin wrapper over :func:`rankset.comparison.evaluate_suite_toml`: per collection the
 summary with each system's rank, then the aggregate over collections (macro mean with
@@ -15,11 +19,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rankset.cli._commands import COMMANDS, option_values
+from rankset.cli._commands import evaluate_runs, option_values
 from rankset.cli._output import dump_json, frame_text, progress, records
 from rankset.errors import ParameterError
 
-__all__ = ["SUITE_COMMANDS", "add_suite_option"]
+__all__ = ["add_suite_option", "evaluate"]
 
 
 def add_suite_option(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +50,8 @@ def add_suite_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _evaluate(args: argparse.Namespace) -> int:
+def evaluate(args: argparse.Namespace) -> int:
+    """``rankset evaluate``: :func:`evaluate_runs`, or the suite with ``--suite``."""
     pages = [path for path in (args.report, args.dashboard) if path is not None]
     if args.suite is None:
         if pages:
@@ -55,7 +60,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         if not args.runs:
             msg = "Give the runs to evaluate (RUN ...) or a suite of collections (--suite)."
             raise ParameterError(msg)
-        return COMMANDS["evaluate"](args)
+        return evaluate_runs(args)
     if args.runs or args.labels is not None:
         msg = "--suite names each collection's runs and labels: give no RUN nor --qrels."
         raise ParameterError(msg)
@@ -121,7 +126,3 @@ def _wrote(args: argparse.Namespace, path: Path) -> None:
     """Name a written page on stderr (stdout keeps the tables, or the JSON)."""
     if not args.quiet:
         print(f"wrote {path}", file=sys.stderr)
-
-
-#: ``evaluate``, which also takes ``--suite``.
-SUITE_COMMANDS = {"evaluate": _evaluate}

@@ -1,5 +1,11 @@
 """Evaluate runs against labels: plan, measure with the chosen executor, make tidy.
 
+One door: :func:`evaluate` is :func:`evaluate_with` with the options as keyword
+arguments, and every caller (the command line, the pages, the analyses) comes through
+:func:`evaluate_with`, which names the metrics once (:func:`metrics_of`) and takes the
+prepared, one-collect path (:mod:`rankset.evaluation._prepared`) for one run held in
+memory.
+
 The executor is chosen here and only here: the whole input as one set of queries, one
 bucket of queries at a time (``buckets=N``), or one task per bucket on a Dask cluster
 (``engine="dask"``). Each runs the same kernel (:mod:`rankset.evaluation._kernel`),
@@ -235,25 +241,12 @@ def evaluate(
     """
     given = locals()
     options = EvaluateOptions(**{name: given[name] for name in EvaluateOptions.option_names()})
-    if ks is not None:  # "official" first: its measures are the ones to cut
-        metrics = expand_cutoffs(_with_official(metrics, labels), ks)
-    if labels is not None and _one_run_in_memory(runs):
-        # Labels prepared as an Evaluator prepares them: the run can then be measured
-        # in one collect. A run that needs a whole plan is planned below, as always.
-        check_resampling(confidence, n_resamples, seed)
-        parsed = parse_metrics(_with_official(metrics, labels))
-        prepared = PreparedEvaluation.of(labels, parsed, options)
-        if prepared is not None:
-            result = prepared.evaluate(
-                runs, names, confidence=confidence, n_resamples=n_resamples, seed=seed
-            )
-            if result is not None:
-                return result
     return evaluate_with(
         runs,
         labels,
         metrics,
         options,
+        ks=ks,
         confidence=confidence,
         n_resamples=n_resamples,
         seed=seed,
@@ -267,17 +260,53 @@ def evaluate_with(
     metrics: str | Metric | Iterable[str | Metric],
     options: EvaluateOptions,
     *,
+    ks: Sequence[int] | None = None,
     confidence: float | None = 0.95,
     n_resamples: int = 1000,
     seed: int = 0,
     progress: Progress | None = None,
 ) -> EvaluationResult:
-    """Evaluate with an :class:`EvaluateOptions` (what the CLI, report and diagnose call)."""
+    """Evaluate with an :class:`EvaluateOptions`: :func:`evaluate`'s one door.
+
+    :func:`evaluate` builds the options from its keyword arguments and calls this; the
+    command line, the pages and the analyses call it with theirs. ``"official"`` is
+    replaced here, once, by the labels' official measures, and ``ks`` then applied
+    (:func:`metrics_of`). One run held in memory (a ranx-style dict or an eager frame)
+    is measured against labels prepared as an :class:`~rankset.evaluation.Evaluator`
+    prepares them, in one collect when the fused plan takes it; any other input, or a
+    run that brings what prepared labels lack, is planned whole. The values are
+    bit-identical either way.
+    """
     check_resampling(confidence, n_resamples, seed)
-    plan, collected = plan_and_measure(
-        runs, labels, parse_metrics(_with_official(metrics, labels)), options, progress=progress
-    )
+    parsed = metrics_of(metrics, labels, ks)
+    if labels is not None and _one_run_in_memory(runs):
+        prepared = PreparedEvaluation.of(labels, parsed, options)
+        if prepared is not None:
+            result = prepared.evaluate(
+                runs, options.names, confidence=confidence, n_resamples=n_resamples, seed=seed
+            )
+            if result is not None:
+                return result
+    plan, collected = plan_and_measure(runs, labels, parsed, options, progress=progress)
     return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+
+def metrics_of(
+    metrics: str | Metric | Iterable[str | Metric],
+    labels: object,
+    ks: Sequence[int] | None = None,
+) -> list[Metric]:
+    """Return the metrics an evaluation measures: ``"official"`` replaced, ``ks`` applied.
+
+    The one place ``"official"`` stands for the official measures of the labels'
+    collection (:func:`rankset.io.official_measures`, looked up only when it is named);
+    ``ks`` then cuts every metric without a fixed cutoff
+    (:func:`rankset.measures.expand_cutoffs`): the official measures are cut too.
+    """
+    names = with_official_measures(
+        [metrics] if isinstance(metrics, str | Metric) else metrics, labels
+    )
+    return parse_metrics(names) if ks is None else expand_cutoffs(names, ks)
 
 
 def _one_run_in_memory(runs: object) -> bool:
@@ -285,15 +314,6 @@ def _one_run_in_memory(runs: object) -> bool:
     if isinstance(runs, Mapping):
         return looks_like_ranx(runs)
     return isinstance(runs, pl.DataFrame) or is_foreign_frame(runs)
-
-
-def _with_official(
-    metrics: str | Metric | Iterable[str | Metric], labels: object
-) -> list[str | Metric]:
-    """Replace ``"official"`` by the official measures of the labels' collection."""
-    return with_official_measures(
-        [metrics] if isinstance(metrics, str | Metric) else metrics, labels
-    )
 
 
 def plan_and_measure(

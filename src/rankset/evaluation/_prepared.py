@@ -1,8 +1,9 @@
 """Labels prepared once, runs measured against them; measured frames made a result.
 
 :class:`~rankset.evaluation.Evaluator` keeps a :class:`PreparedEvaluation` for its
-life; :func:`rankset.evaluate` makes one for a single run held in memory (a dict or a
-frame), whose labels it would otherwise read in the same steps. A run is measured in
+life; :func:`~rankset.evaluation.evaluate_with` (and so :func:`rankset.evaluate`) makes
+one for a single run held in memory (a dict or a frame), whose labels it would otherwise
+read in the same steps. A run is measured in
 one collect when the fused plan takes it (:mod:`rankset.evaluation._fused`), else by
 the general kernel on the prepared labels; either way the result is bit-identical to
 the whole plan's.
@@ -51,7 +52,7 @@ class PreparedEvaluation:
     ) -> PreparedEvaluation | None:
         """Read, check and summarise the labels; None when only a whole plan will do.
 
-        Raises the labels' errors, as :func:`rankset.evaluate` does.
+        Raises the labels' errors, as the whole plan does.
         """
         plan = plan_labels(labels, metrics, options)
         if plan is None:
