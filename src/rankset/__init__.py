@@ -181,8 +181,6 @@ _LAZY_NAMES = {
     "gate": "experiments",
     "GateResult": "experiments",
 }
-# Deprecated twins, importable with a DeprecationWarning for one release, not in __all__.
-_DEPRECATED = {"read_run": "io", "read_labels": "io"}
 
 __all__ = [  # noqa: RUF022 (grouped by topic, as polars groups its face)
     "__version__",
@@ -273,9 +271,6 @@ def __getattr__(name: str) -> Any:
         value = getattr(importlib.import_module(f"rankset.{package}"), name)
         globals()[name] = value  # later lookups skip this function
         return value
-    package = _DEPRECATED.get(name)
-    if package is not None:  # its module warns on each use
-        return getattr(importlib.import_module(f"rankset.{package}"), name)
     msg = f"module 'rankset' has no attribute {name!r}"
     raise AttributeError(msg)
 

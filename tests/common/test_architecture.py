@@ -31,7 +31,7 @@ LAYERS: list[set[str]] = [
     {"charts"},
     {"pages"},
     {"cli"},
-    {"__init__", "cluster"},
+    {"__init__"},
 ]
 # The ground floor: the only modules directly under src/rankset.
 GROUND_FLOOR = {
@@ -44,7 +44,6 @@ GROUND_FLOOR = {
     "_format",
     "_progress",
     "schema",
-    "cluster",  # deprecated alias of rankset.evaluation.cluster, for one release
 }
 MAX_TOP_LEVEL_MODULES = 10
 MAX_LINES = 600
@@ -135,23 +134,17 @@ def test_no_module_is_too_long(module: str) -> None:
     assert lines <= MAX_LINES, f"{module}: {lines} lines"
 
 
-# rankset.cluster is a deprecated alias (it warns on import): tested on its own below.
 PUBLIC = sorted(
-    module
-    for module in MODULES
-    if not any(part.startswith("_") for part in module.split(".")) and module != "rankset.cluster"
+    module for module in MODULES if not any(part.startswith("_") for part in module.split("."))
 )
 
 
-def test_the_old_cluster_path_warns_and_still_works() -> None:
-    import sys
-
-    sys.modules.pop("rankset.cluster", None)
-    with pytest.warns(DeprecationWarning, match=r"rankset\.evaluation\.cluster\.connect"):
-        from rankset.cluster import connect  # type: ignore[attr-defined]
-    from rankset.evaluation.cluster import connect as moved
-
-    assert connect is moved
+def test_the_old_cluster_names_are_gone() -> None:
+    # never in a release: no alias module rankset.cluster, no old name Partition
+    with pytest.raises(ImportError):
+        importlib.import_module("rankset.cluster")
+    assert not hasattr(rankset, "cluster")
+    assert not hasattr(importlib.import_module("rankset.evaluation.cluster"), "Partition")
 
 
 @pytest.mark.parametrize("module", PUBLIC)

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 import pytest
 from _io_cases import RUN_TEXT, write_bytes, write_text
-from polars.testing import assert_frame_equal
 
 from rankset.errors import ParameterError
-from rankset.io import read, read_labels, read_run, scan_labels, scan_run
+from rankset.io import read, scan_labels
 
 
 @pytest.mark.parametrize(
@@ -59,25 +56,15 @@ def test_explicit_format_overrides_sniffing(tmp_path: Path) -> None:
     assert scan_labels(path, format="csv").collect().rows() == [("1", "a", 1.0)]
 
 
-@pytest.mark.parametrize(
-    ("deprecated", "replacement", "text"),
-    [(read_run, scan_run, RUN_TEXT), (read_labels, scan_labels, "301 0 d1 1\n301 0 d2 0\n")],
-    ids=["run", "labels"],
-)
-def test_read_run_and_read_labels_warn_and_return_the_scan(
-    deprecated: Callable[..., pl.LazyFrame], replacement: Callable[..., pl.LazyFrame], text: str
-) -> None:
-    name, new = deprecated.__name__, replacement.__name__
-    with pytest.warns(
-        DeprecationWarning,
-        match=rf"{name}\(\) returns a LazyFrame; in the next release it will return a "
-        rf"DataFrame.* Use {new}\(\) for a LazyFrame, or {new}\(\.\.\.\)\.collect\(\)",
-    ) as caught:
-        frame = deprecated(io.StringIO(text))
+@pytest.mark.parametrize("name", ["read_run", "read_labels"])
+def test_read_run_and_read_labels_are_gone(name: str) -> None:
+    # never in a release: scan_run and scan_labels are the lazy readers, no alias
+    import rankset
+    import rankset.io
 
-    assert caught[0].filename == __file__  # the warning points at the caller's line
-    assert isinstance(frame, pl.LazyFrame)
-    assert_frame_equal(frame.collect(), replacement(io.StringIO(text)).collect())
+    for face in (rankset, rankset.io):  # `from rankset.io import read_run`: ImportError
+        with pytest.raises(AttributeError):
+            getattr(face, name)
 
 
 def test_importing_io_does_not_import_heavy_modules() -> None:

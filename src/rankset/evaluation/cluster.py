@@ -48,13 +48,9 @@ from rankset.evaluation._dask import (
 from rankset.evaluation._kernel import PartialResult
 from rankset.evaluation._kernel_api import finish, measure_bucket, measure_tables, plan_evaluation
 
-#: Former name of :class:`~rankset.evaluation.cluster.PartialResult`, kept for one release.
-Partition = PartialResult
-
 __all__ = [
     "BUCKETS_PER_THREAD",
     "PartialResult",
-    "Partition",
     "check_workers",
     "cluster_for",
     "connect",

@@ -68,7 +68,7 @@ from rankset.io._parsed import (
 )
 from rankset.io._partitioned import write_partitioned
 from rankset.io._ranx import looks_like_ranx
-from rankset.io._readers import read, read_labels, read_run, scan_labels, scan_run
+from rankset.io._readers import read, scan_labels, scan_run
 from rankset.io._sources import display_stem
 from rankset.io._tables import is_foreign_frame
 from rankset.io._trec import scan_trec_run
@@ -98,9 +98,7 @@ __all__ = [
     "read",
     "read_answers",
     "read_irds_queries",
-    "read_labels",
     "read_nuggets",
-    "read_run",
     "read_subtopics",
     "read_text_table",
     "resolve_irds_id",

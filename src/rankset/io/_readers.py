@@ -1,8 +1,7 @@
 """The public readers, and the dispatch of a source to the reader of its format.
 
 :func:`read` parses any source into a :class:`ParsedInput`; :func:`scan_run` and
-:func:`scan_labels` return one table of it as a LazyFrame. ``read_run`` and
-``read_labels`` are their deprecated names.
+:func:`scan_labels` return one table of it as a LazyFrame.
 """
 
 from __future__ import annotations
@@ -10,8 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import warnings
-from collections.abc import Callable, Mapping, Sized
+from collections.abc import Mapping, Sized
 from pathlib import Path
 from typing import Any, Final, cast
 
@@ -59,7 +57,7 @@ from rankset.io._tables import (
 )
 from rankset.io._trec import parse_msmarco_run, parse_trec, read_plain_trec_run
 
-__all__ = ["read", "read_labels", "read_run", "scan_labels", "scan_run"]
+__all__ = ["read", "scan_labels", "scan_run"]
 
 _INPUT_FORMATS: Final = frozenset(choices_of(InputFormat))
 _KINDS: Final = frozenset(choices_of(Kind))
@@ -277,94 +275,6 @@ def scan_labels(
     if parsed.labels is None:
         raise InputFormatError(no_table_message(parsed, "labels"))
     return parsed.labels
-
-
-def read_run(
-    source: Source,
-    *,
-    format: InputFormat | None = None,
-    columns: Mapping[str, str] | None = None,
-) -> pl.LazyFrame:
-    r"""Read a run as a LazyFrame: deprecated, use :func:`scan_run`.
-
-    Polars' ``read_*`` functions return DataFrames and its ``scan_*`` functions
-    LazyFrames; this one returns a LazyFrame and will return a DataFrame in the next
-    release. Until then it is :func:`scan_run` with a :class:`DeprecationWarning`.
-
-    Parameters
-    ----------
-    source, format, columns
-        As for :func:`scan_run`.
-
-    Returns
-    -------
-    polars.LazyFrame
-        What :func:`scan_run` returns.
-
-    Examples
-    --------
-    >>> import io, warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     run = read_run(io.StringIO("301 Q0 d1 1 2.13 bm25\n"))
-    >>> type(run).__name__, caught[0].category.__name__
-    ('LazyFrame', 'DeprecationWarning')
-    """
-    return _deprecated_read("read_run", scan_run, source, format=format, columns=columns)
-
-
-def read_labels(
-    source: Source,
-    *,
-    format: InputFormat | None = None,
-    columns: Mapping[str, str] | None = None,
-) -> pl.LazyFrame:
-    r"""Read labels as a LazyFrame: deprecated, use :func:`scan_labels`.
-
-    Polars' ``read_*`` functions return DataFrames and its ``scan_*`` functions
-    LazyFrames; this one returns a LazyFrame and will return a DataFrame in the next
-    release. Until then it is :func:`scan_labels` with a :class:`DeprecationWarning`.
-
-    Parameters
-    ----------
-    source, format, columns
-        As for :func:`scan_labels`.
-
-    Returns
-    -------
-    polars.LazyFrame
-        What :func:`scan_labels` returns.
-
-    Examples
-    --------
-    >>> import io, warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     labels = read_labels(io.StringIO("301 0 CR93E-1282 1\n"))
-    >>> type(labels).__name__, caught[0].category.__name__
-    ('LazyFrame', 'DeprecationWarning')
-    """
-    return _deprecated_read("read_labels", scan_labels, source, format=format, columns=columns)
-
-
-def _deprecated_read(
-    old: str,
-    scan: Callable[..., pl.LazyFrame],
-    source: Source,
-    *,
-    format: InputFormat | None,
-    columns: Mapping[str, str] | None,
-) -> pl.LazyFrame:
-    """Warn that ``old`` is deprecated (at its caller's line), then return what ``scan`` does."""
-    new = scan.__name__
-    msg = (
-        f"rankset {old}() returns a LazyFrame; in the next release it will return a "
-        f"DataFrame, as Polars' read_* functions do. Use {new}() for a LazyFrame, or "
-        f"{new}(...).collect() for a DataFrame."
-    )
-    # 3: the line that called ``old``, not ``old`` itself.
-    warnings.warn(msg, DeprecationWarning, stacklevel=3)
-    return scan(source, format=format, columns=columns)
 
 
 # --------------------------------------------------------------------------------------

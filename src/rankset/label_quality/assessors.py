@@ -114,7 +114,7 @@ def agreement(
     Parameters
     ----------
     reference
-        The reference labels: anything :func:`rankset.read_labels` reads (a qrels file,
+        The reference labels: anything :func:`rankset.scan_labels` reads (a qrels file,
         a frame with ``query_id, doc_id, grade``, a dict ``{query: {doc: grade}}``).
     judges
         One label set, a list of them (named after their files, else ``judge1``...), or
