@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tarfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -14,14 +13,9 @@ from pathlib import Path
 
 import pytest
 
-# pytest runs with --import-mode=importlib, which leaves sys.path alone; tests/ is not a package,
-# so the helper module beside this file is made importable here, once.
+from _support.pytrec_reference import PytrecEvalWorker, canonical_metric
+
 TESTS_DIR = Path(__file__).resolve().parent
-if str(TESTS_DIR) not in sys.path:
-    sys.path.insert(0, str(TESTS_DIR))
-
-from _pytrec_reference import PytrecEvalWorker, canonical_metric  # noqa: E402  (sys.path above)
-
 TREC_EVAL_DATA = TESTS_DIR / "data" / "trec_eval"
 """trec_eval's own test files, copied into the repository (see NOTICE.md there)."""
 
@@ -57,7 +51,7 @@ def parse_trec_eval_output(path: Path) -> tuple[TrecEvalRow, ...]:
 
 
 def compared_rows(rows: tuple[TrecEvalRow, ...]) -> tuple[TrecEvalRow, ...]:
-    """Keep the rows of the measure families the parity tests compare (see _pytrec_reference)."""
+    """Keep the rows of the measure families the parity tests compare (see pytrec_reference)."""
     return tuple(row for row in rows if canonical_metric(row.measure) is not None)
 
 
@@ -133,7 +127,7 @@ def shared_data() -> Path:
 
 @pytest.fixture(scope="session")
 def pytrec_worker() -> Iterator[PytrecEvalWorker]:
-    """A pytrec_eval child process for the whole session (see _pytrec_reference's docstring)."""
+    """A pytrec_eval child process for the session (see _support.pytrec_reference's docstring)."""
     with PytrecEvalWorker() as worker:
         yield worker
 

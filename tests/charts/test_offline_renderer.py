@@ -12,7 +12,7 @@ import altair as alt
 import polars as pl
 import pytest
 
-from _browser import chromium, descendants, load
+from _support.browser import chromium, descendants, load
 from rankset import charts
 from rankset.charts import _export
 

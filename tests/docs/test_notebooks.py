@@ -21,7 +21,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
-from _browser import chromium, descendants, load
+from _support.browser import chromium, descendants, load
 from rankset import charts
 from rankset.charts._export import LIBRARY_MARKER
 
@@ -81,7 +81,7 @@ def _best_quadratic_kappa() -> str:
     import polars as pl
     from sklearn.metrics import cohen_kappa_score
 
-    from _trec_files import read_qrels
+    from _support.trec_files import read_qrels
 
     def read(path: Path) -> pl.DataFrame:
         return read_qrels(path).select("query_id", "doc_id", "grade")

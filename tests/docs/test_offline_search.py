@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from _browser import chromium, load
+from _support.browser import chromium, load
 
 pytest.importorskip("mkdocs", reason="the docs extra (mkdocs) is not installed")
 pytest.importorskip("mkdocs_jupyter", reason="mkdocs-jupyter is not installed")

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 import rankset
-from _browser import chromium, descendants, load
+from _support.browser import chromium, descendants, load
 
 pytest.importorskip("mkdocs", reason="the docs extra (mkdocs) is not installed")
 pytest.importorskip("mkdocs_jupyter", reason="mkdocs-jupyter is not installed")

@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankset
-from _pytrec_reference import PytrecEvalWorker, Values, canonical_metric, reference
+from _support.pytrec_reference import PytrecEvalWorker, Values, canonical_metric, reference
 
 QUERY_IDS = ("1", "2", "10", "q1")
 DOC_IDS = ("1", "2", "9", "10", "a", "B", "d9", "é")

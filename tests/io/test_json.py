@@ -8,9 +8,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from _io_cases import EXPECTED_RUN, labels_frame, write_text
 from polars.testing import assert_frame_equal
 
+from _support.io_cases import EXPECTED_RUN, labels_frame, write_text
 from rankset.errors import InputFormatError
 from rankset.io import read, scan_run
 

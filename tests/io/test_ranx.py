@@ -7,10 +7,10 @@ import warnings
 from pathlib import Path
 
 import pytest
-from _io_cases import labels_frame, write_text
 from polars.testing import assert_frame_equal
 
 import rankset
+from _support.io_cases import labels_frame, write_text
 from rankset.errors import InputFormatError
 from rankset.io import read, scan_labels, scan_run
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from _io_cases import RUN_TEXT, write_bytes, write_text
 
+from _support.io_cases import RUN_TEXT, write_bytes, write_text
 from rankset.errors import ParameterError
 from rankset.io import read, scan_labels
 

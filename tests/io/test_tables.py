@@ -9,9 +9,9 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
-from _io_cases import EXPECTED_RUN, labels_frame, write_bytes, write_text
 from polars.testing import assert_frame_equal
 
+from _support.io_cases import EXPECTED_RUN, labels_frame, write_bytes, write_text
 from rankset.errors import InputFormatError, ParameterError
 from rankset.io import read, scan_labels, scan_run
 

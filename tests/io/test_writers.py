@@ -7,11 +7,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from _io_cases import EXPECTED_RUN, labels_frame
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
+from _support.io_cases import EXPECTED_RUN, labels_frame
 from rankset.errors import ParameterError
 from rankset.io import atomic_path, scan_labels, scan_run, write_labels, write_run
 

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankset
-from _trec_files import read_qrels
+from _support.trec_files import read_qrels
 from rankset.errors import ParameterError
 from rankset.label_quality.rank_stability import kendall_tau_b, rbo, tau_ap
 

@@ -2,7 +2,7 @@
 
 The reranking holds exactly BM25's candidates, so the pool ceiling (PROC) is the same for
 both and only the selection (%PROC) may change. Every per-query value is also compared
-with the plain-Python reference of ``test_rag_reference.py`` on the same files.
+with the plain-Python reference of ``tests/_support/rag_reference.py`` on the same files.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from test_rag_reference import Value, assert_same_values, rankset_values, reference_evaluate
+
+from _support.rag_reference import Value, assert_same_values, rankset_values, reference_evaluate
 
 QRELS = "anserini_qrels_topics/qrels/qrels.dl19-passage.txt.gz"
 RUNS = {

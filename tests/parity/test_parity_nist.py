@@ -32,7 +32,7 @@ import polars as pl
 import pytest
 
 import rankset
-from _pytrec_reference import (
+from _support.pytrec_reference import (
     PytrecEvalWorker,
     canonical_metric,
     prints_as,

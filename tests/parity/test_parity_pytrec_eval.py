@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankset
-from _pytrec_reference import (
+from _support.pytrec_reference import (
     COUNT_MEASURES,
     PytrecEvalWorker,
     Values,

@@ -34,7 +34,7 @@ import polars as pl
 import pytest
 
 import rankset
-from _pytrec_reference import (
+from _support.pytrec_reference import (
     COUNT_MEASURES,
     canonical_metric,
     prints_as,

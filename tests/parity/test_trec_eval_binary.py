@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 
 import rankset
-from _pytrec_reference import canonical_metric
+from _support.pytrec_reference import canonical_metric
 
 COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 LEVELS = (1, 2)

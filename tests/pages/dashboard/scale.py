@@ -1,6 +1,7 @@
 """Measure the dashboard: build time, file size, and time to open in headless Chromium.
 
-Run from the repository root: ``python tests/dashboard/scale.py [SHARED_DATA]``. Cases:
+Run from the repository root: ``PYTHONPATH=tests python tests/pages/dashboard/scale.py``
+(optionally ``[SHARED_DATA]``; tests/ on the path makes the ``_support`` package importable). Cases:
 the bundled sample, four TREC DL 2019 runs (when the shared data folder is there), and
 synthetic 7,000 queries x 10 systems x top 20, without and with document texts. The
 budget the issue sets: under a minute to build, under 3 s to open, under 25 MB. Figures
@@ -15,8 +16,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from _dashboard_cases import ROOT, SAMPLE_QRELS, SAMPLE_RUNS, dl19_inputs, sample_texts, synthetic
-
+from _support.dashboard_cases import (
+    ROOT,
+    SAMPLE_QRELS,
+    SAMPLE_RUNS,
+    dl19_inputs,
+    sample_texts,
+    synthetic,
+)
 from rankset.pages import Dashboard
 from rankset.pages.dashboard import dashboard
 

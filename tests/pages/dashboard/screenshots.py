@@ -1,6 +1,7 @@
 """Take the documentation's screenshots of the dashboard (``docs/images/dashboard/``).
 
-Run from the repository root: ``python tests/dashboard/screenshots.py [SHARED_DATA]``.
+Run from the repository root: ``PYTHONPATH=tests python tests/pages/dashboard/screenshots.py``
+(optionally ``[SHARED_DATA]``; tests/ on the path makes the ``_support`` package importable).
 Needs Playwright (``pip install playwright``) and the system Chromium. The overview, query
 list and side-by-side view show four TREC DL 2019 runs from the shared data folder (numbers
 and ids only: the MS MARCO passages are not redistributed); the snippet view shows the
@@ -13,8 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _dashboard_cases import ROOT, SAMPLE_QRELS, SAMPLE_RUNS, dl19_inputs, sample_texts
-
+from _support.dashboard_cases import ROOT, SAMPLE_QRELS, SAMPLE_RUNS, dl19_inputs, sample_texts
 from rankset.pages.dashboard import dashboard
 
 OUT = ROOT / "docs" / "images" / "dashboard"

@@ -15,8 +15,8 @@ from typing import Any
 
 import polars as pl
 import pytest
-from _dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS, dl19_inputs, sample_texts
 
+from _support.dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS, dl19_inputs, sample_texts
 from rankset.evaluation import numbered_runs
 from rankset.label_quality import rbo, tau_ap
 from rankset.pages import Dashboard
@@ -360,7 +360,7 @@ def with_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample with a suite of two collections (tests/_suite_cases.py)."""
     import warnings
 
-    from _suite_cases import SUITE_OPTIONS, write_suite
+    from _support.suite_cases import SUITE_OPTIONS, write_suite
     from rankset.comparison import evaluate_suite_toml
 
     folder = tmp_path_factory.mktemp("suite")
@@ -426,7 +426,7 @@ def test_the_collections_colours_follow_the_metrics_direction(tab: Tab, tmp_path
     """Darker is better: the highest nDCG and the lowest unjudged share (unj) are darkest."""
     import warnings
 
-    from _suite_cases import collections, write_suite
+    from _support.suite_cases import collections, write_suite
     from rankset.comparison import evaluate_suite
 
     write_suite(tmp_path)

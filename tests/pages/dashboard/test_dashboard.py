@@ -9,9 +9,9 @@ from typing import Any
 
 import polars as pl
 import pytest
-from _dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS, sample_texts
 
 import rankset
+from _support.dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS, sample_texts
 from rankset.errors import InputFormatError, ParameterError
 from rankset.evaluation import numbered_runs
 from rankset.pages import Dashboard, read_texts

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS
 
+from _support.dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS
 from rankset.cli import main
 from rankset.errors import InputFormatError
 from rankset.experiments import Store

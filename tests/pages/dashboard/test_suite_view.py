@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS
 
 import rankset
-from _suite_cases import (  # tests/ is on sys.path (tests/conftest.py)
+from _support.dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS
+from _support.suite_cases import (
     SUITE_METRICS,
     SUITE_OPTIONS,
     collections,

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
 
 import rankset
-from rankset.pages.report import report
-
-# --import-mode=importlib leaves sys.path alone: the helper module beside this file is made
-# importable here, as tests/conftest.py does for tests/.
-REPORT_TESTS_DIR = Path(__file__).resolve().parent
-if str(REPORT_TESTS_DIR) not in sys.path:
-    sys.path.insert(0, str(REPORT_TESTS_DIR))
-
-from _report_cases import (  # noqa: E402  (sys.path above)
+from _support.report_cases import (
     METRICS,
     N_RESAMPLES,
     QRELS,
@@ -26,6 +17,7 @@ from _report_cases import (  # noqa: E402  (sys.path above)
     SCRIPT_TITLE_PAYLOAD,
     TITLE_PAYLOAD,
 )
+from rankset.pages.report import report
 
 
 @pytest.fixture(scope="session")

@@ -6,9 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
-from _report_cases import chart_ids, without_scripts
 
-from _browser import chromium, descendants, load  # tests/ is on sys.path (tests/conftest.py)
+from _support.browser import chromium, descendants, load
+from _support.report_cases import chart_ids, without_scripts
 
 # starts headless Chromium: the fast lane (-m 'not slow') leaves it out
 pytestmark = pytest.mark.slow
@@ -122,7 +122,7 @@ def test_the_history_charts_draw_in_chromium(tmp_path: Path) -> None:
 def test_the_suite_heatmaps_draw_in_chromium(tmp_path: Path) -> None:
     import warnings
 
-    from _suite_cases import SUITE_METRICS, SUITE_OPTIONS, write_suite
+    from _support.suite_cases import SUITE_METRICS, SUITE_OPTIONS, write_suite
     from rankset.comparison import evaluate_suite_toml
     from rankset.pages.report import suite_report
 

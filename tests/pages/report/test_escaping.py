@@ -6,7 +6,12 @@ import html
 import re
 from pathlib import Path
 
-from _report_cases import SCRIPT_PAYLOAD, SCRIPT_TITLE_PAYLOAD, TITLE_PAYLOAD, without_scripts
+from _support.report_cases import (
+    SCRIPT_PAYLOAD,
+    SCRIPT_TITLE_PAYLOAD,
+    TITLE_PAYLOAD,
+    without_scripts,
+)
 
 
 def test_user_strings_are_escaped(hostile_report: Path) -> None:

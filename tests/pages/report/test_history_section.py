@@ -10,9 +10,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from _report_cases import QRELS, RUNS, fmt
 
 import rankset
+from _support.report_cases import QRELS, RUNS, fmt
 from rankset.experiments import Store
 from rankset.pages.report import report
 from rankset.pages.report._page import build_report

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import polars as pl
-from _report_cases import fmt as _fmt
+
+from _support.report_cases import fmt as _fmt
 
 
 def test_number_formatting_matches_python() -> None:

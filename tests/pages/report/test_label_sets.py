@@ -12,12 +12,12 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from _report_cases import QRELS, RUNS, chart_ids, fmt
 from scipy.stats import kendalltau
 from sklearn.metrics import cohen_kappa_score
 
 import rankset
-from _trec_files import read_qrels
+from _support.report_cases import QRELS, RUNS, chart_ids, fmt
+from _support.trec_files import read_qrels
 from rankset.errors import ParameterError
 from rankset.pages.report import report
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _report_cases import METRICS, QRELS, RUNS, fmt, without_scripts
 
 import rankset
+from _support.report_cases import METRICS, QRELS, RUNS, fmt, without_scripts
 from rankset.pages.report import CSP, report
 from rankset.pages.report._page import build_report
 

@@ -18,10 +18,10 @@ from typing import Any
 
 import polars as pl
 import pytest
-from _report_cases import QRELS, RUNS, fmt
 
 import rankset
-from _suite_cases import (  # tests/ is on sys.path (tests/conftest.py)
+from _support.report_cases import QRELS, RUNS, fmt
+from _support.suite_cases import (
     SUITE_METRICS,
     SUITE_OPTIONS,
     collections,

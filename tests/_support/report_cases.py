@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-SAMPLE = Path(__file__).resolve().parents[3] / "data" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 RUNS = [SAMPLE / "bm25.trec", SAMPLE / "rerank.trec"]
 QRELS = SAMPLE / "qrels.txt"
 METRICS = ("ndcg@10", "ap", "recall@100", "ra_nwg@10", "proc@10", "pct_proc@10")

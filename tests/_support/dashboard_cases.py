@@ -18,7 +18,7 @@ import polars as pl
 
 from rankset.io import scan_labels, scan_run
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
 SAMPLE_RUNS = {"bm25": SAMPLE / "bm25.trec", "rerank": SAMPLE / "rerank.trec"}
 SAMPLE_QRELS = SAMPLE / "qrels.txt"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 SUITE_METRICS = ["ndcg@10", "ap", "rr"]
 SUITE_OPTIONS = {"scale": "trec_dl", "n_resamples": 200, "seed": 0}
 

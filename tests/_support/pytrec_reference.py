@@ -1,7 +1,7 @@
 """Reference side of the parity tests: trec_eval measure names and pytrec_eval in a child process.
 
 Not a test module (pytest collects ``test_*.py`` only). Imported by the parity tests and by
-``conftest.py``; run as a script (``python _pytrec_reference.py``) it is the child process that
+``conftest.py``; run as a script (``python pytrec_reference.py``) it is the child process that
 calls pytrec_eval.
 
 Why a child process, and why one long-lived child is safe
