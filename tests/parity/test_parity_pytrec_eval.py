@@ -13,7 +13,7 @@ Random small runs and labels are drawn to hit trec_eval's corner cases:
 
 ``missing="skip"`` is trec_eval's default (queries in both); ``missing="zero"`` is ``-c``, where a
 labelled query missing from the run is scored as an empty ranking. pytrec_eval runs in a child
-process; ``_pytrec_reference`` explains why and how the few queries trec_eval cannot score
+process; ``_support.pytrec_reference`` explains why and how the few queries trec_eval cannot score
 (all labels negative) are handled.
 
 The oracle itself is checked first: it must reproduce trec_eval's printed output for its own

@@ -357,7 +357,7 @@ def test_the_history_view_follows_the_metric(tab: Tab, with_history: Path, tmp_p
 
 @pytest.fixture(scope="module")
 def with_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample with a suite of two collections (tests/_suite_cases.py)."""
+    """The sample with a suite of two collections (tests/_support/suite_cases.py)."""
     import warnings
 
     from _support.suite_cases import SUITE_OPTIONS, write_suite

@@ -1,6 +1,6 @@
 """The dashboard's Collections view: a suite's heatmap and aggregate, and its CLI.
 
-The suite of tests/_suite_cases.py (the sample over its qrels and over derived qrels where
+The suite of tests/_support/suite_cases.py (the sample over its qrels and over derived qrels where
 BM25 ranks first, and a run only the first collection has). Expected means come from
 separate ``rankset.evaluate`` calls, ranks from plain Python.
 """

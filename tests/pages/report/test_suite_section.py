@@ -2,7 +2,7 @@
 
 The suite: the sample's runs over the sample's qrels and over derived qrels where BM25's
 first three documents are relevant (BM25 ranks first there), plus a run only the first
-collection has (tests/_suite_cases.py). Expected means come from separate
+collection has (tests/_support/suite_cases.py). Expected means come from separate
 ``rankset.evaluate`` calls, expected ranks from plain Python.
 """
 
