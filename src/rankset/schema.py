@@ -27,7 +27,7 @@ import polars as pl
 from rankset._typing import DuplicatePolicy, OrderPolicy, ScorePrecision, choices_of
 from rankset._validation import check_choice, missing_columns_message
 from rankset.errors import ParameterError, SchemaError
-from rankset.io import count_problems, id_problems, number_problems
+from rankset.io._shared import count_problems, id_problems, number_problems
 
 __all__ = [
     "DuplicatePolicy",
@@ -192,7 +192,7 @@ def cast_run(
     rounds them to 32-bit floats first, as trec_eval 9.0.8 (and so pytrec_eval) stores
     them: two scores equal in float32 (``3.0000001`` and ``3``) then tie, and the tie
     goes to the larger document id. Scores are finite: the pass over the runs refuses
-    NaN and infinite ones (:func:`rankset.io.number_problems`).
+    NaN and infinite ones (``rankset.io._shared.number_problems``).
 
     Examples
     --------

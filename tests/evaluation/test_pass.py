@@ -49,7 +49,9 @@ from rankset.evaluation._inputs import assign_system_names, read_runs
 from rankset.evaluation._pass import measure_pass
 from rankset.evaluation._plan import plan_evaluation_inputs
 from rankset.evaluation._runs import Runs, TextScanRejected, bucket_of
-from rankset.measures import GROUP, parse_metrics
+from rankset.io._shared import scan_trec_run
+from rankset.measures import parse_metrics
+from rankset.measures._shared import GROUP
 from rankset.schema import normalize_labels
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -746,14 +748,14 @@ def test_a_bad_number_names_its_line(line: int, tmp_path: Path) -> None:
 
 def test_text_files_are_scanned_only_where_a_scan_pays(tmp_path: Path) -> None:
     path = SAMPLE / "bm25.trec"
-    assert rio.scan_trec_run(path) is not None
-    assert rio.scan_trec_run(str(path)) is not None
-    assert rio.scan_trec_run(SAMPLE / "qrels.txt") is None  # four fields
+    assert scan_trec_run(path) is not None
+    assert scan_trec_run(str(path)) is not None
+    assert scan_trec_run(SAMPLE / "qrels.txt") is None  # four fields
     gz = tmp_path / "run.trec.gz"
     gz.write_bytes(gzip.compress(path.read_bytes()))
-    assert rio.scan_trec_run(gz) is None
-    assert rio.scan_trec_run(pl.DataFrame()) is None
-    assert rio.scan_trec_run(tmp_path) is None
+    assert scan_trec_run(gz) is None
+    assert scan_trec_run(pl.DataFrame()) is None
+    assert scan_trec_run(tmp_path) is None
 
 
 def test_more_buckets_than_queries_measures_only_the_occupied_ones(

@@ -112,7 +112,8 @@ def test_the_report_compares_with_the_first_run_and_lists_systems_in_order(
 
 def test_the_tidy_frame_is_ordered_by_system_metric_and_query_whatever_the_row_order() -> None:
     from rankset.evaluation._result import planned_tidy
-    from rankset.measures import QUERY_K, parse_metrics
+    from rankset.measures import parse_metrics
+    from rankset.measures._shared import QUERY_K
 
     metrics = parse_metrics(["p@k", "ap", "ndcg@3"])
     rows = [  # (system, query, value, per-query k), in no order

@@ -12,7 +12,8 @@ from polars.testing import assert_frame_equal
 
 import rankset
 from rankset.errors import InputFormatError, SchemaError
-from rankset.io import looks_like_ranx, read
+from rankset.io import read
+from rankset.io._shared import looks_like_ranx
 
 
 def _rows(mapping: dict[Any, Any], kind: str) -> pl.DataFrame:

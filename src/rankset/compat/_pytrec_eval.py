@@ -21,7 +21,8 @@ from rankset.compat.trec_eval._options import (
 from rankset.compat.trec_eval._output import OTHER_FORMATS
 from rankset.evaluation import Evaluator
 from rankset.io import scan_labels, scan_run
-from rankset.measures import needs_grade_scale, parse_metric
+from rankset.measures import parse_metric
+from rankset.measures._shared import needs_grade_scale
 
 __all__ = [
     "RelevanceEvaluator",

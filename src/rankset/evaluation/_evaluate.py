@@ -53,7 +53,7 @@ from rankset.evaluation._prepared import PreparedEvaluation, result_of
 from rankset.evaluation._result import EvaluationResult
 from rankset.evaluation._runs import TextScanRejected
 from rankset.evaluation.textmatch import TextMatch
-from rankset.io import is_foreign_frame, looks_like_ranx, with_official_measures
+from rankset.io._shared import is_foreign_frame, looks_like_ranx, with_official_measures
 from rankset.measures import Metric, expand_cutoffs, parse_metrics
 from rankset.measures.scales import GradeScale
 

@@ -28,8 +28,8 @@ from rankset.evaluation._kernel import PreparedLabels
 from rankset.evaluation._pass import SMALL_ENGINE, row_checks, same_ranking_as_previous_row
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._runs import RunPart
-from rankset.io import count_problems, id_problems
-from rankset.measures import GROUP, NUM_RET, QUERY_K
+from rankset.io._shared import count_problems, id_problems
+from rankset.measures._shared import GROUP, NUM_RET, QUERY_K
 from rankset.schema import sorted_best_first
 
 __all__ = ["FusedPlan", "FusedValues"]

@@ -24,7 +24,8 @@ from rankset._typing import (
 from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation._pass import PEEK_ROWS
 from rankset.evaluation._runs import RowOrder, RunPart, Runs, collect_frames
-from rankset.io import ParsedInput, looks_like_ranx
+from rankset.io import ParsedInput
+from rankset.io._shared import looks_like_ranx, scan_trec_run
 from rankset.schema import (
     duplicate_docs,
     normalize_cutoffs,
@@ -83,7 +84,7 @@ def read_runs(runs: Any, names: Sequence[str] | None, *, scan_text: bool = False
 
 
 def _read_run(source: Any, scan_text: bool) -> ParsedInput:
-    scanned = rio.scan_trec_run(source) if scan_text else None
+    scanned = scan_trec_run(source) if scan_text else None
     return scanned if scanned is not None else rio.read(source, kind="run")
 
 
@@ -324,7 +325,7 @@ def read_labels(
     if len(carried) > 1:
         # Several sample files: their labels must agree; take their union.
         union = pl.concat([p.labels for p in carried if p.labels is not None]).unique()
-        return rio.ParsedInput(
+        return ParsedInput(
             source=" + ".join(p.source for p in carried),
             stem=None,
             format=carried[0].format,

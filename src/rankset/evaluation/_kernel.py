@@ -35,7 +35,8 @@ from rankset.evaluation._query_policy import (
     with_identical_counts,
 )
 from rankset.evaluation._runs import Runs, bucket_of, keep_bucket
-from rankset.measures import GROUP, QUERY_K, Features
+from rankset.measures import Features
+from rankset.measures._shared import GROUP, QUERY_K
 from rankset.measures.scales import check_grades_in_scale
 from rankset.schema import (
     check_cutoffs,

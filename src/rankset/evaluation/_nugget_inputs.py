@@ -15,7 +15,8 @@ from typing import Any
 import polars as pl
 
 from rankset.evaluation._runs import Runs
-from rankset.measures import GROUP, Features, log2_of_positions, sequential_sum
+from rankset.measures import Features, log2_of_positions, sequential_sum
+from rankset.measures._shared import GROUP
 
 __all__ = ["greedy_ideals", "labels_from_nuggets", "nugget_stats", "nugget_values"]
 

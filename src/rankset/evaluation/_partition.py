@@ -2,7 +2,7 @@
 
 :func:`rankset.evaluate` with ``buckets=N`` reads the runs N times, each time keeping
 the queries of one hash bucket. :func:`partition` does that split once and writes it to
-disk (:func:`rankset.io.write_partitioned` owns the layout and the manifest), so later
+disk (``rankset.io._shared.write_partitioned`` owns the layout and the manifest), so later
 evaluations read only each bucket's files. Any reader of rankset takes the folder as a
 run source that carries its labels (``rankset.evaluate(DIR)``, ``rankset evaluate
 DIR``); the bucket count comes from the dataset. The files are Hive-partitioned
@@ -23,7 +23,7 @@ from rankset._validation import MAX_BUCKETS, check_int
 from rankset.errors import ParameterError
 from rankset.evaluation._inputs import assign_system_names, read_labels, read_runs
 from rankset.evaluation._runs import bucket_of
-from rankset.io import write_partitioned
+from rankset.io._shared import write_partitioned
 from rankset.schema import normalize_labels
 
 if TYPE_CHECKING:

@@ -50,8 +50,14 @@ from rankset.evaluation._runs import (
     TextScanRejected,
     collect_frames,
 )
-from rankset.io import TextScan, count_problems, id_problems, number_problems, score_problems
-from rankset.measures import GROUP, NUM_RET
+from rankset.io._shared import (
+    TextScan,
+    count_problems,
+    id_problems,
+    number_problems,
+    score_problems,
+)
+from rankset.measures._shared import GROUP, NUM_RET
 from rankset.schema import cast_run, duplicate_docs, raise_on_bad_rows, raise_on_duplicate_docs
 
 __all__ = [

@@ -32,7 +32,8 @@ from rankset.evaluation._rag_inputs import Pools, answer_positions, pool_tier_co
 from rankset.evaluation._runs import Runs
 from rankset.evaluation.textmatch import TextMatch
 from rankset.io import ParsedInput, read_nuggets
-from rankset.measures import Features, Metric, needs_grade_scale
+from rankset.measures import Features, Metric
+from rankset.measures._shared import needs_grade_scale
 from rankset.measures.nuggets import NUGGET_MEASURES
 from rankset.measures.scales import infer_scale, resolve_scale
 from rankset.schema import normalize_labels

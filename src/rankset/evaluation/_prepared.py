@@ -30,7 +30,8 @@ from rankset.evaluation._plan import EvaluationPlan, plan_labels, with_runs
 from rankset.evaluation._query_policy import count_queries, query_counts_table
 from rankset.evaluation._result import EvaluationResult, planned_tidy
 from rankset.evaluation._summary import planned_means, summarise_means
-from rankset.measures import Metric, geometric_metrics
+from rankset.measures import Metric
+from rankset.measures._shared import geometric_metrics
 
 __all__ = ["PreparedEvaluation", "result_of"]
 

@@ -19,7 +19,8 @@ from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation._inputs import RunInput, is_ranx_run
 from rankset.evaluation._runs import Runs
 from rankset.io import ParsedInput
-from rankset.measures import GROUP, Features
+from rankset.measures import Features
+from rankset.measures._shared import GROUP
 from rankset.measures.scales import TIERS
 from rankset.schema import normalize_run
 

@@ -14,7 +14,8 @@ from rankset._validation import missing_columns_message
 from rankset.errors import ParameterError
 from rankset.evaluation._summary import summarise_means
 from rankset.io import write_parquet
-from rankset.measures import PER_QUERY, QUERY_K, Metric, geometric_metrics
+from rankset.measures import PER_QUERY, Metric
+from rankset.measures._shared import QUERY_K, geometric_metrics
 
 __all__ = ["EvaluationResult", "planned_tidy"]
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import polars as pl
 
 from rankset._typing import DuplicatePolicy, OrderPolicy, ScorePrecision
-from rankset.io import TextScan
+from rankset.io._shared import TextScan
 from rankset.schema import cast_run, normalize_run
 
 __all__ = [

@@ -37,7 +37,8 @@ from rankset.evaluation._kernel import Collected
 from rankset.evaluation._options import EvaluateOptions
 from rankset.evaluation._summary import summarise_means
 from rankset.io import write_parquet
-from rankset.measures import GROUP, NUM_RET, PER_QUERY, QUERY_K, Metric, parse_metrics
+from rankset.measures import PER_QUERY, Metric, parse_metrics
+from rankset.measures._shared import GROUP, NUM_RET, QUERY_K
 
 __all__ = ["Curves", "curves"]
 

@@ -46,36 +46,31 @@ from __future__ import annotations
 
 from rankset._typing import InputFormat, Kind, Source, WriteFormat
 from rankset.io._answers import read_answers
-from rankset.io._chunks import read_text_table
-from rankset.io._irds import (
-    irds_grade_definitions,
-    official_measures,
-    read_irds_queries,
-    with_official_measures,
-)
+from rankset.io._irds import irds_grade_definitions, official_measures, read_irds_queries
 from rankset.io._irds_catalog import OFFICIAL_MEASURES as IRDS_OFFICIAL_MEASURES
 from rankset.io._irds_catalog import SHORT_NAMES as IRDS_SHORT_NAMES
-from rankset.io._irds_catalog import is_irds, resolve_irds_id
+from rankset.io._irds_catalog import resolve_irds_id
 from rankset.io._nuggets import NUGGET_SCHEMA, read_nuggets, read_subtopics
-from rankset.io._parsed import (
-    ID_CONTROL_CHARACTERS,
-    ParsedInput,
-    TextScan,
-    count_problems,
-    id_problems,
-    number_problems,
-    score_problems,
-)
-from rankset.io._partitioned import write_partitioned
-from rankset.io._ranx import looks_like_ranx
+from rankset.io._parsed import ParsedInput
 from rankset.io._readers import read, scan_labels, scan_run
-from rankset.io._sources import display_stem
-from rankset.io._tables import is_foreign_frame
-from rankset.io._trec import scan_trec_run
-from rankset.io._writers import atomic_path, write_labels, write_parquet, write_run
+from rankset.io._shared import (  # leaving: see __all__
+    atomic_path,
+    display_stem,
+    is_irds,
+    read_text_table,
+    with_official_measures,
+)
+from rankset.io._writers import write_labels, write_parquet, write_run
 
-__all__ = [
-    "ID_CONTROL_CHARACTERS",
+__all__ = [  # noqa: RUF022 (the helpers apart, leaving)
+    # Helpers of other packages (rankset.io._shared), no user calls them: they leave the
+    # face once the command line, the pages and the charts import them from there.
+    "atomic_path",
+    "display_stem",
+    "is_irds",
+    "read_text_table",
+    "with_official_measures",
+    # What users call
     "IRDS_OFFICIAL_MEASURES",
     "IRDS_SHORT_NAMES",
     "NUGGET_SCHEMA",
@@ -83,32 +78,18 @@ __all__ = [
     "Kind",
     "ParsedInput",
     "Source",
-    "TextScan",
     "WriteFormat",
-    "atomic_path",
-    "count_problems",
-    "display_stem",
-    "id_problems",
     "irds_grade_definitions",
-    "is_foreign_frame",
-    "is_irds",
-    "looks_like_ranx",
-    "number_problems",
     "official_measures",
     "read",
     "read_answers",
     "read_irds_queries",
     "read_nuggets",
     "read_subtopics",
-    "read_text_table",
     "resolve_irds_id",
     "scan_labels",
     "scan_run",
-    "scan_trec_run",
-    "score_problems",
-    "with_official_measures",
     "write_labels",
     "write_parquet",
-    "write_partitioned",
     "write_run",
 ]

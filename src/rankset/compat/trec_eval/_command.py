@@ -184,7 +184,8 @@ def _without_reordered_gains(
     rankset sorts by gain; rather than print a different number, such measures are left
     out (and named). Gains all equal or at least 1 apart sort the same either way.
     """
-    from rankset.measures import gain_map, parse_metric
+    from rankset.measures import parse_metric
+    from rankset.measures._shared import gain_map
 
     top = labels["grade"].max()
     levels = range(int(top) + 1) if isinstance(top, int | float) and top >= 0 else range(0)

@@ -81,16 +81,16 @@ def _scan_plain_run(path: str) -> pl.DataFrame | None:
 
     The reader (:func:`rankset.io.scan_run`) holds every field of every line at once
     (the rank, Q0 and tag columns of an MS MARCO run: about 300 MB more at its peak) and
-    checks them in a second pass. Here a lazy scan (:func:`rankset.io.scan_trec_run`)
+    checks them in a second pass. Here a lazy scan (``rankset.io._shared.scan_trec_run``)
     keeps three columns and a flag per line, which holds what evaluation's pass checks
-    of a scanned file (:class:`rankset.io.TextScan`): every field read, the first line's
+    of a scanned file (``rankset.io._shared.TextScan``): every field read, the first line's
     tag, no space inside Q0 or the doc id when tab-separated, usable doc ids, a score
     that is not NaN; then usable query ids, none a comment. An infinite score (the
     reader refuses it), anything else unusual, or an error of the CSV reader gives None:
     the file is then read whole, whose reader names the problem or reads what the scan
     could not.
     """
-    from rankset.io import id_problems, scan_trec_run, score_problems
+    from rankset.io._shared import id_problems, scan_trec_run, score_problems
 
     parsed = scan_trec_run(path)
     if parsed is None or parsed.scan is None or parsed.run is None:

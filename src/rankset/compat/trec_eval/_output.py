@@ -127,7 +127,7 @@ def means(
     Polars may add a group in blocks or divide by a constant through its reciprocal,
     which moves the last bit and, on a 4th-decimal tie, the printed digit.
     """
-    from rankset.measures import geometric_metrics
+    from rankset.measures._shared import geometric_metrics
     from rankset.measures.ranking import MIN_GEO_MEAN
 
     counts = {c.metric for _, cs in planned for c in cs if c.metric and c.kind == "long"}
