@@ -12,7 +12,7 @@ from types import ModuleType
 
 from rankset.errors import MissingDependencyError
 
-__all__ = ["import_optional", "install_hint"]
+__all__ = ["import_optional", "install_hint", "require_scipy"]
 
 
 def install_hint(extra: str) -> str:
@@ -52,3 +52,12 @@ def import_optional(module: str, *, extra: str, purpose: str) -> ModuleType:
     except ImportError:
         msg = f"{purpose} needs {module.split('.')[0]}: {install_hint(extra)}"
         raise MissingDependencyError(msg) from None
+
+
+def require_scipy() -> None:
+    """Raise :class:`MissingDependencyError` unless scipy is importable.
+
+    What the paired t and Wilcoxon tests, Tukey's HSD and the ANOVA check before any
+    work, and what :func:`rankset.compare` checks before it evaluates.
+    """
+    import_optional("scipy.stats", extra="stats", purpose="A paired t or Wilcoxon test")

@@ -192,6 +192,8 @@ SHARED_PRIVATE = {
     "rankset.measures._shared": "the column names the kernel groups, counts and cuts by, "
     "and what the evaluation and the trec_eval face ask of a metric (averaging, gain map, "
     "grade scale)",
+    "rankset.experiments._shared": "how the pages and the charts read a store's history "
+    "(a store, its folder or a frame; its times in UTC), and the command line's --meta",
 }
 
 

@@ -13,7 +13,8 @@ from polars.testing import assert_frame_equal
 
 import rankset
 from rankset.errors import ParameterError
-from rankset.experiments import GATE_COLUMNS, Store, gate, history_chart, parse_max_drop
+from rankset.experiments import GATE_COLUMNS, Store, gate, history_chart
+from rankset.experiments._gate import parse_max_drop
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"

@@ -13,7 +13,9 @@ from polars.testing import assert_frame_equal
 
 import rankset
 from rankset.errors import InputFormatError, ParameterError
-from rankset.experiments import FORMAT_VERSION, HISTORY_COLUMNS, Store, git_commit, parse_meta
+from rankset.experiments import FORMAT_VERSION, HISTORY_COLUMNS, Store
+from rankset.experiments._provenance import git_commit
+from rankset.experiments._shared import parse_meta
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"

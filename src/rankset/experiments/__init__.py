@@ -36,15 +36,20 @@ from rankset.experiments._gate import (
     GateResult,
     GateTest,
     gate,
-    parse_max_drop,
 )
-from rankset.experiments._history import LATEST_COLUMNS, in_utc, latest_changes, read_history
+from rankset.experiments._history import LATEST_COLUMNS, latest_changes
 from rankset.experiments._layout import FORMAT_VERSION
-from rankset.experiments._provenance import git_commit, parse_meta
+from rankset.experiments._shared import in_utc, parse_meta, read_history  # leaving: __all__
 from rankset.experiments._store import HISTORY_COLUMNS, Store
 from rankset.experiments._workflow import evaluate_and_gate
 
-__all__ = [
+__all__ = [  # noqa: RUF022 (the helpers apart, leaving)
+    # Helpers of other packages (rankset.experiments._shared), no user calls them: they
+    # leave the face once the command line, the pages and the charts import them there.
+    "in_utc",
+    "parse_meta",
+    "read_history",
+    # What users call
     "FORMAT_VERSION",
     "GATE_COLUMNS",
     "GATE_TESTS",
@@ -55,11 +60,6 @@ __all__ = [
     "Store",
     "evaluate_and_gate",
     "gate",
-    "git_commit",
     "history_chart",
-    "in_utc",
     "latest_changes",
-    "parse_max_drop",
-    "parse_meta",
-    "read_history",
 ]

@@ -41,10 +41,10 @@ from typing import TYPE_CHECKING, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from rankset._dependencies import require_scipy
 from rankset._validation import check_fraction, check_int
 from rankset.errors import ParameterError
 from rankset.stats._draws import RESAMPLES, counted_chunks, resample_chunks, resample_generator
-from rankset.stats.paired import require_scipy
 
 if TYPE_CHECKING:
     from rankset._progress import Progress

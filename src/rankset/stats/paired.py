@@ -57,7 +57,6 @@ __all__ = [
     "paired_randomization_test",
     "paired_randomization_tests",
     "paired_t_test",
-    "require_scipy",
     "wilcoxon_test",
 ]
 
@@ -465,11 +464,6 @@ def wilcoxon_test(a: ArrayLike, b: ArrayLike) -> float:
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         return float(scipy_stats.wilcoxon(left, right).pvalue)
-
-
-def require_scipy() -> None:
-    """Raise :class:`~rankset.errors.MissingDependencyError` unless scipy is importable."""
-    _scipy_stats()
 
 
 def _scipy_stats() -> Any:
