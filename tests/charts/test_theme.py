@@ -29,9 +29,12 @@ def test_enabled_theme_applies_the_palette() -> None:
     assert alt.theme.active == "default"
 
 
-def test_system_colors_are_stable_and_sorted() -> None:
+def test_system_colors_follow_the_order_given() -> None:
+    # The analysis's order sets the colours: its first system (the baseline) is blue.
     first = charts.system_colors(["zeta", "alpha", "mid"]).to_dict()
-    second = charts.system_colors(["mid", "zeta", "alpha", "alpha"]).to_dict()
-    assert first == second
-    assert first["domain"] == ["alpha", "mid", "zeta"]
+    again = charts.system_colors(["zeta", "alpha", "zeta", "mid", "alpha"]).to_dict()
+    assert first == again
+    assert first["domain"] == ["zeta", "alpha", "mid"]
     assert first["range"] == list(charts.PALETTE[:3])
+    many = charts.system_colors([f"s{i}" for i in range(len(charts.PALETTE) + 1)]).to_dict()
+    assert many["range"][-1] == charts.PALETTE[0]  # beyond the palette, colours repeat

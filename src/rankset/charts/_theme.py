@@ -77,29 +77,31 @@ def register_theme() -> None:
 
 
 def system_colors(systems: Sequence[str]) -> alt.Scale:
-    """Return a colour scale giving each system a stable colour.
+    """Return the colour scale that gives each system its colour in every chart.
 
-    The sorted, distinct system names map onto :data:`PALETTE` in order, so the same set of
-    systems gets the same colours in every chart.
+    The distinct system names, in the order given (first appearance), map onto
+    :data:`PALETTE` in order: pass the same list (an analysis's or an evaluation's
+    ``systems``) to every chart, and a system keeps its colour even in a chart that shows
+    only some of the systems (the comparison chart leaves out the baseline).
 
     Parameters
     ----------
     systems
-        System names (order and repeats do not matter).
+        System names, in the order that sets their colours (repeats are ignored).
 
     Returns
     -------
     altair.Scale
-        A scale with ``domain`` the sorted names and ``range`` their colours.
+        A scale with ``domain`` the names and ``range`` their colours.
 
     Examples
     --------
     >>> scale = system_colors(["rerank", "bm25", "rerank"])
     >>> scale.to_dict()
-    {'domain': ['bm25', 'rerank'], 'range': ['#0072B2', '#E69F00']}
+    {'domain': ['rerank', 'bm25'], 'range': ['#0072B2', '#E69F00']}
     """
     if isinstance(systems, str):
         systems = [systems]
-    domain = sorted({str(name) for name in systems})
+    domain = list(dict.fromkeys(str(name) for name in systems))
     colors = [PALETTE[i % len(PALETTE)] for i in range(len(domain))]
     return alt.Scale(domain=domain, range=colors)
