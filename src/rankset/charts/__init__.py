@@ -8,13 +8,18 @@ Data
     (``MaxRowsError``) does not apply and no global data transformer is changed. Above
     ``max_rows`` rows (default :data:`MAX_ROWS`) a builder raises
     :class:`~rankset.errors.ParameterError`: filter metrics or systems, or raise ``max_rows``.
-    NaN becomes null (JSON has no NaN).
+    NaN becomes null (JSON has no NaN). The charts both pages draw (:func:`curves_chart`,
+    :func:`diagnostic_matrix`, :func:`history_chart`, :func:`suite_heatmap`) also take the
+    name of a dataset in place of the frame: the spec then reads ``alt.NamedData(name)``,
+    which a page fills (the dashboard's script does), and a variable parameter in place of
+    the metric draws the metric the page sets. The report and the dashboard draw them with
+    the same builder, so with the same encodings.
 Colours
-    :func:`system_colors` maps the *sorted* system names onto :data:`PALETTE` in order. A
-    builder colours with the systems it sees, unless ``colors=`` is given: pass
-    ``system_colors(all_systems)`` to every chart of a report so a system keeps its colour
-    even in a chart where some systems are absent (the comparison chart never shows the
-    baseline).
+    :func:`system_colors` maps the system names, in the order given, onto :data:`PALETTE`
+    in order. A builder colours with the systems it sees, unless ``colors=`` is given: pass
+    ``system_colors(all_systems)`` (an analysis's ``systems``) to every chart of a page, as
+    the report and the dashboard do, so a system keeps its colour even in a chart where
+    some systems are absent (the comparison chart never shows the baseline).
 Theme
     Importing this module registers the ``"rankset"`` theme and enables nothing; enabling
     it is the caller's choice: ``alt.theme.enable("rankset")``.
@@ -49,7 +54,12 @@ from rankset._typing import ChartFormat
 from rankset.charts._common import MAX_ROWS
 from rankset.charts._comparison import comparison_chart, difference_chart
 from rankset.charts._curves import curves_chart
-from rankset.charts._diagnosis import diagnostic_heatmap, diagnostic_scatter
+from rankset.charts._diagnosis import (
+    UNCLASSIFIED,
+    diagnostic_heatmap,
+    diagnostic_matrix,
+    diagnostic_scatter,
+)
 from rankset.charts._distribution import distribution_chart
 from rankset.charts._export import (
     embed_fragment,
@@ -58,6 +68,7 @@ from rankset.charts._export import (
     javascript_bundle,
     save_chart,
 )
+from rankset.charts._history import history_chart
 from rankset.charts._labels import agreement_chart, confusion_chart, stability_chart
 from rankset.charts._suite import suite_heatmap
 from rankset.charts._systems import rank_interval_chart, significance_chart
@@ -67,17 +78,20 @@ __all__ = [
     "MAX_ROWS",
     "PALETTE",
     "THEME",
+    "UNCLASSIFIED",
     "ChartFormat",
     "agreement_chart",
     "comparison_chart",
     "confusion_chart",
     "curves_chart",
     "diagnostic_heatmap",
+    "diagnostic_matrix",
     "diagnostic_scatter",
     "difference_chart",
     "distribution_chart",
     "embed_fragment",
     "enable_offline",
+    "history_chart",
     "inline_html",
     "javascript_bundle",
     "rank_interval_chart",

@@ -1,8 +1,10 @@
-"""What every chart builder shares: frame checks, inlined data, tooltips and titles.
+"""What every chart builder shares: frame checks, inlined or named data, tooltips, titles.
 
 A builder accepts a rankset object or its frame, checks the columns it reads, and inlines
 the rows into the spec (``alt.Data(values=...)``), so Altair's 5,000-row limit does not
 apply and no global data transformer is changed; ``max_rows`` bounds what a page carries.
+A builder that a page drives also accepts the name of a dataset instead (a ``str``): its
+spec then reads ``alt.NamedData(name)``, which the page fills, with the same encodings.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ __all__ = [
     "header",
     "inline",
     "inline_frame",
+    "metric_of",
+    "named",
+    "param_value",
     "require_columns",
     "resolve_metric",
     "title",
@@ -107,6 +112,33 @@ def inline_frame(frame: pl.DataFrame, max_rows: int, what: str) -> alt.Data:
 def inline(rows: list[dict[str, Any]]) -> alt.Data:
     """Return ``rows`` as inline data."""
     return alt.Data(values=rows)  # type: ignore[no-untyped-call]
+
+
+def named(name: str, what: str) -> alt.NamedData:
+    """Return the dataset ``name`` that the page fills (the dashboard's script sets its rows)."""
+    if not name:
+        msg = f"The {what} chart's dataset name must not be empty."
+        raise ParameterError(msg)
+    return alt.NamedData(name=name)
+
+
+def param_value(param: alt.Parameter, what: str) -> str:
+    """Return the value a variable parameter starts at: the metric a chart first draws."""
+    value = getattr(param.param, "value", None)
+    if not isinstance(value, str):
+        msg = (
+            f"The {what} chart's metric parameter {param.name!r} must start at a metric "
+            f"name (alt.param(name=..., value='ndcg@10')). Got {value!r} instead."
+        )
+        raise ParameterError(msg)
+    return value
+
+
+def metric_of(metric: str | alt.Parameter | None, what: str) -> str | None:
+    """Return the metric a chart draws first: ``metric``, or the value a parameter starts at."""
+    if isinstance(metric, alt.Parameter):
+        return param_value(metric, what)
+    return metric
 
 
 def tooltip(frame: pl.DataFrame, columns: Sequence[str]) -> list[alt.Tooltip]:

@@ -2,14 +2,15 @@
 
 The quadrant of a query is the diagnosis's own (``per_query["quadrant"]``) and so are the
 counts of a :class:`~rankset.diagnosis.quadrants.Diagnosis` (``counts``): the charts classify
-nothing, so they cannot disagree with the tables beside them.
+nothing, so they cannot disagree with the tables beside them. :func:`diagnostic_matrix` is
+the one the report and the dashboard draw (the dashboard from its dataset ``diagnosis``).
 """
 
 from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import altair as alt
@@ -20,6 +21,7 @@ from rankset.charts._common import (
     header,
     inline,
     inline_frame,
+    named,
     title,
     to_frame,
     tooltip,
@@ -28,9 +30,17 @@ from rankset.charts._common import (
 from rankset.diagnosis.quadrants import QUADRANTS, Diagnosis, diagnose, quadrant_counts
 from rankset.errors import ParameterError
 
-__all__ = ["diagnostic_heatmap", "diagnostic_scatter"]
+__all__ = ["UNCLASSIFIED", "diagnostic_heatmap", "diagnostic_matrix", "diagnostic_scatter"]
 
 _QUADRANT_COLORS: Final = ("#009E73", "#E69F00", "#56B4E9", "#D55E00")
+#: The matrix's column of the queries no quadrant holds (no useful labelled evidence).
+UNCLASSIFIED: Final = "unclassified"
+_MATRIX_COLUMNS: Final = (*QUADRANTS, UNCLASSIFIED)
+_MATRIX_COLORS: Final = (*_QUADRANT_COLORS, "#8c959f")
+# A cell's text: its count, and its share of the system's classifiable queries.
+_CELL_LABEL: Final = (
+    "datum.n_queries + (datum.share == null ? '' : ' (' + format(datum.share, '.0%') + ')')"
+)
 _NA_STATUS: Final = ("defined", "NA (PROC = 0), drawn at 0")
 
 
@@ -290,6 +300,133 @@ def diagnostic_heatmap(
         )
         .resolve_axis(x="independent")  # no axis under the empty cells of the last row
         .properties(title=title(f"Diagnostic matrix at K = {k_text}", subtitle))
+    )
+    return chart
+
+
+def diagnostic_matrix(
+    diagnosis: Diagnosis | pl.DataFrame | str,
+    *,
+    systems: Sequence[str] | None = None,
+    k: int | None = None,
+    picked: str | None = None,
+    max_rows: int = MAX_ROWS,
+) -> alt.LayerChart:
+    """Chart the queries per system (rows) and quadrant (columns), one cell each.
+
+    A cell's colour is its quadrant, its opacity the share of the system's classifiable
+    queries, its text the count and the share. The unclassifiable queries (no useful
+    labelled evidence) get a last column where a system has any.
+
+    Parameters
+    ----------
+    diagnosis
+        A :class:`~rankset.diagnosis.quadrants.Diagnosis`, its ``counts`` frame (``system,
+        quadrant, n_queries[, share]``) or its ``per_query`` frame (counted here), whose
+        cells are inlined; or the name of a dataset of cells (``system, quadrant,
+        n_queries, share``, the unclassified ones under ``"unclassified"``) that the page
+        fills (the dashboard's ``"diagnosis"``).
+    systems
+        The rows' order (default: the frame's; a dataset's are sorted by name unless given).
+    k
+        The cutoff the title names (default: the diagnosis's).
+    picked
+        A Vega expression over a cell's ``datum`` (``"datum.system === picked_system"``):
+        the cells it holds for get a dark outline, and every cell a pointer and a hover
+        outline, for a page that acts on a click (the caller adds the parameters it names).
+    max_rows
+        Most cells to inline.
+
+    Returns
+    -------
+    altair.LayerChart
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> counts = pl.DataFrame(
+    ...     {
+    ...         "system": "s",
+    ...         "quadrant": ["healthy", "retrieval miss", "reranking miss", "both", None],
+    ...         "n_queries": [5, 1, 2, 0, 3],
+    ...     }
+    ... )
+    >>> spec = diagnostic_matrix(counts, k=10).to_dict()
+    >>> [layer["mark"]["type"] for layer in spec["layer"]]
+    ['rect', 'text']
+    >>> [(v["quadrant"], v["share"]) for v in spec["data"]["values"]][-2:]
+    [('both', 0.0), ('unclassified', None)]
+    >>> spec["title"]["text"]
+    'Diagnostic matrix at K = 10'
+    """
+    if isinstance(diagnosis, str):
+        data: alt.Data | alt.NamedData = named(diagnosis, "diagnostic matrix")
+        order = list(systems) if systems is not None else None
+        k_text = "K" if k is None else str(k)
+    else:
+        counts, own_k, _ = _heatmap_counts(diagnosis)
+        counts = counts.with_columns(pl.col("quadrant").fill_null(UNCLASSIFIED)).filter(
+            (pl.col("quadrant") != UNCLASSIFIED) | (pl.col("n_queries") > 0)
+        )
+        order = list(systems) if systems is not None else unique(counts, "system")
+        k_text = str(k) if k is not None else own_k or "K"
+        data = inline_frame(counts, max_rows, "diagnostic matrix")
+    base = alt.Chart().encode(
+        x=alt.X(
+            "quadrant:N",
+            sort=list(_MATRIX_COLUMNS),
+            title=None,
+            axis=alt.Axis(orient="top", labelAngle=0),
+        ),
+        y=alt.Y("system:N", sort=order, title=None),
+    )
+    cell_encoding: dict[str, Any] = {
+        "color": alt.Color(
+            "quadrant:N",
+            scale=alt.Scale(domain=list(_MATRIX_COLUMNS), range=list(_MATRIX_COLORS)),
+            legend=None,
+        ),
+        "opacity": alt.Opacity(
+            "share:Q", scale=alt.Scale(domain=[0, 1], range=[0.12, 0.9]), legend=None
+        ),
+        "tooltip": [
+            alt.Tooltip("system:N"),
+            alt.Tooltip("quadrant:N"),
+            alt.Tooltip("n_queries:Q", title="queries"),
+            alt.Tooltip("share:Q", format=".1%"),
+        ],
+    }
+    cells = base.mark_rect()
+    labels = base.mark_text(fontSize=13)
+    if picked is not None:
+        hover = alt.selection_point(
+            name="cell_hover", on="pointerover", fields=["system", "quadrant"]
+        )
+        cell_encoding["stroke"] = (
+            alt.when(picked)
+            .then(alt.value("#1f2328"))
+            .when(hover)
+            .then(alt.value("#59636e"))
+            .otherwise(alt.value(None))
+        )
+        cell_encoding["strokeWidth"] = alt.when(picked).then(alt.value(3)).otherwise(alt.value(1.5))
+        cells = base.mark_rect(cursor="pointer").add_params(hover)
+        labels = base.mark_text(fontSize=13, cursor="pointer")
+    chart = alt.LayerChart(
+        layer=[
+            cells.encode(**cell_encoding),
+            labels.encode(text=alt.Text("label:N"), color=alt.value("#1f2328")).transform_calculate(
+                label=_CELL_LABEL
+            ),
+        ],
+        data=data,
+    ).properties(
+        width=alt.Step(118),
+        height=alt.Step(30),
+        title=title(
+            f"Diagnostic matrix at K = {k_text}",
+            "colour: the quadrant; shade: its share of the system's classifiable queries",
+        ),
     )
     return chart
 

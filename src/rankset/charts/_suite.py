@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Final
 
 import altair as alt
 import polars as pl
@@ -11,6 +12,8 @@ from rankset.charts._common import (
     MAX_ROWS,
     VALUE_FORMAT,
     inline_frame,
+    metric_of,
+    named,
     resolve_metric,
     title,
     to_frame,
@@ -18,16 +21,26 @@ from rankset.charts._common import (
 )
 from rankset.comparison import higher_is_better
 from rankset.comparison.suites import SuiteResult
+from rankset.errors import ParameterError
 
 __all__ = ["suite_heatmap"]
 
-_COLUMNS = ("collection", "system", "metric", "mean", "rank")
+_COLUMNS: Final = ("collection", "system", "metric", "mean", "rank")
+# A cell's text: the rank on the collection, whole or to a decimal (a dash: no rank), as
+# _cells writes it into inlined cells.
+_RANK_TEXT: Final = (
+    "datum.rank == null ? '\u2013' : (datum.rank === round(datum.rank) ? "
+    "format(datum.rank, 'd') : format(datum.rank, '.1f'))"
+)
+_SUBTITLE: Final = "colour: the mean ({}); number: the rank on the collection (1 = best)"
 
 
 def suite_heatmap(
-    suite: SuiteResult | pl.DataFrame,
-    metric: str | None = None,
+    suite: SuiteResult | pl.DataFrame | str,
+    metric: str | alt.Parameter | None = None,
     *,
+    collections: Sequence[str] | None = None,
+    lower: alt.Parameter | None = None,
     max_rows: int = MAX_ROWS,
 ) -> alt.TopLevelMixin:
     """Chart one metric of :func:`rankset.comparison.evaluate_suite` as a heatmap.
@@ -35,9 +48,20 @@ def suite_heatmap(
     Parameters
     ----------
     suite
-        A :class:`~rankset.comparison.SuiteResult` or its ``per_collection`` frame.
+        A :class:`~rankset.comparison.SuiteResult` or its ``per_collection`` frame, whose
+        cells are inlined; or the name of a dataset of cells that the page fills (the
+        dashboard's ``"collections"``: ``per_collection``'s rows with ``order``, the
+        system's place in the metric's aggregate, and ``dark``, white text).
     metric
-        The metric (canonical name or an alias); by default the first.
+        The metric (canonical name or an alias); by default the first. A variable
+        parameter (``alt.param(name="metric", value="ndcg@10")``) draws the metric it
+        holds instead: the page changes it without a new spec.
+    collections
+        The columns' order (default: the suite's; needed with a dataset).
+    lower
+        With a metric parameter, a boolean parameter the page keeps true while the metric
+        it holds is better lower (the colours reverse); default: fixed by the metric the
+        parameter starts at.
     max_rows
         Most cells to inline.
 
@@ -62,56 +86,63 @@ def suite_heatmap(
     ['rect', 'text']
     >>> spec["layer"][0]["encoding"]["x"]["sort"]
     ['c1', 'c2']
+
+    Drawn from the page's dataset ``collections``, on the metric its parameter holds:
+
+    >>> picked = alt.param(name="metric", value="rr")
+    >>> spec = suite_heatmap("collections", picked, collections=["c1", "c2"]).to_dict()
+    >>> spec["data"], spec["layer"][0]["encoding"]["y"]["sort"]
+    ({'name': 'collections'}, {'field': 'order', 'op': 'min'})
     """
-    frame = to_frame(suite, "per_collection", _COLUMNS, "suite")
-    metric = resolve_metric(metric or unique(frame, "metric")[0], unique(frame, "metric"), "suite")
-    rows = frame.filter(pl.col("metric") == metric)
-    collections = (
-        suite.collections if isinstance(suite, SuiteResult) else unique(rows, "collection")
-    )
-    if isinstance(suite, SuiteResult):
-        systems = unique(suite.aggregate.filter(pl.col("metric") == metric), "system")
-    else:  # the frame's order of mean ranks (systems without a rank last)
-        order = rows.group_by("system", maintain_order=True).agg(pl.col("rank").mean())
-        systems = unique(order.sort("rank", nulls_last=True, maintain_order=True), "system")
-    greater = higher_is_better(metric)
-    means = [float(v) for v in rows["mean"].drop_nulls().drop_nans().to_list()]
-    low, high = (min(means), max(means)) if means else (0.0, 1.0)
-    middle = (low + high) / 2
-    rows = rows.with_columns(
-        rank_text=pl.when(pl.col("rank").is_null())
-        .then(pl.lit("–"))
-        .when(pl.col("rank") == pl.col("rank").round(0))
-        .then(pl.col("rank").cast(pl.Int64).cast(pl.String))
-        .otherwise(pl.col("rank").round(1).cast(pl.String)),
-        dark=(pl.col("mean") > middle) if greater else (pl.col("mean") < middle),
-    )
-    cells = rows.select(
-        "collection", "system", "mean", "rank", "rank_text", "dark",
-        *(c for c in ("ci_low", "ci_high", "n_queries") if c in rows.columns),
-    )  # fmt: skip
-    tips: list[Any] = [
-        alt.Tooltip("system:N"),
-        alt.Tooltip("collection:N"),
-        alt.Tooltip("mean:Q", format=VALUE_FORMAT, title=metric),
+    param = metric if isinstance(metric, alt.Parameter) else None
+    name = metric_of(metric, "suite")
+    data: alt.Data | alt.NamedData
+    tips: list[Any] = [alt.Tooltip("system:N"), alt.Tooltip("collection:N")]
+    if isinstance(suite, str):
+        if name is None or collections is None:
+            msg = "A suite heatmap drawn from a dataset needs its 'metric' and 'collections'."
+            raise ParameterError(msg)
+        data = named(suite, "suite")
+        columns = list(collections)
+        rows_sort: list[str] | alt.EncodingSortField = alt.EncodingSortField("order", op="min")
+        extra: tuple[str, ...] = ("ci_low", "ci_high", "n_queries")
+    else:
+        frame = to_frame(suite, "per_collection", _COLUMNS, "suite")
+        present = unique(frame, "metric")
+        name = resolve_metric(name or present[0], present, "suite")
+        cells, rows_sort = _cells(suite, frame, name, every_metric=param is not None)
+        columns = list(collections) if collections is not None else _collections(suite, cells)
+        extra = tuple(c for c in ("ci_low", "ci_high", "n_queries") if c in cells.columns)
+        data = inline_frame(cells, max_rows, "suite")
+    greater = higher_is_better(name)
+    tips += [
+        alt.Tooltip("mean:Q", format=VALUE_FORMAT, title="mean" if param else name),
         alt.Tooltip("rank:Q", title="rank (1 = best)"),
     ]
-    if "ci_low" in cells.columns:
+    if "ci_low" in extra:
         tips += [
             alt.Tooltip("ci_low:Q", format=VALUE_FORMAT, title="CI from"),
             alt.Tooltip("ci_high:Q", format=VALUE_FORMAT, title="CI to"),
         ]
-    if "n_queries" in cells.columns:
+    if "n_queries" in extra:
         tips.append(alt.Tooltip("n_queries:Q", title="queries"))
-    base = alt.Chart(inline_frame(cells, max_rows, "suite")).encode(
-        x=alt.X("collection:N", sort=collections, title=None, axis=alt.Axis(labelAngle=-30)),
-        y=alt.Y("system:N", sort=systems, title=None),
+    base = alt.Chart().encode(
+        x=alt.X(
+            "collection:N",
+            sort=columns,
+            title=None,
+            axis=alt.Axis(labelAngle=-30, orient="top"),
+        ),
+        y=alt.Y("system:N", sort=rows_sort, title=None),
     )
+    reverse: bool | alt.ExprRef = not greater
+    if lower is not None:
+        reverse = alt.ExprRef(lower.name)
     heat = base.mark_rect().encode(
         color=alt.Color(
             "mean:Q",
-            scale=alt.Scale(scheme="blues", reverse=not greater),
-            title=metric,
+            scale=alt.Scale(scheme="blues", reverse=reverse),
+            title="mean" if param else name,
         ),
         tooltip=tips,
     )
@@ -120,14 +151,76 @@ def suite_heatmap(
         color=alt.condition("datum.dark", alt.value("white"), alt.value("black")),
         tooltip=tips,
     )
-    direction = "higher" if greater else "lower"
-    chart: alt.TopLevelMixin = alt.layer(heat, text).properties(
-        width=max(160, 64 * len(collections)),
-        height=max(80, 26 * len(systems)),
-        title=title(
-            f"{metric} by collection",
-            f"colour: the mean ({direction} is better, darker); number: the rank on the "
-            "collection (1 = best)",
-        ),
+    if isinstance(suite, str):  # inlined cells carry their rank_text
+        text = text.transform_calculate(rank_text=_RANK_TEXT)
+    chart = alt.layer(heat, text, data=data).properties(
+        width=max(160, 72 * len(columns)), height=alt.Step(26)
     )
-    return chart
+    if param is not None:
+        return (
+            chart.transform_filter(f"datum.metric === {param.name}")
+            .add_params(param, *([lower] if lower is not None else []))
+            .properties(
+                title=alt.Title(
+                    alt.ExprRef(f"{param.name} + ' by collection'"),
+                    subtitle=_SUBTITLE.format("darker is better"),
+                )
+            )
+        )
+    if isinstance(suite, str):
+        chart = chart.transform_filter(alt.FieldEqualPredicate(field="metric", equal=name))
+    direction = "higher" if greater else "lower"
+    heading: alt.TopLevelMixin = chart.properties(
+        title=title(f"{name} by collection", _SUBTITLE.format(f"{direction} is better, darker"))
+    )
+    return heading
+
+
+def _collections(suite: Any, cells: pl.DataFrame) -> list[str]:
+    if isinstance(suite, SuiteResult):
+        return list(suite.collections)
+    return unique(cells, "collection")
+
+
+def _cells(
+    suite: Any, frame: pl.DataFrame, metric: str, *, every_metric: bool
+) -> tuple[pl.DataFrame, list[str]]:
+    """Return the cells to inline and the systems' order on ``metric``.
+
+    A cell's ``rank_text`` is its text, ``dark`` says it is drawn white (the cell is in the
+    better half of the metric's range).
+    """
+    rows = frame if every_metric else frame.filter(pl.col("metric") == metric)
+    if isinstance(suite, SuiteResult):
+        systems = unique(suite.aggregate.filter(pl.col("metric") == metric), "system")
+    else:  # the frame's order of mean ranks (systems without a rank last)
+        shown = frame.filter(pl.col("metric") == metric)
+        order = shown.group_by("system", maintain_order=True).agg(pl.col("rank").mean())
+        systems = unique(order.sort("rank", nulls_last=True, maintain_order=True), "system")
+    greater = {m: higher_is_better(m) for m in unique(rows, "metric")}
+    middle = (pl.col("mean").max() + pl.col("mean").min()).over("metric") / 2
+    rank = pl.col("rank")
+    rows = rows.with_columns(
+        rank_text=pl.when(rank.is_null())
+        .then(pl.lit("\u2013"))
+        .when(rank == rank.round(0))
+        .then(rank.cast(pl.Int64).cast(pl.String))
+        .otherwise(rank.round(1).cast(pl.String)),
+        dark=pl.when(pl.col("metric").replace_strict(greater, return_dtype=pl.Boolean))
+        .then(pl.col("mean") > middle)
+        .otherwise(pl.col("mean") < middle)
+        .fill_null(False),
+    )
+    keep = (
+        "collection",
+        "system",
+        "metric",
+        "mean",
+        "rank",
+        "rank_text",
+        "dark",
+        "ci_low",
+        "ci_high",
+    )
+    cells = rows.select([c for c in (*keep, "n_queries") if c in rows.columns])
+    return cells, systems
