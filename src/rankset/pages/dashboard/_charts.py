@@ -1,10 +1,17 @@
 """The dashboard's charts: Vega-Lite specs whose data and parameters the page sets.
 
-Each chart reads a named dataset that is empty in the spec: the page's script fills it
-from the embedded data (so the data is written once) and drives the charts through their
-parameters (``metric``, ``k``, ``baseline``, ``picked``), which the URL fragment holds.
-Clicks on a quadrant cell or a histogram bar are read by the script from the clicked
-mark's datum; hover and legend selections are the charts' own.
+Each chart reads a named dataset that is empty in the spec, named as the chart is: the
+page's script fills it from the embedded data (so the data is written once) and drives the
+charts through their parameters (``metric``, ``measure``, ``k``, ``baseline``, ``lower``,
+``picked_*``), which the URL fragment holds. Clicks on a quadrant cell or a histogram bar
+are read by the script from the clicked mark's datum; hover and legend selections are the
+charts' own.
+
+The charts the report draws too (curves, the diagnostic matrix, the history, the suite's
+heatmap) come from the one builder in :mod:`rankset.charts`, given the dataset's name; the
+summary and the histogram of differences are the dashboard's alone. Every chart colours a
+system with :func:`rankset.charts.system_colors` of the analysis's systems, as the report
+does.
 """
 
 from __future__ import annotations
@@ -14,9 +21,9 @@ from typing import Any, Final
 
 import altair as alt
 
-from rankset.charts import THEME, system_colors
-from rankset.diagnosis.quadrants import QUADRANTS
-from rankset.pages.dashboard._suite import suite_chart
+from rankset import charts
+from rankset.charts import THEME, UNCLASSIFIED, system_colors
+from rankset.comparison import higher_is_better
 
 __all__ = ["CHART_IDS", "UNCLASSIFIED", "chart_specs"]
 
@@ -29,15 +36,6 @@ CHART_IDS: Final = {
     "history": "chart-history",
     "collections": "chart-collections",
 }
-# The diagnosis's quadrant colours (rankset.charts draws its matrix with the same).
-_QUADRANT_COLORS: Final = ("#009E73", "#E69F00", "#56B4E9", "#D55E00", "#8c959f")
-#: The column of the queries no quadrant holds (no useful labelled evidence).
-UNCLASSIFIED: Final = "unclassified"
-_COLUMNS: Final = (*QUADRANTS, UNCLASSIFIED)
-# A cell's text: its count, and its share of the system's classifiable queries.
-_CELL_LABEL: Final = (
-    "datum.n_queries + (datum.share == null ? '' : ' (' + format(datum.share, '.0%') + ')')"
-)
 _OUTCOMES: Final = ("B better", "tie", "A better")
 _OUTCOME_COLORS: Final = ("#1a7f37", "#8c959f", "#cf222e")
 _WIDTH: Final = 380
@@ -45,17 +43,14 @@ _WIDTH: Final = 380
 _PICKED_CELL: Final = "datum.system === picked_system && datum.quadrant === picked_quadrant"
 
 
-def _data(name: str) -> alt.Data:
-    return alt.Data(name=name)  # type: ignore[no-untyped-call]
-
-
-def _summary_chart(systems: Sequence[str], metric: str, baseline: str) -> alt.TopLevelMixin:
+def _summary_chart(
+    systems: Sequence[str], colors: alt.Scale, metric: str, baseline: str
+) -> alt.TopLevelMixin:
     """Mean and confidence interval of every system on the chosen metric."""
     metric_param = alt.param(name="metric", value=metric)
     baseline_param = alt.param(name="baseline", value=baseline)
-    colors = system_colors(systems)
     base = (
-        alt.Chart(_data("summary"))
+        alt.Chart(alt.NamedData("summary"))
         .transform_filter("datum.metric === metric")
         .encode(y=alt.Y("system:N", sort=list(systems), title=None))
     )
@@ -86,119 +81,28 @@ def _summary_chart(systems: Sequence[str], metric: str, baseline: str) -> alt.To
     )
 
 
-def _curves_chart(systems: Sequence[str], measure: str, k: int) -> alt.TopLevelMixin:
+def _curves_chart(colors: alt.Scale, measure: str, k: int) -> alt.TopLevelMixin:
     """Mean of the chosen measure at every cutoff; a rule marks the page's k."""
-    measure_param = alt.param(name="measure", value=measure)
-    k_param = alt.param(name="k", value=k)
-    legend = alt.selection_point(name="curves_legend", fields=["system"], bind="legend")
-    colors = system_colors(systems)
-    base = alt.Chart(_data("curves")).transform_filter("datum.metric === measure")
-    color = alt.Color(
-        "system:N",
-        scale=colors,
-        sort=list(systems),
-        title="system",
-        legend=alt.Legend(symbolOpacity=1, symbolType="stroke", symbolStrokeWidth=3),
-    )
-    opacity = alt.condition(legend, alt.value(1.0), alt.value(0.15))
-    band = base.mark_area(opacity=0.12).encode(
-        x=alt.X("k:Q", title="cutoff k", axis=alt.Axis(tickMinStep=1)),
-        y=alt.Y("ci_low:Q", title="mean"),
-        y2="ci_high:Q",
-        color=color,
-    )
-    line = (
-        base.mark_line(point=alt.OverlayMarkDef(size=20))
-        .encode(
-            x="k:Q",
-            y="mean:Q",
-            color=color,
-            opacity=opacity,
-            tooltip=[
-                alt.Tooltip("system:N"),
-                alt.Tooltip("k:Q"),
-                alt.Tooltip("mean:Q", format=".4f"),
-                alt.Tooltip("ci_low:Q", format=".4f", title="CI low"),
-                alt.Tooltip("ci_high:Q", format=".4f", title="CI high"),
-            ],
-        )
-        .add_params(legend)
-    )
-    rule = (
-        alt.Chart(_data("curves"))
-        .transform_filter("datum.metric === measure && datum.k === k")
-        .transform_aggregate(k="min(k)")
-        .mark_rule(color="#59636e", strokeDash=[4, 3])
-        .encode(x="k:Q")
-    )
-    at_k = (
-        base.transform_filter("datum.k === k")
-        .mark_point(filled=True, size=80)
-        .encode(x="k:Q", y="mean:Q", color=color)
-    )
-    return (
-        alt.layer(band, line, rule, at_k)
-        .add_params(measure_param, k_param)
-        .properties(width=_WIDTH, height=220, title="Metric vs k")
-    )
+    return charts.curves_chart(
+        "curves",
+        metrics=alt.param(name="measure", value=measure),
+        colors=colors,
+        cutoff=alt.param(name="k", value=k),
+    ).properties(width=_WIDTH, height=220)
 
 
 def _diagnosis_chart(systems: Sequence[str], k: int) -> alt.TopLevelMixin:
     """Count queries per system and quadrant; outline the cell the list is filtered by."""
-    picked = [
-        alt.param(name="picked_system", value=None),
-        alt.param(name="picked_quadrant", value=None),
-    ]
-    hover = alt.selection_point(name="cell_hover", on="pointerover", fields=["system", "quadrant"])
-    base = alt.Chart(_data("diagnosis")).encode(
-        x=alt.X(
-            "quadrant:N",
-            sort=list(_COLUMNS),
-            title=None,
-            axis=alt.Axis(orient="top", labelAngle=0),
-        ),
-        y=alt.Y("system:N", sort=list(systems), title=None),
-    )
-    cells = base.mark_rect(cursor="pointer").encode(
-        color=alt.Color(
-            "quadrant:N",
-            scale=alt.Scale(domain=list(_COLUMNS), range=list(_QUADRANT_COLORS)),
-            legend=None,
-        ),
-        opacity=alt.Opacity(
-            "share:Q", scale=alt.Scale(domain=[0, 1], range=[0.12, 0.9]), legend=None
-        ),
-        stroke=alt.when(_PICKED_CELL)
-        .then(alt.value("#1f2328"))
-        .when(hover)
-        .then(alt.value("#59636e"))
-        .otherwise(alt.value(None)),
-        strokeWidth=alt.when(_PICKED_CELL).then(alt.value(3)).otherwise(alt.value(1.5)),
-        tooltip=[
-            alt.Tooltip("system:N"),
-            alt.Tooltip("quadrant:N"),
-            alt.Tooltip("n_queries:Q", title="queries"),
-            alt.Tooltip("share:Q", format=".1%"),
-        ],
-    )
-    labels = (
-        base.mark_text(fontSize=13, cursor="pointer")
-        .encode(
-            text=alt.Text("label:N"),
-            color=alt.value("#1f2328"),
-        )
-        .transform_calculate(label=_CELL_LABEL)
-    )
     return (
-        alt.layer(cells.add_params(hover), labels)
-        .add_params(*picked)
+        charts.diagnostic_matrix("diagnosis", systems=systems, k=k, picked=_PICKED_CELL)
+        .add_params(
+            alt.param(name="picked_system", value=None),
+            alt.param(name="picked_quadrant", value=None),
+        )
         .properties(
-            width=alt.Step(118),
-            height=alt.Step(30),
             title=alt.Title(
-                f"Diagnostic matrix at k = {k}",
-                subtitle="Click a cell to list its queries",
-            ),
+                f"Diagnostic matrix at K = {k}", subtitle="Click a cell to list its queries"
+            )
         )
     )
 
@@ -208,7 +112,7 @@ def _differences_chart() -> alt.TopLevelMixin:
     picked = alt.param(name="picked_bin", value=None)
     hover = alt.selection_point(name="bar_hover", on="pointerover", fields=["lo", "outcome"])
     chart: alt.TopLevelMixin = (
-        alt.Chart(_data("differences"))
+        alt.Chart(alt.NamedData("differences"))
         .mark_bar(cursor="pointer", stroke="#1f2328")
         .encode(
             x=alt.X("lo:Q", bin="binned", title="difference B − A"),
@@ -242,49 +146,6 @@ def _differences_chart() -> alt.TopLevelMixin:
     return chart
 
 
-def _history_chart(metric: str) -> alt.TopLevelMixin:
-    """Draw a metric's logged mean over the store's entries, one line per system.
-
-    Drawn as :func:`rankset.experiments.history_chart` draws it (time on x, the band the
-    bootstrap interval), on the page's ``metric``.
-    """
-    metric_param = alt.param(name="metric", value=metric)
-    base = alt.Chart(_data("history")).transform_filter("datum.metric === metric")
-    x = alt.X("time:T", title="logged", scale=alt.Scale(padding=12))
-    color = alt.Color(
-        "system:N",
-        title="system",
-        legend=alt.Legend(symbolOpacity=1, symbolType="stroke", symbolStrokeWidth=3),
-    )
-    scale = alt.Scale(zero=False)
-    band = base.mark_area(opacity=0.15).encode(
-        x=x, y=alt.Y("ci_low:Q", scale=scale), y2="ci_high:Q", color=color
-    )
-    line = base.mark_line(point=True).encode(
-        x=x,
-        y=alt.Y("mean:Q", title="mean", scale=scale),
-        color=color,
-        tooltip=[
-            alt.Tooltip("entry_id:N", title="entry"),
-            alt.Tooltip("time:T", title="logged", format="%Y-%m-%d %H:%M"),
-            alt.Tooltip("system:N"),
-            alt.Tooltip("tag:N"),
-            alt.Tooltip("mean:Q", format=".4f"),
-            alt.Tooltip("ci_low:Q", format=".4f", title="CI low"),
-            alt.Tooltip("ci_high:Q", format=".4f", title="CI high"),
-        ],
-    )
-    return (
-        alt.layer(band, line)
-        .add_params(metric_param)
-        .properties(
-            width=560,
-            height=260,
-            title=alt.Title(alt.ExprRef("metric + ' over logged entries'")),
-        )
-    )
-
-
 def chart_specs(
     systems: Sequence[str],
     *,
@@ -301,17 +162,25 @@ def chart_specs(
     The curves chart is left out without a ``measure``, the matrix without ``diagnosis_k``,
     the history chart without ``history``, the suite's heatmap without ``collections``.
     """
-    charts: dict[str, alt.TopLevelMixin] = {
-        "summary": _summary_chart(systems, metric, baseline),
+    colors = system_colors(systems)  # a system's colour in every chart, as in the report
+    specs: dict[str, alt.TopLevelMixin] = {
+        "summary": _summary_chart(systems, colors, metric, baseline),
         "differences": _differences_chart(),
     }
     if measure is not None:
-        charts["curves"] = _curves_chart(systems, measure, k)
+        specs["curves"] = _curves_chart(colors, measure, k)
     if diagnosis_k is not None:
-        charts["diagnosis"] = _diagnosis_chart(systems, diagnosis_k)
+        specs["diagnosis"] = _diagnosis_chart(systems, diagnosis_k)
     if history:
-        charts["history"] = _history_chart(metric)
+        specs["history"] = charts.history_chart(
+            "history", alt.param(name="metric", value=metric), colors=colors
+        )
     if collections is not None:
-        charts["collections"] = suite_chart(metric, collections)
+        specs["collections"] = charts.suite_heatmap(
+            "collections",
+            alt.param(name="metric", value=metric),
+            collections=collections,
+            lower=alt.param(name="lower", value=not higher_is_better(metric)),
+        )
     with alt.theme.enable(THEME):
-        return {name: chart.to_dict() for name, chart in charts.items()}
+        return {name: chart.to_dict() for name, chart in specs.items()}

@@ -307,18 +307,18 @@ def comparison_section(
     return f'{comparison_table}\n<div class="charts">{"".join(charts_html)}</div>'
 
 
-def curves_section(curves: Curves) -> str:
-    """Show the metric-vs-k chart and the range of k it covers."""
+def curves_section(curves: Curves, systems: Sequence[str] | None = None) -> str:
+    """Show the metric-vs-k chart and the range of k it covers.
+
+    ``systems`` (default: the curves', in their order) set the systems' colours.
+    """
     ks = curves.summary["k"].unique().sort().to_list()
     low, high = ks[0], ks[-1]
+    if systems is None:
+        systems = curves.summary["system"].unique(maintain_order=True).to_list()
     return (
         f'<p class="explain">Mean over queries at every cutoff k = {low}..{high}.</p>\n'
-        + _chart(
-            charts.curves_chart(
-                curves, colors=charts.system_colors(curves.summary["system"].to_list())
-            ),
-            "chart-curves",
-        )
+        + _chart(charts.curves_chart(curves, colors=charts.system_colors(systems)), "chart-curves")
     )
 
 
@@ -338,7 +338,8 @@ def diagnosis_section(diagnosis: Diagnosis, sample: QuerySample | None = None) -
             "Unclassified: no useful labelled evidence."
         ),
     )
-    heatmap = _chart(charts.diagnostic_heatmap(diagnosis), "chart-diagnostic-heatmap")
+    # The dashboard draws the same matrix (rankset.charts.diagnostic_matrix).
+    heatmap = _chart(charts.diagnostic_matrix(diagnosis), "chart-diagnostic-heatmap")
     drawn = diagnosis
     if sample is not None and sample.query_ids is not None:
         drawn = dataclasses.replace(diagnosis, per_query=sample.keep(diagnosis.per_query))
