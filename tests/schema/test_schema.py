@@ -146,7 +146,8 @@ def test_sorted_best_first_orders_as_trec_eval_and_position_in_ranking() -> None
     # score descending (0.0 == -0.0), then document id descending in byte order.
     import random
 
-    from rankset.schema import position_in_ranking, sorted_best_first
+    from rankset.schema import position_in_ranking
+    from rankset.schema._rules import sorted_best_first
 
     rng = random.Random(7)
     docs = ["a", "B", "b", "é", "Z", "ab", "a0", "_", "ä", "A"]

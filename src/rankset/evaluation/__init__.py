@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # imported on first use: see __getattr__
     from rankset.evaluation._options import DEFAULT_K, DEFAULT_METRICS, ENGINES, EvaluateOptions
     from rankset.evaluation._partition import partition
     from rankset.evaluation._result import EvaluationResult
-    from rankset.evaluation._runs import BUCKET_SEED, bucket_of
+    from rankset.evaluation._runs import bucket_of
     from rankset.evaluation.cutoff_curves import Curves, curves
     from rankset.evaluation.textmatch import TextMatch, match_text
 
@@ -49,7 +49,6 @@ _MODULE_OF = {
     "EvaluateOptions": "_options",
     "partition": "_partition",
     "EvaluationResult": "_result",
-    "BUCKET_SEED": "_runs",
     "bucket_of": "_runs",
     "Curves": "cutoff_curves",
     "curves": "cutoff_curves",
@@ -59,7 +58,6 @@ _MODULE_OF = {
 _SUBMODULES = ("cluster", "cutoff_curves", "textmatch")
 
 __all__ = [
-    "BUCKET_SEED",
     "DEFAULT_K",
     "DEFAULT_METRICS",
     "ENGINES",

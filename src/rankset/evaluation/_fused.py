@@ -30,7 +30,7 @@ from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._runs import RunPart
 from rankset.io._shared import count_problems, id_problems
 from rankset.measures._shared import GROUP, NUM_RET, QUERY_K
-from rankset.schema import sorted_best_first
+from rankset.schema._rules import sorted_best_first
 
 __all__ = ["FusedPlan", "FusedValues"]
 

@@ -26,9 +26,9 @@ from rankset.evaluation._pass import PEEK_ROWS
 from rankset.evaluation._runs import RowOrder, RunPart, Runs, collect_frames
 from rankset.io import ParsedInput
 from rankset.io._shared import looks_like_ranx, scan_trec_run
-from rankset.schema import (
+from rankset.schema import normalize_cutoffs
+from rankset.schema._rules import (
     duplicate_docs,
-    normalize_cutoffs,
     raise_on_duplicate_docs,
     run_profile,
     scores_present,

@@ -38,11 +38,11 @@ from rankset.evaluation._runs import Runs, bucket_of, keep_bucket
 from rankset.measures import Features
 from rankset.measures._shared import GROUP, QUERY_K
 from rankset.measures.scales import check_grades_in_scale
-from rankset.schema import (
+from rankset.schema import normalize_labels
+from rankset.schema._rules import (
     check_cutoffs,
     duplicate_labels,
     label_problem_counts,
-    normalize_labels,
     raise_on_bad_labels,
     raise_on_duplicate_labels,
 )

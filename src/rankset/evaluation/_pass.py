@@ -58,7 +58,12 @@ from rankset.io._shared import (
     score_problems,
 )
 from rankset.measures._shared import GROUP, NUM_RET
-from rankset.schema import cast_run, duplicate_docs, raise_on_bad_rows, raise_on_duplicate_docs
+from rankset.schema._rules import (
+    cast_run,
+    duplicate_docs,
+    raise_on_bad_rows,
+    raise_on_duplicate_docs,
+)
 
 __all__ = [
     "PEEK_ROWS",

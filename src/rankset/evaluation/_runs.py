@@ -16,7 +16,8 @@ import polars as pl
 
 from rankset._typing import DuplicatePolicy, OrderPolicy, ScorePrecision
 from rankset.io._shared import TextScan
-from rankset.schema import cast_run, normalize_run
+from rankset.schema import normalize_run
+from rankset.schema._rules import cast_run
 
 __all__ = [
     "BUCKET_SEED",

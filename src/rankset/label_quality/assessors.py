@@ -32,7 +32,8 @@ from rankset import io as rio
 from rankset._format import REPR_ROWS, ReprTable, counted, html_repr, text_repr
 from rankset._validation import check_choice, check_int, check_resampling
 from rankset.errors import ParameterError, SchemaError
-from rankset.schema import duplicate_labels, normalize_labels, raise_on_duplicate_labels
+from rankset.schema import normalize_labels
+from rankset.schema._rules import duplicate_labels, raise_on_duplicate_labels
 
 __all__ = ["STATISTICS", "Agreement", "agreement"]
 

@@ -1,21 +1,12 @@
-"""The canonical schema and every normalisation rule, each stated once.
+"""The normalisation rules, each stated once, and the steps other packages take them in.
 
-Readers (:mod:`rankset.io`) only parse. This module turns parsed frames into the
-canonical, validated form the metrics run on:
-
-* **run**: ``system, query_id, doc_id, pos`` (+ ``score``, ``rank``, ``text`` when given),
-  where ``pos`` is the 1-based position after the ordering rule;
-* **labels**: ``query_id, doc_id, grade`` (Float64);
-* **cutoffs**: ``query_id, k`` (Int64 >= 1).
-
-Ordering rule (trec_eval's): when scores exist, a query's documents are ordered by score
-descending, ties broken by ``doc_id`` descending in byte order, and the file's rank
-column is ignored. Without scores (or with ``order="rank"``) they are ordered by rank,
-ties again by ``doc_id`` descending.
-
-Duplicate documents within one (system, query) are an error naming the first offenders
-(trec_eval refuses them too); ``duplicates="keep_best"`` keeps the best-placed copy.
-Duplicate label rows are always an error.
+:mod:`rankset.schema` is the face: the canonical run, labels and cutoffs
+(:func:`normalize_run`, :func:`normalize_labels`, :func:`normalize_cutoffs`) and the
+tie rule (:func:`position_in_ranking`). The evaluation's pass, the fused plan and the
+label-quality analyses apply the same rules step by step, on frames they already hold
+(the cast, the run profile, the duplicate and row checks, the labels' problem counts):
+they import those steps from here, a private module the architecture test allows by
+name (``tests/common/test_architecture.py``, ``SHARED_PRIVATE``).
 """
 
 from __future__ import annotations
@@ -30,8 +21,6 @@ from rankset.errors import ParameterError, SchemaError
 from rankset.io._shared import count_problems, id_problems, number_problems
 
 __all__ = [
-    "DuplicatePolicy",
-    "OrderPolicy",
     "cast_run",
     "check_cutoffs",
     "duplicate_docs",
