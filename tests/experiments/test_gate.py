@@ -12,8 +12,9 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import rankset
+from rankset.charts import history_chart
 from rankset.errors import ParameterError
-from rankset.experiments import GATE_COLUMNS, Store, gate, history_chart
+from rankset.experiments import GATE_COLUMNS, Store, gate
 from rankset.experiments._gate import parse_max_drop
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -155,13 +155,6 @@ def test_every_system_colour_of_both_pages_is_the_analysis_colour(
     assert not wrong, f"colour scales of system that are not {EXPECTED}: {wrong}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the report's history section (pages/report/_history.py) draws with "
-    "rankset.experiments.history_chart, which has no colours= yet: it should draw with "
-    "rankset.charts.history_chart(history, metric, colors=system_colors(systems)); "
-    "remove this mark when it does",
-)
 def test_the_report_history_charts_colour_systems_as_the_other_charts(
     report_specs: dict[str, dict[str, Any]],
 ) -> None:

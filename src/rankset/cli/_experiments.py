@@ -170,8 +170,7 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def _save_history_chart(rows: Any, metric: str | None, path: str) -> None:
-    from rankset.charts import save_chart
-    from rankset.experiments import history_chart
+    from rankset.charts import history_chart, save_chart
 
     if metric is None and rows["metric"].n_unique() > 1:
         msg = "--chart draws one metric: name it with -m METRIC."

@@ -8,13 +8,13 @@
 - :func:`gate`: exit 0 when no asked metric fell past the rule, 1 when one did, with a
   Markdown report for a pull request (:class:`GateResult`); :func:`evaluate_and_gate`
   evaluates a run first and takes its baseline as a run or a store entry;
-- :func:`history_chart`: a metric's mean over the entries, one line per system;
-  :func:`latest_changes`: each system's last logged mean and its change from the one
+- :func:`latest_changes`: each system's last logged mean and its change from the one
   before (the History tables of the report and the dashboard).
 
 Inside: ``_layout`` (the folder, its format version, the atomic write), ``_provenance``
 (hashes, git commit, meta), ``_store``, ``_gate``, ``_report`` (the gate's Markdown),
-``_chart`` and ``_history`` (the history's chart and latest changes), and ``_workflow``
+``_history`` (the history's latest changes; its chart is
+:func:`rankset.charts.history_chart`), and ``_workflow``
 (:func:`evaluate_and_gate`).
 
 Examples
@@ -29,7 +29,6 @@ True
 
 from __future__ import annotations
 
-from rankset.experiments._chart import history_chart
 from rankset.experiments._gate import (
     GATE_COLUMNS,
     GATE_TESTS,
@@ -60,6 +59,5 @@ __all__ = [  # noqa: RUF022 (the helpers apart, leaving)
     "Store",
     "evaluate_and_gate",
     "gate",
-    "history_chart",
     "latest_changes",
 ]

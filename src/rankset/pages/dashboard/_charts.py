@@ -22,10 +22,10 @@ from typing import Any, Final
 import altair as alt
 
 from rankset import charts
-from rankset.charts import THEME, UNCLASSIFIED, system_colors
+from rankset.charts import THEME, system_colors
 from rankset.comparison import higher_is_better
 
-__all__ = ["CHART_IDS", "UNCLASSIFIED", "chart_specs"]
+__all__ = ["CHART_IDS", "chart_specs"]
 
 #: Element id of each chart, by the name the page's script knows it by.
 CHART_IDS: Final = {

@@ -20,12 +20,12 @@ from typing import Any, Final
 import numpy as np
 import polars as pl
 
+from rankset.charts import UNCLASSIFIED
 from rankset.comparison import COMPARE_COLUMNS, SuiteResult
 from rankset.diagnosis.quadrants import QUADRANTS, Diagnosis
 from rankset.evaluation import Curves, EvaluationResult
 from rankset.experiments import in_utc, latest_changes
 from rankset.measures import greater_is_better
-from rankset.pages.dashboard._charts import UNCLASSIFIED
 from rankset.pages.dashboard._suite import suite_data
 
 __all__ = ["FORMAT_VERSION", "Payload", "Sample", "assemble", "choose_queries", "history_data"]

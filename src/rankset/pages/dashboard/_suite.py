@@ -5,7 +5,8 @@ collections. The view draws the metric picked on the page as systems × collecti
 mean as colour, the rank on the collection in each cell, as
 :func:`rankset.charts.suite_heatmap` draws it) and the aggregate over collections (the
 macro mean with its intervals, the mean rank, the Borda count). The data is computed here,
-the chart is a Vega-Lite spec driven by the page's ``metric`` parameter, and the script
+the chart is :func:`rankset.charts.suite_heatmap` on the page's ``collections`` dataset,
+driven by its ``metric`` parameter, and the script
 (``renderSuite`` in ``rankset/pages/assets/dashboard_views.js``) fills the table.
 """
 
@@ -15,7 +16,6 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-import altair as alt
 import polars as pl
 
 from rankset._format import counted
@@ -23,7 +23,6 @@ from rankset.comparison import SuiteResult, higher_is_better
 from rankset.comparison.suites import AGGREGATE_COLUMNS
 
 __all__ = [
-    "suite_chart",
     "suite_data",
     "suite_section_html",
     "suite_tab_html",
@@ -103,69 +102,6 @@ def _records(frame: pl.DataFrame, columns: Sequence[str]) -> list[dict[str, Any]
     present = [name for name in columns if name in frame.columns]
     floats = [name for name in present if frame.schema[name].is_float()]
     return frame.select(present).with_columns(pl.col(floats).fill_nan(None)).to_dicts()
-
-
-def suite_chart(metric: str, collections: Sequence[str]) -> alt.TopLevelMixin:
-    """Draw the picked metric's means as systems × collections, the rank in each cell.
-
-    As :func:`rankset.charts.suite_heatmap` draws it, on the page's ``metric`` (the rows of
-    the named dataset ``collections`` are filtered by it); ``lower`` (set by the page for
-    a metric where lower is better) reverses the colour scale.
-    """
-    metric_param = alt.param(name="metric", value=metric)
-    lower_param = alt.param(name="lower", value=not higher_is_better(metric))
-    base = (
-        alt.Chart(alt.Data(name="collections"))  # type: ignore[no-untyped-call]
-        .transform_filter("datum.metric === metric")
-        .transform_calculate(
-            rank_text="datum.rank == null ? '\u2013' : (datum.rank === round(datum.rank) ? "
-            "format(datum.rank, 'd') : format(datum.rank, '.1f'))"
-        )
-        .encode(
-            x=alt.X(
-                "collection:N",
-                sort=list(collections),
-                title=None,
-                axis=alt.Axis(labelAngle=-30, orient="top"),
-            ),
-            y=alt.Y("system:N", sort=alt.EncodingSortField("order", op="min"), title=None),
-        )
-    )
-    tips = [
-        alt.Tooltip("system:N"),
-        alt.Tooltip("collection:N"),
-        alt.Tooltip("mean:Q", format=".4f"),
-        alt.Tooltip("rank:Q", title="rank (1 = best)"),
-        alt.Tooltip("ci_low:Q", format=".4f", title="CI from"),
-        alt.Tooltip("ci_high:Q", format=".4f", title="CI to"),
-        alt.Tooltip("n_queries:Q", title="queries"),
-    ]
-    heat = base.mark_rect().encode(
-        color=alt.Color(
-            "mean:Q",
-            scale=alt.Scale(scheme="blues", reverse=alt.ExprRef("lower")),
-            title="mean",
-        ),
-        tooltip=tips,
-    )
-    text = base.mark_text(fontSize=13).encode(
-        text=alt.Text("rank_text:N"),
-        color=alt.condition("datum.dark", alt.value("white"), alt.value("black")),
-        tooltip=tips,
-    )
-    return (
-        alt.layer(heat, text)
-        .add_params(metric_param, lower_param)
-        .properties(
-            width=max(200, 80 * len(collections)),
-            height={"step": 28},
-            title=alt.Title(
-                alt.ExprRef("metric + ' by collection'"),
-                subtitle="colour: the mean (darker is better); number: the rank on the "
-                "collection (1 = best)",
-            ),
-        )
-    )
 
 
 def suite_text(suite: Mapping[str, Any]) -> str:

@@ -2,7 +2,7 @@
 
 The history comes from an experiment store (:meth:`rankset.experiments.Store.history`):
 one row per (entry, system, metric). The section draws one chart per metric of the
-report that the store holds (:func:`rankset.experiments.history_chart`) and a table of
+report that the store holds (:func:`rankset.charts.history_chart`) and a table of
 each system's last logged mean beside the one before it
 (:func:`rankset.experiments.latest_changes`).
 """
@@ -16,7 +16,7 @@ import polars as pl
 
 from rankset import charts
 from rankset._format import counted
-from rankset.experiments import history_chart, in_utc, latest_changes
+from rankset.experiments import in_utc, latest_changes
 from rankset.pages.report._html import esc, table
 
 __all__ = ["MAX_HISTORY_CHARTS", "history_section"]
@@ -25,7 +25,9 @@ __all__ = ["MAX_HISTORY_CHARTS", "history_section"]
 MAX_HISTORY_CHARTS: Final = 4
 
 
-def history_section(history: pl.DataFrame, metrics: Sequence[str]) -> str:
+def history_section(
+    history: pl.DataFrame, metrics: Sequence[str], systems: Sequence[str] = ()
+) -> str:
     """Chart the logged means of ``metrics`` over time and tabulate the latest change.
 
     Parameters
@@ -36,6 +38,9 @@ def history_section(history: pl.DataFrame, metrics: Sequence[str]) -> str:
     metrics
         The report's metric names, in its order; the section keeps those the history
         holds (when it holds none of them, it says which it holds).
+    systems
+        The report's systems, in order: a system keeps the colour it has in the other
+        charts (the history's own systems follow them).
 
     Examples
     --------
@@ -67,8 +72,12 @@ def history_section(history: pl.DataFrame, metrics: Sequence[str]) -> str:
         + (f" Charts for the first {len(drawn)} metrics; the table has all." if left_out else "")
         + "</p>"
     )
+    logged = [str(s) for s in history["system"].unique(maintain_order=True).to_list()]
+    colors = charts.system_colors([*systems, *(s for s in logged if s not in systems)])
     chart_html = "".join(
-        charts.embed_fragment(history_chart(history, metric), f"chart-history-{number}")
+        charts.embed_fragment(
+            charts.history_chart(history, metric, colors=colors), f"chart-history-{number}"
+        )
         for number, metric in enumerate(drawn)
     )
     return f'{explain}\n<div class="charts">{chart_html}</div>\n{_latest_table(history, shown)}'

@@ -167,7 +167,9 @@ def build_report(
     if history is not None and history.height:
         from rankset.pages.report._history import history_section
 
-        sections.append(("history", "History", history_section(history, result.metrics)))
+        sections.append(
+            ("history", "History", history_section(history, result.metrics, result.systems)),
+        )
     if suite is not None:
         from rankset.pages.report._suite import suite_section
 
