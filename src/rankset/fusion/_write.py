@@ -15,7 +15,8 @@ from rankset._validation import MAX_BUCKETS, check_int
 from rankset.evaluation import bucket_of
 from rankset.fusion._fuse import fuse
 from rankset.fusion._methods import Norm
-from rankset.io import atomic_path, scan_run, write_run
+from rankset.io import scan_run, write_run
+from rankset.io._shared import atomic_path
 
 __all__ = ["write_fused"]
 
