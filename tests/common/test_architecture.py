@@ -329,24 +329,7 @@ HELPERS = {
     "rankset.stats": {"require_scipy"},
     "rankset.experiments": {"git_commit", "parse_max_drop", "in_utc", "parse_meta", "read_history"},
 }
-# Helpers still on a face because a module of the command line, the pages, comparison or
-# the charts imports them from it; each leaves once those imports name the shared module.
-LEAVING = {
-    "rankset.io": {
-        "atomic_path",
-        "display_stem",
-        "is_irds",
-        "read_text_table",
-        "with_official_measures",
-    },
-    "rankset.measures": {"needs_grade_scale"},
-    "rankset.stats": {"require_scipy"},
-    "rankset.experiments": {"in_utc", "parse_meta", "read_history"},
-}
-
-
 @pytest.mark.parametrize("face", sorted(HELPERS))
 def test_a_face_lists_no_helper(face: str) -> None:
     exported = set(importlib.import_module(face).__all__)
-    assert exported & HELPERS[face] <= LEAVING.get(face, set())
-    assert LEAVING.get(face, set()) <= HELPERS[face]
+    assert exported & HELPERS[face] == set()

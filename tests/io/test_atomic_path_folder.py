@@ -14,7 +14,8 @@ import polars as pl
 import pytest
 
 from rankset.errors import OutputError
-from rankset.io import atomic_path, write_parquet
+from rankset.io import write_parquet
+from rankset.io._shared import atomic_path
 
 
 def test_a_missing_folder_is_named(tmp_path: Path) -> None:

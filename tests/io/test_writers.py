@@ -13,7 +13,8 @@ from polars.testing import assert_frame_equal
 
 from _support.io_cases import EXPECTED_RUN, labels_frame
 from rankset.errors import ParameterError
-from rankset.io import atomic_path, scan_labels, scan_run, write_labels, write_run
+from rankset.io import scan_labels, scan_run, write_labels, write_run
+from rankset.io._shared import atomic_path
 
 
 def test_write_run_trec_text(tmp_path: Path) -> None:

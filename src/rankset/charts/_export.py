@@ -31,7 +31,7 @@ from rankset._format import script_safe
 from rankset._typing import ChartFormat, choices_of
 from rankset._validation import check_choice
 from rankset.errors import ParameterError
-from rankset.io import atomic_path
+from rankset.io._shared import atomic_path
 
 __all__ = [
     "embed_fragment",

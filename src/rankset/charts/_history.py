@@ -148,7 +148,9 @@ def _rows(history: pl.DataFrame, metric: str | None, *, every_metric: bool) -> p
 
     With ``every_metric``, every metric's rows, for a parameter to pick from.
     """
-    from rankset.experiments import in_utc  # here: rankset.experiments may import this module
+    from rankset.experiments._shared import (
+        in_utc,  # here: rankset.experiments may import this module
+    )
 
     missing = [name for name in _NEEDED if name not in history.columns]
     if missing:

@@ -112,7 +112,7 @@ def _matched_chunks(args: argparse.Namespace) -> Any:
 
     from rankset.errors import ParameterError
     from rankset.evaluation.textmatch import match_text
-    from rankset.io import read_text_table
+    from rankset.io._shared import read_text_table
 
     if args.labels is not None:
         raise ParameterError("--gold gives the labels (the gold texts): leave --qrels out.")
@@ -490,7 +490,7 @@ def named_label_sets(args: argparse.Namespace) -> dict[str, str]:
     """Name the reference and the other label sets after their files (labelsN on a clash)."""
     from pathlib import Path
 
-    from rankset.io import display_stem
+    from rankset.io._shared import display_stem
 
     others = list(getattr(args, "label_sets", None) or [])
     if not others:

@@ -134,7 +134,8 @@ def _add_store(parser: Any, *, required: bool) -> None:
 
 def _log(args: argparse.Namespace) -> int:
     from rankset.cli._commands import option_values
-    from rankset.experiments import Store, parse_meta
+    from rankset.experiments import Store
+    from rankset.experiments._shared import parse_meta
 
     meta = parse_meta(args.meta)
     metrics = args.metrics or ["ndcg@10", "ap", "rr", "recall@100"]

@@ -100,7 +100,8 @@ def write_table(frame: pl.DataFrame, path: str, *, config: Mapping[str, Any] | N
 
     ``config`` goes into a Parquet file's metadata; CSV and JSON have no place for it.
     """
-    from rankset.io import atomic_path, write_parquet
+    from rankset.io import write_parquet
+    from rankset.io._shared import atomic_path
 
     if path == STDOUT:
         _refuse_nested(frame, path)

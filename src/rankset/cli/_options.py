@@ -161,7 +161,7 @@ def expand_official(args: argparse.Namespace) -> None:
     named as pyserini names it): :func:`rankset.io.official_measures`. A command that
     takes one metric gets the collection's only one, or an error listing them.
     """
-    from rankset.io import with_official_measures
+    from rankset.io._shared import with_official_measures
 
     if not hasattr(args, "labels"):
         return

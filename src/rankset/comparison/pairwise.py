@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from rankset._dependencies import require_scipy
 from rankset._typing import Test, choices_of
 from rankset._validation import did_you_mean, warn_user
 from rankset.comparison._inputs import (
@@ -213,8 +214,6 @@ def compare(
     │ new    ┆ rr     ┆ randomization ┆ 0.25  ┆ 1.0 ┆ 1    ┆ 1    ┆ 0      │
     └────────┴────────┴───────────────┴───────┴─────┴──────┴──────┴────────┘
     """
-    from rankset import stats
-
     per_query, known_metrics = per_query_frame(result)
     metric_names = select_metrics(metrics, known_metrics)
     test_names = check_tests(_default_tests() if tests is None else tests)
@@ -230,7 +229,7 @@ def compare(
         raise ParameterError(msg)
     if any(test in ("t", "wilcoxon", *FAMILY_TESTS) for test in test_names):
         try:
-            stats.require_scipy()
+            require_scipy()
         except MissingDependencyError as error:
             # A test that needs scipy was asked for; the randomization test needs nothing.
             msg = (

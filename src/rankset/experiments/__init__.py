@@ -38,17 +38,10 @@ from rankset.experiments._gate import (
 )
 from rankset.experiments._history import LATEST_COLUMNS, latest_changes
 from rankset.experiments._layout import FORMAT_VERSION
-from rankset.experiments._shared import in_utc, parse_meta, read_history  # leaving: __all__
 from rankset.experiments._store import HISTORY_COLUMNS, Store
 from rankset.experiments._workflow import evaluate_and_gate
 
-__all__ = [  # noqa: RUF022 (the helpers apart, leaving)
-    # Helpers of other packages (rankset.experiments._shared), no user calls them: they
-    # leave the face once the command line, the pages and the charts import them there.
-    "in_utc",
-    "parse_meta",
-    "read_history",
-    # What users call
+__all__ = [
     "FORMAT_VERSION",
     "GATE_COLUMNS",
     "GATE_TESTS",

@@ -53,24 +53,9 @@ from rankset.io._irds_catalog import resolve_irds_id
 from rankset.io._nuggets import NUGGET_SCHEMA, read_nuggets, read_subtopics
 from rankset.io._parsed import ParsedInput
 from rankset.io._readers import read, scan_labels, scan_run
-from rankset.io._shared import (  # leaving: see __all__
-    atomic_path,
-    display_stem,
-    is_irds,
-    read_text_table,
-    with_official_measures,
-)
 from rankset.io._writers import write_labels, write_parquet, write_run
 
-__all__ = [  # noqa: RUF022 (the helpers apart, leaving)
-    # Helpers of other packages (rankset.io._shared), no user calls them: they leave the
-    # face once the command line, the pages and the charts import them from there.
-    "atomic_path",
-    "display_stem",
-    "is_irds",
-    "read_text_table",
-    "with_official_measures",
-    # What users call
+__all__ = [
     "IRDS_OFFICIAL_MEASURES",
     "IRDS_SHORT_NAMES",
     "NUGGET_SCHEMA",

@@ -55,7 +55,6 @@ from rankset.measures._registry import (
     define,
     temporary_measures,
 )
-from rankset.measures._shared import needs_grade_scale  # leaving: see __all__
 from rankset.measures._table import measure_table
 
 __all__ = [
@@ -76,7 +75,6 @@ __all__ = [
     "interpolated",
     "log2_of_positions",
     "measure_table",
-    "needs_grade_scale",  # a helper (measures._shared): leaves once pages imports it there
     "nuggets",
     "parse_metric",
     "parse_metrics",

@@ -30,7 +30,7 @@ from rankset.evaluation import (
     evaluate_with,
     numbered_runs,
 )
-from rankset.experiments import read_history
+from rankset.experiments._shared import read_history
 from rankset.io import scan_labels
 from rankset.pages._label_sets import check_label_sets, label_set_checks
 from rankset.pages._measures import canonical_names, curve_measure, needs_grade_scale

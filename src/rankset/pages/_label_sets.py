@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from rankset.errors import ParameterError
 from rankset.evaluation import EvaluateOptions, EvaluationResult
-from rankset.io import display_stem
+from rankset.io._shared import display_stem
 from rankset.pages._resampling import Resampling
 
 if TYPE_CHECKING:

@@ -8,13 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rankset.measures import (
-    Metric,
-    greater_is_better,
-    needs_grade_scale,
-    parse_metric,
-    parse_metrics,
-)
+from rankset.measures import Metric, greater_is_better, parse_metric, parse_metrics
+from rankset.measures._shared import needs_grade_scale
 from rankset.measures.nuggets import NUGGET_MEASURES
 
 __all__ = [

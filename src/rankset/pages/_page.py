@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from rankset._progress import Steps
 from rankset.errors import ParameterError
-from rankset.io import atomic_path
+from rankset.io._shared import atomic_path
 from rankset.pages._analysis import ANALYSIS_STEPS, Analysis, analyse_in
 
 __all__ = ["ANALYSIS_DEFAULTS", "Dashboard", "Page", "Report", "analysis_of"]

@@ -18,7 +18,8 @@ from typing import TypeAlias
 import polars as pl
 
 from rankset.errors import InputFormatError, ParameterError
-from rankset.io import is_irds, read_irds_queries
+from rankset.io import read_irds_queries
+from rankset.io._shared import is_irds
 
 __all__ = [
     "ID_COLUMNS",

@@ -18,7 +18,6 @@ Examples
 
 from __future__ import annotations
 
-from rankset._dependencies import require_scipy  # leaving: see __all__
 from rankset._progress import Progress
 from rankset.stats.multiple import (
     AnovaTable,
@@ -62,7 +61,6 @@ __all__ = [
     "paired_randomization_tests",
     "paired_t_test",
     "randomized_tukey_hsd",
-    "require_scipy",  # leaving (rankset._dependencies) once comparison imports it there
     "tukey_hsd",
     "two_way_anova",
     "wilcoxon_test",

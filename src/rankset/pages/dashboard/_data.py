@@ -24,7 +24,8 @@ from rankset.charts import UNCLASSIFIED
 from rankset.comparison import COMPARE_COLUMNS, SuiteResult
 from rankset.diagnosis.quadrants import QUADRANTS, Diagnosis
 from rankset.evaluation import Curves, EvaluationResult
-from rankset.experiments import in_utc, latest_changes
+from rankset.experiments import latest_changes
+from rankset.experiments._shared import in_utc
 from rankset.measures import greater_is_better
 from rankset.pages.dashboard._suite import suite_data
 

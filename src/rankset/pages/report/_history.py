@@ -16,7 +16,8 @@ import polars as pl
 
 from rankset import charts
 from rankset._format import counted
-from rankset.experiments import in_utc, latest_changes
+from rankset.experiments import latest_changes
+from rankset.experiments._shared import in_utc
 from rankset.pages.report._html import esc, table
 
 __all__ = ["MAX_HISTORY_CHARTS", "history_section"]

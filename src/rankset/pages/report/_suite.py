@@ -23,7 +23,7 @@ from rankset._format import counted
 from rankset._version import __version__
 from rankset.comparison import SuiteResult, check_suite
 from rankset.errors import ParameterError
-from rankset.io import atomic_path
+from rankset.io._shared import atomic_path
 from rankset.pages.report._html import NA, config_value, esc, esc_code, number_text, page
 
 __all__ = ["MAX_SUITE_CHARTS", "build_suite_report", "suite_report", "suite_section"]
