@@ -329,6 +329,8 @@ HELPERS = {
     "rankset.stats": {"require_scipy"},
     "rankset.experiments": {"git_commit", "parse_max_drop", "in_utc", "parse_meta", "read_history"},
 }
+
+
 @pytest.mark.parametrize("face", sorted(HELPERS))
 def test_a_face_lists_no_helper(face: str) -> None:
     exported = set(importlib.import_module(face).__all__)
