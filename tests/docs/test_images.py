@@ -3,7 +3,7 @@
 ``docs/examples/make_images.py`` draws the chart pictures from the bundled sample; its
 charts must still build with today's ``rankset.charts`` (without rendering: vl-convert and
 Chromium are only needed to write the PNG files). The dashboard's screenshots come from
-``tests/dashboard/screenshots.py``.
+``tests/pages/dashboard/screenshots.py``.
 """
 
 from __future__ import annotations
