@@ -59,11 +59,34 @@ def test_every_page_asset_is_read_and_cached() -> None:
 def test_the_dashboard_script_is_its_three_files_in_one_function() -> None:
     script = _shell.dashboard_script()
     assert "RANKSET_" not in script
-    positions = [script.index(_shell.asset(name).strip()) for name in _shell.DASHBOARD_SCRIPTS]
+    # each file, compacted, in order: what stays of it is its code, unchanged
+    positions = [
+        script.index(_shell.compact_script(_shell.browser_part(name)))
+        for name in _shell.DASHBOARD_SCRIPTS
+    ]
     assert positions == sorted(positions)
-    assert script.lstrip().startswith("/*")
+    assert script.lstrip().startswith("(function")
     assert script.rstrip().endswith("})();")
-    assert script.count("module.exports = {") == 1  # the core's, skipped in a browser
+    assert "module.exports" not in script  # the core's block for node stays out
+
+
+def test_the_compact_script_drops_only_comments_and_indentation() -> None:
+    for name in _shell.DASHBOARD_SCRIPTS:
+        source = _shell.asset(name)
+        compact = _shell.compact_script(source)
+        blocks = "\n".join(re.findall(r"/\*.*?\*/", source, flags=re.S))
+        lines = iter(line.strip() for line in source.splitlines())
+        for kept in compact.splitlines():
+            # the source lines before it were blank, // comments or inside a /* */ block
+            for line in lines:
+                if line == kept or (
+                    line.startswith(kept) and line[len(kept) :].lstrip()[:2] == "//"
+                ):
+                    break
+                assert not line or line.startswith("//") or line in blocks, (name, line)
+            else:
+                raise AssertionError(f"{name}: {kept!r} is no line of the source, in order")
+        assert len(compact.encode()) < len(source.encode())
 
 
 def test_the_scripts_hold_no_markup() -> None:

@@ -14,6 +14,7 @@ import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["ANALYSIS_STEPS", "Analysis", "analyse", "analyse_in"]
 
 #: The steps :func:`analyse` counts (a page adds one: drawing it).
-ANALYSIS_STEPS: Final = 7
+ANALYSIS_STEPS: Final = 5
 _NUM_REL: Final = "num_rel"
 
 
@@ -76,15 +77,10 @@ class Analysis:
     k, depth
         The cutoff of the diagnosis and the side-by-side view; the last cutoff of the
         curves and the documents kept of each ranking.
-    rankings
-        ``system, query_id, doc_id, pos``: each ranking's first ``depth`` documents.
     labels
         ``query_id, doc_id, grade`` (None when the runs carry their own labels).
     relevant_queries
         The queries with a relevant label (the worst queries are picked among them).
-    explanations
-        Per system and query, what the top of the first metric's cutoff found and missed
-        (:func:`rankset.explain`; None without labels).
     agreement, stability, reference_labels
         Other label sets against the labels, the systems' order under each, and the name
         of the reference labels (None without ``label_sets``).
@@ -98,6 +94,9 @@ class Analysis:
         The evaluation options.
     query_source
         Query texts the labels lend (an ``irds:`` dataset's cached queries), or None.
+    inputs
+        The runs and labels as given: :attr:`rankings` and :attr:`explanations` read them
+        on first use (only the dashboard needs the one, only the report the other).
     """
 
     result: EvaluationResult
@@ -109,10 +108,8 @@ class Analysis:
     diagnosis: Diagnosis | None
     k: int
     depth: int
-    rankings: pl.DataFrame = field(repr=False)
     labels: pl.DataFrame | None = field(repr=False)
     relevant_queries: tuple[str, ...] = field(repr=False)
-    explanations: pl.DataFrame | None = field(repr=False)
     agreement: Agreement | None = field(repr=False)
     stability: RankingStability | None = field(repr=False)
     reference_labels: str
@@ -122,6 +119,31 @@ class Analysis:
     resampling: Resampling
     options: EvaluateOptions = field(repr=False)
     query_source: pl.DataFrame | None = field(repr=False, default=None)
+    inputs: tuple[Any, Any] = field(repr=False, default=(None, None))
+
+    @cached_property
+    def rankings(self) -> pl.DataFrame:
+        """``system, query_id, doc_id, pos``: each ranking's first ``depth`` documents.
+
+        Read from the runs on first use, as :func:`rankset.evaluate` numbers them.
+        """
+        options = self.options
+        return numbered_runs(
+            self.inputs[0],
+            names=options.names,
+            order=options.order,
+            score_precision=options.score_precision,
+        ).filter(pl.col("pos") <= self.depth)
+
+    @cached_property
+    def explanations(self) -> pl.DataFrame | None:
+        """What the top of the first metric's cutoff found and missed, per system and query.
+
+        :func:`rankset.explain` of the runs, on first use; None without labels.
+        """
+        with warnings.catch_warnings():  # the evaluation said them already, in the notes
+            warnings.simplefilter("ignore", RanksetWarning)
+            return _explanations(*self.inputs, self.result, self.options)
 
     @property
     def systems(self) -> list[str]:
@@ -327,13 +349,6 @@ def analyse_in(
             from rankset.diagnosis.quadrants import diagnose
 
             diagnosis = diagnose(full, k=k)
-        step(f"rankings (top {depth})")
-        rankings = numbered_runs(
-            runs, names=options.names, order=options.order, score_precision=options.score_precision
-        ).filter(pl.col("pos") <= depth)
-        label_frame = _label_frame(labels)
-        step("worst queries")
-        explanations = _explanations(runs, labels, result, options)
         step("label sets")
         agreement, stability = label_set_checks(
             runs, labels, label_sets, result, options, reference, policy
@@ -348,10 +363,8 @@ def analyse_in(
         diagnosis=diagnosis,
         k=k,
         depth=depth,
-        rankings=rankings,
-        labels=label_frame,
+        labels=_label_frame(labels),
         relevant_queries=tuple(relevant),
-        explanations=explanations,
         agreement=agreement,
         stability=stability,
         reference_labels=reference,
@@ -361,6 +374,7 @@ def analyse_in(
         resampling=policy,
         options=options,
         query_source=cached_queries(labels),
+        inputs=(runs, labels),
     )
 
 
@@ -458,6 +472,7 @@ def _compare_each(
             tests=[policy.test],
             correction=policy.correction,
             n_resamples=policy.n_permutations,
+            n_bootstrap=policy.n_resamples,
             seed=policy.seed,
             alpha=policy.alpha,
             progress=progress,

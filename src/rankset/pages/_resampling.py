@@ -37,12 +37,13 @@ class Resampling:
     Attributes
     ----------
     n_resamples
-        Bootstrap resamples of every interval of a mean (summary, curves).
+        Bootstrap resamples of every interval: of the means (summary, curves) and of the
+        differences with a baseline.
     n_permutations
-        Random sign assignments of the randomization test, and bootstrap resamples of
-        the differences' intervals. Sized to the comparisons: with ``m`` rows per
-        baseline and ``correction`` Holm, Bonferroni or BH, the smallest reachable
-        adjusted p-value, ``m / (n_permutations + 1)``, is at most ``alpha / 5``.
+        Random sign assignments of the randomization test, sized to the comparisons:
+        with ``m`` rows per baseline and ``correction`` Holm, Bonferroni or BH, the
+        smallest reachable adjusted p-value, ``m / (n_permutations + 1)``, is at most
+        ``alpha / 5``.
     seed
         One seed for all of them.
     test, correction, alpha

@@ -34,6 +34,9 @@ __all__ = [
     "ASSETS",
     "CSP",
     "asset",
+    "browser_part",
+    "compact_script",
+    "compact_style",
     "dashboard_script",
     "fill_template",
     "inline_script",
@@ -48,6 +51,11 @@ __all__ = [
 CSP: Final = (
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 )
+
+# Where a script's block for node's tests starts: a page leaves it out.
+_NODE_EXPORTS: Final = 'if (typeof module !== "undefined"'
+# Spaces the stylesheet does without: after ":", ";" and ",", around braces.
+_STYLE_SPACES: Final = re.compile(r"(?<=[:;,])[ \t]+|[ \t]*([{}])[ \t]*")
 
 #: Every file of ``rankset/pages/assets`` the pages read (the wheel must ship each).
 ASSETS: Final = (
@@ -112,15 +120,88 @@ def fill_template(template: str, **values: str) -> str:
 
 
 def stylesheet(*names: str) -> str:
-    """Return the shared style, then the named stylesheets', as one text."""
-    return "\n".join(asset(name) for name in ("base.css", *names))
+    """Return the shared style, then the named stylesheets', as one compact text."""
+    return compact_style("\n".join(asset(name) for name in ("base.css", *names)))
+
+
+def compact_style(css: str) -> str:
+    r"""Return ``css`` compact: no comment, no indentation, fewer spaces.
+
+    :func:`compact_script`'s lines, then no space after ``:``, ``;`` or ``,`` and none
+    around braces, outside quoted strings (a selector keeps its spaces before a colon).
+
+    Examples
+    --------
+    >>> print(compact_style('/* c */\nbody { font: 1em "A B", serif; }\na:hover { x: 1; }'))
+    body{font:1em "A B",serif;}
+    a:hover{x:1;}
+    """
+    pieces = re.split(r"(\"[^\"]*\"|'[^']*')", compact_script(css))
+    for index in range(0, len(pieces), 2):  # the even pieces are outside quotes
+        pieces[index] = _STYLE_SPACES.sub(r"\1", pieces[index])
+    return "".join(pieces)
 
 
 @functools.cache
 def dashboard_script() -> str:
-    """Return the dashboard's script: its three files inside the one function (cached)."""
-    scripts = "\n".join(asset(name).strip() for name in DASHBOARD_SCRIPTS)
-    return fill_template(asset("dashboard.js"), SCRIPTS=scripts)
+    """Return the dashboard's script: its three files inside the one function (cached).
+
+    The files are shipped as written (comments and indentation for the people who read
+    them) and embedded compact (:func:`compact_script`), without the block that lends the
+    pure functions to node's tests (:func:`browser_part`): a page holds no comment.
+    """
+    scripts = "\n".join(browser_part(name).strip() for name in DASHBOARD_SCRIPTS)
+    return compact_script(fill_template(asset("dashboard.js"), SCRIPTS=scripts))
+
+
+def browser_part(name: str) -> str:
+    """Return a script asset up to its node-only block (``if (typeof module ...``), if any.
+
+    Examples
+    --------
+    >>> "module.exports" in asset("dashboard_core.js"), "module.exports" in browser_part(
+    ...     "dashboard_core.js")
+    (True, False)
+    """
+    head, marker, _ = asset(name).partition(_NODE_EXPORTS)
+    return head if marker else asset(name)
+
+
+def compact_script(code: str) -> str:
+    r"""Return ``code`` (a script or a stylesheet) without comment lines and indentation.
+
+    Whole lines go: a line that is a ``//`` comment, the lines of a block comment that
+    opens a line (``/*`` to ``*/``), and blank lines; every other line loses its leading
+    whitespace, and a trailing ``//`` comment after code that holds no quote and no slash
+    (so the ``//`` cannot be inside a string or a regular expression). That keeps every
+    statement and string as written, for a text that breaks no string or template literal
+    over lines (the pages' do not, and their tests run the compact script in a browser).
+
+    Examples
+    --------
+    >>> print(compact_script("/** Doc. */\nfunction f(a) {\n  // why\n  return a; // gone\n}"))
+    function f(a) {
+    return a;
+    }
+    >>> print(compact_script('const u = "http://x"; // kept: a quote comes before'))
+    const u = "http://x"; // kept: a quote comes before
+    """
+    kept: list[str] = []
+    in_block = False
+    for line in code.splitlines():
+        stripped = line.strip()
+        if in_block:
+            in_block = "*/" not in stripped
+            continue
+        if stripped.startswith("/*"):
+            in_block = "*/" not in stripped
+            continue
+        if stripped and not stripped.startswith("//"):
+            code_part, marker, _ = stripped.partition(" //")
+            if marker and not any(char in code_part for char in "\"'`/"):
+                stripped = code_part.rstrip()
+            kept.append(stripped)
+    return "\n".join(kept)
 
 
 def script_json(value: Any) -> str:

@@ -130,7 +130,7 @@ def dashboard(
     extremes = check_int("extremes", extremes, 0)
     if not isinstance(runs, Analysis):
         check_int("depth", depth, check_int("k", k, 1))  # the side-by-side view shows k
-    step = Steps(resolve_progress(progress, "rankset dashboard"), ANALYSIS_STEPS + 2)
+    step = Steps(resolve_progress(progress, "rankset dashboard"), ANALYSIS_STEPS + 3)
     options = {
         "labels": labels,
         "metrics": metrics,
@@ -147,6 +147,8 @@ def dashboard(
         "seed": seed,
     }
     analysis = analysis_of(runs, options, evaluate_options, step)
+    step(f"rankings (top {analysis.depth})")
+    analysis.rankings  # noqa: B018 (read now, so the step counts its time)
     step("texts")
     shown_docs = set(analysis.rankings["doc_id"].unique())
     if analysis.labels is not None:

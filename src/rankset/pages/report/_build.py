@@ -113,7 +113,7 @@ def report(
     if out is not None and not Path(out).parent.is_dir():  # else a hidden temporary file
         msg = f"{os.fspath(out)}: the folder {Path(out).parent} does not exist; create it first."
         raise ParameterError(msg)
-    step = Steps(resolve_progress(progress, "rankset report"), ANALYSIS_STEPS + 1)
+    step = Steps(resolve_progress(progress, "rankset report"), ANALYSIS_STEPS + 2)
     options = {
         "labels": labels,
         "metrics": metrics,
@@ -130,6 +130,9 @@ def report(
         "seed": seed,
     }
     analysis = analysis_of(runs, options, evaluate_options, step)
+    step("worst queries")
+    if worst:
+        analysis.explanations  # noqa: B018 (read now, so the step counts its time)
     step("charts and page")
     page = Report(
         html=render(analysis, title=title, worst=worst, query_text=query_text, fused=fused),
@@ -174,7 +177,7 @@ def render(
         agreement=analysis.agreement,
         stability=analysis.stability,
         reference_labels=analysis.reference_labels,
-        explanations=analysis.explanations,
+        explanations=analysis.explanations if worst else None,
         history=analysis.history,
         suite=analysis.suite,
     )
