@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from pathlib import Path
 
 import polars as pl
@@ -176,6 +177,19 @@ def test_with_21_dl19_systems_splade_over_bm25_is_significant_on_both_pages() ->
     assert (row["wins"], row["ties"], row["losses"]) == (34, 0, 9)
     assert row["reject"]
     assert row["p_adj"] < 0.05
+    # one pass over 21 baselines, in blocks, mirrored pairs drawn once: compare's values
+    policy = analysis.resampling
+    for baseline in ("bm25", "splade-pp-ed", "ICT-CKNRM_B50"):
+        with warnings.catch_warnings():  # 1,000 draws: too few for 100 rows' tests, not CIs
+            warnings.simplefilter("ignore", rankset.RanksetWarning)
+            tested, intervals = (
+                rankset.compare(analysis.result, baseline, tests=["randomization"], n_resamples=n)
+                for n in (policy.n_permutations, policy.n_resamples)
+            )
+        got = analysis.comparison(baseline)
+        assert got is not None
+        assert_frame_equal(got.drop("ci_low", "ci_high"), tested.drop("ci_low", "ci_high"))
+        assert_frame_equal(got.select("ci_low", "ci_high"), intervals.select("ci_low", "ci_high"))
     report, board = rankset.report(analysis), rankset.dashboard(analysis)
     assert_frame_equal(report.analysis.summary, board.analysis.summary)
     # the dashboard's embedded data marks it, as the report's table does

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any
 
 from rankset._progress import Tally
@@ -15,6 +16,9 @@ if TYPE_CHECKING:
 
 __all__ = ["run_paired_tests"]
 
+# Comparisons resampled together: the memory of a pass is resamples x this many floats.
+_BLOCK = 128
+
 
 def run_paired_tests(
     aligned: pl.DataFrame,
@@ -26,8 +30,12 @@ def run_paired_tests(
     confidence: float,
     progress: Progress | None,
     mirror: bool = False,
+    n_bootstrap: int | None = None,
 ) -> tuple[dict[Test, FloatArray], FloatArray]:
     """P-values per test and bootstrap intervals, one per comparison (row of ``sizes``).
+
+    The randomization test draws ``n_resamples`` sign assignments, the intervals
+    ``n_bootstrap`` resamples (default ``n_resamples``).
 
     ``aligned`` holds each comparison's aligned ``value`` and ``baseline`` rows, in the
     order of ``sizes``. With ``mirror``, a comparison whose differences are exactly the
@@ -51,26 +59,36 @@ def run_paired_tests(
     for index, size in enumerate(sizes.tolist()):
         if size > 0:
             by_size.setdefault(size, []).append(index)
-    draws = len(by_size) * n_resamples * (2 if "randomization" in tests else 1)
-    tally = Tally(progress, draws, "resamples")
+    n_bootstrap = n_resamples if n_bootstrap is None else n_bootstrap
+    groups = []
     for _, group in sorted(by_size.items()):
         columns = [
             values[bounds[i] : bounds[i + 1]] - base[bounds[i] : bounds[i + 1]] for i in group
         ]
         members, mirrors = _mirrored(group, columns) if mirror else (group, {})
-        column_of = dict(zip(group, columns, strict=True))
-        diffs = np.column_stack([column_of[i] for i in members])
-        if "randomization" in tests:
-            p_values["randomization"][members] = stats.paired_randomization_tests(
-                diffs, n_resamples=n_resamples, seed=seed, progress=tally.job(n_resamples)
+        groups.append((group, dict(zip(group, columns, strict=True)), members, mirrors))
+    # Columns in blocks: each block draws the same resamples (the draws depend on the
+    # seed and the number of queries only), so the values are those of one pass, and
+    # the memory follows the block, not the number of comparisons.
+    blocks = sum(-(-len(members) // _BLOCK) for _, _, members, _ in groups)
+    per_block = n_bootstrap + (n_resamples if "randomization" in tests else 0)
+    tally = Tally(progress, blocks * per_block, "resamples")
+    for group, column_of, members, mirrors in groups:
+        count = -(-len(members) // _BLOCK)  # blocks of nearly equal sizes: none of one
+        edges = [k * len(members) // count for k in range(count + 1)]
+        for block in (members[low:high] for low, high in itertools.pairwise(edges)):
+            diffs = np.column_stack([column_of[i] for i in block])
+            if "randomization" in tests:
+                p_values["randomization"][block] = stats.paired_randomization_tests(
+                    diffs, n_resamples=n_resamples, seed=seed, progress=tally.job(n_resamples)
+                )
+            intervals[block] = stats.paired_bootstrap_cis(
+                diffs,
+                confidence=confidence,
+                n_resamples=n_bootstrap,
+                seed=seed,
+                progress=tally.job(n_bootstrap),
             )
-        intervals[members] = stats.paired_bootstrap_cis(
-            diffs,
-            confidence=confidence,
-            n_resamples=n_resamples,
-            seed=seed,
-            progress=tally.job(n_resamples),
-        )
         for i in group:
             left, right = values[bounds[i] : bounds[i + 1]], base[bounds[i] : bounds[i + 1]]
             if "t" in tests:
