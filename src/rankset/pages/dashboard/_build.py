@@ -18,7 +18,7 @@ from rankset._progress import IntoProgress, Steps, resolve_progress
 from rankset._typing import Correction, IntoLabels, IntoRun, Test
 from rankset._validation import check_int
 from rankset.pages._analysis import ANALYSIS_STEPS, Analysis
-from rankset.pages._page import Dashboard, analysis_of
+from rankset.pages._page import ANALYSIS_DEFAULTS, Dashboard, analysis_of
 from rankset.pages._texts import IntoTexts, read_texts, snippet_expr
 from rankset.pages.dashboard._charts import chart_specs
 from rankset.pages.dashboard._data import assemble
@@ -131,21 +131,8 @@ def dashboard(
     if not isinstance(runs, Analysis):
         check_int("depth", depth, check_int("k", k, 1))  # the side-by-side view shows k
     step = Steps(resolve_progress(progress, "rankset dashboard"), ANALYSIS_STEPS + 3)
-    options = {
-        "labels": labels,
-        "metrics": metrics,
-        "baseline": baseline,
-        "k": k,
-        "depth": depth,
-        "label_sets": label_sets,
-        "history": history,
-        "suite": suite,
-        "n_resamples": n_resamples,
-        "test": test,
-        "correction": correction,
-        "alpha": alpha,
-        "seed": seed,
-    }
+    # the analysis options, as given: analysis_of refuses them beside an Analysis
+    options = {name: value for name, value in locals().items() if name in ANALYSIS_DEFAULTS}
     analysis = analysis_of(runs, options, evaluate_options, step)
     step(f"rankings (top {analysis.depth})")
     analysis.rankings  # noqa: B018 (read now, so the step counts its time)

@@ -16,7 +16,7 @@ from rankset._typing import Correction, IntoLabels, IntoRun, Test
 from rankset._validation import check_int
 from rankset.errors import ParameterError
 from rankset.pages._analysis import ANALYSIS_STEPS, Analysis
-from rankset.pages._page import Report, analysis_of
+from rankset.pages._page import ANALYSIS_DEFAULTS, Report, analysis_of
 from rankset.pages.report._page import build_report
 
 if TYPE_CHECKING:
@@ -114,21 +114,8 @@ def report(
         msg = f"{os.fspath(out)}: the folder {Path(out).parent} does not exist; create it first."
         raise ParameterError(msg)
     step = Steps(resolve_progress(progress, "rankset report"), ANALYSIS_STEPS + 2)
-    options = {
-        "labels": labels,
-        "metrics": metrics,
-        "baseline": baseline,
-        "k": k,
-        "depth": depth,
-        "label_sets": label_sets,
-        "history": history,
-        "suite": suite,
-        "n_resamples": n_resamples,
-        "test": test,
-        "correction": correction,
-        "alpha": alpha,
-        "seed": seed,
-    }
+    # the analysis options, as given: analysis_of refuses them beside an Analysis
+    options = {name: value for name, value in locals().items() if name in ANALYSIS_DEFAULTS}
     analysis = analysis_of(runs, options, evaluate_options, step)
     step("worst queries")
     if worst:
