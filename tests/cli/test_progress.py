@@ -17,7 +17,7 @@ from rankset.cli import main
 from rankset.pages.report import report
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
-STEPS = 8  # the analysis's 7 steps and the page (rankset.pages.report)
+STEPS = 7  # the analysis's 5 steps, the worst queries and the page (rankset.pages.report)
 
 
 def _report(tmp_path: Path, *extra: str) -> list[str]:

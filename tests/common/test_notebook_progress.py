@@ -129,7 +129,7 @@ def test_report_draws_its_bar_in_a_kernel(monkeypatch: pytest.MonkeyPatch, tmp_p
     )
     assert display.displayed == 1
     assert display.bundles[0]["text/plain"].startswith("rankset report [")
-    assert '<progress value="8" max="8"' in display.bundles[-1]["text/html"]
+    assert '<progress value="7" max="7"' in display.bundles[-1]["text/html"]
     # progress=False: nothing, even in a kernel
     report(
         [str(SAMPLE / "bm25.trec")],
@@ -201,7 +201,7 @@ def test_a_report_in_a_notebook_cell_shows_a_bar(tmp_path: Path) -> None:
     bars = [out for out in outputs if out["output_type"] == "display_data"]
     assert len(bars) == 1  # one bar, redrawn in place (update_display_data)
     final = bars[0]["data"]
-    assert '<progress value="8" max="8"' in final["text/html"]
-    assert final["text/plain"].startswith("rankset report [" + "#" * 24 + "] done  8/8  ")
+    assert '<progress value="7" max="7"' in final["text/html"]
+    assert final["text/plain"].startswith("rankset report [" + "#" * 24 + "] done  7/7  ")
     printed = "".join(out.get("text", "") for out in outputs if out["output_type"] == "stream")
     assert printed == "r.html\n"  # nothing on stderr, the bar is no stream

@@ -299,6 +299,7 @@ def compare_each(
     n_resamples: int = 10_000,
     confidence: float = 0.95,
     progress: Progress | None = None,
+    n_bootstrap: int | None = None,
 ) -> pl.DataFrame:
     """Compare every system with each baseline in turn, in one resampling pass.
 
@@ -311,6 +312,8 @@ def compare_each(
         The baselines, in order (default: every system, in the result's order).
     result, metrics, tests, correction, alpha, seed, n_resamples, confidence, progress
         As for :func:`compare` (``tests``: the paired ones; randomization by default).
+    n_bootstrap
+        Bootstrap resamples of the intervals of ``delta`` (default ``n_resamples``).
 
     Returns
     -------
@@ -349,6 +352,7 @@ def compare_each(
         {name: higher_is_better(name) for name in metric_names},
         test_names, test_names, correction, alpha=alpha, seed=seed,
         n_resamples=n_resamples, confidence=confidence, progress=progress,
+        n_bootstrap=n_bootstrap,
     )  # fmt: skip
     return rows.sort(_BASELINE_ORDER, _SYSTEM_ORDER, _ORDER, _TEST_ORDER).select(columns)
 
@@ -371,6 +375,7 @@ def _paired_rows(
     n_resamples: int,
     confidence: float,
     progress: Progress | None,
+    n_bootstrap: int | None = None,
 ) -> pl.DataFrame:
     """Return the rows of the paired tests of every system against each baseline.
 
@@ -416,6 +421,7 @@ def _paired_rows(
         confidence=confidence,
         progress=progress,
         mirror=len(baselines) > 1,
+        n_bootstrap=n_bootstrap,
     )
     rows = rows.with_columns(
         pl.Series("ci_low", intervals[:, 0], dtype=pl.Float64, nan_to_null=True),
