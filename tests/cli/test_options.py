@@ -335,7 +335,7 @@ def test_compare_passes_one_options_object_and_parsed_metrics(
     )
 
 
-@pytest.mark.parametrize("command", ["evaluate", "compare", "report", "dashboard"])
+@pytest.mark.parametrize("command", ["evaluate", "compare", "report", "dashboard", "log"])
 def test_every_command_states_the_one_default_metric_set(command: str) -> None:
     text = " ".join(_subcommands()[command].format_help().split())
     assert f"(default: {' '.join(rankset.evaluation.DEFAULT_METRICS)})" in text

@@ -21,6 +21,7 @@ from rankset.cli._options import (
 )
 from rankset.cli._output import dump_json, frame_text, progress, records
 from rankset.errors import ParameterError
+from rankset.evaluation import DEFAULT_METRICS
 
 __all__ = ["EXPERIMENT_COMMANDS", "add_gate", "add_history", "add_log"]
 
@@ -37,7 +38,7 @@ def add_log(commands: Any) -> argparse.ArgumentParser:
         "the options, the git commit and your key=value notes, to a store folder.",
     )
     add_evaluation_options(log, runs_help="run files")
-    add_metrics(log, "ndcg@10 ap rr recall@100")
+    add_metrics(log, " ".join(DEFAULT_METRICS))
     _add_store(log, required=True)
     log.add_argument("--tag", help="a label for this entry (e.g. a branch or 'baseline')")
     log.add_argument(
@@ -138,7 +139,7 @@ def _log(args: argparse.Namespace) -> int:
     from rankset.experiments._shared import parse_meta
 
     meta = parse_meta(args.meta)
-    metrics = args.metrics or ["ndcg@10", "ap", "rr", "recall@100"]
+    metrics = args.metrics or list(DEFAULT_METRICS)
     store = Store(args.store)
     with progress(args) as step:
         step(f"evaluating {len(args.runs)} run(s)")
