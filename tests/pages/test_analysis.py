@@ -128,6 +128,9 @@ def test_bad_policies_are_refused() -> None:
         Resampling.for_comparisons(3, correction="sidak")  # type: ignore[arg-type]
     with pytest.raises(rankset.ParameterError, match="alpha"):
         Resampling.for_comparisons(3, alpha=1.5)
+    # checked before any work: the run that cannot be read is never opened
+    with pytest.raises(rankset.ParameterError, match="'test'"):
+        rankset.analyse(SAMPLE / "no-such-run.trec", QRELS, test="z", progress=False)  # type: ignore[arg-type]
 
 
 def test_the_pages_state_the_policy(analysis: Analysis) -> None:

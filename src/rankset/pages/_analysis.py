@@ -10,6 +10,7 @@ an :class:`Analysis`, so for the same inputs they show the same numbers.
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -306,8 +307,16 @@ def analyse_in(
     k = check_int("k", k, 1)
     depth = check_int("depth", depth, 1)
     seed = check_int("seed", seed, 0)
-    if n_resamples is not None:
-        check_int("n_resamples", n_resamples, 1)
+    # the policy's options are checked before the work; its size waits for the systems
+    policy_for = functools.partial(
+        Resampling.for_comparisons,
+        n_resamples=n_resamples,
+        seed=seed,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+    )
+    policy_for(0)
     reference = check_label_sets(labels, label_sets)
     logged = read_history(history)  # a folder that is no store fails before the work
     if suite is not None:
@@ -320,21 +329,14 @@ def analyse_in(
     full, shown, diagnosable = _evaluate(
         runs, labels, shown, k, options, n_resamples or DEFAULT_RESAMPLES, seed, notes
     )
-    systems = full.systems
-    baseline = _baseline(baseline, systems)
-    policy = Resampling.for_comparisons(
-        (len(systems) - 1) * len(shown),
-        n_resamples=n_resamples,
-        seed=seed,
-        test=test,
-        correction=correction,
-        alpha=alpha,
-    )
+    baseline = _baseline(baseline, full.systems)
+    rows = (len(full.systems) - 1) * len(shown)  # comparisons per baseline
+    policy = policy_for(rows)
     if policy.sized:
         notes.append(
             f"The randomization test drew {policy.n_permutations:,} permutations: enough for "
-            f"{(len(systems) - 1) * len(shown):,} comparisons per baseline to reach "
-            f"p_adj < {alpha:g} ({policy.correction})."
+            f"{rows:,} comparisons per baseline to reach p_adj < {alpha:g} "
+            f"({policy.correction})."
         )
     result, relevant = _split_num_rel(full, shown)
     comparisons = _compare_each(result, shown, policy, notes, progress=step.part("comparing"))
