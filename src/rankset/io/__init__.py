@@ -50,6 +50,8 @@ from rankset.io._irds import irds_grade_definitions, official_measures, read_ird
 from rankset.io._irds_catalog import OFFICIAL_MEASURES as IRDS_OFFICIAL_MEASURES
 from rankset.io._irds_catalog import SHORT_NAMES as IRDS_SHORT_NAMES
 from rankset.io._irds_catalog import resolve_irds_id
+from rankset.io._judgments import read_judgments
+from rankset.io._leaderboards import read_leaderboard
 from rankset.io._nuggets import NUGGET_SCHEMA, read_nuggets, read_subtopics
 from rankset.io._parsed import ParsedInput
 from rankset.io._readers import read, scan_labels, scan_run
@@ -69,6 +71,8 @@ __all__ = [
     "read",
     "read_answers",
     "read_irds_queries",
+    "read_judgments",
+    "read_leaderboard",
     "read_nuggets",
     "read_subtopics",
     "resolve_irds_id",

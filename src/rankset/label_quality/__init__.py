@@ -13,6 +13,12 @@ from __future__ import annotations
 
 from rankset.label_quality.assessors import Agreement, agreement
 from rankset.label_quality.judging import JudgingQueue, judging_queue
+from rankset.label_quality.meta_evaluation import (
+    CORRELATIONS,
+    MetaEvaluation,
+    correlation,
+    meta_evaluate,
+)
 from rankset.label_quality.ppi import ppi_compare, ppi_means
 from rankset.label_quality.rank_stability import (
     RankingStability,
@@ -23,12 +29,16 @@ from rankset.label_quality.rank_stability import (
 )
 
 __all__ = [
+    "CORRELATIONS",
     "Agreement",
     "JudgingQueue",
+    "MetaEvaluation",
     "RankingStability",
     "agreement",
+    "correlation",
     "judging_queue",
     "kendall_tau_b",
+    "meta_evaluate",
     "ppi_compare",
     "ppi_means",
     "ranking_stability",
