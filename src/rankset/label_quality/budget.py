@@ -1,0 +1,608 @@
+"""A small human budget: which pairs to judge, and what the mix of labels then says.
+
+With an LLM judge's grade on every pooled pair and money for people to judge a share of
+them, three questions follow. Which pairs (:func:`plan_judging`)? What are the systems'
+means once the human grades are in (:func:`estimate_means`)? And which plan would have
+done best, replayed against complete human labels (:func:`simulate_budget`)?
+
+Plans (:data:`PLANS`):
+
+- ``random``: in each query a random share of its pairs (rounded, at least one). The
+  other pairs keep the judge's raw grade: the plain mix the field reports.
+- ``stratified``: the same number of pairs from each of the judge's grades (capped at a
+  grade's size), so rare grades are calibrated as well as common ones.
+- ``uncertainty``: a pilot (a quarter of the budget, drawn as ``random``) calibrates the
+  judge; the rest goes to pairs in proportion to the spread of the human grade at the
+  judge's grade.
+- ``lara``: as ``uncertainty`` but in proportion to ``sqrt(p(1 - p))``, ``p`` the
+  calibrated chance that the pair is relevant: the probability-driven choice of LARA
+  (Takehi et al., 2025).
+- ``influence``: after the pilot, in proportion to how much a pair can move the runs'
+  measures (the rank discounts of the positions it holds in every run's top ``k``, as in
+  :func:`rankset.label_quality.judging_queue`) times the spread of its human grade, with a
+  floor so that every pair can be drawn.
+
+Every plan gives each pair a known inclusion probability ``pi``. Besides the judged
+pairs' human grades, the other pairs take the judge's grade mapped to the expected human
+gain by an isotonic fit on the judged pairs weighted by ``1/pi``
+(:func:`rankset.label_quality.calibrate`), the raw grade for ``random``. The systems'
+means on that mix order the leaderboard.
+
+Intervals are prediction-powered at the document level: each judged pair's residual
+(human minus predicted gain), weighted by ``1/pi``, corrects the predicted DCG without
+bias whatever the plan; the variance of that Horvitz-Thompson correction (Poisson
+sampling, ``(1 - pi)/pi^2`` per judged pair) gives a normal interval around the corrected
+mean. nDCG's normaliser, the ideal DCG of the pool, is taken from the judged human grades
+and the judge's raw grades elsewhere and treated as known: the intervals describe the
+uncertainty of the unjudged pairs' gains in the retrieved positions, on the queries at
+hand, not a sampling of queries. The same formulas with no judge (a predicted gain of 0)
+give the intervals of "the same human labels alone".
+
+The measures the budget tools score are ``ndcg@k`` (trec_eval's ``ndcg_cut``) and
+``dcg@k``, computed from a matrix of rank discounts; the leaderboard's means equal
+:func:`rankset.evaluate`'s on the same labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import polars as pl
+
+from rankset._validation import did_you_mean
+from rankset.errors import ParameterError, SchemaError
+from rankset.label_quality.calibration import _judge_frame, isotonic_fit
+
+__all__ = ["PLANS", "estimate_means", "plan_judging", "simulate_budget"]
+
+#: The plans :func:`plan_judging` and :func:`simulate_budget` know, in the order reported.
+PLANS: Final = ("random", "stratified", "uncertainty", "lara", "influence")
+
+#: The share of a two-phase plan's budget spent on its pilot (drawn as ``random``).
+PILOT_SHARE: Final = 0.25
+#: The floor of ``influence``, as a share of the mean weight, so that any pair can be drawn.
+INFLUENCE_FLOOR: Final = 0.02
+
+_PAIR = ["query_id", "doc_id"]
+
+
+@dataclass(frozen=True)
+class _Pool:
+    """The pool as arrays: pair ``i`` is ``pairs[i]``; ``discounts`` is systems x pairs."""
+
+    pairs: pl.DataFrame  # query_id, doc_id, judge (the judge's grade), human (maybe null)
+    query: np.ndarray  # query index of each pair
+    n_queries: int
+    judge: np.ndarray
+    systems: list[str]
+    discounts: np.ndarray  # discounts[s, i]: 1/log2(pos + 1) if pair i is in s's top k
+    answered: np.ndarray  # answered[s, q]: system s retrieved for query q
+    cumulative: bool  # ndcg (True) or dcg (False)
+    k: int
+
+
+def _metric_cutoff(metric: str) -> tuple[bool, int]:
+    name, _, cutoff = metric.partition("@")
+    if name.lower() not in {"ndcg", "dcg", "ndcg_cut"} or not cutoff.isdigit():
+        msg = f"metric={metric!r}: the budget tools score ndcg@k and dcg@k; expected e.g. 'ndcg@10'"
+        raise ParameterError(msg)
+    return name.lower() != "dcg", int(cutoff)
+
+
+def _pool(runs: Any, judge: pl.DataFrame, human: pl.DataFrame | None, metric: str) -> _Pool:
+    from rankset.evaluation import numbered_runs
+
+    normalised, k = _metric_cutoff(metric)
+    pairs = judge.group_by(_PAIR, maintain_order=True).agg(judge=pl.col("grade").mean())
+    if human is not None:
+        truth = human.group_by(_PAIR).agg(human=pl.col("grade").max())
+        pairs = pairs.join(truth, on=_PAIR, how="left", maintain_order="left")
+    pairs = pairs.sort(_PAIR).with_row_index("pair")
+    queries = pairs["query_id"].unique(maintain_order=True)
+    query_index = pl.DataFrame({"query_id": queries, "q": np.arange(len(queries))})
+    pairs = pairs.join(query_index, on="query_id", maintain_order="left")
+    numbered = numbered_runs(runs)
+    systems = numbered["system"].unique(maintain_order=True).to_list()
+    system_index = pl.DataFrame({"system": systems, "s": np.arange(len(systems))})
+    top = (
+        numbered.filter(pl.col("pos") <= k)
+        .join(system_index, on="system")
+        .join(pairs.select(*_PAIR, "pair"), on=_PAIR, how="inner")
+    )
+    discounts = np.zeros((len(systems), pairs.height))
+    rows = top["s"].to_numpy()
+    columns = top["pair"].to_numpy()
+    discounts[rows, columns] = 1.0 / np.log2(top["pos"].to_numpy() + 1.0)
+    answered_rows = (
+        numbered.select("system", "query_id")
+        .unique()
+        .join(system_index, on="system")
+        .join(query_index, on="query_id")
+    )
+    answered = np.zeros((len(systems), len(queries)), dtype=bool)
+    answered[answered_rows["s"].to_numpy(), answered_rows["q"].to_numpy()] = True
+    return _Pool(
+        pairs=pairs,
+        query=pairs["q"].to_numpy(),
+        n_queries=len(queries),
+        judge=pairs["judge"].to_numpy().astype(np.float64),
+        systems=systems,
+        discounts=discounts,
+        answered=answered,
+        cumulative=normalised,
+        k=k,
+    )
+
+
+def _ideal(pool: _Pool, gains: np.ndarray) -> np.ndarray:
+    """Return the ideal DCG@k of each query under ``gains`` (negative gains count as 0)."""
+    gains = np.maximum(gains, 0.0)
+    order = np.lexsort((-gains, pool.query))
+    starts = np.searchsorted(pool.query[order], np.arange(pool.n_queries))
+    position = np.arange(len(order)) - starts[pool.query[order]]
+    weight = np.where(position < pool.k, 1.0 / np.log2(np.minimum(position, pool.k) + 2.0), 0.0)
+    return np.bincount(pool.query[order], weights=gains[order] * weight, minlength=pool.n_queries)
+
+
+def _per_query(pool: _Pool, values: np.ndarray) -> np.ndarray:
+    """Sum ``values[s, i]`` over each query's pairs: systems x queries."""
+    out = np.zeros((values.shape[0], pool.n_queries))
+    for s in range(values.shape[0]):  # one vectorised bincount per system
+        out[s] = np.bincount(pool.query, weights=values[s], minlength=pool.n_queries)
+    return out
+
+
+def _means(pool: _Pool, gains: np.ndarray, ideal: np.ndarray) -> np.ndarray:
+    dcg = _per_query(pool, pool.discounts * np.maximum(gains, 0.0))
+    if pool.cumulative:
+        dcg = np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)
+    counted = np.maximum(pool.answered.sum(1), 1)
+    means: np.ndarray = np.where(pool.answered, dcg, 0.0).sum(1) / counted
+    return means
+
+
+def _budget_pairs(budget: float | int, n_pairs: int) -> int:
+    if isinstance(budget, bool) or not isinstance(budget, int | float):
+        raise ParameterError(f"budget={budget!r}: expected a share in (0, 1] or a count")
+    if isinstance(budget, float) and 0 < budget <= 1:
+        return max(1, round(budget * n_pairs))
+    if isinstance(budget, int) and budget >= 1:
+        return min(budget, n_pairs)
+    raise ParameterError(f"budget={budget!r}: expected a share in (0, 1] or a count ≥ 1")
+
+
+def _per_query_share(
+    pool: _Pool, share: float, rng: np.random.Generator, among: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw ``round(share * n_q)`` (at least 1) pairs in each query: (selected, pi)."""
+    n = len(pool.query)
+    eligible = np.ones(n, dtype=bool) if among is None else among
+    selected = np.zeros(n, dtype=bool)
+    probability = np.zeros(n)
+    keys = rng.random(n)
+    keys[~eligible] = np.inf
+    order = np.lexsort((keys, pool.query))
+    sizes = np.bincount(pool.query[eligible], minlength=pool.n_queries)
+    takes = np.where(sizes > 0, np.maximum(1, np.rint(share * sizes)), 0).astype(np.int64)
+    starts = np.searchsorted(pool.query[order], np.arange(pool.n_queries))
+    position = np.arange(n) - starts[pool.query[order]]
+    chosen = order[position < takes[pool.query[order]]]
+    selected[chosen] = True
+    selected &= eligible
+    probability[eligible] = (takes / np.maximum(sizes, 1))[pool.query[eligible]]
+    return selected, probability
+
+
+def _scaled(weight: np.ndarray, total: float) -> np.ndarray:
+    """Probabilities proportional to ``weight``, capped at 1, summing to ``total``."""
+    weight = np.maximum(weight, 0.0)
+    if total <= 0 or not weight.any():
+        return np.zeros_like(weight)
+    low, high = 0.0, total / weight[weight > 0].min() + 1.0
+    for _ in range(100):
+        middle = (low + high) / 2
+        if np.minimum(1.0, middle * weight).sum() < total:
+            low = middle
+        else:
+            high = middle
+    scaled: np.ndarray = np.minimum(1.0, high * weight)
+    return scaled
+
+
+def _level_spread(
+    judge: np.ndarray, human: np.ndarray, weight: np.ndarray, relevant: float
+) -> tuple[dict[float, float], dict[float, float]]:
+    """Per judge level: the weighted spread of the human grade and P(human ≥ relevant)."""
+    spread: dict[float, float] = {}
+    chance: dict[float, float] = {}
+    overall = np.average(human, weights=weight) if weight.sum() > 0 else 0.0
+    for level in np.unique(judge):
+        at = judge == level
+        w = weight[at] + 1e-12
+        mean = np.average(human[at], weights=w) if at.any() else overall
+        # one pseudo-pair at the overall mean keeps a level seen once from a zero spread
+        variance = (np.sum(w * (human[at] - mean) ** 2) + (overall - mean) ** 2 + 0.25) / (
+            w.sum() + 1.0
+        )
+        spread[float(level)] = float(np.sqrt(variance))
+        chance[float(level)] = float((np.sum(w * (human[at] >= relevant)) + 0.5) / (w.sum() + 1.0))
+    return spread, chance
+
+
+def _draw_plan(
+    pool: _Pool,
+    plan: str,
+    n_budget: int,
+    rng: np.random.Generator,
+    pilot_grades: np.ndarray | None,
+    relevant: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw one plan: (selected, inclusion probability). ``pilot_grades`` are the humans'."""
+    n = len(pool.query)
+    share = n_budget / n
+    if plan == "random":
+        return _per_query_share(pool, share, rng)
+    if plan == "stratified":
+        levels, inverse, sizes = np.unique(pool.judge, return_inverse=True, return_counts=True)
+        allocation = np.zeros(len(levels))
+        remaining, open_levels = float(n_budget), np.ones(len(levels), dtype=bool)
+        while remaining > 0.5 and open_levels.any():
+            each = remaining / open_levels.sum()
+            room = sizes - allocation
+            give = np.where(open_levels, np.minimum(each, room), 0.0)
+            allocation += give
+            remaining -= give.sum()
+            open_levels &= allocation < sizes
+        probability = (allocation / sizes)[inverse]
+        return rng.random(n) < probability, probability
+    if plan not in PLANS:
+        raise ParameterError(f"plan={plan!r}: " + did_you_mean(plan, PLANS))
+    pilot, pilot_probability = _per_query_share(pool, share * PILOT_SHARE, rng)
+    if pilot_grades is None:
+        msg = f"plan {plan!r} needs the human grades of its pilot"
+        raise ParameterError(msg)
+    weight = np.where(pilot, 1.0 / np.maximum(pilot_probability, 1e-12), 0.0)
+    spread, chance = _level_spread(pool.judge[pilot], pilot_grades[pilot], weight[pilot], relevant)
+    unseen = max(spread.values()) if spread else 1.0
+    sd = np.array([spread.get(float(level), unseen) for level in pool.judge])
+    if plan == "uncertainty":
+        weights = sd
+    elif plan == "lara":
+        p = np.array([chance.get(float(level), 0.5) for level in pool.judge])
+        weights = np.sqrt(p * (1.0 - p))
+    else:  # influence
+        ideal = _ideal(pool, pool.judge)[pool.query]
+        reach = np.sqrt((pool.discounts**2).sum(0)) / np.where(ideal > 0, ideal, 1.0)
+        weights = reach * sd
+        weights = weights + INFLUENCE_FLOOR * weights.mean()
+    rest = ~pilot
+    second = _scaled(np.where(rest, weights, 0.0), n_budget - pilot.sum())
+    drawn = rest & (rng.random(n) < second)
+    probability = pilot_probability + (1.0 - pilot_probability) * second
+    return pilot | drawn, probability
+
+
+def _predicted(
+    pool: _Pool, plan: str, selected: np.ndarray, human: np.ndarray, pi: np.ndarray
+) -> np.ndarray:
+    """Return the gain predicted for every pair from the judge (raw or calibrated)."""
+    if plan == "random":
+        return pool.judge.copy()
+    levels, inverse = np.unique(pool.judge[selected], return_inverse=True)
+    weight = 1.0 / pi[selected]
+    mass = np.bincount(inverse, weights=weight)
+    means = np.bincount(inverse, weights=weight * np.maximum(human[selected], 0.0)) / mass
+    fitted = isotonic_fit(levels, means, mass)
+    gains: np.ndarray = np.interp(pool.judge, levels, fitted)
+    return gains
+
+
+@dataclass(frozen=True)
+class _Estimate:
+    plug_in: np.ndarray  # per system: the leaderboard's means
+    corrected: np.ndarray  # per system: the prediction-powered means
+    half_width: np.ndarray  # per system: z * standard error
+    human_only: np.ndarray  # per system: the human-only estimate
+    human_half_width: np.ndarray
+
+
+def _estimate(
+    pool: _Pool,
+    plan: str,
+    selected: np.ndarray,
+    human: np.ndarray,
+    pi: np.ndarray,
+    z: float,
+) -> _Estimate:
+    human = np.where(selected, np.maximum(human, 0.0), 0.0)
+    predicted = _predicted(pool, "calibrated", selected, human, pi)
+    shown = pool.judge if plan == "random" else predicted
+    mixed = np.where(selected, human, shown)
+    plug_in = _means(pool, mixed, _ideal(pool, mixed))
+    ideal = _ideal(pool, np.where(selected, human, pool.judge))
+    results = []
+    for guess in (predicted, np.zeros_like(predicted)):
+        residual = np.where(selected, (human - guess) / np.where(selected, pi, 1.0), 0.0)
+        corrected = _means(pool, guess + residual, ideal)
+        scale = np.where(ideal > 0, ideal, 1.0)[pool.query] if pool.cumulative else 1.0
+        spread = pool.discounts * np.where(selected, human - guess, 0.0) / scale
+        factor = np.where(selected, (1.0 - pi) / np.where(selected, pi, 1.0) ** 2, 0.0)
+        counted = np.maximum(pool.answered.sum(1), 1).astype(np.float64)
+        variance = (spread**2 * factor).sum(1) / counted**2
+        results.append((corrected, z * np.sqrt(variance)))
+    (corrected, half), (human_mean, human_half) = results
+    return _Estimate(plug_in, corrected, half, human_mean, human_half)
+
+
+def _z(confidence: float) -> float:
+    from statistics import NormalDist
+
+    if not 0 < confidence < 1:
+        raise ParameterError(f"confidence={confidence!r}: expected a number in (0, 1)")
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def plan_judging(
+    judge_labels: Any,
+    budget: float | int,
+    *,
+    plan: str = "random",
+    runs: Any = None,
+    metric: str = "ndcg@10",
+    pilot: Any = None,
+    relevance_level: float = 2.0,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """Choose the pairs people should judge: every pair with its inclusion probability.
+
+    Parameters
+    ----------
+    judge_labels
+        The judge's grade of every pooled pair (the pool is these pairs).
+    budget
+        A share of the pool's pairs in (0, 1], or a number of pairs.
+    plan
+        One of :data:`PLANS`.
+    runs
+        The runs; needed by ``influence`` (and used for nothing else).
+    metric
+        ``ndcg@k`` or ``dcg@k``: the depth ``k`` ``influence`` looks at.
+    pilot
+        For two-phase plans: human labels of a pilot (a quarter of the budget drawn as
+        ``random`` first, e.g. by ``plan_judging(..., budget / 4, plan="random")``).
+    relevance_level
+        The human grade from which a pair is relevant (for ``lara``).
+    seed
+        The random draw's seed.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``query_id, doc_id, judge, probability, selected``: the selected pairs are the
+        ones to send to people; keep the probabilities for :func:`estimate_means`.
+
+    Examples
+    --------
+    >>> judge = {"q1": {"a": 0, "b": 1, "c": 2, "d": 3}, "q2": {"e": 1, "f": 0}}
+    >>> chosen = plan_judging(judge, 0.5, plan="random", seed=1)
+    >>> chosen.group_by("query_id").agg(pl.col("selected").sum()).sort("query_id").rows()
+    [('q1', 2), ('q2', 1)]
+    """
+    judge = _judge_frame(judge_labels, "judge labels")
+    pilot_frame = None if pilot is None else _judge_frame(pilot, "pilot labels")
+    if plan == "influence" and runs is None:
+        raise ParameterError("plan 'influence' needs the runs (runs=...)")
+    runs_given = runs if runs is not None else {"_": {}}
+    pool = _pool(runs_given, judge, pilot_frame, metric) if runs is not None else None
+    if pool is None:
+        pool = _pool_without_runs(judge, pilot_frame)
+    n_budget = _budget_pairs(budget, len(pool.query))
+    rng = np.random.default_rng(seed)
+    grades = None
+    if pilot_frame is not None:
+        grades = pool.pairs["human"].fill_null(np.nan).to_numpy().astype(np.float64)
+    selected, probability = _draw_plan(pool, plan, n_budget, rng, grades, relevance_level)
+    return pool.pairs.select(*_PAIR, "judge").with_columns(
+        probability=pl.Series(probability), selected=pl.Series(selected)
+    )
+
+
+def _pool_without_runs(judge: pl.DataFrame, human: pl.DataFrame | None) -> _Pool:
+    pairs = judge.group_by(_PAIR, maintain_order=True).agg(judge=pl.col("grade").mean())
+    if human is not None:
+        truth = human.group_by(_PAIR).agg(human=pl.col("grade").max())
+        pairs = pairs.join(truth, on=_PAIR, how="left", maintain_order="left")
+    pairs = pairs.sort(_PAIR)
+    queries = pairs["query_id"].unique(maintain_order=True)
+    index = {query: position for position, query in enumerate(queries.to_list())}
+    return _Pool(
+        pairs=pairs,
+        query=np.array([index[q] for q in pairs["query_id"].to_list()], dtype=np.int64),
+        n_queries=len(queries),
+        judge=pairs["judge"].to_numpy().astype(np.float64),
+        systems=[],
+        discounts=np.zeros((0, pairs.height)),
+        answered=np.zeros((0, len(queries)), dtype=bool),
+        cumulative=True,
+        k=10,
+    )
+
+
+def estimate_means(
+    runs: Any,
+    judge_labels: Any,
+    human_labels: Any,
+    chosen: pl.DataFrame,
+    *,
+    plan: str = "calibrated",
+    metric: str = "ndcg@10",
+    confidence: float = 0.95,
+) -> pl.DataFrame:
+    """Estimate the systems' means from the judged pairs' human grades and the judge's.
+
+    Parameters
+    ----------
+    runs
+        The runs, as :func:`rankset.evaluate` takes them.
+    judge_labels
+        The judge's grades of the pool.
+    human_labels
+        The human grades of the selected pairs (others are ignored).
+    chosen
+        :func:`plan_judging`'s frame (``query_id, doc_id, probability, selected``).
+    plan
+        ``"random"`` keeps the judge's raw grades on the unjudged pairs; anything else
+        maps them to the expected human gain (an isotonic fit weighted by ``1/pi``).
+    metric
+        ``ndcg@k`` or ``dcg@k``.
+    confidence
+        The level of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per system: ``system, mean`` (on the mixed labels: the leaderboard),
+        ``ppi_mean, ci_low, ci_high`` (prediction-powered), ``human_only_mean,
+        human_ci_low, human_ci_high`` (the human grades alone).
+
+    Examples
+    --------
+    >>> runs = {"s": {"q": {"a": 2.0, "b": 1.0}}}
+    >>> judge = {"q": {"a": 3, "b": 0}}
+    >>> human = {"q": {"a": 3, "b": 0}}
+    >>> chosen = plan_judging(judge, 1.0)
+    >>> estimate_means(runs, judge, human, chosen).select("system", "mean", "ci_low").row(0)
+    ('s', 1.0, 1.0)
+    """
+    judge = _judge_frame(judge_labels, "judge labels")
+    human = _judge_frame(human_labels, "human labels")
+    pool = _pool(runs, judge, human, metric)
+    aligned = pool.pairs.select(*_PAIR).join(
+        chosen.select(*_PAIR, "probability", "selected"),
+        on=_PAIR,
+        how="left",
+        maintain_order="left",
+    )
+    selected = aligned["selected"].fill_null(False).to_numpy()
+    pi = aligned["probability"].fill_null(0.0).to_numpy()
+    grades = pool.pairs["human"].to_numpy().astype(np.float64)
+    missing = selected & np.isnan(grades)
+    if missing.any():
+        msg = (
+            f"{int(missing.sum())} selected pairs have no human label; expected a human grade "
+            "for every selected pair"
+        )
+        raise SchemaError(msg)
+    result = _estimate(pool, plan, selected, np.nan_to_num(grades), pi, _z(confidence))
+    return pl.DataFrame(
+        {
+            "system": pool.systems,
+            "mean": result.plug_in,
+            "ppi_mean": result.corrected,
+            "ci_low": result.corrected - result.half_width,
+            "ci_high": result.corrected + result.half_width,
+            "human_only_mean": result.human_only,
+            "human_ci_low": result.human_only - result.human_half_width,
+            "human_ci_high": result.human_only + result.human_half_width,
+        }
+    )
+
+
+def simulate_budget(
+    runs: Any,
+    truth: Any,
+    judge_labels: Any,
+    *,
+    metric: str = "ndcg@10",
+    budget: float | int = 0.1,
+    seeds: int = 20,
+    plans: Sequence[str] = PLANS,
+    confidence: float = 0.95,
+    relevance_level: float = 2.0,
+) -> pl.DataFrame:
+    """Replay budget plans against complete human labels, over many seeds.
+
+    The pool is the pairs both the humans and the judge labelled. For each plan and
+    seed the plan draws its pairs, the humans' grades are revealed on them, and the
+    systems' leaderboard and intervals are computed as :func:`estimate_means` does.
+
+    Parameters
+    ----------
+    runs
+        The runs, as :func:`rankset.evaluate` takes them.
+    truth
+        The complete human labels.
+    judge_labels
+        The judge's labels of the same pool.
+    metric
+        ``ndcg@k`` or ``dcg@k``.
+    budget
+        A share of the pool's pairs in (0, 1], or a number of pairs.
+    seeds
+        How many replays per plan (seeds ``0 .. seeds - 1``).
+    plans
+        The plans to replay, from :data:`PLANS`.
+    confidence
+        The level of the intervals whose coverage is counted.
+    relevance_level
+        The human grade from which a pair is relevant (for ``lara``).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per plan: ``plan, budget`` (the pairs judged, as drawn on average),
+        ``tau_mean, tau_min`` (Kendall's tau-b of the leaderboard against the full-human
+        one over the seeds), ``coverage`` (the share of (system, seed) whose interval
+        holds the full-human mean) and ``width_ratio`` (the intervals' mean width over
+        the width of intervals from the same human grades alone).
+
+    Examples
+    --------
+    >>> runs = {"s1": {"q": {"a": 2.0, "b": 1.0}}, "s2": {"q": {"b": 2.0, "a": 1.0}},
+    ...         "s3": {"q": {"a": 2.0, "c": 1.0}}}
+    >>> human = {"q": {"a": 3, "b": 1, "c": 0}}
+    >>> simulate_budget(runs, human, human, budget=1.0, seeds=2, plans=["random"]).row(0)
+    ('random', 3.0, 1.0, 1.0, 1.0, nan)
+    """
+    from rankset.label_quality.rank_stability import kendall_tau_b
+
+    judge = _judge_frame(judge_labels, "judge labels")
+    human = _judge_frame(truth, "human labels")
+    shared = judge.join(human.select(_PAIR).unique(), on=_PAIR, how="semi")
+    if shared.height == 0:
+        raise SchemaError("simulate_budget: the judge and the humans share no pair")
+    pool = _pool(runs, shared, human, metric)
+    grades = np.maximum(pool.pairs["human"].to_numpy().astype(np.float64), 0.0)
+    full = _means(pool, grades, _ideal(pool, grades))
+    n_budget = _budget_pairs(budget, len(pool.query))
+    z = _z(confidence)
+    rows = []
+    for plan in plans:
+        if plan not in PLANS:
+            raise ParameterError(f"plan={plan!r}: " + did_you_mean(plan, PLANS))
+        taus, covered, ratios, drawn = [], [], [], []
+        for seed in range(seeds):
+            rng = np.random.default_rng(seed)
+            selected, pi = _draw_plan(pool, plan, n_budget, rng, grades, relevance_level)
+            result = _estimate(pool, plan, selected, grades, pi, z)
+            taus.append(kendall_tau_b(full.tolist(), result.plug_in.tolist()))
+            low = result.corrected - result.half_width
+            high = result.corrected + result.half_width
+            covered.extend(((low <= full + 1e-12) & (full - 1e-12 <= high)).tolist())
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ratios.append(np.mean(result.half_width / result.human_half_width))
+            drawn.append(int(selected.sum()))
+        rows.append(
+            {
+                "plan": plan,
+                "budget": float(np.mean(drawn)),
+                "tau_mean": float(np.mean(taus)),
+                "tau_min": float(np.min(taus)),
+                "coverage": float(np.mean(covered)),
+                "width_ratio": float(np.mean(ratios)),
+            }
+        )
+    return pl.DataFrame(rows)
