@@ -1,9 +1,10 @@
-"""The label-quality charts: judges' agreement (dot plot) and system ranks (bump chart)."""
+"""The label-quality charts: agreement, ranks under label sets, judges, calibration."""
 
 from __future__ import annotations
 
 import importlib.util
 
+import polars as pl
 import pytest
 
 import rankset
@@ -87,3 +88,67 @@ def test_the_confusion_chart_renders() -> None:
 
     svg = vl_convert.vegalite_to_svg(charts.confusion_chart(_agreement()).to_dict())
     assert svg.count(">judge's grade</text>") == 2  # one x axis per panel
+
+
+def _boards() -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "judge": ["llm"] * 3 + ["llm"] * 3,
+            "truth_metric": ["ap"] * 3 + ["rr"] * 3,
+            "metric": ["ap"] * 3 + ["rr"] * 3,
+            "system": ["a", "b", "c"] * 2,
+            "truth_mean": [0.5, 0.4, 0.3, 0.9, 0.8, 0.7],
+            "judge_mean": [0.6, 0.7, 0.2, 0.95, 0.85, 0.75],
+            "truth_rank": [1, 2, 3] * 2,
+            "judge_rank": [2, 1, 3, 1, 2, 3],
+        }
+    )
+
+
+def test_the_judges_chart_draws_one_panel_per_judge_of_the_metric_asked() -> None:
+    spec = charts.judges_chart(_boards(), "rr").to_dict()
+    rows = spec["data"]["values"]
+    assert {row["metric"] for row in rows} == {"rr"}
+    assert [(r["system"], r["truth_mean"], r["judge_mean"]) for r in rows] == [
+        ("a", 0.9, 0.95),
+        ("b", 0.8, 0.85),
+        ("c", 0.7, 0.75),
+    ]
+    assert spec["facet"]["column"]["field"] == "judge"
+    points = spec["spec"]["layer"][0]["encoding"]
+    assert (points["x"]["field"], points["y"]["field"]) == ("truth_mean", "judge_mean")
+    assert "(rr)" in spec["title"]["text"]
+    assert charts.judges_chart(_boards()).to_dict()["data"]["values"][0]["metric"] == "ap"
+
+
+def test_the_judges_chart_from_a_dataset_follows_the_metric_parameter() -> None:
+    import altair as alt
+
+    metric = alt.param(name="metric", value="ap")
+    spec = charts.judges_chart("judges", metric).to_dict()
+    assert spec["data"] == {"name": "judges"}
+    assert spec["spec"]["transform"] == [{"filter": "datum.metric === metric"}]
+    assert [p["name"] for p in spec["params"]] == ["metric"]
+    with pytest.raises(rankset.errors.ParameterError, match="needs its 'metric'"):
+        charts.judges_chart("judges")
+    with pytest.raises(rankset.errors.ParameterError, match="no metric 'ndcg@10'"):
+        charts.judges_chart(_boards(), "ndcg@10")
+
+
+def test_the_calibration_chart_draws_a_calibrations_table() -> None:
+    from rankset.label_quality.calibration import calibrate
+
+    human = {"q": {"a": 0, "b": 1, "c": 2, "d": 3, "e": 0}}
+    judge = {"q": {"a": 0, "b": 0, "c": 2, "d": 2, "e": 1}}
+    fit = calibrate(judge, human)
+    spec = charts.calibration_chart(fit).to_dict()
+    rows = spec["data"]["values"]
+    assert rows == fit.table.select("score", "n", "human_mean", "fitted").to_dicts()
+    marks = [layer["mark"]["type"] for layer in spec["layer"]]
+    assert marks == ["rule", "line", "point"]
+    assert spec["layer"][1]["encoding"]["y"]["field"] == "fitted"
+    assert spec["layer"][2]["encoding"]["y"]["field"] == "human_mean"
+    assert "color" not in spec["layer"][2]["encoding"]  # one judge: no legend
+    several = charts.calibration_chart(fit.table.with_columns(judge=pl.lit("llm"))).to_dict()
+    assert several["layer"][2]["encoding"]["color"]["field"] == "judge"
+    assert charts.calibration_chart("calibration").to_dict()["data"] == {"name": "calibration"}

@@ -69,7 +69,13 @@ from rankset.charts._export import (
     save_chart,
 )
 from rankset.charts._history import history_chart
-from rankset.charts._labels import agreement_chart, confusion_chart, stability_chart
+from rankset.charts._labels import (
+    agreement_chart,
+    calibration_chart,
+    confusion_chart,
+    judges_chart,
+    stability_chart,
+)
 from rankset.charts._suite import suite_heatmap
 from rankset.charts._systems import rank_interval_chart, significance_chart
 from rankset.charts._theme import PALETTE, THEME, register_theme, system_colors
@@ -81,6 +87,7 @@ __all__ = [
     "UNCLASSIFIED",
     "ChartFormat",
     "agreement_chart",
+    "calibration_chart",
     "comparison_chart",
     "confusion_chart",
     "curves_chart",
@@ -94,6 +101,7 @@ __all__ = [
     "history_chart",
     "inline_html",
     "javascript_bundle",
+    "judges_chart",
     "rank_interval_chart",
     "register_theme",
     "save_chart",

@@ -1,14 +1,35 @@
-"""Charts of label quality: judges' agreement, and system ranks under several label sets."""
+"""Charts of label quality: agreement, ranks under label sets, judges and calibration."""
 
 from __future__ import annotations
+
+from typing import Any, Final
 
 import altair as alt
 import polars as pl
 
-from rankset.charts._common import MAX_ROWS, VALUE_FORMAT, inline_frame, title, to_frame, unique
+from rankset.charts._common import (
+    MAX_ROWS,
+    VALUE_FORMAT,
+    inline_frame,
+    metric_of,
+    named,
+    title,
+    to_frame,
+    unique,
+)
 from rankset.charts._theme import system_colors
+from rankset.errors import ParameterError
 
-__all__ = ["agreement_chart", "confusion_chart", "stability_chart"]
+__all__ = [
+    "agreement_chart",
+    "calibration_chart",
+    "confusion_chart",
+    "judges_chart",
+    "stability_chart",
+]
+
+_BOARD_COLUMNS: Final = ("judge", "metric", "system", "truth_mean", "judge_mean")
+_CALIBRATION_COLUMNS: Final = ("score", "n", "human_mean", "fitted")
 
 #: The statistics an agreement chart shows by default, besides every ``kappa_at_T``.
 _SHOWN = ("kappa", "kappa_quadratic", "alpha_ordinal")
@@ -203,5 +224,218 @@ def stability_chart(
         width=max(240, 120 * len(label_sets)),
         height=240,
         title=title("System ranks under each label set", "a crossing line is a swap"),
+    )
+    return chart
+
+
+def judges_chart(
+    leaderboards: object,
+    metric: str | alt.Parameter | None = None,
+    *,
+    colors: alt.Scale | None = None,
+    max_rows: int = MAX_ROWS,
+) -> alt.FacetChart:
+    """Chart each system's mean under the judge's labels against its mean under the humans'.
+
+    Parameters
+    ----------
+    leaderboards
+        A :class:`rankset.label_quality.MetaEvaluation` or its ``leaderboards`` frame
+        (``judge, metric, system, truth_mean, judge_mean``, and the ranks), whose rows are
+        inlined; or the name of a dataset of such rows that the page fills (the
+        dashboard's ``"judges"``).
+    metric
+        The metric to draw (default: the frame's first). A variable parameter
+        (``alt.param(name="metric", value="ndcg@10")``) draws the metric it holds.
+    colors
+        Colour scale for systems: :func:`system_colors` of every system of the page.
+    max_rows
+        Most rows to inline.
+
+    Returns
+    -------
+    altair.FacetChart
+        One panel per judge: a point per system at (mean under the humans, mean under the
+        judge), named; a judge that keeps the order keeps the points rising left to right.
+
+    Examples
+    --------
+    >>> boards = pl.DataFrame({"judge": "llm", "metric": "ndcg@10", "system": ["a", "b"],
+    ...                        "truth_mean": [0.5, 0.4], "judge_mean": [0.7, 0.8],
+    ...                        "truth_rank": [1, 2], "judge_rank": [2, 1]})
+    >>> spec = judges_chart(boards).to_dict()
+    >>> spec["facet"]["column"]["field"], len(spec["data"]["values"])
+    ('judge', 2)
+    >>> spec = judges_chart("judges", alt.param(name="metric", value="ndcg@10")).to_dict()
+    >>> spec["data"], spec["spec"]["transform"]
+    ({'name': 'judges'}, [{'filter': 'datum.metric === metric'}])
+    """
+    param = metric if isinstance(metric, alt.Parameter) else None
+    start = metric_of(metric, "judges")
+    data: alt.Data | alt.NamedData
+    if isinstance(leaderboards, str):
+        if start is None:
+            msg = "A judges chart drawn from a dataset needs its 'metric' (a name or a parameter)."
+            raise ParameterError(msg)
+        data = named(leaderboards, "judges")
+        judges = None
+        scale = colors
+    else:
+        frame = to_frame(leaderboards, "leaderboards", _BOARD_COLUMNS, "leaderboards")
+        if "truth_metric" in frame.columns:  # the same metric on both sides
+            frame = frame.filter(pl.col("truth_metric") == pl.col("metric"))
+        present = unique(frame, "metric")
+        start = start or (present[0] if present else None)
+        if start not in present:
+            msg = f"The leaderboards have no metric {start!r}; they have {present}."
+            raise ParameterError(msg)
+        if param is None:
+            frame = frame.filter(pl.col("metric") == start)
+        judges = unique(frame, "judge")
+        scale = colors or system_colors(unique(frame, "system"))
+        data = inline_frame(frame, max_rows, "judges")
+    color = (
+        alt.Color("system:N", title="system")
+        if scale is None
+        else alt.Color("system:N", scale=scale, title="system")
+    )
+    tooltip: list[Any] = [
+        alt.Tooltip("judge:N"),
+        alt.Tooltip("system:N"),
+        alt.Tooltip("metric:N"),
+        alt.Tooltip("truth_mean:Q", title="humans' mean", format=VALUE_FORMAT),
+        alt.Tooltip("judge_mean:Q", title="judge's mean", format=VALUE_FORMAT),
+        alt.Tooltip("truth_rank:Q", title="humans' rank"),
+        alt.Tooltip("judge_rank:Q", title="judge's rank"),
+    ]
+    base = alt.Chart().encode(
+        x=alt.X(
+            "truth_mean:Q",
+            title="mean under the human labels",
+            scale=alt.Scale(zero=False, padding=12),
+            axis=alt.Axis(tickCount=5),
+        ),
+        y=alt.Y(
+            "judge_mean:Q",
+            title="mean under the judge's labels",
+            scale=alt.Scale(zero=False, padding=12),
+            axis=alt.Axis(tickCount=5),
+        ),
+    )
+    points = base.mark_point(filled=True, size=80, opacity=0.9).encode(color=color, tooltip=tooltip)
+    names = base.mark_text(align="left", dx=7, dy=-6, fontSize=11, color="#444444").encode(
+        text="system:N"
+    )
+    layered = alt.layer(points, names, data=data).properties(width=260, height=220)
+    if param is not None:
+        layered = layered.transform_filter(f"datum.metric === {param.name}")
+    elif isinstance(leaderboards, str):
+        layered = layered.transform_filter(alt.FieldEqualPredicate(field="metric", equal=start))
+    column = (
+        alt.Column("judge:N", title=None, sort=judges)
+        if judges
+        else alt.Column("judge:N", title=None)
+    )
+    heading = (
+        alt.Title(
+            alt.ExprRef(f"'Each system: humans against the judge (' + {param.name} + ')'"),
+            subtitle="one panel per judge; the same order keeps the points rising to the right",
+        )
+        if param is not None
+        else title(
+            f"Each system: humans against the judge ({start})",
+            "one panel per judge; the same order keeps the points rising to the right",
+        )
+    )
+    chart = layered.facet(column=column).properties(title=heading)
+    if param is not None:
+        chart = chart.add_params(param)
+    return chart
+
+
+def calibration_chart(calibration: object, *, max_rows: int = MAX_ROWS) -> alt.LayerChart:
+    """Chart a judge's reliability: the mean human grade at each of its grades, and the fit.
+
+    Parameters
+    ----------
+    calibration
+        A :class:`rankset.label_quality.calibration.Calibration` or its ``table``
+        (``score, n, human_mean, fitted``; with a ``judge`` column, one colour per
+        judge), whose rows are inlined; or the name of a dataset of such rows (with
+        ``judge``) that the page fills (the dashboard's ``"calibration"``).
+    max_rows
+        Most rows to inline.
+
+    Returns
+    -------
+    altair.LayerChart
+        The judge's grade (or score) across, the human grade up: a circle per level at the
+        mean human grade (its area: the pairs), the monotone fitted map as a line, and the
+        dashed diagonal where the judge's grade would equal the humans'.
+
+    Examples
+    --------
+    >>> table = pl.DataFrame({"score": [0.0, 1.0, 2.0], "n": [10, 5, 3],
+    ...                       "human_mean": [0.2, 0.9, 0.8], "fitted": [0.2, 0.875, 0.875]})
+    >>> spec = calibration_chart(table).to_dict()
+    >>> [layer["mark"]["type"] for layer in spec["layer"]]
+    ['rule', 'line', 'point']
+    >>> calibration_chart("calibration").to_dict()["data"]
+    {'name': 'calibration'}
+    """
+    data: alt.Data | alt.NamedData
+    if isinstance(calibration, str):
+        data = named(calibration, "calibration")
+        several = True
+    else:
+        frame = to_frame(calibration, "table", _CALIBRATION_COLUMNS, "calibration")
+        several = "judge" in frame.columns
+        keep = [c for c in ("judge", *_CALIBRATION_COLUMNS) if c in frame.columns]
+        data = inline_frame(frame.select(keep), max_rows, "calibration")
+    color: dict[str, Any] = (
+        {"color": alt.Color("judge:N", title="judge", legend=alt.Legend(orient="top"))}
+        if several
+        else {}
+    )
+    x = alt.X("score:Q", title="the judge's grade (score)", scale=alt.Scale(padding=12))
+    y = alt.Y("human_mean:Q", title="mean human grade", scale=alt.Scale(padding=12))
+    tooltip: list[Any] = [
+        *([alt.Tooltip("judge:N")] if several else []),
+        alt.Tooltip("score:Q", title="judge's grade"),
+        alt.Tooltip("n:Q", title="pairs"),
+        alt.Tooltip("human_mean:Q", title="mean human grade", format=VALUE_FORMAT),
+        alt.Tooltip("fitted:Q", title="fitted gain", format=VALUE_FORMAT),
+    ]
+    diagonal = (
+        alt.Chart()
+        .transform_aggregate(low="min(score)", high="max(score)")
+        .mark_rule(strokeDash=[4, 4], color="#999999")
+        .encode(x="low:Q", y="low:Q", x2="high:Q", y2="high:Q")
+    )
+    fitted = (
+        alt.Chart()
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=x, y=alt.Y("fitted:Q", title="mean human grade", scale=alt.Scale(padding=12)), **color
+        )
+    )
+    points = (
+        alt.Chart()
+        .mark_point(filled=True, opacity=0.75)
+        .encode(
+            x=x,
+            y=y,
+            size=alt.Size("n:Q", title="pairs", legend=None, scale=alt.Scale(range=[30, 400])),
+            tooltip=tooltip,
+            **color,
+        )
+    )
+    chart: alt.LayerChart = alt.LayerChart(layer=[diagonal, fitted, points], data=data).properties(
+        width=300,
+        height=240,
+        title=title(
+            "Calibration: the humans' grade at each of the judge's",
+            "circles: mean human grade (area: pairs); line: the monotone fit; dashed: equal",
+        ),
     )
     return chart
