@@ -26,7 +26,7 @@ from typing import Any, Final, Literal, cast
 
 import polars as pl
 
-from rankset._typing import Source, choices_of
+from rankset._typing import InputFormat, Source, choices_of
 from rankset._validation import check_choice, check_float, warn_user
 from rankset.errors import GradeScaleError, InputFormatError, ParameterError, RanksetWarning
 from rankset.io._dataset_rules import scalar_text
@@ -94,7 +94,7 @@ class _Options:
 def read_judgments(
     source: Source,
     *,
-    format: str | None = None,
+    format: InputFormat | None = None,
     columns: Mapping[str, str] | None = None,
     aggregate: Aggregate | None = "majority",
     scale: tuple[float, float] | None = None,
@@ -173,6 +173,7 @@ def read_judgments(
     >>> read_judgments(io.StringIO(text)).rows()
     [('q1', 'd1', 2.0, 3), ('q1', 'd2', 0.0, 2)]
     """
+    check_choice("format", format, choices_of(InputFormat), allow_none=True)
     check_choice("aggregate", aggregate, choices_of(Aggregate), allow_none=True)
     check_choice("relevance_from", relevance_from, choices_of(RelevanceFrom))
     for option, value in (("scale", scale), ("to_scale", to_scale)):
@@ -188,6 +189,10 @@ def read_judgments(
     judged = _load(source, format, options)
     if scale is not None:
         _check_scale(judged, scale)
+    grades = judged.grades
+    source_scale = scale or ((float(min(grades)), float(max(grades))) if grades else None)
+    if to_scale is not None and source_scale is None:
+        raise ParameterError("to_scale needs the judge's scale: pass scale=(low, high) too")
     if judged.skipped:
         noun = "label has" if judged.skipped == 1 else "labels have"
         warn_user(
@@ -196,13 +201,7 @@ def read_judgments(
             RanksetWarning,
         )
     result = _aggregate(judged.frame, aggregate)
-    if to_scale is not None:
-        source_scale = scale or (
-            (float(min(judged.grades)), float(max(judged.grades))) if judged.grades else None
-        )
-        if source_scale is None:
-            msg = "to_scale needs the judge's scale: pass scale=(low, high) too"
-            raise ParameterError(msg)
+    if to_scale is not None and source_scale is not None:
         result = _rescale(result, source_scale, to_scale)
     if pool is not None:
         _report_pool(result, pool, judged.name)
@@ -282,7 +281,8 @@ def _from_bytes(
             frame, lines = records
             where = _line_of(name, lines)
             return _from_table(frame, name, stem, "records-jsonl", where, options)
-    return _from_labels(io.BytesIO(data), format, options)
+    # "json" is what an extension says; the readers tell its dialects apart themselves
+    return _from_labels(io.BytesIO(data), None if format == "json" else format, options)
 
 
 def _json_records(text: str, name: str) -> tuple[pl.DataFrame, list[int]] | None:
@@ -316,6 +316,8 @@ def _json_records(text: str, name: str) -> tuple[pl.DataFrame, list[int]] | None
 
 def _from_trec(data: bytes, name: str, stem: str | None, options: _Options) -> _Judged:
     """TREC qrels: lines without a grade (or with a missing one) are blanked and counted."""
+    if options.judge is not None:
+        raise InputFormatError(f"{name}: TREC qrels have no judge column {options.judge!r}")
     lines = split_lines(data, name)
     fields = pl.col("line").str.extract_all(_FIELDS)
     grade = fields.list.get(3, null_on_oob=True).str.to_lowercase()
@@ -559,7 +561,7 @@ def _rescale(
     frame: pl.DataFrame, scale: tuple[float, float], to_scale: tuple[float, float]
 ) -> pl.DataFrame:
     (low, high), (to_low, to_high) = scale, to_scale
-    mapped = to_low + (pl.col("grade") - low) * ((to_high - to_low) / (high - low))
+    mapped = to_low + (pl.col("grade") - low) * (to_high - to_low) / (high - low)
     frame = frame.with_columns(mapped.alias("grade"), pl.col("grade").alias("raw_grade"))
     order = [*frame.columns[: frame.columns.index("n_labels") + 1], "raw_grade"]
     return frame.select(*order, pl.exclude(order))
