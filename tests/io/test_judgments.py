@@ -412,3 +412,18 @@ def test_binary_gpt4o_dl19_leaves_four_nist_pool_pairs_unlabelled(shared_data: P
     assert labels.height == 9256  # README: 9256 pairs, 0:5456 1:3800
     assert labels["grade"].sum() == 3800
     assert messages == [f"{path}: the judge left 4 of the 9260 pool pairs unlabelled"]
+
+
+def test_json_documents_and_options_that_do_not_fit(tmp_path: Path) -> None:
+    records = tmp_path / "labels.json"
+    records.write_text(
+        '[{"qid": "q", "docid": "a", "rel": 1}, {"qid": "q", "docid": "a", "rel": 2}]'
+    )
+    assert read_judgments(records, aggregate="mean").rows() == [("q", "a", 1.5, 2)]
+    ranx = tmp_path / "ranx.json"
+    ranx.write_text('{"q": {"a": 1, "b": 0}}')
+    assert read_judgments(ranx).rows() == [("q", "a", 1.0, 1), ("q", "b", 0.0, 1)]
+    with pytest.raises(InputFormatError, match="TREC qrels have no judge column 'model'"):
+        read_judgments(io.StringIO("q 0 a 1\n"), judge="model")
+    with pytest.raises(ParameterError, match="'format'"):
+        read_judgments(THREE, format="xml")  # type: ignore[arg-type]
