@@ -22,21 +22,22 @@ Plans (:data:`PLANS`):
   :func:`rankset.label_quality.judging_queue`) times the spread of its human grade, with a
   floor so that every pair can be drawn.
 
-Every plan gives each pair a known inclusion probability ``pi``. Besides the judged
+Every plan gives each pair a known inclusion probability ``pi`` (for two-phase plans,
+given the pilot: its own pairs are then known exactly, ``pi = 1``). Besides the judged
 pairs' human grades, the other pairs take the judge's grade mapped to the expected human
-gain by an isotonic fit on the judged pairs weighted by ``1/pi``
-(:func:`rankset.label_quality.calibrate`), the raw grade for ``random``. The systems'
-means on that mix order the leaderboard.
+gain by an isotonic fit on the judged pairs, each weighted by the inverse of its chance
+of being drawn (:func:`rankset.label_quality.calibrate`); ``random`` keeps the raw grade.
+The systems' means on that mix order the leaderboard.
 
 Intervals are prediction-powered at the document level: each judged pair's residual
-(human minus predicted gain), weighted by ``1/pi``, corrects the predicted DCG without
+(human minus calibrated gain), weighted by ``1/pi``, corrects the predicted DCG without
 bias whatever the plan; the variance of that Horvitz-Thompson correction (Poisson
 sampling, ``(1 - pi)/pi^2`` per judged pair) gives a normal interval around the corrected
 mean. nDCG's normaliser, the ideal DCG of the pool, is taken from the judged human grades
-and the judge's raw grades elsewhere and treated as known: the intervals describe the
-uncertainty of the unjudged pairs' gains in the retrieved positions, on the queries at
-hand, not a sampling of queries. The same formulas with no judge (a predicted gain of 0)
-give the intervals of "the same human labels alone".
+and the judge's raw grades elsewhere and treated as known: its error is not in the
+interval, which therefore covers less than it says when the plan judges few pairs
+outside the runs' top ``k`` (``influence``). The same formulas with no judge (a predicted
+gain of 0) give the intervals of "the same human labels alone".
 
 The measures the budget tools score are ``ndcg@k`` (trec_eval's ``ndcg_cut``) and
 ``dcg@k``, computed from a matrix of rank discounts; the leaderboard's means equal
@@ -156,7 +157,8 @@ def _per_query(pool: _Pool, values: np.ndarray) -> np.ndarray:
 
 
 def _means(pool: _Pool, gains: np.ndarray, ideal: np.ndarray) -> np.ndarray:
-    dcg = _per_query(pool, pool.discounts * np.maximum(gains, 0.0))
+    """Return each system's mean over the queries it answered; ``gains`` may be negative."""
+    dcg = _per_query(pool, pool.discounts * gains)
     if pool.cumulative:
         dcg = np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)
     counted = np.maximum(pool.answered.sum(1), 1)
@@ -232,19 +234,44 @@ def _level_spread(
     return spread, chance
 
 
+@dataclass(frozen=True)
+class _Draw:
+    """A plan's draw: the selected pairs, their design probabilities, their fit weights.
+
+    ``probability`` is the chance of each pair given the pilot (1 for the pilot's pairs,
+    which are known exactly once judged): the Horvitz-Thompson weights of the
+    correction. ``weight`` is the inverse of each selected pair's chance before the
+    pilot, so that the calibration sees the pool in its proportions.
+    """
+
+    selected: np.ndarray
+    probability: np.ndarray
+    weight: np.ndarray
+
+
+def _single_phase(selected: np.ndarray, probability: np.ndarray) -> _Draw:
+    weight = np.where(selected, 1.0 / np.where(probability > 0, probability, 1.0), 0.0)
+    return _Draw(selected, probability, weight)
+
+
 def _draw_plan(
     pool: _Pool,
     plan: str,
     n_budget: int,
     rng: np.random.Generator,
-    pilot_grades: np.ndarray | None,
+    grades: np.ndarray | None,
     relevant: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Draw one plan: (selected, inclusion probability). ``pilot_grades`` are the humans'."""
+    pilot: np.ndarray | None = None,
+) -> _Draw:
+    """Draw one plan. ``grades`` are the humans' (read on the pilot's pairs only).
+
+    Two-phase plans draw their pilot as ``random`` unless ``pilot`` (a mask of pairs
+    already judged) is given.
+    """
     n = len(pool.query)
     share = n_budget / n
     if plan == "random":
-        return _per_query_share(pool, share, rng)
+        return _single_phase(*_per_query_share(pool, share, rng))
     if plan == "stratified":
         levels, inverse, sizes = np.unique(pool.judge, return_inverse=True, return_counts=True)
         allocation = np.zeros(len(levels))
@@ -257,15 +284,18 @@ def _draw_plan(
             remaining -= give.sum()
             open_levels &= allocation < sizes
         probability = (allocation / sizes)[inverse]
-        return rng.random(n) < probability, probability
+        return _single_phase(rng.random(n) < probability, probability)
     if plan not in PLANS:
         raise ParameterError(f"plan={plan!r}: " + did_you_mean(plan, PLANS))
-    pilot, pilot_probability = _per_query_share(pool, share * PILOT_SHARE, rng)
-    if pilot_grades is None:
-        msg = f"plan {plan!r} needs the human grades of its pilot"
+    if grades is None:
+        msg = f"plan {plan!r} needs the human grades of a pilot (pilot=...)"
         raise ParameterError(msg)
-    weight = np.where(pilot, 1.0 / np.maximum(pilot_probability, 1e-12), 0.0)
-    spread, chance = _level_spread(pool.judge[pilot], pilot_grades[pilot], weight[pilot], relevant)
+    if pilot is None:
+        pilot, _ = _per_query_share(pool, share * PILOT_SHARE, rng)
+    sizes = np.bincount(pool.query, minlength=pool.n_queries)
+    pilot_share = (np.bincount(pool.query[pilot], minlength=pool.n_queries) / sizes)[pool.query]
+    pilot_weight = np.where(pilot, 1.0 / np.maximum(pilot_share, 1e-12), 0.0)
+    spread, chance = _level_spread(pool.judge[pilot], grades[pilot], pilot_weight[pilot], relevant)
     unseen = max(spread.values()) if spread else 1.0
     sd = np.array([spread.get(float(level), unseen) for level in pool.judge])
     if plan == "uncertainty":
@@ -279,20 +309,19 @@ def _draw_plan(
         weights = reach * sd
         weights = weights + INFLUENCE_FLOOR * weights.mean()
     rest = ~pilot
-    second = _scaled(np.where(rest, weights, 0.0), n_budget - pilot.sum())
+    second = _scaled(np.where(rest, weights, 0.0), max(n_budget - int(pilot.sum()), 0))
     drawn = rest & (rng.random(n) < second)
-    probability = pilot_probability + (1.0 - pilot_probability) * second
-    return pilot | drawn, probability
+    probability = np.where(pilot, 1.0, second)
+    before = pilot_share + (1.0 - pilot_share) * second  # a pair's chance before the pilot
+    weight = np.where(pilot, pilot_weight, np.where(drawn, 1.0 / np.maximum(before, 1e-12), 0.0))
+    return _Draw(pilot | drawn, probability, weight)
 
 
-def _predicted(
-    pool: _Pool, plan: str, selected: np.ndarray, human: np.ndarray, pi: np.ndarray
-) -> np.ndarray:
-    """Return the gain predicted for every pair from the judge (raw or calibrated)."""
-    if plan == "random":
-        return pool.judge.copy()
+def _predicted(pool: _Pool, draw: _Draw, human: np.ndarray) -> np.ndarray:
+    """Return the human gain the calibrated judge predicts for every pair."""
+    selected = draw.selected
     levels, inverse = np.unique(pool.judge[selected], return_inverse=True)
-    weight = 1.0 / pi[selected]
+    weight = draw.weight[selected]
     mass = np.bincount(inverse, weights=weight)
     means = np.bincount(inverse, weights=weight * np.maximum(human[selected], 0.0)) / mass
     fitted = isotonic_fit(levels, means, mass)
@@ -312,16 +341,16 @@ class _Estimate:
 def _estimate(
     pool: _Pool,
     plan: str,
-    selected: np.ndarray,
+    draw: _Draw,
     human: np.ndarray,
-    pi: np.ndarray,
     z: float,
 ) -> _Estimate:
+    selected, pi = draw.selected, draw.probability
     human = np.where(selected, np.maximum(human, 0.0), 0.0)
-    predicted = _predicted(pool, "calibrated", selected, human, pi)
+    predicted = _predicted(pool, draw, human)
     shown = pool.judge if plan == "random" else predicted
     mixed = np.where(selected, human, shown)
-    plug_in = _means(pool, mixed, _ideal(pool, mixed))
+    plug_in = _means(pool, np.maximum(mixed, 0.0), _ideal(pool, mixed))
     ideal = _ideal(pool, np.where(selected, human, pool.judge))
     results = []
     for guess in (predicted, np.zeros_like(predicted)):
@@ -371,8 +400,9 @@ def plan_judging(
     metric
         ``ndcg@k`` or ``dcg@k``: the depth ``k`` ``influence`` looks at.
     pilot
-        For two-phase plans: human labels of a pilot (a quarter of the budget drawn as
-        ``random`` first, e.g. by ``plan_judging(..., budget / 4, plan="random")``).
+        For two-phase plans (``uncertainty``, ``lara``, ``influence``): the human labels
+        of a pilot, drawn as ``random`` first (e.g. by ``plan_judging(judge, budget / 4,
+        plan="random")``); its pairs count against the budget.
     relevance_level
         The human grade from which a pair is relevant (for ``lara``).
     seed
@@ -381,8 +411,11 @@ def plan_judging(
     Returns
     -------
     polars.DataFrame
-        ``query_id, doc_id, judge, probability, selected``: the selected pairs are the
-        ones to send to people; keep the probabilities for :func:`estimate_means`.
+        ``query_id, doc_id, judge, probability, weight, selected``: the selected pairs
+        (a given pilot's among them, with probability 1) are the ones people judge;
+        ``probability`` is each pair's chance given the pilot, ``weight`` the inverse
+        of a selected pair's chance before it. Keep the frame for
+        :func:`estimate_means`.
 
     Examples
     --------
@@ -395,18 +428,21 @@ def plan_judging(
     pilot_frame = None if pilot is None else _judge_frame(pilot, "pilot labels")
     if plan == "influence" and runs is None:
         raise ParameterError("plan 'influence' needs the runs (runs=...)")
-    runs_given = runs if runs is not None else {"_": {}}
-    pool = _pool(runs_given, judge, pilot_frame, metric) if runs is not None else None
-    if pool is None:
+    if runs is not None:
+        pool = _pool(runs, judge, pilot_frame, metric)
+    else:
         pool = _pool_without_runs(judge, pilot_frame)
     n_budget = _budget_pairs(budget, len(pool.query))
     rng = np.random.default_rng(seed)
-    grades = None
+    grades = mask = None
     if pilot_frame is not None:
         grades = pool.pairs["human"].fill_null(np.nan).to_numpy().astype(np.float64)
-    selected, probability = _draw_plan(pool, plan, n_budget, rng, grades, relevance_level)
+        mask = ~np.isnan(grades)
+    draw = _draw_plan(pool, plan, n_budget, rng, grades, relevance_level, mask)
     return pool.pairs.select(*_PAIR, "judge").with_columns(
-        probability=pl.Series(probability), selected=pl.Series(selected)
+        probability=pl.Series(draw.probability),
+        weight=pl.Series(draw.weight),
+        selected=pl.Series(draw.selected),
     )
 
 
@@ -480,14 +516,20 @@ def estimate_means(
     judge = _judge_frame(judge_labels, "judge labels")
     human = _judge_frame(human_labels, "human labels")
     pool = _pool(runs, judge, human, metric)
+    if "weight" not in chosen.columns:
+        chosen = chosen.with_columns(weight=1.0 / pl.col("probability"))
     aligned = pool.pairs.select(*_PAIR).join(
-        chosen.select(*_PAIR, "probability", "selected"),
+        chosen.select(*_PAIR, "probability", "weight", "selected"),
         on=_PAIR,
         how="left",
         maintain_order="left",
     )
     selected = aligned["selected"].fill_null(False).to_numpy()
-    pi = aligned["probability"].fill_null(0.0).to_numpy()
+    draw = _Draw(
+        selected,
+        aligned["probability"].fill_null(0.0).to_numpy(),
+        np.where(selected, aligned["weight"].fill_null(0.0).to_numpy(), 0.0),
+    )
     grades = pool.pairs["human"].to_numpy().astype(np.float64)
     missing = selected & np.isnan(grades)
     if missing.any():
@@ -496,7 +538,7 @@ def estimate_means(
             "for every selected pair"
         )
         raise SchemaError(msg)
-    result = _estimate(pool, plan, selected, np.nan_to_num(grades), pi, _z(confidence))
+    result = _estimate(pool, plan, draw, np.nan_to_num(grades), _z(confidence))
     return pl.DataFrame(
         {
             "system": pool.systems,
@@ -576,7 +618,7 @@ def simulate_budget(
         raise SchemaError("simulate_budget: the judge and the humans share no pair")
     pool = _pool(runs, shared, human, metric)
     grades = np.maximum(pool.pairs["human"].to_numpy().astype(np.float64), 0.0)
-    full = _means(pool, grades, _ideal(pool, grades))
+    full = _means(pool, grades, _ideal(pool, grades))  # grades are clipped at 0
     n_budget = _budget_pairs(budget, len(pool.query))
     z = _z(confidence)
     rows = []
@@ -586,15 +628,15 @@ def simulate_budget(
         taus, covered, ratios, drawn = [], [], [], []
         for seed in range(seeds):
             rng = np.random.default_rng(seed)
-            selected, pi = _draw_plan(pool, plan, n_budget, rng, grades, relevance_level)
-            result = _estimate(pool, plan, selected, grades, pi, z)
+            draw = _draw_plan(pool, plan, n_budget, rng, grades, relevance_level)
+            result = _estimate(pool, plan, draw, grades, z)
             taus.append(kendall_tau_b(full.tolist(), result.plug_in.tolist()))
             low = result.corrected - result.half_width
             high = result.corrected + result.half_width
             covered.extend(((low <= full + 1e-12) & (full - 1e-12 <= high)).tolist())
             with np.errstate(invalid="ignore", divide="ignore"):
                 ratios.append(np.mean(result.half_width / result.human_half_width))
-            drawn.append(int(selected.sum()))
+            drawn.append(int(draw.selected.sum()))
         rows.append(
             {
                 "plan": plan,
