@@ -55,7 +55,16 @@ import polars as pl
 
 from rankset._validation import did_you_mean
 from rankset.errors import ParameterError, SchemaError
-from rankset.label_quality.calibration import _judge_frame, isotonic_fit
+from rankset.label_quality._pool import (
+    PAIR,
+    Pool,
+    build_pool,
+    ideal_dcg,
+    judge_frame,
+    pool_without_runs,
+    system_means,
+)
+from rankset.label_quality.calibration import isotonic_fit
 
 __all__ = ["PLANS", "estimate_means", "plan_judging", "simulate_budget"]
 
@@ -66,104 +75,6 @@ PLANS: Final = ("random", "stratified", "uncertainty", "lara", "influence")
 PILOT_SHARE: Final = 0.25
 #: The floor of ``influence``, as a share of the mean weight, so that any pair can be drawn.
 INFLUENCE_FLOOR: Final = 0.02
-
-_PAIR = ["query_id", "doc_id"]
-
-
-@dataclass(frozen=True)
-class _Pool:
-    """The pool as arrays: pair ``i`` is ``pairs[i]``; ``discounts`` is systems x pairs."""
-
-    pairs: pl.DataFrame  # query_id, doc_id, judge (the judge's grade), human (maybe null)
-    query: np.ndarray  # query index of each pair
-    n_queries: int
-    judge: np.ndarray
-    systems: list[str]
-    discounts: np.ndarray  # discounts[s, i]: 1/log2(pos + 1) if pair i is in s's top k
-    answered: np.ndarray  # answered[s, q]: system s retrieved for query q
-    cumulative: bool  # ndcg (True) or dcg (False)
-    k: int
-
-
-def _metric_cutoff(metric: str) -> tuple[bool, int]:
-    name, _, cutoff = metric.partition("@")
-    if name.lower() not in {"ndcg", "dcg", "ndcg_cut"} or not cutoff.isdigit():
-        msg = f"metric={metric!r}: the budget tools score ndcg@k and dcg@k; expected e.g. 'ndcg@10'"
-        raise ParameterError(msg)
-    return name.lower() != "dcg", int(cutoff)
-
-
-def _pool(runs: Any, judge: pl.DataFrame, human: pl.DataFrame | None, metric: str) -> _Pool:
-    from rankset.evaluation import numbered_runs
-
-    normalised, k = _metric_cutoff(metric)
-    pairs = judge.group_by(_PAIR, maintain_order=True).agg(judge=pl.col("grade").mean())
-    if human is not None:
-        truth = human.group_by(_PAIR).agg(human=pl.col("grade").max())
-        pairs = pairs.join(truth, on=_PAIR, how="left", maintain_order="left")
-    pairs = pairs.sort(_PAIR).with_row_index("pair")
-    queries = pairs["query_id"].unique(maintain_order=True)
-    query_index = pl.DataFrame({"query_id": queries, "q": np.arange(len(queries))})
-    pairs = pairs.join(query_index, on="query_id", maintain_order="left")
-    numbered = numbered_runs(runs)
-    systems = numbered["system"].unique(maintain_order=True).to_list()
-    system_index = pl.DataFrame({"system": systems, "s": np.arange(len(systems))})
-    top = (
-        numbered.filter(pl.col("pos") <= k)
-        .join(system_index, on="system")
-        .join(pairs.select(*_PAIR, "pair"), on=_PAIR, how="inner")
-    )
-    discounts = np.zeros((len(systems), pairs.height))
-    rows = top["s"].to_numpy()
-    columns = top["pair"].to_numpy()
-    discounts[rows, columns] = 1.0 / np.log2(top["pos"].to_numpy() + 1.0)
-    answered_rows = (
-        numbered.select("system", "query_id")
-        .unique()
-        .join(system_index, on="system")
-        .join(query_index, on="query_id")
-    )
-    answered = np.zeros((len(systems), len(queries)), dtype=bool)
-    answered[answered_rows["s"].to_numpy(), answered_rows["q"].to_numpy()] = True
-    return _Pool(
-        pairs=pairs,
-        query=pairs["q"].to_numpy(),
-        n_queries=len(queries),
-        judge=pairs["judge"].to_numpy().astype(np.float64),
-        systems=systems,
-        discounts=discounts,
-        answered=answered,
-        cumulative=normalised,
-        k=k,
-    )
-
-
-def _ideal(pool: _Pool, gains: np.ndarray) -> np.ndarray:
-    """Return the ideal DCG@k of each query under ``gains`` (negative gains count as 0)."""
-    gains = np.maximum(gains, 0.0)
-    order = np.lexsort((-gains, pool.query))
-    starts = np.searchsorted(pool.query[order], np.arange(pool.n_queries))
-    position = np.arange(len(order)) - starts[pool.query[order]]
-    weight = np.where(position < pool.k, 1.0 / np.log2(np.minimum(position, pool.k) + 2.0), 0.0)
-    return np.bincount(pool.query[order], weights=gains[order] * weight, minlength=pool.n_queries)
-
-
-def _per_query(pool: _Pool, values: np.ndarray) -> np.ndarray:
-    """Sum ``values[s, i]`` over each query's pairs: systems x queries."""
-    out = np.zeros((values.shape[0], pool.n_queries))
-    for s in range(values.shape[0]):  # one vectorised bincount per system
-        out[s] = np.bincount(pool.query, weights=values[s], minlength=pool.n_queries)
-    return out
-
-
-def _means(pool: _Pool, gains: np.ndarray, ideal: np.ndarray) -> np.ndarray:
-    """Return each system's mean over the queries it answered; ``gains`` may be negative."""
-    dcg = _per_query(pool, pool.discounts * gains)
-    if pool.cumulative:
-        dcg = np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)
-    counted = np.maximum(pool.answered.sum(1), 1)
-    means: np.ndarray = np.where(pool.answered, dcg, 0.0).sum(1) / counted
-    return means
 
 
 def _budget_pairs(budget: float | int, n_pairs: int) -> int:
@@ -177,7 +88,7 @@ def _budget_pairs(budget: float | int, n_pairs: int) -> int:
 
 
 def _per_query_share(
-    pool: _Pool, share: float, rng: np.random.Generator, among: np.ndarray | None = None
+    pool: Pool, share: float, rng: np.random.Generator, among: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Draw ``round(share * n_q)`` (at least 1) pairs in each query: (selected, pi)."""
     n = len(pool.query)
@@ -255,7 +166,7 @@ def _single_phase(selected: np.ndarray, probability: np.ndarray) -> _Draw:
 
 
 def _draw_plan(
-    pool: _Pool,
+    pool: Pool,
     plan: str,
     n_budget: int,
     rng: np.random.Generator,
@@ -304,7 +215,7 @@ def _draw_plan(
         p = np.array([chance.get(float(level), 0.5) for level in pool.judge])
         weights = np.sqrt(p * (1.0 - p))
     else:  # influence
-        ideal = _ideal(pool, pool.judge)[pool.query]
+        ideal = ideal_dcg(pool, pool.judge)[pool.query]
         reach = np.sqrt((pool.discounts**2).sum(0)) / np.where(ideal > 0, ideal, 1.0)
         weights = reach * sd
         weights = weights + INFLUENCE_FLOOR * weights.mean()
@@ -317,7 +228,7 @@ def _draw_plan(
     return _Draw(pilot | drawn, probability, weight)
 
 
-def _predicted(pool: _Pool, draw: _Draw, human: np.ndarray) -> np.ndarray:
+def _predicted(pool: Pool, draw: _Draw, human: np.ndarray) -> np.ndarray:
     """Return the human gain the calibrated judge predicts for every pair."""
     selected = draw.selected
     levels, inverse = np.unique(pool.judge[selected], return_inverse=True)
@@ -339,7 +250,7 @@ class _Estimate:
 
 
 def _estimate(
-    pool: _Pool,
+    pool: Pool,
     plan: str,
     draw: _Draw,
     human: np.ndarray,
@@ -350,12 +261,12 @@ def _estimate(
     predicted = _predicted(pool, draw, human)
     shown = pool.judge if plan == "random" else predicted
     mixed = np.where(selected, human, shown)
-    plug_in = _means(pool, np.maximum(mixed, 0.0), _ideal(pool, mixed))
-    ideal = _ideal(pool, np.where(selected, human, pool.judge))
+    plug_in = system_means(pool, np.maximum(mixed, 0.0), ideal_dcg(pool, mixed))
+    ideal = ideal_dcg(pool, np.where(selected, human, pool.judge))
     results = []
     for guess in (predicted, np.zeros_like(predicted)):
         residual = np.where(selected, (human - guess) / np.where(selected, pi, 1.0), 0.0)
-        corrected = _means(pool, guess + residual, ideal)
+        corrected = system_means(pool, guess + residual, ideal)
         scale = np.where(ideal > 0, ideal, 1.0)[pool.query] if pool.cumulative else 1.0
         spread = pool.discounts * np.where(selected, human - guess, 0.0) / scale
         factor = np.where(selected, (1.0 - pi) / np.where(selected, pi, 1.0) ** 2, 0.0)
@@ -424,14 +335,14 @@ def plan_judging(
     >>> chosen.group_by("query_id").agg(pl.col("selected").sum()).sort("query_id").rows()
     [('q1', 2), ('q2', 1)]
     """
-    judge = _judge_frame(judge_labels, "judge labels")
-    pilot_frame = None if pilot is None else _judge_frame(pilot, "pilot labels")
+    judge = judge_frame(judge_labels, "judge labels")
+    pilot_frame = None if pilot is None else judge_frame(pilot, "pilot labels")
     if plan == "influence" and runs is None:
         raise ParameterError("plan 'influence' needs the runs (runs=...)")
     if runs is not None:
-        pool = _pool(runs, judge, pilot_frame, metric)
+        pool = build_pool(runs, judge, pilot_frame, metric)
     else:
-        pool = _pool_without_runs(judge, pilot_frame)
+        pool = pool_without_runs(judge, pilot_frame)
     n_budget = _budget_pairs(budget, len(pool.query))
     rng = np.random.default_rng(seed)
     grades = mask = None
@@ -439,31 +350,10 @@ def plan_judging(
         grades = pool.pairs["human"].fill_null(np.nan).to_numpy().astype(np.float64)
         mask = ~np.isnan(grades)
     draw = _draw_plan(pool, plan, n_budget, rng, grades, relevance_level, mask)
-    return pool.pairs.select(*_PAIR, "judge").with_columns(
+    return pool.pairs.select(*PAIR, "judge").with_columns(
         probability=pl.Series(draw.probability),
         weight=pl.Series(draw.weight),
         selected=pl.Series(draw.selected),
-    )
-
-
-def _pool_without_runs(judge: pl.DataFrame, human: pl.DataFrame | None) -> _Pool:
-    pairs = judge.group_by(_PAIR, maintain_order=True).agg(judge=pl.col("grade").mean())
-    if human is not None:
-        truth = human.group_by(_PAIR).agg(human=pl.col("grade").max())
-        pairs = pairs.join(truth, on=_PAIR, how="left", maintain_order="left")
-    pairs = pairs.sort(_PAIR)
-    queries = pairs["query_id"].unique(maintain_order=True)
-    index = {query: position for position, query in enumerate(queries.to_list())}
-    return _Pool(
-        pairs=pairs,
-        query=np.array([index[q] for q in pairs["query_id"].to_list()], dtype=np.int64),
-        n_queries=len(queries),
-        judge=pairs["judge"].to_numpy().astype(np.float64),
-        systems=[],
-        discounts=np.zeros((0, pairs.height)),
-        answered=np.zeros((0, len(queries)), dtype=bool),
-        cumulative=True,
-        k=10,
     )
 
 
@@ -513,14 +403,14 @@ def estimate_means(
     >>> estimate_means(runs, judge, human, chosen).select("system", "mean", "ci_low").row(0)
     ('s', 1.0, 1.0)
     """
-    judge = _judge_frame(judge_labels, "judge labels")
-    human = _judge_frame(human_labels, "human labels")
-    pool = _pool(runs, judge, human, metric)
+    judge = judge_frame(judge_labels, "judge labels")
+    human = judge_frame(human_labels, "human labels")
+    pool = build_pool(runs, judge, human, metric)
     if "weight" not in chosen.columns:
         chosen = chosen.with_columns(weight=1.0 / pl.col("probability"))
-    aligned = pool.pairs.select(*_PAIR).join(
-        chosen.select(*_PAIR, "probability", "weight", "selected"),
-        on=_PAIR,
+    aligned = pool.pairs.select(*PAIR).join(
+        chosen.select(*PAIR, "probability", "weight", "selected"),
+        on=PAIR,
         how="left",
         maintain_order="left",
     )
@@ -611,14 +501,14 @@ def simulate_budget(
     """
     from rankset.label_quality.rank_stability import kendall_tau_b
 
-    judge = _judge_frame(judge_labels, "judge labels")
-    human = _judge_frame(truth, "human labels")
-    shared = judge.join(human.select(_PAIR).unique(), on=_PAIR, how="semi")
+    judge = judge_frame(judge_labels, "judge labels")
+    human = judge_frame(truth, "human labels")
+    shared = judge.join(human.select(PAIR).unique(), on=PAIR, how="semi")
     if shared.height == 0:
         raise SchemaError("simulate_budget: the judge and the humans share no pair")
-    pool = _pool(runs, shared, human, metric)
+    pool = build_pool(runs, shared, human, metric)
     grades = np.maximum(pool.pairs["human"].to_numpy().astype(np.float64), 0.0)
-    full = _means(pool, grades, _ideal(pool, grades))  # grades are clipped at 0
+    full = system_means(pool, grades, ideal_dcg(pool, grades))  # grades are clipped at 0
     n_budget = _budget_pairs(budget, len(pool.query))
     z = _z(confidence)
     rows = []

@@ -27,14 +27,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rankset import io as rio
 from rankset._format import ReprTable, counted, html_repr, text_repr
 from rankset.errors import ParameterError, SchemaError
-from rankset.schema import normalize_labels
+from rankset.label_quality._pool import PAIR, judge_frame
 
 __all__ = ["Calibration", "calibrate", "calibration_effects", "isotonic_fit"]
-
-_PAIR = ["query_id", "doc_id"]
 
 
 def isotonic_fit(levels: Any, means: Any, weights: Any) -> np.ndarray:
@@ -137,12 +134,12 @@ class Calibration:
         >>> calibrate(judge, human).apply(judge)["grade"].to_list()
         [0.5, 0.5, 2.5, 2.5]
         """
-        frame = _judge_frame(labels, "labels")
+        frame = judge_frame(labels, "labels")
         column = _score_column(frame, self.score)
         scored = _per_pair_score(frame, column)
         gains = self.expected_gain(scored["score"].to_numpy())
         return scored.select(
-            *_PAIR,
+            *PAIR,
             grade=pl.Series(gains, dtype=pl.Float64),
             judge_score=pl.col("score"),
         )
@@ -208,21 +205,21 @@ def calibrate(
     >>> calibrate(judge, human).table.select("score", "n", "fitted").rows()
     [(0.0, 2, 0.5), (2.0, 2, 2.5)]
     """
-    judge = _judge_frame(judge_labels, "judge labels")
+    judge = judge_frame(judge_labels, "judge labels")
     column = _score_column(judge, score)
     scored = _per_pair_score(judge, column)
     human = (
-        _judge_frame(human_labels, "human labels")
-        .group_by(_PAIR)
+        judge_frame(human_labels, "human labels")
+        .group_by(PAIR)
         .agg(human=pl.col("grade").mean())
         .with_columns(pl.col("human").clip(lower_bound=0.0))
     )
-    shared = scored.join(human, on=_PAIR, how="inner")
+    shared = scored.join(human, on=PAIR, how="inner")
     if weights is None:
         shared = shared.with_columns(weight=pl.lit(1.0))
     else:
         given = _weights_frame(weights)
-        shared = shared.join(given, on=_PAIR, how="left").with_columns(
+        shared = shared.join(given, on=PAIR, how="left").with_columns(
             pl.col("weight").fill_null(0.0)
         )
         shared = shared.filter(pl.col("weight") > 0)
@@ -292,8 +289,8 @@ def calibration_effects(
     """
     from rankset.evaluation import evaluate
 
-    calibrated = calibration.apply(judge_labels).select(*_PAIR, "grade")
-    judge = _judge_frame(judge_labels, "judge labels").group_by(_PAIR).agg(pl.col("grade").mean())
+    calibrated = calibration.apply(judge_labels).select(*PAIR, "grade")
+    judge = judge_frame(judge_labels, "judge labels").group_by(PAIR).agg(pl.col("grade").mean())
     means = {}
     for name, labels in (("human", human_labels), ("judge", judge), ("calibrated", calibrated)):
         summary = evaluate(runs, labels, metrics=[metric], **evaluate_options).summary
@@ -309,23 +306,6 @@ def calibration_effects(
     )
 
 
-def _judge_frame(labels: Any, what: str) -> pl.DataFrame:
-    """Return labels as an eager frame with ``query_id, doc_id, grade`` and extra columns."""
-    if isinstance(labels, pl.LazyFrame):
-        labels = labels.collect()
-    if isinstance(labels, pl.DataFrame) and {"query_id", "doc_id", "grade"} <= set(labels.columns):
-        return labels.with_columns(
-            pl.col("query_id").cast(pl.String),
-            pl.col("doc_id").cast(pl.String),
-            pl.col("grade").cast(pl.Float64),
-        )
-    parsed = rio.read(labels, kind="labels")
-    if parsed.labels is None:
-        msg = f"{parsed.source}: no {what} found; expected query_id, doc_id, grade."
-        raise SchemaError(msg)
-    return normalize_labels(parsed.labels, source=parsed.source).collect()
-
-
 def _score_column(frame: pl.DataFrame, score: str | None) -> str:
     if score is None:
         return "expected_grade" if "expected_grade" in frame.columns else "grade"
@@ -339,7 +319,7 @@ def _per_pair_score(frame: pl.DataFrame, column: str) -> pl.DataFrame:
     """One row per pair, its score the mean over the pair's rows (judges or samples)."""
     return (
         frame.filter(pl.col(column).is_not_null())
-        .group_by(_PAIR, maintain_order=True)
+        .group_by(PAIR, maintain_order=True)
         .agg(score=pl.col(column).cast(pl.Float64).mean())
     )
 
@@ -347,7 +327,7 @@ def _per_pair_score(frame: pl.DataFrame, column: str) -> pl.DataFrame:
 def _weights_frame(weights: Any) -> pl.DataFrame:
     if isinstance(weights, pl.LazyFrame):
         weights = weights.collect()
-    if not isinstance(weights, pl.DataFrame) or not {*_PAIR, "weight"} <= set(weights.columns):
+    if not isinstance(weights, pl.DataFrame) or not {*PAIR, "weight"} <= set(weights.columns):
         msg = "weights: expected a frame with query_id, doc_id and weight"
         raise ParameterError(msg)
     return weights.select(
