@@ -171,3 +171,14 @@ def test_umbrela_on_trec_dl(year: int, reference_mix: float) -> None:
     assert kendalltau(full, mixed).statistic == pytest.approx(reference_mix, abs=0.06)
     # intervals narrower than the same human labels alone, for every plan
     assert (table["width_ratio"] < 1).all()
+
+
+def test_a_judge_on_another_scale_is_read_on_the_humans() -> None:
+    # EXAM-like: the human grade times 5/3, a perfect judge on a 0-5 scale. Its grades
+    # mapped by their shares give the humans' ideal DCG, so the corrected means are the
+    # humans' and every interval (of zero width) holds them.
+    human = _human()
+    judge = human.with_columns(pl.col("grade") * 5 / 3)
+    table = simulate_budget(RUNS, human, judge, budget=0.2, seeds=3, plans=["random", "stratified"])
+    assert table["coverage"].to_list() == [1.0, 1.0]
+    assert table["tau_mean"].to_list() == [1.0, 1.0]

@@ -228,6 +228,26 @@ def _draw_plan(
     return _Draw(pilot | drawn, probability, weight)
 
 
+def _on_human_scale(judge: np.ndarray, draw: _Draw, human: np.ndarray) -> np.ndarray:
+    """Return the judge's grades mapped onto the human grades by their shares (quantiles).
+
+    The judged pairs, weighted, estimate the pool's share of each human grade; the
+    judge's levels, in increasing order, take the human grade whose share covers the
+    middle of their own. A judge on another scale (EXAM's 0-5) lands on the humans'.
+    """
+    selected = draw.selected
+    grades, at = np.unique(human[selected], return_inverse=True)
+    if len(grades) == 0:
+        return judge
+    share = np.bincount(at, weights=draw.weight[selected]) / draw.weight[selected].sum()
+    bounds = np.cumsum(share)
+    _, inverse, counts = np.unique(judge, return_inverse=True, return_counts=True)
+    middle = (np.cumsum(counts) - counts / 2) / len(judge)
+    mapped = grades[np.minimum(np.searchsorted(bounds, middle), len(grades) - 1)]
+    result: np.ndarray = mapped[inverse].astype(np.float64)
+    return result
+
+
 def _predicted(pool: Pool, draw: _Draw, human: np.ndarray) -> np.ndarray:
     """Return the human gain the calibrated judge predicts for every pair."""
     selected = draw.selected
@@ -262,7 +282,7 @@ def _estimate(
     shown = pool.judge if plan == "random" else predicted
     mixed = np.where(selected, human, shown)
     plug_in = system_means(pool, np.maximum(mixed, 0.0), ideal_dcg(pool, mixed))
-    ideal = ideal_dcg(pool, np.where(selected, human, pool.judge))
+    ideal = ideal_dcg(pool, np.where(selected, human, _on_human_scale(pool.judge, draw, human)))
     results = []
     for guess in (predicted, np.zeros_like(predicted)):
         residual = np.where(selected, (human - guess) / np.where(selected, pi, 1.0), 0.0)
