@@ -40,6 +40,7 @@ BASE: dict[str, list[str]] = {
     "history": ["--store", "s"],
     "gate": ["run", "--baseline", "b"],
     "dashboard": ["run", "--out", "d.html"],
+    "judges": ["meta-evaluate"],  # a group: its subcommands' options are theirs
 }
 EVERY = set(BASE)
 EVALUATING = {
@@ -97,13 +98,20 @@ SHARED: list[tuple[str, list[str], str, object, set[str]]] = [
     ),
     ("--engine", ["--engine", "in-memory"], "engine", "in-memory", EVALUATING),
     ("--buckets", ["--buckets", "4"], "buckets", 4, EVALUATING | {"fuse", "partition"}),
-    ("--json", ["--json"], "json", True, EVERY - {"report", "partition", "measures", "dashboard"}),
+    (
+        "--json",
+        ["--json"],
+        "json",
+        True,
+        EVERY - {"report", "partition", "measures", "dashboard", "judges"},
+    ),
     (
         "--out",
         ["--out", "o"],
         "out",
         "o",
-        EVERY - {"evaluate", "diagnose", "stability", "measures", "log", "history", "gate"},
+        EVERY
+        - {"evaluate", "diagnose", "stability", "measures", "log", "history", "gate", "judges"},
     ),
     (
         "--per-query",

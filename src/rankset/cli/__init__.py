@@ -23,6 +23,7 @@ from rankset.cli import (
     _commands,
     _experiments,
     _files,
+    _judges,
     _options,
     _pages,
     _parser,
@@ -59,6 +60,7 @@ _COMMANDS = _by_name(
     _commands.COMMANDS,
     _experiments.EXPERIMENT_COMMANDS,
     _pages.PAGE_COMMANDS,
+    _judges.JUDGE_COMMANDS,
 )
 
 

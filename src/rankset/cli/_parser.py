@@ -14,6 +14,7 @@ from typing import Any
 
 from rankset._typing import Correction, Norm, Test, choices_of
 from rankset.cli._experiments import add_gate, add_history, add_log
+from rankset.cli._judges import add_judges
 from rankset.cli._options import (
     add_buckets,
     add_cutoff,
@@ -398,4 +399,5 @@ SUBCOMMANDS: tuple[Callable[[Any], argparse.ArgumentParser], ...] = (
     add_history,
     add_gate,
     add_dashboard,
+    add_judges,
 )
