@@ -50,7 +50,7 @@ EVALUATING = {
 RESAMPLING = {"compare", "report", "agreement", "stability", "gate", "dashboard"}
 # Every command that tests one system against another spells its tests alike.
 TESTING = {"report", "dashboard", "gate"}
-LABEL_SETS = {"report", "stability"}
+LABEL_SETS = {"report", "stability", "dashboard"}
 GATED = {
     "log",
     "gate",

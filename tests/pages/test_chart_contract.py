@@ -40,6 +40,8 @@ def specs() -> dict[str, dict[str, Any]]:
         diagnosis_k=10,
         history=True,
         collections=["one", "two"],
+        judges=True,
+        calibration=True,
     )
 
 

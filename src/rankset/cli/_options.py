@@ -314,7 +314,13 @@ def add_evaluation_options(
     if labels_help is None:
         add_inputs(parser, runs_help=runs_help, runs_optional=runs_optional)
     else:
-        add_inputs(parser, runs_help=runs_help, labels_help=labels_help, repeat_labels=True)
+        add_inputs(
+            parser,
+            runs_help=runs_help,
+            labels_help=labels_help,
+            repeat_labels=True,
+            runs_optional=runs_optional,
+        )
     add_names(parser.add_argument_group("names"))
     _add_label_options(parser.add_argument_group("labels"))
     _add_ranking_options(parser.add_argument_group("rankings"))

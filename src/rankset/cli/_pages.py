@@ -40,6 +40,8 @@ def add_dashboard(commands: Any) -> argparse.ArgumentParser:
     add_evaluation_options(
         parser,
         runs_help="run files (TREC, JSONL, Parquet, ...); none with --store",
+        labels_help="labels file; repeat it to add other label sets of the same pairs (an "
+        "LLM judge's), judged against the first in a Judges view",
         runs_optional=True,
     )
     add_metrics(parser, " ".join(DEFAULT_METRICS))
@@ -93,11 +95,14 @@ def add_dashboard(commands: Any) -> argparse.ArgumentParser:
 
 
 def _dashboard(args: argparse.Namespace) -> int:
-    from rankset.cli._commands import option_values
+    from rankset.cli._commands import named_label_sets, option_values
     from rankset.pages.dashboard import dashboard
 
     options = option_values(args)
     runs, labels, store = _inputs(args)  # a folder that is no store fails here
+    label_sets = named_label_sets(args)
+    if label_sets:
+        options["label_sets"] = dict(list(label_sets.items())[1:])
     with progress(args) as step:
         step(f"building the dashboard of {len(runs)} run(s)")
         board = dashboard(

@@ -34,6 +34,7 @@ from rankset.evaluation import (
 )
 from rankset.experiments._shared import read_history
 from rankset.io import scan_labels
+from rankset.pages._judges import JudgesView, calibrations, judges_view, meta_evaluation
 from rankset.pages._label_sets import check_label_sets, label_set_checks
 from rankset.pages._measures import canonical_names, curve_measure, needs_grade_scale
 from rankset.pages._resampling import DEFAULT_RESAMPLES, Resampling
@@ -44,7 +45,9 @@ if TYPE_CHECKING:
     from rankset.diagnosis.quadrants import Diagnosis
     from rankset.evaluation.cutoff_curves import Curves
     from rankset.experiments import Store
+    from rankset.label_quality import MetaEvaluation
     from rankset.label_quality.assessors import Agreement
+    from rankset.label_quality.calibration import Calibration
     from rankset.label_quality.rank_stability import RankingStability
 
 __all__ = ["ANALYSIS_STEPS", "Analysis", "analyse", "analyse_in"]
@@ -98,6 +101,8 @@ class Analysis:
     inputs
         The runs and labels as given: :attr:`rankings` and :attr:`explanations` read them
         on first use (only the dashboard needs the one, only the report the other).
+    label_sets
+        The other label sets as given (:attr:`judges` and :attr:`calibrations` read them).
     """
 
     result: EvaluationResult
@@ -121,6 +126,7 @@ class Analysis:
     options: EvaluateOptions = field(repr=False)
     query_source: pl.DataFrame | None = field(repr=False, default=None)
     inputs: tuple[Any, Any] = field(repr=False, default=(None, None))
+    label_sets: Mapping[str, Any] | None = field(repr=False, default=None)
 
     @cached_property
     def rankings(self) -> pl.DataFrame:
@@ -145,6 +151,36 @@ class Analysis:
         with warnings.catch_warnings():  # the evaluation said them already, in the notes
             warnings.simplefilter("ignore", RanksetWarning)
             return _explanations(*self.inputs, self.result, self.options)
+
+    @cached_property
+    def judges(self) -> MetaEvaluation | None:
+        """Each label set judged against the labels: :func:`rankset.meta_evaluate` of them.
+
+        On the shown metrics, on first use; None without label sets or under 3 systems.
+        """
+        return meta_evaluation(
+            *self.inputs, self.label_sets, self.result, self.options, self.resampling
+        )
+
+    @cached_property
+    def calibrations(self) -> Mapping[str, Calibration]:
+        """Each label set that shares pairs with the labels, calibrated on them (first use)."""
+        return calibrations(self.inputs[1], self.label_sets)
+
+    @cached_property
+    def judges_view(self) -> JudgesView | None:
+        """:attr:`judges` and :attr:`calibrations` as both pages show them (None: no sets)."""
+        if not self.label_sets:
+            return None
+        return judges_view(
+            self.reference_labels,
+            self.label_sets,
+            self.metrics,
+            len(self.systems),
+            self.judges,
+            self.calibrations,
+            n_bootstrap=self.resampling.n_resamples,
+        )
 
     @property
     def systems(self) -> list[str]:
@@ -377,6 +413,7 @@ def analyse_in(
         options=options,
         query_source=cached_queries(labels),
         inputs=(runs, labels),
+        label_sets=dict(label_sets) if label_sets else None,
     )
 
 

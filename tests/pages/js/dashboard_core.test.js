@@ -42,7 +42,8 @@ function payload(overrides) {
       proc: [], pct_proc: []
     },
     history: null,
-    suite: null
+    suite: null,
+    judges: null
   };
   return Object.assign(data, overrides || {});
 }
@@ -70,6 +71,9 @@ test("contextOf offers the views and quadrants the data has", () => {
   assert.deepEqual(ctxOf().views, ["overview", "queries", "query"]);
   assert.deepEqual(ctxOf({ history: {}, suite: {} }).views,
     ["overview", "queries", "query", "history", "collections"]);
+  assert.deepEqual(ctxOf({ judges: {} }).views, ["overview", "queries", "query", "judges"]);
+  assert.equal(core.parseFragment("#view=judges&metric=ap", ctxOf({ judges: {} })).view, "judges");
+  assert.equal(core.parseFragment("#view=judges", ctxOf()).view, "overview");
   assert.deepEqual(ctxOf().quadrants.slice(-1), [core.UNCLASSIFIED]);
   assert.deepEqual(ctxOf({ diagnosis: null }).quadrants, []);
 });

@@ -19,7 +19,8 @@ var PAYLOAD_KEYS = [
   "version", "title", "snippet", "seed", "n_resamples",
   "systems", "metrics", "greater", "curve_of", "baseline", "k", "depth", "relevance_level",
   "n_queries_total", "sample", "queries", "query_text", "values", "doc_ids", "grades",
-  "rankings", "texts", "summary", "compare", "curves", "diagnosis", "history", "suite"
+  "rankings", "texts", "summary", "compare", "curves", "diagnosis", "history", "suite",
+  "judges"
 ];
 
 var NA = "\u2013";
@@ -52,7 +53,7 @@ function contextOf(data) {
     k: data.k,
     depth: data.depth,
     views: ["overview", "queries", "query"].concat(data.history ? ["history"] : [],
-      data.suite ? ["collections"] : []),
+      data.suite ? ["collections"] : [], data.judges ? ["judges"] : []),
     quadrants: diagnosis ? diagnosis.quadrants.concat([UNCLASSIFIED]) : []
   };
 }

@@ -165,6 +165,8 @@ function initialRows(name) {
   if (name === "diagnosis") { return DIAG.counts; }
   if (name === "history") { return D.history.rows; }
   if (name === "collections") { return D.suite.cells; }
+  if (name === "judges") { return D.judges.boards; }
+  if (name === "calibration") { return D.judges.calibration; }
   return histogram(filterQueries(D, state));
 }
 function embedCharts() {
@@ -199,6 +201,7 @@ function updateSignals() {
   setSignal("curves", "k", state.k);
   setSignal("history", "metric", state.metric);
   setSignal("collections", "metric", state.metric);
+  setSignal("judges", "metric", state.metric);
   setSignal("collections", "lower", !D.greater[m]);
   setSignal("diagnosis", "picked_system", state.quadrant ? state.system : null);
   setSignal("diagnosis", "picked_quadrant", state.quadrant);

@@ -1,6 +1,6 @@
 /*
  * The dashboard's page, second part: the query list, the query view (two rankings side by
- * side), the history and collections views, and the start.
+ * side), the history, collections and judges views, and the start.
  *
  * The label-free contrast of two rankings (dashboard_core.js) is computed as
  * rankset.label_quality.rbo and rankset.label_quality.tau_ap define it (the tests compare
@@ -322,6 +322,155 @@ function renderSuite() {
   table.appendChild(body);
 }
 
+// --- judges: other label sets against the human labels ---------------------------------
+var CORRELATION_NAMES = { kendall: "Kendall \u03c4-b", pearson: "Pearson r",
+  spearman: "Spearman \u03c1", tauap_b: "\u03c4 AP-b", tau_gap: "\u03c4 GAP" };
+function correlationName(name) {
+  var parts = name.split("@");
+  return (CORRELATION_NAMES[parts[0]] || parts[0]) + (parts.length > 1 ? "@" + parts[1] : "");
+}
+function rankChange(change) {
+  if (change === null || change === undefined) { return [NA, ""]; }
+  if (change > 0) { return ["\u2191" + change, " up"]; }
+  if (change < 0) { return ["\u2193" + (-change), " down"]; }
+  return ["=", ""];
+}
+function judgeCorrelations(J, metric) {
+  var table = clear($("judges-correlations"));
+  table.appendChild(el("caption", { text: "How far each judge\u2019s leaderboard by " + metric +
+    " agrees with the humans\u2019 (" + J.reference + "): 1 is the same order; \u03c4 AP-b " +
+    "and \u03c4 GAP weigh the top more, Kendall@10 reads the humans\u2019 ten best systems. " +
+    "Below each value its " + Math.round(J.confidence * 100) + "% bootstrap interval over " +
+    "topics; a dash: undefined (a leaderboard of equal means)." }));
+  var head = el("tr", null, [el("th", { scope: "col", text: "judge" }),
+    el("th", { scope: "col", cls: "num", text: "systems" }),
+    el("th", { scope: "col", cls: "num", text: "topics" })]);
+  J.correlations.forEach(function (name) {
+    head.appendChild(el("th", { scope: "col", cls: "num", text: correlationName(name) }));
+  });
+  table.appendChild(el("thead", null, [head]));
+  var body = el("tbody");
+  J.judges.forEach(function (judge) {
+    var rows = J.rows.filter(function (r) { return r.judge === judge && r.metric === metric; });
+    if (!rows.length) { return; }
+    var tr = el("tr", { "data-judge": judge }, [el("th", { scope: "row", text: judge }),
+      el("td", { cls: "num", text: count(rows[0].n_systems) }),
+      el("td", { cls: "num", text: count(rows[0].n_topics) })]);
+    J.correlations.forEach(function (name) {
+      var row = rows.filter(function (r) { return r.correlation === name; })[0];
+      var td = el("td", { cls: "num", "data-correlation": name });
+      td.appendChild(el("span", { cls: "mean", text: row ? fmt(row.value) : NA }));
+      if (row) { td.appendChild(el("span", { cls: "ci", text: interval(row.ci_low, row.ci_high, fmt) })); }
+      tr.appendChild(td);
+    });
+    body.appendChild(tr);
+  });
+  table.appendChild(body);
+}
+function judgeBoards(J, metric) {
+  var table = clear($("judges-boards"));
+  var rows = J.boards.filter(function (r) { return r.metric === metric; });
+  var judges = J.judges.filter(function (j) {
+    return rows.some(function (r) { return r.judge === j; });
+  });
+  if (!judges.length) { return; }
+  table.appendChild(el("caption", { text: "The leaderboards by mean " + metric + ": under the " +
+    "human labels (" + J.reference + ") and each judge\u2019s (rank 1 = best; \u2191 the judge " +
+    "ranks the system higher than the humans do, \u2193 lower)." }));
+  var head = el("tr", null, [el("th", { scope: "col", text: "system" }),
+    el("th", { scope: "col", cls: "num", text: J.reference + " mean" }),
+    el("th", { scope: "col", cls: "num", text: "rank" })]);
+  judges.forEach(function (j) {
+    head.appendChild(el("th", { scope: "col", cls: "num judge-first", text: j + " mean" }));
+    head.appendChild(el("th", { scope: "col", cls: "num", text: "rank" }));
+    head.appendChild(el("th", { scope: "col", cls: "num", text: "change" }));
+  });
+  table.appendChild(el("thead", null, [head]));
+  var body = el("tbody");
+  rows.filter(function (r) { return r.judge === judges[0]; }).forEach(function (truth) {
+    var tr = el("tr", { "data-system": truth.system }, [
+      el("th", { scope: "row", text: truth.system }),
+      el("td", { cls: "num", text: fmt(truth.truth_mean) }),
+      el("td", { cls: "num", text: rankText(truth.truth_rank) })]);
+    judges.forEach(function (j) {
+      var row = rows.filter(function (r) { return r.judge === j && r.system === truth.system; })[0];
+      var change = rankChange(row ? row.rank_change : null);
+      tr.appendChild(el("td", { cls: "num judge-first", "data-judge": j,
+                                text: row ? fmt(row.judge_mean) : NA }));
+      tr.appendChild(el("td", { cls: "num", text: row ? rankText(row.judge_rank) : NA }));
+      tr.appendChild(el("td", { cls: "num move" + change[1], text: change[0] }));
+    });
+    body.appendChild(tr);
+  });
+  table.appendChild(body);
+}
+function judgeTopics(J, metric) {
+  var box = clear($("judges-topics"));
+  $("judges-topics-title").textContent = "Where the judges and the humans disagree most (" +
+    metric + ")";
+  J.judges.forEach(function (judge) {
+    var rows = J.topics.filter(function (r) { return r.judge === judge && r.metric === metric; });
+    var part = el("div", { "data-judge": judge }, [el("h3", { text: judge })]);
+    if (!rows.length) {
+      part.appendChild(el("p", { cls: "explain", text: "No topic with a defined correlation." }));
+      box.appendChild(part);
+      return;
+    }
+    var table = el("table", { cls: "judge-topics" });
+    var head = el("tr", null, [el("th", { scope: "col", cls: "num", text: "#" }),
+      el("th", { scope: "col", text: "query" })]);
+    if (D.query_text) { head.appendChild(el("th", { scope: "col", text: "text" })); }
+    head.appendChild(el("th", { scope: "col", cls: "num", text: "Kendall \u03c4-b" }));
+    head.appendChild(el("th", { scope: "col", cls: "num", text: "systems" }));
+    table.appendChild(el("thead", null, [head]));
+    var body = el("tbody");
+    rows.forEach(function (row, r) {
+      var target = Object.assign({}, state, { query: row.query_id, view: "query" });
+      var tr = el("tr", { "data-query": row.query_id }, [
+        el("td", { cls: "num", text: String(r + 1) }),
+        el("th", { scope: "row" }, [el("a", { href: formatFragment(target, CTX), cls: "qlink",
+                                             text: row.query_id })])]);
+      if (D.query_text) {
+        var qi = QI.has(row.query_id) ? QI.get(row.query_id) : -1;
+        tr.appendChild(el("td", { cls: "qtext", text: qi < 0 ? "" : D.query_text[qi] || "" }));
+      }
+      tr.appendChild(el("td", { cls: "num", text: fmt(row.kendall) }));
+      tr.appendChild(el("td", { cls: "num", text: count(row.n_systems) }));
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+    part.appendChild(table);
+    box.appendChild(part);
+  });
+}
+function renderJudges() {
+  var J = D.judges, metric = state.metric, missing = $("judges-missing");
+  var held = !J.note && J.metrics.indexOf(metric) >= 0;
+  missing.hidden = held;
+  missing.textContent = held ? "" : (J.note || metric + " was not meta-evaluated; the judges " +
+    "view has " + J.metrics.join(", ") + ".");
+  $("judges-body").hidden = !held;
+  if (held) {
+    judgeCorrelations(J, metric);
+    judgeBoards(J, metric);
+    judgeTopics(J, metric);
+  }
+  var pairs = {};
+  J.calibration.forEach(function (row) { pairs[row.judge] = (pairs[row.judge] || 0) + row.n; });
+  var fitted = Object.keys(pairs).map(function (j) { return j + ": " + count(pairs[j]) + " pairs"; });
+  var text = fitted.length
+    ? "On the (query, document) pairs both labelled (" + fitted.join("; ") + "): the mean " +
+      "human grade at each of the judge\u2019s grades, and the monotone (isotonic) map from " +
+      "the judge\u2019s grade to the expected human gain. A judge on the humans\u2019 scale " +
+      "lies on the dashed diagonal."
+    : "";
+  if (J.uncalibrated.length) {
+    text += (text ? " " : "") + "No calibration for " + J.uncalibrated.join(", ") +
+      ": no pair carries both its label and a human one.";
+  }
+  $("calibration-explain").textContent = text;
+}
+
 // --- start ------------------------------------------------------------------------------
 function render() {
   syncControls();
@@ -330,6 +479,7 @@ function render() {
   else if (state.view === "queries") { renderExplorer(); }
   else if (state.view === "history") { renderHistory(); }
   else if (state.view === "collections") { renderSuite(); }
+  else if (state.view === "judges") { renderJudges(); }
   else { renderQuery(); }
 }
 function start() {

@@ -4,8 +4,8 @@
 first) and returns a :class:`~rankset.pages.Dashboard`, one self-contained HTML page
 (Vega inlined, a strict Content-Security-Policy, no request of any kind, every user
 string escaped) that displays inline in Jupyter and writes itself with
-:meth:`Dashboard.save`. Three views, a fourth with an experiment store and a fifth with
-a suite of collections:
+:meth:`Dashboard.save`. Three views, a fourth with an experiment store, a fifth with
+a suite of collections and a sixth with other label sets:
 
 - **Overview**: systems × metrics with confidence intervals and significance against a
   baseline (picked on the page), metric-vs-k curves with a k slider, the diagnostic
@@ -22,6 +22,11 @@ a suite of collections:
 - **Collections** (``suite=`` a :class:`rankset.comparison.SuiteResult`): the picked
   metric as a heatmap of systems × collections (the rank on each collection in its cell)
   and the aggregate over collections (mean and intervals, mean rank, Borda count).
+- **Judges** (``label_sets=``, e.g. LLM judges' labels beside the human ones): the
+  picked metric's leaderboard under the humans and under each judge, side by side, their
+  correlations with bootstrap intervals over topics
+  (:func:`rankset.label_quality.meta_evaluate`), the topics where they disagree most
+  (each a link to its query view), and each judge's calibration on the shared pairs.
 
 The state of the page is the URL fragment, whose keys are :data:`FRAGMENT_KEYS`; the
 first five are a stable contract: ``#query=q003&a=bm25&b=rerank&metric=ndcg@10&k=10``
@@ -58,7 +63,8 @@ FRAGMENT_KEYS: Final[dict[str, str]] = {
     "b": "system B, the right side",
     "metric": "the metric of the table, charts and differences (canonical name: ndcg@10)",
     "k": "the cutoff of the side-by-side view and of the curves' marker (1 to depth)",
-    "view": "overview, queries, query, history (with a store) or collections (with a suite)",
+    "view": "overview, queries, query, history (with a store), collections (with a suite) or "
+    "judges (with label sets)",
     "baseline": "the system the overview compares the others with",
     "text": "the query list's text filter (query id or text, case-insensitive)",
     "quadrant": "the query list's quadrant filter (with system: whose quadrant)",

@@ -213,7 +213,9 @@ def render(
         },
         history=analysis.history,
         suite=analysis.suite,
+        judges=analysis.judges_view,
     )
+    judges = payload.data["judges"]
     first_curve = next((analysis.curve_of[name] for name in shown if analysis.curve_of[name]), None)
     specs = chart_specs(
         systems,
@@ -224,6 +226,8 @@ def render(
         diagnosis_k=analysis.k if analysis.diagnosis is not None else None,
         history=payload.data["history"] is not None,
         collections=None if analysis.suite is None else analysis.suite.collections,
+        judges=bool(judges and judges["boards"]),
+        calibration=bool(judges and judges["calibration"]),
     )
     from rankset.charts import javascript_bundle
 

@@ -8,7 +8,8 @@ are read by the script from the clicked mark's datum; hover and legend selection
 charts' own.
 
 The charts the report draws too (curves, the diagnostic matrix, the history, the suite's
-heatmap) come from the one builder in :mod:`rankset.charts`, given the dataset's name; the
+heatmap, the judges' leaderboards and calibration) come from the one builder in
+:mod:`rankset.charts`, given the dataset's name; the
 summary and the histogram of differences are the dashboard's alone. Every chart colours a
 system with :func:`rankset.charts.system_colors` of the analysis's systems, as the report
 does.
@@ -35,6 +36,8 @@ CHART_IDS: Final = {
     "differences": "chart-differences",
     "history": "chart-history",
     "collections": "chart-collections",
+    "judges": "chart-judges",
+    "calibration": "chart-calibration",
 }
 _OUTCOMES: Final = ("B better", "tie", "A better")
 _OUTCOME_COLORS: Final = ("#1a7f37", "#8c959f", "#cf222e")
@@ -156,11 +159,15 @@ def chart_specs(
     diagnosis_k: int | None,
     history: bool = False,
     collections: Sequence[str] | None = None,
+    judges: bool = False,
+    calibration: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """Return the Vega-Lite spec of each chart, themed, keyed by the names of CHART_IDS.
 
     The curves chart is left out without a ``measure``, the matrix without ``diagnosis_k``,
-    the history chart without ``history``, the suite's heatmap without ``collections``.
+    the history chart without ``history``, the suite's heatmap without ``collections``,
+    the judges' leaderboards without ``judges`` and their calibration without
+    ``calibration``.
     """
     colors = system_colors(systems)  # a system's colour in every chart, as in the report
     specs: dict[str, alt.TopLevelMixin] = {
@@ -182,5 +189,11 @@ def chart_specs(
             collections=collections,
             lower=alt.param(name="lower", value=not higher_is_better(metric)),
         )
+    if judges:
+        specs["judges"] = charts.judges_chart(
+            "judges", alt.param(name="metric", value=metric), colors=colors
+        )
+    if calibration:
+        specs["calibration"] = charts.calibration_chart("calibration")
     with alt.theme.enable(THEME):
         return {name: chart.to_dict() for name, chart in specs.items()}

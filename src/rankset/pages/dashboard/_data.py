@@ -27,6 +27,8 @@ from rankset.evaluation import Curves, EvaluationResult
 from rankset.experiments import latest_changes
 from rankset.experiments._shared import in_utc
 from rankset.measures import greater_is_better
+from rankset.pages._judges import JudgesView
+from rankset.pages.dashboard._judges import judges_data
 from rankset.pages.dashboard._suite import suite_data
 
 __all__ = ["FORMAT_VERSION", "Payload", "Sample", "assemble", "choose_queries", "history_data"]
@@ -221,11 +223,13 @@ def assemble(
     page: Mapping[str, Any],
     history: pl.DataFrame | None = None,
     suite: SuiteResult | None = None,
+    judges: JudgesView | None = None,
 ) -> Payload:
     """Build the page's data from computed results.
 
     ``history`` is an experiment store's (:meth:`rankset.experiments.Store.history`),
-    ``suite`` a suite of collections (:func:`rankset.pages.dashboard._suite.suite_data`).
+    ``suite`` a suite of collections (:func:`rankset.pages.dashboard._suite.suite_data`),
+    ``judges`` the judges view (:func:`rankset.pages.dashboard._judges.judges_data`).
     ``top`` holds ``system, query_id, doc_id, pos`` (the first ``depth`` positions),
     ``labels`` ``query_id, doc_id, grade``, ``texts`` and ``query_texts`` ``id, text``
     (already cut to snippets). ``curve_of`` names the curve of each shown metric (or None);
@@ -335,6 +339,7 @@ def assemble(
         "diagnosis": None if diagnosis is None else _diagnosis(diagnosis, systems, ids),
         "history": None if history is None else history_data(history, metrics),
         "suite": None if suite is None else suite_data(suite, metrics),
+        "judges": None if judges is None else judges_data(judges),
     }
     return Payload(data=data, sample=sample)
 

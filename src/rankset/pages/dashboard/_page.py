@@ -26,6 +26,7 @@ from rankset.pages._shell import (
     script_json,
     stylesheet,
 )
+from rankset.pages.dashboard._judges import judges_section_html, judges_tab_html
 from rankset.pages.dashboard._suite import suite_section_html, suite_tab_html
 
 __all__ = ["history_text", "holdings", "render_page", "script_json"]
@@ -43,6 +44,7 @@ _BODY: Final = """
 <button type="button" role="tab" data-tab="query">Query</button>
 {history_tab}
 {suite_tab}
+{judges_tab}
 </nav>
 <div class="controls">
 <label>Metric <select id="metric"></select></label>
@@ -90,6 +92,7 @@ _BODY: Final = """
 </section>
 {history_section}
 {suite_section}
+{judges_section}
 </main>
 <footer>
 Made by rankset {version}. This file makes no network request. The view is kept in the
@@ -128,6 +131,12 @@ def holdings(data: Mapping[str, Any]) -> str:
         parts.append(
             f"the means of {counted(len(data['suite']['collections']), 'collection')} "
             "of a suite, with their ranks"
+        )
+    if data.get("judges"):
+        judges = data["judges"]
+        parts.append(
+            f"the systems' leaderboards under {counted(len(judges['judges']), 'judge')} "
+            f"({', '.join(judges['judges'])}) beside the human labels'"
         )
     text = "This file holds " + "; ".join(parts) + "."
     if data["sample"]["sampled"]:
@@ -197,6 +206,8 @@ def render_page(
         else "",
         suite_tab=suite_tab_html() if data.get("suite") else "",
         suite_section=suite_section_html(data["suite"]) if data.get("suite") else "",
+        judges_tab=judges_tab_html() if data.get("judges") else "",
+        judges_section=judges_section_html(data["judges"]) if data.get("judges") else "",
     )
     head = page_head(title=str(data["title"]), style=stylesheet("dashboard.css"), scripts=[bundle])
     return f"""{head}<body>

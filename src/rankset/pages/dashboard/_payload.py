@@ -100,6 +100,10 @@ class DashboardData(TypedDict):
     #: A suite of collections (collections, queries, held, metrics, greater, cells,
     #: aggregate, missing, confidence, n_resamples), or None.
     suite: dict[str, Any] | None
+    #: Other label sets judged against the labels (reference, judges, metrics,
+    #: correlations, rows, boards, topics, calibration, uncalibrated, n_bootstrap,
+    #: confidence, note), or None without label sets.
+    judges: dict[str, Any] | None
 
 
 def payload_keys() -> list[str]:

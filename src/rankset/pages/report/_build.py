@@ -167,4 +167,5 @@ def render(
         explanations=analysis.explanations if worst else None,
         history=analysis.history,
         suite=analysis.suite,
+        judges=analysis.judges_view,
     )

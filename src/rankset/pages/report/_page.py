@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from rankset.evaluation.cutoff_curves import Curves
     from rankset.label_quality.assessors import Agreement
     from rankset.label_quality.rank_stability import RankingStability
+    from rankset.pages._judges import JudgesView
     from rankset.pages.report._sections import QuerySample
 
 
@@ -52,6 +53,7 @@ def build_report(
     explanations: pl.DataFrame | None = None,
     history: pl.DataFrame | None = None,
     suite: SuiteResult | None = None,
+    judges: JudgesView | None = None,
 ) -> str:
     """Render results as one self-contained HTML document.
 
@@ -116,6 +118,10 @@ def build_report(
         The same systems over several collections (:func:`rankset.evaluate_suite`): a
         "Collections" section draws a heatmap of systems × collections per report metric
         the suite has (the first four; the rank in each cell) and the aggregate table.
+    judges
+        The other label sets judged against the reference
+        (:attr:`rankset.pages.Analysis.judges_view`): a "Judges" section with both
+        leaderboards, their correlations, the topics of most disagreement, calibration.
 
     Returns
     -------
@@ -177,6 +183,11 @@ def build_report(
     if agreement is not None:
         labels_html = _sections.labels_section(result, agreement, stability, reference_labels)
         sections.append(("labels", "Label sets", labels_html))
+    if judges is not None:
+        from rankset.pages.report._judges import judges_section
+
+        judges_html = judges_section(judges, result.systems, query_text)
+        sections.append(("judges", "Judges", judges_html))
     if worst and result.metrics:
         worst_html = _sections.worst_section(result, worst, query_text, worst_among, explanations)
         sections.append(("worst", "Worst queries", worst_html))
