@@ -99,3 +99,75 @@ def test_bad_input_exits_2(
     assert error.startswith("rankset: error:")
     if "bad.txt" in " ".join(extra):
         assert "bad.txt, line 1: expected 4 fields" in error
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
+RUNS = [str(SAMPLE / "bm25.trec"), str(SAMPLE / "rerank.trec")]
+
+
+def _shifted_judge(tmp_path: Path) -> Path:
+    """The sample's qrels, every grade one up: a lenient judge on a 1-4 scale."""
+    lines = (SAMPLE / "qrels.txt").read_text(encoding="utf-8").splitlines()
+    shifted = [" ".join([*line.split()[:3], str(int(line.split()[3]) + 1)]) for line in lines]
+    path = tmp_path / "judge.txt"
+    path.write_text("\n".join(shifted) + "\n", encoding="utf-8")
+    return path
+
+
+def test_simulate_json_one_object_per_plan(capsys: pytest.CaptureFixture[str]) -> None:
+    truth = str(SAMPLE / "qrels.txt")
+    argv = ["judges", "simulate", *RUNS, "--truth", truth, "--judge", truth,
+            "--budget", "10%", "--seeds", "2", "--plan", "random", "--plan", "influence",
+            "--json"]  # fmt: skip
+    assert main(argv) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["plan"] for line in lines] == ["random", "influence"]
+    for line in lines:
+        assert set(line) == {"plan", "budget", "tau_mean", "tau_min", "coverage", "width_ratio"}
+        # the judge is the truth: the leaderboard is the humans', every interval holds it
+        assert (line["tau_mean"], line["tau_min"], line["coverage"]) == (1.0, 1.0, 1.0)
+    # 10% of the pool, at least one pair per query, as drawn by "random"
+    pairs = (SAMPLE / "qrels.txt").read_text(encoding="utf-8").splitlines()
+    per_query: dict[str, int] = {}
+    for line in pairs:
+        per_query[line.split()[0]] = per_query.get(line.split()[0], 0) + 1
+    assert lines[0]["budget"] == sum(max(1, round(0.1 * n)) for n in per_query.values())
+
+
+def test_simulate_budget_spellings_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    truth = str(SAMPLE / "qrels.txt")
+    base = ["judges", "simulate", *RUNS, "--truth", truth, "--judge", truth, "--seeds", "1",
+            "--plan", "stratified", "--json"]  # fmt: skip
+    assert main([*base, "--budget", "40"]) == 0
+    assert json.loads(capsys.readouterr().out)["budget"] == pytest.approx(40, abs=12)
+    with pytest.raises(SystemExit) as raised:
+        main([*base, "--budget", "ten"])
+    assert raised.value.code == 2
+    assert "expected a share" in capsys.readouterr().err
+    assert main([*base[:-1], "-m", "map", "--json"]) == 2
+    assert "ndcg@k and dcg@k" in capsys.readouterr().err
+
+
+def _grades(path: Path) -> dict[tuple[str, str], float]:
+    rows = [line.split() for line in path.read_text(encoding="utf-8").splitlines()]
+    return {(row[0], row[2]): float(row[3]) for row in rows}
+
+
+def test_calibrate_prints_the_fit_and_writes_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    judge = _shifted_judge(tmp_path)
+    out = tmp_path / "calibrated.txt"
+    argv = ["judges", "calibrate", *RUNS, "--truth", str(SAMPLE / "qrels.txt"),
+            "--judge", str(judge), "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "fitted" in text
+    assert "calibrated_bias" in text
+    # judge grade g maps to g - 1: the written labels are the sample's qrels again
+    original = _grades(SAMPLE / "qrels.txt")
+    assert _grades(out) == original
+    assert main([*argv[:-2], "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert [row["fitted"] for row in document["table"]] == [0.0, 1.0, 2.0, 3.0]
+    assert {row["system"] for row in document["means"]} == {"bm25", "rerank"}

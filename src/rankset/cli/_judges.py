@@ -7,7 +7,10 @@ subcommand is one ``_add_...`` function, one runner and one entry in each table.
 
 ``meta-evaluate`` correlates each judge's leaderboard with the truth's, as
 ``autojudge-evaluate meta-evaluate`` does (:func:`rankset.label_quality.meta_evaluate`),
-from runs and label sets or from leaderboard files.
+from runs and label sets or from leaderboard files. ``simulate`` replays human-budget
+plans against complete human labels (:func:`rankset.label_quality.simulate_budget`).
+``calibrate`` fits a judge's grades to the expected human gain
+(:func:`rankset.label_quality.calibrate`), shows the fit and writes calibrated labels.
 """
 
 from __future__ import annotations
@@ -34,12 +37,12 @@ def add_judges(commands: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = commands.add_parser(
         "judges",
         allow_abbrev=False,
-        help="judges (LLM labels...) against human labels: meta-evaluate",
+        help="judges (LLM labels...) against human labels: meta-evaluate, simulate, calibrate",
         description="How far a judge's labels can stand in for human labels.",
     )
     subcommands = parser.add_subparsers(dest="judges_command", metavar="SUBCOMMAND")
     subcommands.required = True
-    for add in (_add_meta_evaluate,):
+    for add in (_add_meta_evaluate, _add_simulate, _add_calibrate):
         add_quiet(add(subcommands), default=argparse.SUPPRESS)
     return parser
 
@@ -109,6 +112,133 @@ def _add_meta_options(group: Any) -> None:
     group.add_argument("--confidence", type=float, default=0.95,
                        help="the intervals' level (default 0.95)")  # fmt: skip
     group.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+
+
+def _add_simulate(subcommands: Any) -> argparse.ArgumentParser:
+    from rankset.label_quality import PLANS
+
+    parser: argparse.ArgumentParser = subcommands.add_parser(
+        "simulate",
+        allow_abbrev=False,
+        help="replay human-budget plans against complete human labels",
+        description="For each plan and seed, choose the pairs people would judge, reveal "
+        "their human grades, and rank the systems on those and the judge's grades "
+        "elsewhere: Kendall's tau against the full-human leaderboard (mean and minimum "
+        "over the seeds), the coverage of the 95%% intervals of the systems' means, and "
+        "their width over intervals from the same human labels alone.",
+    )
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="run files")
+    parser.add_argument("--truth", required=True, metavar="QRELS", help="complete human labels")
+    parser.add_argument("--judge", required=True, metavar="QRELS", help="the judge's labels")
+    parser.add_argument("-m", "--metric", default="ndcg@10", help="ndcg@k or dcg@k")
+    parser.add_argument(
+        "--budget",
+        default="10%",
+        type=_budget,
+        help="a share of the pool's pairs (10%%, 0.1) or a count (default 10%%)",
+    )
+    parser.add_argument("--seeds", type=int, default=20, help="replays per plan (default 20)")
+    parser.add_argument(
+        "--plan",
+        action="append",
+        choices=PLANS,
+        metavar="PLAN",
+        help=f"a plan to replay, repeatable: {', '.join(PLANS)} (default all)",
+    )
+    parser.add_argument("--confidence", type=float, default=0.95,
+                        help="the intervals' level (default 0.95)")  # fmt: skip
+    parser.add_argument("--json", action="store_true", help="one JSON object per plan")
+    return parser
+
+
+def _budget(value: str) -> float | int:
+    """``10%`` and ``0.1`` are shares of the pool; ``500`` is a count of pairs."""
+    text = value.strip()
+    try:
+        if text.endswith("%"):
+            return float(text[:-1]) / 100
+        number = float(text)
+    except ValueError:
+        msg = f"expected a share (10%, 0.1) or a count of pairs, got {value!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+    return int(number) if number >= 1 and number.is_integer() else number
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from rankset.label_quality import PLANS, simulate_budget
+
+    table = simulate_budget(
+        args.runs,
+        args.truth,
+        args.judge,
+        metric=args.metric,
+        budget=args.budget,
+        seeds=args.seeds,
+        plans=args.plan or PLANS,
+        confidence=args.confidence,
+    )
+    if args.json:
+        print("\n".join(json.dumps(row, allow_nan=False) for row in table.to_dicts()))
+        return 0
+    rows = [[row[0], f"{row[1]:.1f}", *(_number(v) for v in row[2:])] for row in table.rows()]
+    print(render_table(table.columns, rows))
+    return 0
+
+
+def _add_calibrate(subcommands: Any) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = subcommands.add_parser(
+        "calibrate",
+        allow_abbrev=False,
+        help="fit a judge's grades to the expected human gain (isotonic)",
+        description="On the pairs with both labels, fit the human grade on the judge's "
+        "score, monotone; print the reliability table, and with runs the systems' "
+        "means under the humans, the raw judge and the calibrated judge; --out writes "
+        "the judge's labels with the fitted gains.",
+    )
+    parser.add_argument("runs", nargs="*", metavar="RUN", help="run files (optional)")
+    parser.add_argument("--truth", required=True, metavar="QRELS", help="the human labels")
+    parser.add_argument("--judge", required=True, metavar="QRELS", help="the judge's labels")
+    parser.add_argument("--score", help="the judge's column to fit (default: expected_grade "
+                        "when read, else the grade)")  # fmt: skip
+    parser.add_argument("-m", "--metric", default="ndcg@10",
+                        help="the measure of the means (default ndcg@10)")  # fmt: skip
+    parser.add_argument("--out", metavar="FILE", help="write the calibrated labels here")
+    parser.add_argument("--json", action="store_true", help="the table (and means) as JSON")
+    return parser
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from rankset.io import read_judgments, write_labels
+    from rankset.label_quality import calibrate, calibration_effects
+
+    judge = read_judgments(args.judge, aggregate=None)
+    fit = calibrate(judge, args.truth, score=args.score)
+    effects = (
+        calibration_effects(args.runs, judge, args.truth, fit, args.metric) if args.runs else None
+    )
+    if args.out:
+        write_labels(fit.apply(judge).select("query_id", "doc_id", "grade"), args.out)
+    if args.json:
+        document: dict[str, Any] = {
+            "score": fit.score,
+            "n_pairs": fit.n_pairs,
+            "n_judge_only": fit.n_judge_only,
+            "table": fit.table.to_dicts(),
+        }
+        if effects is not None:
+            document["means"] = effects.to_dicts()
+        print(dump_json(document))
+        return 0
+    rows = [
+        [f"{score:g}", str(n), _number(human), _number(fitted)]
+        for score, n, human, fitted in fit.table.select("score", "n", "human_mean", "fitted").rows()
+    ]
+    text = render_table([fit.score, "pairs", "human_mean", "fitted"], rows)
+    if effects is not None:
+        means = [[row[0], *(_number(v) for v in row[1:])] for row in effects.rows()]
+        text += "\n\n" + render_table(effects.columns, means)
+    print(text)
+    return 0
 
 
 def _named(values: list[str] | None, flag: str) -> dict[str, str]:
@@ -217,6 +347,8 @@ def _cell(value: float | None, interval: list[float | None]) -> str:
 
 _SUBCOMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "meta-evaluate": _meta_evaluate,
+    "simulate": _simulate,
+    "calibrate": _calibrate,
 }
 
 
