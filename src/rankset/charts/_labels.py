@@ -397,8 +397,8 @@ def calibration_chart(calibration: object, *, max_rows: int = MAX_ROWS) -> alt.L
         if several
         else {}
     )
-    x = alt.X("score:Q", title="the judge's grade (score)", scale=alt.Scale(padding=12))
-    y = alt.Y("human_mean:Q", title="mean human grade", scale=alt.Scale(padding=12))
+    x = alt.X("score:Q", title="the judge's grade (score)", scale=alt.Scale(padding=12, nice=False))
+    y = alt.Y("human_mean:Q", title="mean human grade", scale=alt.Scale(padding=12, nice=False))
     tooltip: list[Any] = [
         *([alt.Tooltip("judge:N")] if several else []),
         alt.Tooltip("score:Q", title="judge's grade"),
@@ -416,7 +416,9 @@ def calibration_chart(calibration: object, *, max_rows: int = MAX_ROWS) -> alt.L
         alt.Chart()
         .mark_line(strokeWidth=2)
         .encode(
-            x=x, y=alt.Y("fitted:Q", title="mean human grade", scale=alt.Scale(padding=12)), **color
+            x=x,
+            y=alt.Y("fitted:Q", title="mean human grade", scale=alt.Scale(padding=12, nice=False)),
+            **color,
         )
     )
     points = (

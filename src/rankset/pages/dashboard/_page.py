@@ -136,7 +136,7 @@ def holdings(data: Mapping[str, Any]) -> str:
         judges = data["judges"]
         parts.append(
             f"the systems' leaderboards under {counted(len(judges['judges']), 'judge')} "
-            f"({', '.join(judges['judges'])}) beside the human labels'"
+            f"({', '.join(judges['judges'])}) beside those under the human labels"
         )
     text = "This file holds " + "; ".join(parts) + "."
     if data["sample"]["sampled"]:

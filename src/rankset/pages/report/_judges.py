@@ -71,13 +71,15 @@ def judges_section(
     else:
         parts.append(_correlation_table(view))
         metric = view.metrics[0]
-        parts.append(_boards_table(view, metric))
         chart = charts.judges_chart(
             view.leaderboards.filter(pl.col("metric") == metric),
             metric,
             colors=charts.system_colors(systems),
         )
-        parts.append(f'<div class="charts">{charts.embed_fragment(chart, "chart-judges")}</div>')
+        parts.append(
+            f'<div class="charts"><div>{_boards_table(view, metric)}</div>'
+            f"{charts.embed_fragment(chart, 'chart-judges')}</div>"
+        )
         parts.append(_topics_tables(view, metric, query_text))
     parts.append(_calibration(view))
     return "\n".join(parts)
