@@ -171,3 +171,10 @@ def test_calibrate_prints_the_fit_and_writes_labels(
     document = json.loads(capsys.readouterr().out)
     assert [row["fitted"] for row in document["table"]] == [0.0, 1.0, 2.0, 3.0]
     assert {row["system"] for row in document["means"]} == {"bm25", "rerank"}
+
+
+def test_the_parsers_plans_are_the_librarys() -> None:
+    from rankset.cli._judges import _PLANS
+    from rankset.label_quality import PLANS
+
+    assert _PLANS == PLANS

@@ -30,6 +30,8 @@ __all__ = ["JUDGE_COMMANDS", "add_judges"]
 # read_leaderboard's formats (rankset.io), named here for the parser's choices
 _FORMATS = ("ir_measures", "trec_eval", "tot", "ranking", "jsonl")
 _MISSING = ("error", "warn", "skip", "default")
+# rankset.label_quality.PLANS, named here so that building the parser imports no numpy
+_PLANS = ("random", "stratified", "uncertainty", "lara", "influence")
 
 
 def add_judges(commands: Any) -> argparse.ArgumentParser:
@@ -115,8 +117,6 @@ def _add_meta_options(group: Any) -> None:
 
 
 def _add_simulate(subcommands: Any) -> argparse.ArgumentParser:
-    from rankset.label_quality import PLANS
-
     parser: argparse.ArgumentParser = subcommands.add_parser(
         "simulate",
         allow_abbrev=False,
@@ -141,9 +141,9 @@ def _add_simulate(subcommands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--plan",
         action="append",
-        choices=PLANS,
+        choices=_PLANS,
         metavar="PLAN",
-        help=f"a plan to replay, repeatable: {', '.join(PLANS)} (default all)",
+        help=f"a plan to replay, repeatable: {', '.join(_PLANS)} (default all)",
     )
     parser.add_argument("--confidence", type=float, default=0.95,
                         help="the intervals' level (default 0.95)")  # fmt: skip
@@ -165,7 +165,7 @@ def _budget(value: str) -> float | int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from rankset.label_quality import PLANS, simulate_budget
+    from rankset.label_quality import simulate_budget
 
     table = simulate_budget(
         args.runs,
@@ -174,7 +174,7 @@ def _simulate(args: argparse.Namespace) -> int:
         metric=args.metric,
         budget=args.budget,
         seeds=args.seeds,
-        plans=args.plan or PLANS,
+        plans=args.plan or _PLANS,
         confidence=args.confidence,
     )
     if args.json:
