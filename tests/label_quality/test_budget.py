@@ -182,3 +182,26 @@ def test_a_judge_on_another_scale_is_read_on_the_humans() -> None:
     table = simulate_budget(RUNS, human, judge, budget=0.2, seeds=3, plans=["random", "stratified"])
     assert table["coverage"].to_list() == [1.0, 1.0]
     assert table["tau_mean"].to_list() == [1.0, 1.0]
+
+
+def test_paired_differences_cancel_what_the_systems_share() -> None:
+    from rankset.label_quality import estimate_differences
+
+    judge = _noisy_judge()
+    human = _human()
+    # "copy" is bm25 again: its difference from bm25 is exactly 0, with no width, while
+    # each of the two means has an interval of its own
+    runs = {**RUNS, "copy": RUNS["bm25"]}
+    chosen = plan_judging(judge, 0.2, plan="random", seed=4)
+    means = estimate_means(runs, judge, human, chosen)
+    differences = estimate_differences(runs, judge, human, chosen, baseline="bm25")
+    assert differences["system"].to_list() == ["rerank", "copy"]
+    copy = differences.row(1, named=True)
+    assert (copy["delta"], copy["ppi_delta"], copy["ci_low"], copy["ci_high"]) == (0, 0, 0, 0)
+    assert (means["ci_high"] - means["ci_low"]).min() > 0
+    by_system = dict(means.select("system", "mean").iter_rows())
+    rerank = differences.row(0, named=True)
+    assert rerank["delta"] == pytest.approx(by_system["rerank"] - by_system["bm25"], abs=1e-12)
+    assert rerank["ci_low"] < rerank["ppi_delta"] < rerank["ci_high"]
+    with pytest.raises(ParameterError, match="no such system"):
+        estimate_differences(runs, judge, human, chosen, baseline="bm26")

@@ -9,8 +9,9 @@
   humans' (the correlations TREC AutoJudge reports, with intervals over topics);
 - :mod:`.calibration`: :func:`calibrate`, a monotone map from a judge's grades to the
   expected human gain;
-- :mod:`.budget`: :func:`plan_judging`, :func:`estimate_means` and
-  :func:`simulate_budget`, where to spend a small human budget and what it buys;
+- :mod:`.budget`: :func:`plan_judging`, :func:`estimate_means`,
+  :func:`estimate_differences` and :func:`simulate_budget`, where to spend a small
+  human budget and what it buys;
 - :mod:`.ppi`: :func:`ppi_means` and :func:`ppi_compare`, prediction-powered inference
   with a few human labels and many judge labels.
 """
@@ -18,7 +19,13 @@
 from __future__ import annotations
 
 from rankset.label_quality.assessors import Agreement, agreement
-from rankset.label_quality.budget import PLANS, estimate_means, plan_judging, simulate_budget
+from rankset.label_quality.budget import (
+    PLANS,
+    estimate_differences,
+    estimate_means,
+    plan_judging,
+    simulate_budget,
+)
 from rankset.label_quality.calibration import (
     Calibration,
     calibrate,
@@ -53,6 +60,7 @@ __all__ = [
     "calibrate",
     "calibration_effects",
     "correlation",
+    "estimate_differences",
     "estimate_means",
     "isotonic_fit",
     "judging_queue",

@@ -48,13 +48,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 from rankset._validation import did_you_mean
 from rankset.errors import ParameterError, SchemaError
+from rankset.label_quality._plans import (
+    PLANS,
+    Draw,
+    budget_pairs,
+    draw_plan,
+)
 from rankset.label_quality._pool import (
     PAIR,
     Pool,
@@ -66,169 +72,10 @@ from rankset.label_quality._pool import (
 )
 from rankset.label_quality.calibration import isotonic_fit
 
-__all__ = ["PLANS", "estimate_means", "plan_judging", "simulate_budget"]
-
-#: The plans :func:`plan_judging` and :func:`simulate_budget` know, in the order reported.
-PLANS: Final = ("random", "stratified", "uncertainty", "lara", "influence")
-
-#: The share of a two-phase plan's budget spent on its pilot (drawn as ``random``).
-PILOT_SHARE: Final = 0.25
-#: The floor of ``influence``, as a share of the mean weight, so that any pair can be drawn.
-INFLUENCE_FLOOR: Final = 0.02
+__all__ = ["PLANS", "estimate_differences", "estimate_means", "plan_judging", "simulate_budget"]
 
 
-def _budget_pairs(budget: float | int, n_pairs: int) -> int:
-    if isinstance(budget, bool) or not isinstance(budget, int | float):
-        raise ParameterError(f"budget={budget!r}: expected a share in (0, 1] or a count")
-    if isinstance(budget, float) and 0 < budget <= 1:
-        return max(1, round(budget * n_pairs))
-    if isinstance(budget, int) and budget >= 1:
-        return min(budget, n_pairs)
-    raise ParameterError(f"budget={budget!r}: expected a share in (0, 1] or a count ≥ 1")
-
-
-def _per_query_share(
-    pool: Pool, share: float, rng: np.random.Generator, among: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Draw ``round(share * n_q)`` (at least 1) pairs in each query: (selected, pi)."""
-    n = len(pool.query)
-    eligible = np.ones(n, dtype=bool) if among is None else among
-    selected = np.zeros(n, dtype=bool)
-    probability = np.zeros(n)
-    keys = rng.random(n)
-    keys[~eligible] = np.inf
-    order = np.lexsort((keys, pool.query))
-    sizes = np.bincount(pool.query[eligible], minlength=pool.n_queries)
-    takes = np.where(sizes > 0, np.maximum(1, np.rint(share * sizes)), 0).astype(np.int64)
-    starts = np.searchsorted(pool.query[order], np.arange(pool.n_queries))
-    position = np.arange(n) - starts[pool.query[order]]
-    chosen = order[position < takes[pool.query[order]]]
-    selected[chosen] = True
-    selected &= eligible
-    probability[eligible] = (takes / np.maximum(sizes, 1))[pool.query[eligible]]
-    return selected, probability
-
-
-def _scaled(weight: np.ndarray, total: float) -> np.ndarray:
-    """Probabilities proportional to ``weight``, capped at 1, summing to ``total``."""
-    weight = np.maximum(weight, 0.0)
-    if total <= 0 or not weight.any():
-        return np.zeros_like(weight)
-    low, high = 0.0, total / weight[weight > 0].min() + 1.0
-    for _ in range(100):
-        middle = (low + high) / 2
-        if np.minimum(1.0, middle * weight).sum() < total:
-            low = middle
-        else:
-            high = middle
-    scaled: np.ndarray = np.minimum(1.0, high * weight)
-    return scaled
-
-
-def _level_spread(
-    judge: np.ndarray, human: np.ndarray, weight: np.ndarray, relevant: float
-) -> tuple[dict[float, float], dict[float, float]]:
-    """Per judge level: the weighted spread of the human grade and P(human ≥ relevant)."""
-    spread: dict[float, float] = {}
-    chance: dict[float, float] = {}
-    overall = np.average(human, weights=weight) if weight.sum() > 0 else 0.0
-    for level in np.unique(judge):
-        at = judge == level
-        w = weight[at] + 1e-12
-        mean = np.average(human[at], weights=w) if at.any() else overall
-        # one pseudo-pair at the overall mean keeps a level seen once from a zero spread
-        variance = (np.sum(w * (human[at] - mean) ** 2) + (overall - mean) ** 2 + 0.25) / (
-            w.sum() + 1.0
-        )
-        spread[float(level)] = float(np.sqrt(variance))
-        chance[float(level)] = float((np.sum(w * (human[at] >= relevant)) + 0.5) / (w.sum() + 1.0))
-    return spread, chance
-
-
-@dataclass(frozen=True)
-class _Draw:
-    """A plan's draw: the selected pairs, their design probabilities, their fit weights.
-
-    ``probability`` is the chance of each pair given the pilot (1 for the pilot's pairs,
-    which are known exactly once judged): the Horvitz-Thompson weights of the
-    correction. ``weight`` is the inverse of each selected pair's chance before the
-    pilot, so that the calibration sees the pool in its proportions.
-    """
-
-    selected: np.ndarray
-    probability: np.ndarray
-    weight: np.ndarray
-
-
-def _single_phase(selected: np.ndarray, probability: np.ndarray) -> _Draw:
-    weight = np.where(selected, 1.0 / np.where(probability > 0, probability, 1.0), 0.0)
-    return _Draw(selected, probability, weight)
-
-
-def _draw_plan(
-    pool: Pool,
-    plan: str,
-    n_budget: int,
-    rng: np.random.Generator,
-    grades: np.ndarray | None,
-    relevant: float,
-    pilot: np.ndarray | None = None,
-) -> _Draw:
-    """Draw one plan. ``grades`` are the humans' (read on the pilot's pairs only).
-
-    Two-phase plans draw their pilot as ``random`` unless ``pilot`` (a mask of pairs
-    already judged) is given.
-    """
-    n = len(pool.query)
-    share = n_budget / n
-    if plan == "random":
-        return _single_phase(*_per_query_share(pool, share, rng))
-    if plan == "stratified":
-        levels, inverse, sizes = np.unique(pool.judge, return_inverse=True, return_counts=True)
-        allocation = np.zeros(len(levels))
-        remaining, open_levels = float(n_budget), np.ones(len(levels), dtype=bool)
-        while remaining > 0.5 and open_levels.any():
-            each = remaining / open_levels.sum()
-            room = sizes - allocation
-            give = np.where(open_levels, np.minimum(each, room), 0.0)
-            allocation += give
-            remaining -= give.sum()
-            open_levels &= allocation < sizes
-        probability = (allocation / sizes)[inverse]
-        return _single_phase(rng.random(n) < probability, probability)
-    if plan not in PLANS:
-        raise ParameterError(f"plan={plan!r}: " + did_you_mean(plan, PLANS))
-    if grades is None:
-        msg = f"plan {plan!r} needs the human grades of a pilot (pilot=...)"
-        raise ParameterError(msg)
-    if pilot is None:
-        pilot, _ = _per_query_share(pool, share * PILOT_SHARE, rng)
-    sizes = np.bincount(pool.query, minlength=pool.n_queries)
-    pilot_share = (np.bincount(pool.query[pilot], minlength=pool.n_queries) / sizes)[pool.query]
-    pilot_weight = np.where(pilot, 1.0 / np.maximum(pilot_share, 1e-12), 0.0)
-    spread, chance = _level_spread(pool.judge[pilot], grades[pilot], pilot_weight[pilot], relevant)
-    unseen = max(spread.values()) if spread else 1.0
-    sd = np.array([spread.get(float(level), unseen) for level in pool.judge])
-    if plan == "uncertainty":
-        weights = sd
-    elif plan == "lara":
-        p = np.array([chance.get(float(level), 0.5) for level in pool.judge])
-        weights = np.sqrt(p * (1.0 - p))
-    else:  # influence
-        ideal = ideal_dcg(pool, pool.judge)[pool.query]
-        reach = np.sqrt((pool.discounts**2).sum(0)) / np.where(ideal > 0, ideal, 1.0)
-        weights = reach * sd
-        weights = weights + INFLUENCE_FLOOR * weights.mean()
-    rest = ~pilot
-    second = _scaled(np.where(rest, weights, 0.0), max(n_budget - int(pilot.sum()), 0))
-    drawn = rest & (rng.random(n) < second)
-    probability = np.where(pilot, 1.0, second)
-    before = pilot_share + (1.0 - pilot_share) * second  # a pair's chance before the pilot
-    weight = np.where(pilot, pilot_weight, np.where(drawn, 1.0 / np.maximum(before, 1e-12), 0.0))
-    return _Draw(pilot | drawn, probability, weight)
-
-
-def _on_human_scale(judge: np.ndarray, draw: _Draw, human: np.ndarray) -> np.ndarray:
+def _on_human_scale(judge: np.ndarray, draw: Draw, human: np.ndarray) -> np.ndarray:
     """Return the judge's grades mapped onto the human grades by their shares (quantiles).
 
     The judged pairs, weighted, estimate the pool's share of each human grade; the
@@ -248,7 +95,7 @@ def _on_human_scale(judge: np.ndarray, draw: _Draw, human: np.ndarray) -> np.nda
     return result
 
 
-def _predicted(pool: Pool, draw: _Draw, human: np.ndarray) -> np.ndarray:
+def _predicted(pool: Pool, draw: Draw, human: np.ndarray) -> np.ndarray:
     """Return the human gain the calibrated judge predicts for every pair."""
     selected = draw.selected
     levels, inverse = np.unique(pool.judge[selected], return_inverse=True)
@@ -267,12 +114,19 @@ class _Estimate:
     half_width: np.ndarray  # per system: z * standard error
     human_only: np.ndarray  # per system: the human-only estimate
     human_half_width: np.ndarray
+    terms: np.ndarray  # systems x pairs: each judged pair's term in a corrected mean
+    factor: np.ndarray  # per pair: (1 - pi) / pi^2 on judged pairs, else 0
+
+    def difference_half_width(self, system: int, baseline: int, z: float) -> float:
+        """Return z times the standard error of two systems' corrected difference."""
+        gap = self.terms[system] - self.terms[baseline]
+        return float(z * np.sqrt((gap**2 * self.factor).sum()))
 
 
 def _estimate(
     pool: Pool,
     plan: str,
-    draw: _Draw,
+    draw: Draw,
     human: np.ndarray,
     z: float,
 ) -> _Estimate:
@@ -284,6 +138,7 @@ def _estimate(
     plug_in = system_means(pool, np.maximum(mixed, 0.0), ideal_dcg(pool, mixed))
     ideal = ideal_dcg(pool, np.where(selected, human, _on_human_scale(pool.judge, draw, human)))
     results = []
+    terms = factor = np.zeros(0)
     for guess in (predicted, np.zeros_like(predicted)):
         residual = np.where(selected, (human - guess) / np.where(selected, pi, 1.0), 0.0)
         corrected = system_means(pool, guess + residual, ideal)
@@ -291,10 +146,13 @@ def _estimate(
         spread = pool.discounts * np.where(selected, human - guess, 0.0) / scale
         factor = np.where(selected, (1.0 - pi) / np.where(selected, pi, 1.0) ** 2, 0.0)
         counted = np.maximum(pool.answered.sum(1), 1).astype(np.float64)
-        variance = (spread**2 * factor).sum(1) / counted**2
+        spread = np.where(pool.answered[:, pool.query], spread, 0.0) / counted[:, None]
+        variance = (spread**2 * factor).sum(1)
         results.append((corrected, z * np.sqrt(variance)))
+        if not terms.size:
+            terms = spread
     (corrected, half), (human_mean, human_half) = results
-    return _Estimate(plug_in, corrected, half, human_mean, human_half)
+    return _Estimate(plug_in, corrected, half, human_mean, human_half, terms, factor)
 
 
 def _z(confidence: float) -> float:
@@ -363,13 +221,13 @@ def plan_judging(
         pool = build_pool(runs, judge, pilot_frame, metric)
     else:
         pool = pool_without_runs(judge, pilot_frame)
-    n_budget = _budget_pairs(budget, len(pool.query))
+    n_budget = budget_pairs(budget, len(pool.query))
     rng = np.random.default_rng(seed)
     grades = mask = None
     if pilot_frame is not None:
         grades = pool.pairs["human"].fill_null(np.nan).to_numpy().astype(np.float64)
         mask = ~np.isnan(grades)
-    draw = _draw_plan(pool, plan, n_budget, rng, grades, relevance_level, mask)
+    draw = draw_plan(pool, plan, n_budget, rng, grades, relevance_level, mask)
     return pool.pairs.select(*PAIR, "judge").with_columns(
         probability=pl.Series(draw.probability),
         weight=pl.Series(draw.weight),
@@ -423,32 +281,7 @@ def estimate_means(
     >>> estimate_means(runs, judge, human, chosen).select("system", "mean", "ci_low").row(0)
     ('s', 1.0, 1.0)
     """
-    judge = judge_frame(judge_labels, "judge labels")
-    human = judge_frame(human_labels, "human labels")
-    pool = build_pool(runs, judge, human, metric)
-    if "weight" not in chosen.columns:
-        chosen = chosen.with_columns(weight=1.0 / pl.col("probability"))
-    aligned = pool.pairs.select(*PAIR).join(
-        chosen.select(*PAIR, "probability", "weight", "selected"),
-        on=PAIR,
-        how="left",
-        maintain_order="left",
-    )
-    selected = aligned["selected"].fill_null(False).to_numpy()
-    draw = _Draw(
-        selected,
-        aligned["probability"].fill_null(0.0).to_numpy(),
-        np.where(selected, aligned["weight"].fill_null(0.0).to_numpy(), 0.0),
-    )
-    grades = pool.pairs["human"].to_numpy().astype(np.float64)
-    missing = selected & np.isnan(grades)
-    if missing.any():
-        msg = (
-            f"{int(missing.sum())} selected pairs have no human label; expected a human grade "
-            "for every selected pair"
-        )
-        raise SchemaError(msg)
-    result = _estimate(pool, plan, draw, np.nan_to_num(grades), _z(confidence))
+    result, pool = _estimated(runs, judge_labels, human_labels, chosen, plan, metric, confidence)
     return pl.DataFrame(
         {
             "system": pool.systems,
@@ -461,6 +294,108 @@ def estimate_means(
             "human_ci_high": result.human_only + result.human_half_width,
         }
     )
+
+
+def _estimated(
+    runs: Any,
+    judge_labels: Any,
+    human_labels: Any,
+    chosen: pl.DataFrame,
+    plan: str,
+    metric: str,
+    confidence: float,
+) -> tuple[_Estimate, Pool]:
+    judge = judge_frame(judge_labels, "judge labels")
+    human = judge_frame(human_labels, "human labels")
+    pool = build_pool(runs, judge, human, metric)
+    if "weight" not in chosen.columns:
+        chosen = chosen.with_columns(weight=1.0 / pl.col("probability"))
+    aligned = pool.pairs.select(*PAIR).join(
+        chosen.select(*PAIR, "probability", "weight", "selected"),
+        on=PAIR,
+        how="left",
+        maintain_order="left",
+    )
+    selected = aligned["selected"].fill_null(False).to_numpy()
+    draw = Draw(
+        selected,
+        aligned["probability"].fill_null(0.0).to_numpy(),
+        np.where(selected, aligned["weight"].fill_null(0.0).to_numpy(), 0.0),
+    )
+    grades = pool.pairs["human"].to_numpy().astype(np.float64)
+    missing = selected & np.isnan(grades)
+    if missing.any():
+        msg = (
+            f"{int(missing.sum())} selected pairs have no human label; expected a human grade "
+            "for every selected pair"
+        )
+        raise SchemaError(msg)
+    return _estimate(pool, plan, draw, np.nan_to_num(grades), _z(confidence)), pool
+
+
+def estimate_differences(
+    runs: Any,
+    judge_labels: Any,
+    human_labels: Any,
+    chosen: pl.DataFrame,
+    *,
+    baseline: str | None = None,
+    plan: str = "calibrated",
+    metric: str = "ndcg@10",
+    confidence: float = 0.95,
+) -> pl.DataFrame:
+    """Estimate each system's difference from a baseline, paired, with its interval.
+
+    The same estimates as :func:`estimate_means`; a difference's interval comes from the
+    difference of the two systems' terms on each judged pair, so what the systems share
+    (a pair both rank at the same place) cancels.
+
+    Parameters
+    ----------
+    runs, judge_labels, human_labels, chosen, plan, metric, confidence
+        As for :func:`estimate_means`.
+    baseline
+        The system the others are compared with; by default the first.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per other system: ``system, baseline, delta`` (on the mixed labels),
+        ``ppi_delta, ci_low, ci_high``.
+
+    Examples
+    --------
+    >>> runs = {"a": {"q": {"x": 2.0, "y": 1.0}}, "b": {"q": {"y": 2.0, "x": 1.0}}}
+    >>> labels = {"q": {"x": 1, "y": 0}}
+    >>> chosen = plan_judging(labels, 1.0)
+    >>> row = estimate_differences(runs, labels, labels, chosen).row(0)
+    >>> row[0], round(row[2], 6)  # 1/log2(3) - 1: x at rank 2 instead of 1
+    ('b', -0.36907)
+    """
+    result, pool = _estimated(runs, judge_labels, human_labels, chosen, plan, metric, confidence)
+    base = pool.systems[0] if baseline is None else baseline
+    if base not in pool.systems:
+        msg = f"baseline={base!r}: no such system; the systems are {pool.systems}"
+        raise ParameterError(msg)
+    b = pool.systems.index(base)
+    z = _z(confidence)
+    rows = []
+    for s, system in enumerate(pool.systems):
+        if s == b:
+            continue
+        delta = result.corrected[s] - result.corrected[b]
+        half = result.difference_half_width(s, b, z)
+        rows.append(
+            {
+                "system": system,
+                "baseline": base,
+                "delta": float(result.plug_in[s] - result.plug_in[b]),
+                "ppi_delta": float(delta),
+                "ci_low": float(delta - half),
+                "ci_high": float(delta + half),
+            }
+        )
+    return pl.DataFrame(rows)
 
 
 def simulate_budget(
@@ -529,7 +464,7 @@ def simulate_budget(
     pool = build_pool(runs, shared, human, metric)
     grades = np.maximum(pool.pairs["human"].to_numpy().astype(np.float64), 0.0)
     full = system_means(pool, grades, ideal_dcg(pool, grades))  # grades are clipped at 0
-    n_budget = _budget_pairs(budget, len(pool.query))
+    n_budget = budget_pairs(budget, len(pool.query))
     z = _z(confidence)
     rows = []
     for plan in plans:
@@ -538,7 +473,7 @@ def simulate_budget(
         taus, covered, ratios, drawn = [], [], [], []
         for seed in range(seeds):
             rng = np.random.default_rng(seed)
-            draw = _draw_plan(pool, plan, n_budget, rng, grades, relevance_level)
+            draw = draw_plan(pool, plan, n_budget, rng, grades, relevance_level)
             result = _estimate(pool, plan, draw, grades, z)
             taus.append(kendall_tau_b(full.tolist(), result.plug_in.tolist()))
             low = result.corrected - result.half_width
