@@ -37,6 +37,18 @@ _FLAGS = (
 )
 _BROWSER_INITIATOR = "not an origin"
 
+#: The system browser and flags the Playwright tests launch (``executable_path``, ``args``).
+PLAYWRIGHT_CHROMIUM = shutil.which(CHROMIUM) or "/usr/bin/chromium"
+PLAYWRIGHT_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
 
 @dataclass(frozen=True)
 class PageLoad:

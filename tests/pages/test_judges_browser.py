@@ -9,7 +9,6 @@ meta_evaluate and SciPy. Screenshots go to ``RANKSET_SCREENSHOTS`` when it names
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import polars as pl
 import pytest
 
 import rankset
+from _support.browser import PLAYWRIGHT_ARGS, PLAYWRIGHT_CHROMIUM
 from _support.dashboard_cases import SAMPLE_QRELS, sample_texts
 from _support.judges_cases import sample_judge, sample_runs
 from _support.report_cases import fmt
@@ -32,16 +32,8 @@ pytestmark = pytest.mark.slow
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
 )
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+CHROMIUM = PLAYWRIGHT_CHROMIUM
+ARGS = PLAYWRIGHT_ARGS
 
 
 @pytest.fixture(scope="module")

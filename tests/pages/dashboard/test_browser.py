@@ -7,7 +7,6 @@ browser is downloaded). Assertions read what is on the screen: text, row counts,
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from _support.browser import PLAYWRIGHT_ARGS, PLAYWRIGHT_CHROMIUM
 from _support.dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS, dl19_inputs, sample_texts
 from rankset.evaluation import numbered_runs
 from rankset.label_quality import rbo, tau_ap
@@ -28,16 +28,8 @@ pytestmark = pytest.mark.slow
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
 )
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+CHROMIUM = PLAYWRIGHT_CHROMIUM
+ARGS = PLAYWRIGHT_ARGS
 N_RESAMPLES = 200
 
 

@@ -10,13 +10,13 @@ the system Chromium, as test_browser.py is.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from _support.browser import PLAYWRIGHT_ARGS, PLAYWRIGHT_CHROMIUM
 from rankset.pages import dashboard as dashboards
 
 # starts headless Chromium: the fast lane (-m 'not slow') leaves it out
@@ -27,16 +27,8 @@ sync_api = pytest.importorskip(
 )
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "data" / "sample"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+CHROMIUM = PLAYWRIGHT_CHROMIUM
+ARGS = PLAYWRIGHT_ARGS
 
 
 @pytest.fixture(scope="module")
