@@ -32,12 +32,17 @@ The systems' means on that mix order the leaderboard.
 Intervals are prediction-powered at the document level: each judged pair's residual
 (human minus calibrated gain), weighted by ``1/pi``, corrects the predicted DCG without
 bias whatever the plan; the variance of that Horvitz-Thompson correction (Poisson
-sampling, ``(1 - pi)/pi^2`` per judged pair) gives a normal interval around the corrected
-mean. nDCG's normaliser, the ideal DCG of the pool, is taken from the judged human grades
-and the judge's raw grades elsewhere and treated as known: its error is not in the
-interval, which therefore covers less than it says when the plan judges few pairs
-outside the runs' top ``k`` (``influence``). The same formulas with no judge (a predicted
-gain of 0) give the intervals of "the same human labels alone".
+sampling, ``(1 - pi)/pi^2`` per judged pair) gives its sampling error. nDCG also divides
+by the pool's ideal DCG, which the unjudged pairs leave uncertain, and which no sample of
+a few pairs per query estimates well. It is bounded instead: the ideal DCG of the judged
+human grades alone can only be too small, so the upper end of the interval is the mean
+over that floor plus its sampling error; the lower end is the mean over the ideal DCG
+with the judge's grades, mapped onto the humans' scale by their shares, on the unjudged
+pairs, minus its sampling error. The lower end thus assumes that the judge does not
+understate the pool's best grades (on DL19 and DL20 the mapped ideal is 4-8% above the
+humans' on average). The same construction without a judge (a predicted gain of 0, and
+every unjudged pair at the top grade for the lower end) gives the intervals of "the
+same human labels alone".
 
 The measures the budget tools score are ``ndcg@k`` (trec_eval's ``ndcg_cut``) and
 ``dcg@k``, computed from a matrix of rank discounts; the leaderboard's means equal
@@ -67,6 +72,7 @@ from rankset.label_quality._pool import (
     build_pool,
     ideal_dcg,
     judge_frame,
+    per_query,
     pool_without_runs,
     system_means,
 )
@@ -108,19 +114,95 @@ def _predicted(pool: Pool, draw: Draw, human: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class _Estimate:
-    plug_in: np.ndarray  # per system: the leaderboard's means
-    corrected: np.ndarray  # per system: the prediction-powered means
-    half_width: np.ndarray  # per system: z * standard error
-    human_only: np.ndarray  # per system: the human-only estimate
-    human_half_width: np.ndarray
-    terms: np.ndarray  # systems x pairs: each judged pair's term in a corrected mean
-    factor: np.ndarray  # per pair: (1 - pi) / pi^2 on judged pairs, else 0
+class _Side:
+    """One estimator's per-query DCG and what its interval needs.
 
-    def difference_half_width(self, system: int, baseline: int, z: float) -> float:
-        """Return z times the standard error of two systems' corrected difference."""
-        gap = self.terms[system] - self.terms[baseline]
-        return float(z * np.sqrt((gap**2 * self.factor).sum()))
+    ``dcg`` is systems x queries (corrected by the judged pairs' weighted residuals);
+    ``residuals`` the judged pairs' residuals (0 elsewhere); ``factor`` the Poisson
+    variance factor ``(1 - pi) / pi^2`` of each judged pair.
+    """
+
+    dcg: np.ndarray
+    residuals: np.ndarray
+    factor: np.ndarray
+
+    def mean(self, pool: Pool, ideal: np.ndarray | None) -> np.ndarray:
+        """Return each system's mean of DCG (over ``ideal`` when given) over its queries."""
+        values = self.dcg if ideal is None else _over(self.dcg, ideal)
+        means: np.ndarray = np.where(pool.answered, values, 0.0).sum(1) / _counted(pool)
+        return means
+
+    def terms(self, pool: Pool, ideal: np.ndarray | None) -> np.ndarray:
+        """Return systems x pairs: each judged pair's share in each system's mean."""
+        scale = 1.0 if ideal is None else np.where(ideal > 0, ideal, 1.0)[pool.query]
+        spread = pool.discounts * self.residuals / scale
+        spread = np.where(pool.answered[:, pool.query], spread, 0.0)
+        terms: np.ndarray = spread / _counted(pool)[:, None]
+        return terms
+
+    def half_width(self, pool: Pool, ideal: np.ndarray | None, z: float) -> np.ndarray:
+        """Return z times each system mean's standard error."""
+        half: np.ndarray = z * np.sqrt((self.terms(pool, ideal) ** 2 * self.factor).sum(1))
+        return half
+
+
+def _over(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
+    ratio: np.ndarray = np.divide(
+        dcg, ideal, out=np.zeros_like(dcg), where=np.broadcast_to(ideal > 0, dcg.shape)
+    )
+    return ratio
+
+
+def _counted(pool: Pool) -> np.ndarray:
+    counted: np.ndarray = np.maximum(pool.answered.sum(1), 1).astype(np.float64)
+    return counted
+
+
+@dataclass(frozen=True)
+class _Estimate:
+    """The leaderboard, the intervals and the human-only intervals of one draw.
+
+    For nDCG the pool's ideal DCG (the normaliser) is known only within bounds:
+    ``floor`` (the judged human grades alone, the rest 0) can only understate it, and
+    ``mapped`` (the judge's grades mapped onto the humans' scale on the unjudged pairs)
+    estimates it; without a judge, ``ceiling`` (the unjudged pairs at the top grade) can
+    only overstate it. An interval spans the mean under the larger normaliser minus its
+    sampling error to the mean under the smaller plus its own.
+    """
+
+    plug_in: np.ndarray  # per system: the leaderboard's means
+    corrected: np.ndarray  # per system: the prediction-powered means (mapped normaliser)
+    low: np.ndarray
+    high: np.ndarray
+    human_low: np.ndarray
+    human_high: np.ndarray
+    judged: _Side
+    floor: np.ndarray | None  # per query, or None for dcg
+    mapped: np.ndarray | None
+
+    def difference(self, pool: Pool, system: int, baseline: int, z: float) -> tuple[float, ...]:
+        """Return a system's corrected difference from a baseline and its interval.
+
+        Per query the difference of DCGs is divided by either normaliser bound,
+        whichever gives the lower (the higher) value; the sampling error is the
+        difference of the two systems' terms, so what they share cancels.
+        """
+        gap = self.judged.dcg[system] - self.judged.dcg[baseline]
+        both = pool.answered[system] & pool.answered[baseline]
+        count = max(int(both.sum()), 1)
+        ideals = [self.mapped, self.floor] if self.mapped is not None else [None]
+        values = [np.where(both, gap if i is None else _over(gap, i), 0.0) for i in ideals]
+        low_q = np.minimum.reduce(values)
+        high_q = np.maximum.reduce(values)
+        errors = []
+        for ideal in ideals:
+            terms = self.judged.terms(pool, ideal)
+            errors.append(
+                np.sqrt(((terms[system] - terms[baseline]) ** 2 * self.judged.factor).sum())
+            )
+        error = z * max(errors)
+        centre = float(values[0].sum() / count)
+        return centre, float(low_q.sum() / count - error), float(high_q.sum() / count + error)
 
 
 def _estimate(
@@ -136,23 +218,41 @@ def _estimate(
     shown = pool.judge if plan == "random" else predicted
     mixed = np.where(selected, human, shown)
     plug_in = system_means(pool, np.maximum(mixed, 0.0), ideal_dcg(pool, mixed))
-    ideal = ideal_dcg(pool, np.where(selected, human, _on_human_scale(pool.judge, draw, human)))
-    results = []
-    terms = factor = np.zeros(0)
+    factor = np.where(selected, (1.0 - pi) / np.where(selected, pi, 1.0) ** 2, 0.0)
+    inverse = np.where(selected, 1.0 / np.where(selected, pi, 1.0), 0.0)
+    sides = []
     for guess in (predicted, np.zeros_like(predicted)):
-        residual = np.where(selected, (human - guess) / np.where(selected, pi, 1.0), 0.0)
-        corrected = system_means(pool, guess + residual, ideal)
-        scale = np.where(ideal > 0, ideal, 1.0)[pool.query] if pool.cumulative else 1.0
-        spread = pool.discounts * np.where(selected, human - guess, 0.0) / scale
-        factor = np.where(selected, (1.0 - pi) / np.where(selected, pi, 1.0) ** 2, 0.0)
-        counted = np.maximum(pool.answered.sum(1), 1).astype(np.float64)
-        spread = np.where(pool.answered[:, pool.query], spread, 0.0) / counted[:, None]
-        variance = (spread**2 * factor).sum(1)
-        results.append((corrected, z * np.sqrt(variance)))
-        if not terms.size:
-            terms = spread
-    (corrected, half), (human_mean, human_half) = results
-    return _Estimate(plug_in, corrected, half, human_mean, human_half, terms, factor)
+        residuals = np.where(selected, human - guess, 0.0)
+        dcg = per_query(pool, pool.discounts * (guess + residuals * inverse))
+        sides.append(_Side(dcg, residuals, factor))
+    judged, alone = sides
+    if not pool.cumulative:
+        centre = judged.mean(pool, None)
+        half = judged.half_width(pool, None, z)
+        human_centre = alone.mean(pool, None)
+        human_half = alone.half_width(pool, None, z)
+        return _Estimate(
+            plug_in, centre, centre - half, centre + half,
+            human_centre - human_half, human_centre + human_half, judged, None, None,
+        )  # fmt: skip
+    floor = ideal_dcg(pool, human)
+    mapped = np.maximum(
+        ideal_dcg(pool, np.where(selected, human, _on_human_scale(pool.judge, draw, human))),
+        floor,
+    )
+    top = float(human[selected].max(initial=0.0))
+    ceiling = ideal_dcg(pool, np.where(selected, human, top))
+    return _Estimate(
+        plug_in=plug_in,
+        corrected=judged.mean(pool, mapped),
+        low=judged.mean(pool, mapped) - judged.half_width(pool, mapped, z),
+        high=judged.mean(pool, floor) + judged.half_width(pool, floor, z),
+        human_low=alone.mean(pool, ceiling) - alone.half_width(pool, ceiling, z),
+        human_high=alone.mean(pool, floor) + alone.half_width(pool, floor, z),
+        judged=judged,
+        floor=floor,
+        mapped=mapped,
+    )
 
 
 def _z(confidence: float) -> float:
@@ -269,8 +369,9 @@ def estimate_means(
     -------
     polars.DataFrame
         One row per system: ``system, mean`` (on the mixed labels: the leaderboard),
-        ``ppi_mean, ci_low, ci_high`` (prediction-powered), ``human_only_mean,
-        human_ci_low, human_ci_high`` (the human grades alone).
+        ``ppi_mean, ci_low, ci_high`` (prediction-powered; for nDCG the interval brackets
+        the normaliser, see the module's text) and ``human_ci_low, human_ci_high`` (the
+        human grades alone).
 
     Examples
     --------
@@ -287,11 +388,10 @@ def estimate_means(
             "system": pool.systems,
             "mean": result.plug_in,
             "ppi_mean": result.corrected,
-            "ci_low": result.corrected - result.half_width,
-            "ci_high": result.corrected + result.half_width,
-            "human_only_mean": result.human_only,
-            "human_ci_low": result.human_only - result.human_half_width,
-            "human_ci_high": result.human_only + result.human_half_width,
+            "ci_low": result.low,
+            "ci_high": result.high,
+            "human_ci_low": result.human_low,
+            "human_ci_high": result.human_high,
         }
     )
 
@@ -383,16 +483,15 @@ def estimate_differences(
     for s, system in enumerate(pool.systems):
         if s == b:
             continue
-        delta = result.corrected[s] - result.corrected[b]
-        half = result.difference_half_width(s, b, z)
+        delta, low, high = result.difference(pool, s, b, z)
         rows.append(
             {
                 "system": system,
                 "baseline": base,
                 "delta": float(result.plug_in[s] - result.plug_in[b]),
-                "ppi_delta": float(delta),
-                "ci_low": float(delta - half),
-                "ci_high": float(delta + half),
+                "ppi_delta": delta,
+                "ci_low": low,
+                "ci_high": high,
             }
         )
     return pl.DataFrame(rows)
@@ -476,11 +575,12 @@ def simulate_budget(
             draw = draw_plan(pool, plan, n_budget, rng, grades, relevance_level)
             result = _estimate(pool, plan, draw, grades, z)
             taus.append(kendall_tau_b(full.tolist(), result.plug_in.tolist()))
-            low = result.corrected - result.half_width
-            high = result.corrected + result.half_width
+            low, high = result.low, result.high
             covered.extend(((low <= full + 1e-12) & (full - 1e-12 <= high)).tolist())
             with np.errstate(invalid="ignore", divide="ignore"):
-                ratios.append(np.mean(result.half_width / result.human_half_width))
+                ratios.append(
+                    np.mean((result.high - result.low) / (result.human_high - result.human_low))
+                )
             drawn.append(int(draw.selected.sum()))
         rows.append(
             {
