@@ -267,3 +267,19 @@ def test_bad_options_are_refused() -> None:
         meta_evaluate(truth, DATA / "judge_a.txt", metrics=["ndcg"])
     with pytest.raises(ParameterError, match="apply to runs"):
         meta_evaluate(truth, DATA / "judge_a.txt", relevance_level=2)
+
+
+def test_an_evaluation_of_the_runs_stands_for_the_truth_labels() -> None:
+    # the pages pass the analysis's own evaluation instead of evaluating the labels again
+    import rankset
+
+    runs = {"bm25": "data/sample/bm25.trec", "rerank": "data/sample/rerank.trec",
+            "bm25b": "data/sample/bm25.trec"}  # fmt: skip
+    human = rankset.io.scan_labels("data/sample/qrels.txt").collect()
+    judge = human.with_columns(pl.col("grade").reverse())
+    metrics = ["ndcg@10", "ap"]
+    from_labels = meta_evaluate(human, {"j": judge}, runs=runs, metrics=metrics, seed=3)
+    evaluated = rankset.evaluate(runs, human, metrics=[*metrics, "rr"])
+    from_result = meta_evaluate(evaluated, {"j": judge}, runs=runs, metrics=metrics, seed=3)
+    assert from_result.correlations.equals(from_labels.correlations)
+    assert from_result.leaderboards.equals(from_labels.leaderboards)

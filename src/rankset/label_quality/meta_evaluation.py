@@ -217,8 +217,10 @@ def meta_evaluate(
     Parameters
     ----------
     truth
-        The human side. With ``runs``: labels, as :func:`rankset.evaluate` takes them.
-        Without: a leaderboard, a frame with ``system, query_id, metric, value`` (as
+        The human side. With ``runs``: labels, as :func:`rankset.evaluate` takes them,
+        or the :class:`~rankset.evaluation.EvaluationResult` of the same runs under them
+        (its per-query values are used, not computed again). Without: a leaderboard, a
+        frame with ``system, query_id, metric, value`` (as
         :func:`rankset.io.read_leaderboard` returns) or a file or folder in
         ``truth_format``.
     judges
@@ -441,7 +443,7 @@ class _Sides:
             board = read_leaderboard(truth, truth_format or format, header=header)
             boards = {n: read_leaderboard(j, format, header=header) for n, j in judges.items()}
             return cls(board, boards, asked, truth_asked)
-        from rankset.evaluation import EvaluateOptions, evaluate_with
+        from rankset.evaluation import EvaluateOptions, EvaluationResult, evaluate_with
         from rankset.measures import parse_metric
 
         asked = [parse_metric(m).name for m in asked or ["ndcg@10"]]
@@ -450,8 +452,12 @@ class _Sides:
         every = list(dict.fromkeys([*asked, *(truth_asked or [])]))
 
         def board_of(labels: Any) -> pl.DataFrame:
-            result = evaluate_with(runs, labels, every, options, confidence=None)
-            frame = result.per_query.select("system", "query_id", "metric", "value")
+            if isinstance(labels, EvaluationResult):  # the runs, evaluated already
+                result = labels
+            else:
+                result = evaluate_with(runs, labels, every, options, confidence=None)
+            frame = result.per_query.filter(pl.col("metric").is_in(every))
+            frame = frame.select("system", "query_id", "metric", "value")
             return frame.drop_nulls("value").filter(pl.col("value").is_not_nan())
 
         return cls(board_of(truth), {n: board_of(j) for n, j in judges.items()}, asked, truth_asked)

@@ -66,7 +66,7 @@ def meta_evaluation(
     with warnings.catch_warnings():  # the evaluation said them already, in the notes
         warnings.simplefilter("ignore", RanksetWarning)
         return meta_evaluate(
-            labels,
+            result,  # the analysis's own evaluation under the labels: the truth's board
             dict(label_sets),
             runs=runs,
             metrics=list(result.metrics),
