@@ -26,7 +26,7 @@ from rankset.label_quality._correlations import (
     top_k_columns,
 )
 
-__all__ = ["AGGREGATE", "Board", "MissingPolicy", "PairScores", "check_topic_grid"]
+__all__ = ["AGGREGATE", "Board", "MissingPolicy", "PairScores", "Resampled", "check_topic_grid"]
 
 MissingPolicy = Literal["error", "warn", "skip", "default"]
 #: The topic of the aggregate rows.
@@ -80,12 +80,20 @@ class Board:
     def matrix(self, metric: str, systems: Sequence[str], topics: Sequence[str]) -> FloatArray:
         """``systems x topics`` per-topic values of ``metric`` (NaN where there is none)."""
         out = np.full((len(systems), len(topics)), np.nan)
-        row = {s: i for i, s in enumerate(systems)}
-        column = {t: j for j, t in enumerate(topics)}
-        rows = self.per_topic.filter(pl.col("metric") == metric)
-        for system, topic, value in rows.select("system", "query_id", "value").iter_rows():
-            if system in row and topic in column:
-                out[row[system], column[topic]] = value
+        rows = (
+            self.per_topic.filter(
+                pl.col("metric") == metric,
+                pl.col("system").is_in(list(systems)),
+                pl.col("query_id").is_in(list(topics)),
+            )
+            .unique(["system", "query_id"], keep="last", maintain_order=True)
+            .select(
+                pl.col("system").replace_strict(list(systems), range(len(systems))),
+                pl.col("query_id").replace_strict(list(topics), range(len(topics))),
+                "value",
+            )
+        )
+        out[rows["system"].to_numpy(), rows["query_id"].to_numpy()] = rows["value"].to_numpy()
         return out
 
 
@@ -204,26 +212,47 @@ class PairScores:
 
     def resampled(
         self,
-        correlation: str,
         truth: Board,
         judge: Board,
         topics: Sequence[str],
         counts: npt.NDArray[np.int64],
-    ) -> FloatArray:
-        """Return the correlation under each row of topic ``counts`` (topics drawn again)."""
-        base, top_k = parse_correlation(correlation)
+    ) -> Resampled:
+        """Return both boards' means under each row of topic ``counts`` (topics drawn again).
+
+        The systems are the truth's (those the judge ranks too, unless missing ones
+        default to 0.0), the same for every correlation of the pair, so the means are
+        drawn once and each correlation reads them.
+        """
         default = self.on_missing == "default"
-        pool = self.truth if top_k is not None else self.candidates(None)
-        systems = sorted(s for s in pool if s in self.judged or default)
+        systems = sorted(s for s in self.truth if s in self.judged or default)
         if len(systems) < 3 or not topics:
-            return np.full(counts.shape[0], np.nan)
+            return Resampled(self, systems, None, None, counts.shape[0])
         t = _resampled_means(truth.matrix(self.truth_metric, systems, topics), counts)
         j = _resampled_means(judge.matrix(self.metric, systems, topics), counts)
         if default:
             j[:, [i for i, s in enumerate(systems) if s not in self.judged]] = 0.0
-        if top_k is not None and top_k < len(systems):
-            place = {s: i for i, s in enumerate(self.truth)}
-            order = np.array([place[s] for s in systems], dtype=np.int64)
+        return Resampled(self, systems, t, j, counts.shape[0])
+
+
+@dataclass(frozen=True)
+class Resampled:
+    """A pair's resampled means (``draws x systems``), None with fewer than 3 systems."""
+
+    scores: PairScores
+    systems: list[str]
+    truth: FloatArray | None
+    judged: FloatArray | None
+    n_draws: int
+
+    def correlation(self, name: str) -> FloatArray:
+        """Return the correlation ``name`` under each draw (NaN when it is undefined)."""
+        base, top_k = parse_correlation(name)
+        if self.truth is None or self.judged is None:
+            return np.full(self.n_draws, np.nan)
+        t, j = self.truth, self.judged
+        if top_k is not None and top_k < len(self.systems):
+            place = {s: i for i, s in enumerate(self.scores.truth)}
+            order = np.array([place[s] for s in self.systems], dtype=np.int64)
             columns = top_k_columns(t, top_k, order)
             t = np.take_along_axis(t, columns, axis=1)
             j = np.take_along_axis(j, columns, axis=1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Sequence
+from typing import Protocol
 
 import numpy as np
 import polars as pl
@@ -13,6 +14,17 @@ from rankset.label_quality._boards import Board, MissingPolicy, PairScores
 from rankset.label_quality._correlations import batched_correlation
 
 __all__ = ["leaderboard_frame", "topic_frames"]
+
+
+class _Frames(Protocol):
+    """The two sides' leaderboard frames (meta_evaluation's ``_Sides``)."""
+
+    @property
+    def truth(self) -> pl.DataFrame: ...
+
+    @property
+    def judges(self) -> dict[str, pl.DataFrame]: ...
+
 
 _KEY_SCHEMA = {"judge": pl.String, "truth_metric": pl.String, "metric": pl.String}
 
@@ -48,8 +60,9 @@ def leaderboard_frame(pairs: Sequence[PairScores]) -> pl.DataFrame:
 
 
 def topic_frames(
-    truth: pl.DataFrame,
-    judges: dict[str, pl.DataFrame],
+    truth_board: Board,
+    boards: dict[str, Board],
+    sides: _Frames,
     pairs: Sequence[PairScores],
     methods: Sequence[str],
     kept: Collection[str] | None,
@@ -58,12 +71,15 @@ def topic_frames(
     on_missing: MissingPolicy,
     per_topic: bool,
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    """Return the ``topics`` frame (each topic's kendall, worst first) and ``per_topic``."""
-    truth_board = Board.of("truth", truth, topics=kept, recompute=True)
+    """Return the ``topics`` frame (each topic's kendall, worst first) and ``per_topic``.
+
+    The topics frame reads the call's boards (their per-topic rows: ``kept`` applied);
+    ``per_topic`` rebuilds a board per topic from the ``sides``' frames, as
+    autojudge-evaluate's ``evaluate_per_topic`` does.
+    """
     rows = []
     for scores in pairs:
-        judge_board = Board.of(scores.judge, judges[scores.judge], topics=kept, recompute=True)
-        rows += _topic_kendalls(truth_board, judge_board, scores)
+        rows += _topic_kendalls(truth_board, boards[scores.judge], scores)
     schema = _KEY_SCHEMA | {"query_id": pl.String, "kendall": pl.Float64, "n_systems": pl.Int64}
     topics = pl.DataFrame(rows, schema=schema, orient="row")
     group = list(_KEY_SCHEMA)
@@ -74,34 +90,48 @@ def topic_frames(
     )
     if not per_topic:
         return topics, None
-    return topics, _per_topic(truth, judges, pairs, methods, kept, shared, on_missing)
+    return topics, _per_topic(sides.truth, sides.judges, pairs, methods, kept, shared, on_missing)
 
 
 def _topic_kendalls(
     truth: Board, judge: Board, scores: PairScores
 ) -> list[tuple[str, str, str, str, float | None, int]]:
-    """Kendall's tau-b of the systems both boards score on each topic they share."""
-    t = _by_topic(truth, scores.truth_metric)
-    j = _by_topic(judge, scores.metric)
-    out = []
-    for topic in sorted(set(t) & set(j)):
-        systems = sorted(set(t[topic]) & set(j[topic]))
-        value = math.nan
-        if len(systems) >= 3:
-            a = np.array([[t[topic][s] for s in systems]])
-            b = np.array([[j[topic][s] for s in systems]])
-            value = float(batched_correlation("kendall", a, b)[0])
-        shown = None if math.isnan(value) else value
-        out.append((scores.judge, scores.truth_metric, scores.metric, topic, shown, len(systems)))
-    return out
+    """Kendall's tau-b of the systems both boards score on each topic they share.
+
+    The topics are laid out as a topics x systems matrix per side; the topics that share
+    one set of systems (usually all of them) are correlated in one batched call.
+    """
+    t = _values(truth, scores.truth_metric, "truth")
+    j = _values(judge, scores.metric, "judged")
+    topics = sorted(set(t["query_id"].to_list()) & set(j["query_id"].to_list()))
+    both = t.join(j, on=["system", "query_id"], how="inner")
+    key = (scores.judge, scores.truth_metric, scores.metric)
+    found: dict[str, tuple[float | None, int]] = {}
+    if both.height:
+        systems = sorted(both["system"].unique().to_list())
+        wide = [
+            both.pivot(on="system", index="query_id", values=side, sort_columns=True)
+            for side in ("truth", "judged")
+        ]
+        names = wide[0]["query_id"].to_list()
+        a, b = (w.select(systems).to_numpy().astype(np.float64) for w in wide)
+        present = ~np.isnan(a)
+        patterns, group = np.unique(present, axis=0, return_inverse=True)
+        for number, pattern in enumerate(patterns):
+            rows = np.flatnonzero(group.ravel() == number)
+            values = np.full(len(rows), math.nan)
+            if pattern.sum() >= 3:
+                values = batched_correlation("kendall", a[rows][:, pattern], b[rows][:, pattern])
+            for row, value in zip(rows.tolist(), values.tolist(), strict=True):
+                found[names[row]] = (None if math.isnan(value) else value, int(pattern.sum()))
+    return [(*key, topic, *found.get(topic, (None, 0))) for topic in topics]
 
 
-def _by_topic(board: Board, metric: str) -> dict[str, dict[str, float]]:
-    values: dict[str, dict[str, float]] = {}
+def _values(board: Board, metric: str, name: str) -> pl.DataFrame:
+    """``system, query_id, <name>``: a board's per-topic values of ``metric`` (last wins)."""
     rows = board.per_topic.filter(pl.col("metric") == metric)
-    for system, topic, value in rows.select("system", "query_id", "value").iter_rows():
-        values.setdefault(topic, {})[system] = value
-    return values
+    rows = rows.unique(["system", "query_id"], keep="last", maintain_order=True)
+    return rows.select("system", "query_id", pl.col("value").alias(name))
 
 
 def _per_topic(

@@ -314,10 +314,10 @@ def meta_evaluate(
     rows = []
     for scores in pair_scores:
         n_topics = truth_board.per_topic.filter(pl.col("metric") == scores.truth_metric)
+        resampled = scores.resampled(truth_board, boards[scores.judge], universe, counts)
         for method in methods:
             value, n_systems = scores.value(method)
-            draws = scores.resampled(method, truth_board, boards[scores.judge], universe, counts)
-            low, high = _interval(draws, confidence)
+            low, high = _interval(resampled.correlation(method), confidence)
             rows.append(
                 (
                     scores.judge,
@@ -332,8 +332,9 @@ def meta_evaluate(
                 )
             )
     topic_frame, per_topic_frame = topic_frames(
-        sides.truth,
-        sides.judges,
+        truth_board,
+        boards,
+        sides,
         pair_scores,
         methods,
         kept,
