@@ -62,7 +62,13 @@ def metric_cutoff(metric: str) -> tuple[bool, int]:
     return name.lower() != "dcg", int(cutoff)
 
 
-def build_pool(runs: Any, judge: pl.DataFrame, human: pl.DataFrame | None, metric: str) -> Pool:
+def build_pool(
+    runs: Any | None, judge: pl.DataFrame, human: pl.DataFrame | None, metric: str
+) -> Pool:
+    """Lay out the judge's pairs (sorted by query and document) and the runs' top ``k``.
+
+    Without runs the pool has no systems: enough to draw plans that ignore the runs.
+    """
     from rankset.evaluation import numbered_runs
 
     normalised, k = metric_cutoff(metric)
@@ -74,9 +80,13 @@ def build_pool(runs: Any, judge: pl.DataFrame, human: pl.DataFrame | None, metri
     queries = pairs["query_id"].unique(maintain_order=True)
     query_index = pl.DataFrame({"query_id": queries, "q": np.arange(len(queries))})
     pairs = pairs.join(query_index, on="query_id", maintain_order="left")
-    numbered = numbered_runs(runs)
+    empty = {"system": pl.String, "query_id": pl.String, "doc_id": pl.String, "pos": pl.Int64}
+    numbered = numbered_runs(runs) if runs is not None else pl.DataFrame(schema=empty)
     systems = numbered["system"].unique(maintain_order=True).to_list()
-    system_index = pl.DataFrame({"system": systems, "s": np.arange(len(systems))})
+    system_index = pl.DataFrame(
+        {"system": systems, "s": np.arange(len(systems))},
+        schema_overrides={"system": pl.String, "s": pl.Int64},
+    )
     top = (
         numbered.filter(pl.col("pos") <= k)
         .join(system_index, on="system")
@@ -118,11 +128,15 @@ def ideal_dcg(pool: Pool, gains: np.ndarray) -> np.ndarray:
 
 
 def per_query(pool: Pool, values: np.ndarray) -> np.ndarray:
-    """Sum ``values[s, i]`` over each query's pairs: systems x queries."""
-    out = np.zeros((values.shape[0], pool.n_queries))
-    for s in range(values.shape[0]):  # one vectorised bincount per system
-        out[s] = np.bincount(pool.query, weights=values[s], minlength=pool.n_queries)
-    return out
+    """Sum ``values[s, i]`` over each query's pairs: systems x queries.
+
+    The pairs are sorted by query, so each query's pairs are one run of columns.
+    """
+    if values.shape[0] == 0 or values.shape[1] == 0:
+        return np.zeros((values.shape[0], pool.n_queries))
+    starts = np.searchsorted(pool.query, np.arange(pool.n_queries))
+    sums: np.ndarray = np.add.reduceat(values, starts, axis=1)
+    return sums
 
 
 def system_means(pool: Pool, gains: np.ndarray, ideal: np.ndarray) -> np.ndarray:
@@ -133,24 +147,3 @@ def system_means(pool: Pool, gains: np.ndarray, ideal: np.ndarray) -> np.ndarray
     counted = np.maximum(pool.answered.sum(1), 1)
     means: np.ndarray = np.where(pool.answered, dcg, 0.0).sum(1) / counted
     return means
-
-
-def pool_without_runs(judge: pl.DataFrame, human: pl.DataFrame | None) -> Pool:
-    pairs = judge.group_by(PAIR, maintain_order=True).agg(judge=pl.col("grade").mean())
-    if human is not None:
-        truth = human.group_by(PAIR).agg(human=pl.col("grade").max())
-        pairs = pairs.join(truth, on=PAIR, how="left", maintain_order="left")
-    pairs = pairs.sort(PAIR)
-    queries = pairs["query_id"].unique(maintain_order=True)
-    index = {query: position for position, query in enumerate(queries.to_list())}
-    return Pool(
-        pairs=pairs,
-        query=np.array([index[q] for q in pairs["query_id"].to_list()], dtype=np.int64),
-        n_queries=len(queries),
-        judge=pairs["judge"].to_numpy().astype(np.float64),
-        systems=[],
-        discounts=np.zeros((0, pairs.height)),
-        answered=np.zeros((0, len(queries)), dtype=bool),
-        cumulative=True,
-        k=10,
-    )

@@ -73,7 +73,6 @@ from rankset.label_quality._pool import (
     ideal_dcg,
     judge_frame,
     per_query,
-    pool_without_runs,
     system_means,
 )
 from rankset.label_quality.calibration import isotonic_fit
@@ -317,10 +316,7 @@ def plan_judging(
     pilot_frame = None if pilot is None else judge_frame(pilot, "pilot labels")
     if plan == "influence" and runs is None:
         raise ParameterError("plan 'influence' needs the runs (runs=...)")
-    if runs is not None:
-        pool = build_pool(runs, judge, pilot_frame, metric)
-    else:
-        pool = pool_without_runs(judge, pilot_frame)
+    pool = build_pool(runs, judge, pilot_frame, metric)
     n_budget = budget_pairs(budget, len(pool.query))
     rng = np.random.default_rng(seed)
     grades = mask = None
