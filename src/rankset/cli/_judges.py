@@ -242,15 +242,18 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _named(values: list[str] | None, flag: str) -> dict[str, str]:
-    """``[NAME=]PATH`` values as ``{name: path}``; a name defaults to the file's stem."""
+    """``[NAME=]PATH`` values as ``{name: path}``; a name defaults to the file's stem.
+
+    The stem is the one the readers name runs and label sets by (``display_stem``).
+    """
+    from rankset.io._shared import display_stem
+
     named: dict[str, str] = {}
     for value in values or []:
         name, equals, path = value.partition("=")
         if not equals:
             path = value
-            name = Path(value).name
-            for suffix in (".gz", ".txt", ".jsonl", ".tsv"):
-                name = name.removesuffix(suffix)
+            name = display_stem(Path(value))
         if not name or name in named:
             msg = f"{flag} {value}: each judge needs a name of its own (NAME=PATH)"
             raise ParameterError(msg)
