@@ -14,7 +14,6 @@ are those of the TREC AutoJudge tools (``autojudge-evaluate``):
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from typing import Any
 import polars as pl
 
 from rankset.errors import InputFormatError, ParameterError
+from rankset.io._sources import decode_text, read_bytes
 
 __all__ = ["LEADERBOARD_FORMATS", "read_leaderboard"]
 
@@ -125,14 +125,7 @@ def _checked_frame(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    data = path.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        msg = f"{path}: not UTF-8 text (byte {error.start})"
-        raise InputFormatError(msg) from None
+    text = decode_text(read_bytes(path, str(path)), str(path))
     yield from enumerate(text.splitlines(), start=1)
 
 
