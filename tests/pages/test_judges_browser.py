@@ -17,7 +17,6 @@ import polars as pl
 import pytest
 
 import rankset
-from _support.browser import PLAYWRIGHT_ARGS, PLAYWRIGHT_CHROMIUM
 from _support.dashboard_cases import SAMPLE_QRELS, sample_texts
 from _support.judges_cases import sample_judge, sample_runs
 from _support.report_cases import fmt
@@ -29,11 +28,9 @@ from rankset.pages.report import render as render_report
 # starts headless Chromium: the fast lane (-m 'not slow') leaves it out
 pytestmark = pytest.mark.slow
 
-sync_api = pytest.importorskip(
+pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
 )
-CHROMIUM = PLAYWRIGHT_CHROMIUM
-ARGS = PLAYWRIGHT_ARGS
 
 
 @pytest.fixture(scope="module")
@@ -71,16 +68,6 @@ def pages(analysis: Analysis, tmp_path_factory: pytest.TempPathFactory) -> dict[
     )
     return {"dashboard": board.save(folder / "dashboard.html"), "report": report,
             "notebook": notebook}  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed (Debian: apt-get install -y chromium)")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from typing import Any
 import polars as pl
 import pytest
 
-from _support.browser import PLAYWRIGHT_ARGS, PLAYWRIGHT_CHROMIUM
 from _support.dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS, dl19_inputs, sample_texts
 from rankset.evaluation import numbered_runs
 from rankset.label_quality import rbo, tau_ap
@@ -25,11 +24,9 @@ from rankset.pages.dashboard import dashboard
 # starts headless Chromium: the fast lane (-m 'not slow') leaves it out
 pytestmark = pytest.mark.slow
 
-sync_api = pytest.importorskip(
+pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
 )
-CHROMIUM = PLAYWRIGHT_CHROMIUM
-ARGS = PLAYWRIGHT_ARGS
 N_RESAMPLES = 200
 
 
@@ -59,16 +56,6 @@ class Tab:
 
     def outside_requests(self) -> list[str]:
         return [url for url in self.requests if not url.startswith(("file:", "data:", "about:"))]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed (Debian: apt-get install -y chromium)")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture
