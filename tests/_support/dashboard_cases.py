@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -146,3 +148,12 @@ def synthetic(
         text=pl.format("Passage {} on {} and more words to read here.", "doc_id", "query_id"),
     )
     return runs, labels, texts
+
+
+def embedded(page: str, element_id: str) -> Any:
+    """Return the JSON a page embeds in ``<script type="application/json" id=...>``."""
+    found = re.search(
+        rf'<script type="application/json" id="{element_id}">(.*?)</script>', page, re.S
+    )
+    assert found is not None
+    return json.loads(found.group(1))

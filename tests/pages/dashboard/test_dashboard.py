@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import rankset
-from _support.dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS, sample_texts
+from _support.dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS, embedded, sample_texts
 from rankset.errors import InputFormatError, ParameterError
 from rankset.evaluation import numbered_runs
 from rankset.pages import Dashboard, read_texts
@@ -20,14 +20,6 @@ from rankset.pages.report import CSP
 
 N_RESAMPLES = 200
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def embedded(page: str, element_id: str) -> Any:
-    found = re.search(
-        rf'<script type="application/json" id="{element_id}">(.*?)</script>', page, re.S
-    )
-    assert found is not None
-    return json.loads(found.group(1))
 
 
 @pytest.fixture(scope="module")

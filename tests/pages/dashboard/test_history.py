@@ -5,8 +5,6 @@ The expected numbers are computed here with plain Python from the store's histor
 
 from __future__ import annotations
 
-import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from _support.dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS
+from _support.dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS, embedded
 from rankset.cli import main
 from rankset.errors import InputFormatError
 from rankset.experiments import Store
@@ -22,14 +20,6 @@ from rankset.pages.dashboard import dashboard
 
 N_RESAMPLES = 100
 METRICS = ["ndcg@10", "ap"]
-
-
-def embedded(page: str, element_id: str) -> Any:
-    found = re.search(
-        rf'<script type="application/json" id="{element_id}">(.*?)</script>', page, re.S
-    )
-    assert found is not None
-    return json.loads(found.group(1))
 
 
 @pytest.fixture(scope="module")

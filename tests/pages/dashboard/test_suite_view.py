@@ -7,18 +7,15 @@ separate ``rankset.evaluate`` calls, ranks from plain Python.
 
 from __future__ import annotations
 
-import json
-import re
 import subprocess
 import sys
 import warnings
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import rankset
-from _support.dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS
+from _support.dashboard_cases import SAMPLE_QRELS, SAMPLE_RUNS, embedded
 from _support.suite_cases import (
     SUITE_METRICS,
     SUITE_OPTIONS,
@@ -31,14 +28,6 @@ from rankset.errors import ParameterError
 from rankset.pages.dashboard import dashboard
 
 METRICS = ["ndcg@10", "ap", "recall@100"]  # recall@100: a dashboard metric the suite lacks
-
-
-def embedded(page: str, element_id: str) -> Any:
-    found = re.search(
-        rf'<script type="application/json" id="{element_id}">(.*?)</script>', page, re.S
-    )
-    assert found is not None
-    return json.loads(found.group(1))
 
 
 @pytest.fixture(scope="module")
