@@ -244,3 +244,14 @@ def test_paired_differences_cancel_what_the_systems_share() -> None:
     assert rerank["ci_low"] < rerank["ppi_delta"] < rerank["ci_high"]
     with pytest.raises(ParameterError, match="no such system"):
         estimate_differences(runs, judge, human, chosen, baseline="bm26")
+
+
+def test_the_metric_is_read_by_the_registry() -> None:
+    # trec_eval's spelling of nDCG@10 scores as ndcg@10 does; nDCG with exponential
+    # gains is another measure, refused as before
+    human = _human()
+    ours = simulate_budget(RUNS, human, human, metric="ndcg@10", seeds=1, plans=["random"])
+    trec = simulate_budget(RUNS, human, human, metric="ndcg_cut_10", seeds=1, plans=["random"])
+    assert ours.equals(trec)
+    with pytest.raises(ParameterError, match="ndcg@k and dcg@k"):
+        simulate_budget(RUNS, human, human, metric="ndcg_exp@10", seeds=1)

@@ -55,11 +55,18 @@ class Pool:
 
 
 def metric_cutoff(metric: str) -> tuple[bool, int]:
-    name, _, cutoff = metric.partition("@")
-    if name.lower() not in {"ndcg", "dcg", "ndcg_cut"} or not cutoff.isdigit():
+    """Return whether ``metric`` is nDCG (else DCG) and its cutoff, read by the registry.
+
+    Any spelling :func:`rankset.measures.parse_metric` knows works (``ndcg_cut_10``,
+    ``NDCG@10``); the budget tools score trec_eval's linear-gain nDCG@k and DCG@k.
+    """
+    from rankset.measures import parse_metric
+
+    parsed = parse_metric(metric)
+    if parsed.measure not in {"ndcg", "dcg"} or not isinstance(parsed.k, int):
         msg = f"metric={metric!r}: the budget tools score ndcg@k and dcg@k; expected e.g. 'ndcg@10'"
         raise ParameterError(msg)
-    return name.lower() != "dcg", int(cutoff)
+    return parsed.measure == "ndcg", parsed.k
 
 
 def build_pool(
