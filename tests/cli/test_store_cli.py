@@ -202,3 +202,114 @@ def test_history_draws_its_chart(
     assert main(["log", str(files["good"]), *common[:-1], "-m", "ap", "--quiet"]) == 0
     assert main(["history", "--store", store, "--chart", str(chart)]) == 2
     assert "name it with -m METRIC" in capsys.readouterr().err
+
+
+# --- gates that cannot mislead ------------------------------------------------------------
+
+
+def _logged_main(files: dict[str, Path], tmp_path: Path, *extra: str) -> tuple[str, list[str]]:
+    """Log GOOD as tag main (with ``extra`` options); return the store and the gate line."""
+    store = str(tmp_path / "store")
+    log = ["log", str(files["good"]), "--qrels", str(files["qrels"]), "-m", "rr", "--quiet"]
+    assert main([*log, "--store", store, "--tag", "main", "--meta", "model=bm25", *extra]) == 0
+    gate = ["gate", str(files["worse"]), "-m", "rr", "--quiet", "--store", store]
+    return store, [*gate, "--against", "main"]
+
+
+def test_gate_refuses_a_baseline_evaluated_at_another_relevance_level(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, gate = _logged_main(files, tmp_path)
+    qrels = ["--qrels", str(files["qrels"])]
+    capsys.readouterr()
+    assert main([*gate, *qrels, "--relevance-level", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "relevance_level: candidate 2, baseline 1" in err
+    assert "--allow-mismatch" in err
+    assert "Traceback" not in err
+    # allowed on purpose: the gate runs and says what differed
+    assert main([*gate, *qrels, "--relevance-level", "2", "--allow-mismatch"]) == 1
+    captured = capsys.readouterr()
+    assert "relevance_level: candidate 2, baseline 1" in captured.err
+    assert captured.out.rstrip().endswith("FAIL: rr")
+    # the same options pass the check (rr falls 1 -> 0.5, which the rule fails)
+    assert main([*gate, *qrels]) == 1
+
+
+def test_gate_refuses_a_baseline_judged_by_other_labels(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, gate = _logged_main(files, tmp_path)
+    other = tmp_path / "qrels-v2.txt"
+    other.write_text(QRELS + "q2 0 d 1\n")
+    capsys.readouterr()
+    assert main([*gate, "--qrels", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert "labels: their contents differ" in err
+    assert "qrels-v2.txt" in err
+    assert "qrels.txt" in err
+
+
+@pytest.mark.parametrize(
+    ("max_drop", "hint"),
+    [("2", "Did you mean '2%' (relative to the baseline) or 0.02 (absolute)?"),
+     ("1", "Did you mean '1%' (relative to the baseline) or 0.01 (absolute)?"),
+     ("150%", "cannot fall by 100% or more")],
+)  # fmt: skip
+def test_gate_refuses_a_drop_no_bounded_metric_can_make(
+    files: dict[str, Path],
+    tmp_path: Path,
+    max_drop: str,
+    hint: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    base = ["--qrels", str(files["qrels"]), "-m", "rr", "--quiet"]
+    gate = ["gate", str(files["worse"]), *base, "--baseline", str(files["good"])]
+    assert main([*gate, "--max-drop", max_drop]) == 2
+    err = capsys.readouterr().err
+    assert hint in err
+    assert "rr" in err
+    # below the bound the same flag is a threshold: rr fell by 0.5 (50%)
+    assert main([*gate, "--max-drop", "0.6"]) == 0
+    assert main([*gate, "--max-drop", "40%"]) == 1
+
+
+def test_gate_refuses_no_drop_on_an_unbounded_metric(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # num_ret counts documents (2 per query here): an absolute drop of 2 is a real rule
+    base = ["--qrels", str(files["qrels"]), "-m", "num_ret", "--quiet"]
+    gate = ["gate", str(files["worse"]), *base, "--baseline", str(files["good"])]
+    assert main([*gate, "--max-drop", "2"]) == 0
+
+
+def test_gate_names_its_baseline_and_prints_changes_as_the_flag_takes_them(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store, gate = _logged_main(files, tmp_path)
+    (entry,) = [p.name for p in (Path(store) / "entries").iterdir()] or [None]
+    capsys.readouterr()
+    markdown = tmp_path / "summary.md"
+    command = [*gate, "--qrels", str(files["qrels"]), "--max-drop", "40%"]
+    assert main([*command, "--markdown", str(markdown)]) == 1
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith(f"Baseline: store entry {entry} (tag main, system s,")
+    assert "meta model=bm25" in lines[0]
+    assert "-50.00%" in out  # rr 1 -> 0.5
+    text = markdown.read_text(encoding="utf-8")
+    (named,) = [line for line in text.splitlines() if line.startswith("Baseline:")]
+    assert f"store entry `{entry}`" in named
+    assert "tag `main`" in named
+    assert "system `s`" in named
+    assert "meta model=bm25" in named
+    assert "commit" in named
+    assert "As flags: `--max-drop 40%`." in text
+    assert "| -50.00% |" in text
+    assert main([*command, "--json"]) == 1
+    data = _json(capsys)
+    assert isinstance(data, dict)
+    assert data["baseline"]["entry_id"] == entry
+    assert data["baseline"]["tag"] == "main"
+    assert data["baseline"]["meta"] == {"model": "bm25"}
+    assert data["mismatches"] == []

@@ -426,3 +426,71 @@ def test_evaluate_and_gate_takes_a_run_or_a_store_entry(tmp_path: Path) -> None:
         evaluate_and_gate(base_run, qrels, "ndcg@10", store=store, against="dev")
     with pytest.raises(rankset.InputFormatError, match="not a rankset store"):
         evaluate_and_gate(base_run, qrels, "ndcg@10", store=tmp_path / "nowhere")
+
+
+# --- comparable sides and possible thresholds ---------------------------------------------
+
+
+def test_results_evaluated_differently_are_not_gated() -> None:
+    labels = {f"q{i}": {"good": 2, "ok": 1} for i in range(6)}
+    run = {f"q{i}": {"ok": 2.0, "good": 1.0} for i in range(6)}
+    base = rankset.evaluate(run, labels, ["rr"])
+    for option, value, said in (
+        ("relevance_level", 2, "relevance_level: candidate 2, baseline 1"),
+        ("judged_only", True, "judged_only: candidate True, baseline False"),
+        ("missing", "zero", "missing: candidate zero, baseline skip"),
+    ):
+        other = rankset.evaluate(run, labels, ["rr"], **{option: value})
+        with pytest.raises(ParameterError, match=re.escape(said)):
+            gate(other, base, "rr")
+        allowed = gate(other, base, "rr", allow_mismatch=True)
+        assert allowed.mismatches == (said,)
+        assert said in allowed.markdown()
+    # per-query frames carry no options: nothing to compare, nothing refused
+    strict = rankset.evaluate(run, labels, ["rr"], relevance_level=2)
+    assert gate(strict.per_query, base.per_query, "rr").mismatches == ()
+
+
+def test_a_store_entry_records_what_the_gate_compares(tmp_path: Path) -> None:
+    labels_a, labels_b = tmp_path / "a.qrels", tmp_path / "b.qrels"
+    labels_a.write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    labels_b.write_text("q1 0 d1 1\nq2 0 d2 1\nq2 0 d3 1\n")
+    run = tmp_path / "r.run"
+    run.write_text("q1 Q0 d1 1 2.0 r\nq2 Q0 d3 1 2.0 r\nq2 Q0 d2 2 1.0 r\n")
+    store = Store(tmp_path / "store")
+    entry = store.evaluate_and_log(run, labels_a, ["rr"], tag="main", meta={"model": "x"})
+    latest = store.latest(tag="main")
+    assert latest.config["labels_hash"] is not None
+    assert latest.config["meta"] == {"model": "x"}
+    from rankset.experiments import evaluate_and_gate
+
+    same = evaluate_and_gate(run, labels_a, "rr", store=store, against="main", coverage_k=None)
+    assert same.passed
+    assert same.baseline["kind"] == "store entry"
+    assert same.baseline["entry_id"] == entry
+    assert same.baseline["tag"] == "main"
+    with pytest.raises(ParameterError, match="labels: their contents differ"):
+        evaluate_and_gate(run, labels_b, "rr", store=store, against="main", coverage_k=None)
+
+
+@pytest.mark.parametrize(
+    ("max_drop", "relative", "message"),
+    [(2, False, "Did you mean '2%'"), (1.0, False, "or 0.01 (absolute)"),
+     ("100%", False, "cannot fall by 100% or more"), (1.5, True, "cannot fall by 100%")],
+)  # fmt: skip
+def test_a_threshold_no_fall_can_pass_is_refused(
+    max_drop: float | str, relative: bool, message: str
+) -> None:
+    with pytest.raises(ParameterError, match=re.escape(message)):
+        gate(WORSE10, BASE10, "rr", max_drop=max_drop, relative=relative)
+    # a metric that is not bounded by 1 takes the same absolute drop as a rule
+    counts = _frame("b", [5.0] * 10, "num_ret"), _frame("a", [8.0] * 10, "num_ret")
+    if not relative and not str(max_drop).endswith("%"):
+        assert gate(*counts, "num_ret", max_drop=max_drop).exit_code == 1
+
+
+def test_the_rule_reads_as_the_flags_that_set_it() -> None:
+    text = gate(WORSE10, BASE10, "rr", max_drop="2%", alpha=0.05).markdown()
+    assert "As flags: `--max-drop 2% --alpha 0.05`." in text
+    assert "Baseline: per-query values (system `a`)." in text
+    assert "As flags: `--max-drop 0.25`." in gate(WORSE10, BASE10, "rr", max_drop=0.25).markdown()

@@ -118,6 +118,12 @@ def add_gate(commands: Any) -> argparse.ArgumentParser:
         metavar="K",
         help="judged@K of the candidate against the baseline's: a warning when it fell",
     )
+    rules.add_argument(
+        "--allow-mismatch",
+        action="store_true",
+        help="gate against a store entry evaluated with other options or labels anyway "
+        "(refused by default: exit 2 naming the difference)",
+    )
     add_testing(gate, tests=("randomization", "t"), resamples=10_000, alpha=False)
     output = gate.add_argument_group("report")
     output.add_argument(
@@ -207,14 +213,37 @@ def _gate(args: argparse.Namespace) -> int:
             correction=correction_of(args),
             seed=args.seed,
             n_resamples=args.n_resamples,
+            allow_mismatch=args.allow_mismatch,
         )
     if args.markdown:
         result.write_markdown(args.markdown)
     if args.json:
-        print(dump_json({"passed": result.passed, "rows": records(result.table)}))
+        print(
+            dump_json(
+                {
+                    "passed": result.passed,
+                    "baseline": result.baseline,
+                    "mismatches": list(result.mismatches),
+                    "rows": records(result.table),
+                }
+            )
+        )
     else:
+        import polars as pl
+
         verdict = "PASS" if result.passed else f"FAIL: {', '.join(result.failures)}"
-        print(frame_text(result.table.drop("n_dropped")))
+        # relative changes as --max-drop takes them: -1.25%
+        relative = [
+            "NA" if value is None else f"{value:+.2%}"
+            for value in result.table["relative_delta"].to_list()
+        ]
+        shown = result.table.drop("n_dropped").with_columns(
+            pl.Series("relative_delta", relative, dtype=pl.String)
+        )
+        print(result.baseline_line.replace("`", ""))
+        for mismatch in result.mismatches:
+            print(f"rankset: warning: gated although {mismatch}", file=sys.stderr)
+        print(frame_text(shown))
         print(verdict)
     if result.coverage_fell:
         print(

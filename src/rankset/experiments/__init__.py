@@ -32,6 +32,7 @@ from __future__ import annotations
 from rankset.experiments._gate import (
     GATE_COLUMNS,
     GATE_TESTS,
+    VALUE_OPTIONS,
     GateResult,
     GateTest,
     gate,
@@ -47,6 +48,7 @@ __all__ = [
     "GATE_TESTS",
     "HISTORY_COLUMNS",
     "LATEST_COLUMNS",
+    "VALUE_OPTIONS",
     "GateResult",
     "GateTest",
     "Store",

@@ -21,6 +21,17 @@ Failing
     test is significant (``p_adj < alpha``). So: ``max_drop`` alone is a threshold on the
     means; ``alpha`` alone fails any significant fall; neither fails any fall at all (the
     strict setting, for deterministic pipelines); both need a large *and* real fall.
+Comparable sides
+    Two :class:`~rankset.EvaluationResult` objects are compared only when they were
+    evaluated alike: every option that changes values (``relevance_level``, ``missing``,
+    ``k``, ``scale``, ``judged_only``...; :data:`VALUE_OPTIONS`) is equal in both configs,
+    and so are the labels' hashes where both record one (a store entry does; so does a
+    result of :func:`evaluate_and_gate`). Otherwise the gate refuses, naming each
+    difference, unless ``allow_mismatch=True``; then the differences are reported.
+Bounds
+    A fall can never exceed the range of the values: an absolute ``max_drop`` of 1 or more
+    on a metric whose values all lie in [0, 1] (``max_drop=2`` meant as 2% or 0.02), or a
+    relative one of 100% or more on non-negative values, could never fail and is refused.
 Coverage
     ``judged@k`` of candidate and baseline, when both results hold it: a candidate whose
     top k holds more unjudged documents scores lower for lack of labels, not only for
@@ -44,10 +55,24 @@ from rankset._validation import check_choice, check_float, check_fraction, check
 from rankset.comparison import compare, higher_is_better, unreachable_significance
 from rankset.errors import ParameterError, RanksetWarning
 from rankset.evaluation import EvaluationResult
-from rankset.experiments._report import gate_markdown
+from rankset.experiments._comparable import (
+    VALUE_OPTIONS,
+    check_bounds,
+    describe_baseline,
+    setup_differences,
+)
+from rankset.experiments._report import baseline_line, gate_markdown
 from rankset.measures import parse_metric
 
-__all__ = ["GATE_COLUMNS", "GATE_TESTS", "GateResult", "GateTest", "gate", "parse_max_drop"]
+__all__ = [
+    "GATE_COLUMNS",
+    "GATE_TESTS",
+    "VALUE_OPTIONS",
+    "GateResult",
+    "GateTest",
+    "gate",
+    "parse_max_drop",
+]
 
 GateTest: TypeAlias = Literal["randomization", "t", "wilcoxon"]
 #: The paired tests a gate can ask.
@@ -87,12 +112,21 @@ class GateResult:
     rules
         The settings: ``max_drop``, ``relative``, ``alpha``, ``test``, ``correction``,
         ``n_resamples``, ``seed``, ``coverage_k``, ``coverage_tolerance``,
-        ``fail_on_coverage``.
+        ``fail_on_coverage``; ``max_drop_text``, the threshold as ``--max-drop`` takes it.
+    baseline
+        What the baseline was (:func:`describe_baseline`): ``kind`` (``"store entry"``,
+        ``"run"`` or ``"frame"``), ``systems``, and for a store entry ``entry_id``,
+        ``tag``, ``time``, ``git_commit`` and ``meta``; for runs their ``sources``.
+    mismatches
+        The differences in evaluation options or labels between the two sides (empty
+        unless the gate was run with ``allow_mismatch=True``).
     """
 
     table: pl.DataFrame
     coverage: pl.DataFrame | None
     rules: dict[str, Any] = field(default_factory=dict)
+    baseline: dict[str, Any] = field(default_factory=dict)
+    mismatches: tuple[str, ...] = ()
 
     @property
     def coverage_fell(self) -> bool:
@@ -120,13 +154,24 @@ class GateResult:
         """0 when the gate passed, 1 when it failed (2, bad input, is the CLI's)."""
         return 0 if self.passed else 1
 
+    @property
+    def baseline_line(self) -> str:
+        """One Markdown line naming the baseline (entry id, tag, system, commit, meta)."""
+        return baseline_line(self.baseline)
+
     def markdown(self) -> str:
         """Return a Markdown report: a PASS/FAIL headline, the rule, a table, coverage.
 
         Fit for a pull-request comment or ``$GITHUB_STEP_SUMMARY``.
         """
         return gate_markdown(
-            self.table, self.coverage, self.rules, passed=self.passed, failures=self.failures
+            self.table,
+            self.coverage,
+            self.rules,
+            passed=self.passed,
+            failures=self.failures,
+            baseline=self.baseline,
+            mismatches=self.mismatches,
         )
 
     def write_markdown(self, path: str | Path, *, append: bool = True) -> Path:
@@ -205,6 +250,7 @@ def gate(
     coverage_k: int | None = 10,
     coverage_tolerance: float = 0.0,
     fail_on_coverage: bool = False,
+    allow_mismatch: bool = False,
 ) -> GateResult:
     """Gate a candidate against a baseline: fail when an asked metric fell.
 
@@ -238,6 +284,9 @@ def gate(
         How much the judged share may fall before it is flagged.
     fail_on_coverage
         Fail the gate when coverage fell.
+    allow_mismatch
+        Gate two results evaluated with different options or labels anyway (the
+        differences are reported); by default that is refused.
 
     Returns
     -------
@@ -259,6 +308,12 @@ def gate(
     (-0.5, -0.5, 0.01)
     >>> gate(a, a, "rr", max_drop=0.1, alpha=0.05).exit_code
     0
+    >>> strict = rankset.evaluate(worse, labels, ["rr"], relevance_level=2)
+    >>> try:
+    ...     gate(strict, a, "rr")
+    ... except rankset.errors.ParameterError as error:
+    ...     print(str(error)[:87])
+    The candidate and the baseline were evaluated differently: relevance_level: candidate 2
     """
     amount, is_relative = parse_max_drop(max_drop, relative)
     if alpha is not None:
@@ -274,6 +329,17 @@ def gate(
     if not names:
         msg = "The 'metrics' parameter must name at least one metric to gate."
         raise ParameterError(msg)
+    mismatches: tuple[str, ...] = ()
+    if isinstance(candidate, EvaluationResult) and isinstance(baseline, EvaluationResult):
+        mismatches = tuple(setup_differences(candidate.config, baseline.config))
+        if mismatches and not allow_mismatch:
+            msg = (
+                "The candidate and the baseline were evaluated differently: "
+                f"{'; '.join(mismatches)}. Their values are not comparable: evaluate the "
+                "candidate as the baseline was, or pass allow_mismatch=True "
+                "(--allow-mismatch) to gate anyway."
+            )
+            raise ParameterError(msg)
     cand, base = _per_query(candidate, "candidate"), _per_query(baseline, "baseline")
     pairs = _pairs(cand, base)
     for what, frame in (("candidate", cand), ("baseline", base)):
@@ -281,6 +347,7 @@ def gate(
         if missing:
             msg = f"The {what} has no values for {missing}; evaluate it with those metrics."
             raise ParameterError(msg)
+    check_bounds(cand, base, names, amount, is_relative, max_drop)
     rows = pl.concat(
         [_compare_pair(cand, base, c, b, names, test, seed, n_resamples) for c, b in pairs]
     )
@@ -302,8 +369,22 @@ def gate(
         "correction": correction, "n_resamples": n_resamples, "seed": seed,
         "coverage_k": coverage_k, "coverage_tolerance": coverage_tolerance,
         "fail_on_coverage": fail_on_coverage,
+        "max_drop_text": _flag_text(amount, is_relative),
     }  # fmt: skip
-    return GateResult(table=table, coverage=coverage, rules=rules)
+    return GateResult(
+        table=table,
+        coverage=coverage,
+        rules=rules,
+        baseline=describe_baseline(baseline, sorted({b for _, b in pairs})),
+        mismatches=mismatches,
+    )
+
+
+def _flag_text(amount: float | None, is_relative: bool) -> str | None:
+    """Return the threshold as ``--max-drop`` takes it: ``2%``, ``0.01`` (None: any)."""
+    if amount is None:
+        return None
+    return f"{amount * 100:.10g}%" if is_relative else f"{amount:.10g}"
 
 
 def _per_query(result: EvaluationResult | pl.DataFrame, what: str) -> pl.DataFrame:

@@ -8,7 +8,7 @@ import polars as pl
 
 from rankset._format import format_p, format_value
 
-__all__ = ["describe_rule", "gate_markdown"]
+__all__ = ["baseline_line", "describe_rule", "gate_markdown"]
 
 
 def describe_rule(rules: dict[str, Any]) -> str:
@@ -21,6 +21,8 @@ def describe_rule(rules: dict[str, Any]) -> str:
     'A metric fails when its mean fell by more than 2.00% of the b'
     >>> describe_rule({"max_drop": None, "alpha": None})
     'A metric fails when its mean fell at all.'
+    >>> describe_rule({"max_drop": 0.005, "relative": False, "max_drop_text": "0.005"})
+    'A metric fails when its mean fell by more than 0.0050. As flags: `--max-drop 0.005`.'
     """
     amount, relative, alpha = rules.get("max_drop"), rules.get("relative"), rules.get("alpha")
     if amount is None:
@@ -29,13 +31,19 @@ def describe_rule(rules: dict[str, Any]) -> str:
         fall = f"its mean fell by more than {amount:.2%} of the baseline's"
     else:
         fall = f"its mean fell by more than {format_value(amount)}"
+    flags = []
+    if rules.get("max_drop_text"):
+        flags.append(f"--max-drop {rules['max_drop_text']}")
+    if alpha is not None and flags:
+        flags.append(f"--alpha {alpha:g}")
+    as_flags = f" As flags: `{' '.join(flags)}`." if flags else ""
     if alpha is None:
-        return f"A metric fails when {fall}."
+        return f"A metric fails when {fall}.{as_flags}"
     correction = rules.get("correction")
     adjusted = f" ({correction}-corrected over the gated metrics)" if correction else ""
     return (
         f"A metric fails when {fall} and the paired {rules.get('test')} test gives "
-        f"p < {format_p(alpha)}{adjusted}."
+        f"p < {format_p(alpha)}{adjusted}.{as_flags}"
     )
 
 
@@ -46,8 +54,14 @@ def gate_markdown(
     *,
     passed: bool,
     failures: list[str],
+    baseline: dict[str, Any] | None = None,
+    mismatches: tuple[str, ...] = (),
 ) -> str:
-    """Return the gate's Markdown report (GitHub-flavoured table)."""
+    """Return the gate's Markdown report (GitHub-flavoured table).
+
+    Relative changes print as percentages with two decimals, the form ``--max-drop``
+    takes (``-1.25%``); the baseline is named in a line of its own.
+    """
     n = table.height
     if passed:
         headline = "## ✅ rankset gate: PASS"
@@ -64,11 +78,16 @@ def gate_markdown(
         header.append(f"p ({rules['correction']})")
     header += ["fell past threshold", "significant", "result"]
     align = ["---", "---", *["---:"] * (len(header) - 5), ":---:", ":---:", "---"]
-    lines = [
-        headline,
-        "",
-        verdict,
-        describe_rule(rules),
+    lines = [headline, "", verdict, describe_rule(rules)]
+    if baseline:
+        lines.append(baseline_line(baseline))
+    if mismatches:
+        lines.append(
+            "⚠️ Gated although the two sides were evaluated differently: "
+            + "; ".join(_cell(m) for m in mismatches)
+            + "."
+        )
+    lines += [
         "",
         _row(header),
         _row(align),
@@ -96,6 +115,60 @@ def gate_markdown(
     lines.append("")
     lines.extend(_coverage_lines(coverage, rules))
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def baseline_line(baseline: dict[str, Any]) -> str:
+    r"""Name the baseline in one Markdown line: entry id, tag, system, commit, meta.
+
+    Examples
+    --------
+    >>> _ = baseline_line({"kind": "store entry", "entry_id": "20261129T063000Z-1a2b3c4d",
+    ...                "tag": "main", "systems": ["bm25"], "git_commit": "0123456789abcdef",
+    ...                "meta": '{"model": "bm25"}', "time": "2026-11-29T06:30:00+00:00"})
+    >>> print(_.replace(", ", ",\n"))
+    Baseline: store entry `20261129T063000Z-1a2b3c4d` (tag `main`,
+    system `bm25`,
+    commit `0123456789ab`,
+    logged 2026-11-29T06:30:00+00:00,
+    meta model=bm25).
+    >>> baseline_line({"kind": "run", "systems": ["base"], "sources": ["runs/base.trec"]})
+    'Baseline: run `runs/base.trec` (system `base`), evaluated in the same call.'
+    """
+    systems = baseline.get("systems") or []
+    system = ", ".join(f"`{_cell(s)}`" for s in systems)
+    named = f"system{'s' if len(systems) > 1 else ''} {system}" if systems else ""
+    if baseline.get("kind") == "store entry":
+        parts = [f"tag `{_cell(baseline['tag'])}`" if baseline.get("tag") else "no tag"]
+        if named:
+            parts.append(named)
+        commit = baseline.get("git_commit")
+        parts.append(f"commit `{str(commit)[:12]}`" if commit else "no git commit recorded")
+        if baseline.get("time"):
+            parts.append(f"logged {baseline['time']}")
+        meta = _meta_text(baseline.get("meta"))
+        if meta:
+            parts.append(f"meta {meta}")
+        return f"Baseline: store entry `{baseline.get('entry_id')}` ({', '.join(parts)})."
+    if baseline.get("kind") == "run":
+        sources = ", ".join(f"`{_cell(s)}`" for s in baseline.get("sources") or [])
+        what = f"run{'s' if len(baseline.get('sources') or []) > 1 else ''} {sources}"
+        inside = f" ({named})" if named else ""
+        return f"Baseline: {what}{inside}, evaluated in the same call."
+    return f"Baseline: per-query values ({named or 'no system named'})."
+
+
+def _meta_text(meta: object) -> str:
+    """``key=value`` pairs of an entry's meta (a JSON object string or a dict)."""
+    import json
+
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta)
+        except ValueError:
+            return _cell(meta)
+    if not isinstance(meta, dict) or not meta:
+        return ""
+    return ", ".join(f"{_cell(key)}={_cell(value)}" for key, value in meta.items())
 
 
 def _coverage_lines(coverage: pl.DataFrame | None, rules: dict[str, Any]) -> list[str]:

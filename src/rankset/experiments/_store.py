@@ -414,6 +414,9 @@ class Store:
             entry_id=entry,
             tag=row["tag"],
             time=row["time"].isoformat(),
+            labels_hash=row["labels_hash"],
+            git_commit=row["git_commit"],
+            meta=json.loads(row["meta"] or "{}"),
         )
         return EvaluationResult(
             per_query=table("per_query"),

@@ -6,6 +6,7 @@ as one call, so that the command line only parses its options.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from rankset.errors import ParameterError
 from rankset.evaluation import EvaluationResult, evaluate
 from rankset.experiments._gate import GateResult, gate
+from rankset.experiments._provenance import hash_source
 from rankset.experiments._store import Store
 from rankset.measures import parse_metric
 
@@ -91,6 +93,10 @@ def evaluate_and_gate(
     if store is not None:
         opened = store if isinstance(store, Store) else Store(store, create=False)
         reference = opened.latest(tag=against)
+        # the entry records its labels' hash: record the candidate's to compare them
+        labels_hash = hash_source(labels, kind="labels")
+        config = {**candidate.config, "labels_hash": labels_hash}
+        candidate = dataclasses.replace(candidate, config=config)
     else:
         reference = evaluate(baseline, labels, evaluated, **options)
     return gate(candidate, reference, names, coverage_k=coverage_k, **rules)
