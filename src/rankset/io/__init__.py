@@ -23,6 +23,8 @@ Supported inputs
 - Parquet, CSV and TSV tables, a glob or folder of Parquet files, a dataset written by
   :func:`rankset.partition`, and in-memory Polars, pandas and pyarrow frames.
 - ``ranx``: mappings ``{query_id: {doc_id: number}}``.
+- eRAG's per-document downstream scores ``{query_id: [score, ...]}`` (or JSON Lines), as
+  a run and continuous labels: :func:`read_erag`.
 - MS MARCO runs ``qid docid rank`` (``format="msmarco"`` forces the layout) and TREC
   2025 RAG qrels ``qid iter docid grade confidence`` (the confidence kept as a column).
 - BEIR/MTEB qrels tables (``query-id``, ``corpus-id``, ``score``), without a mapping.
@@ -46,6 +48,7 @@ from __future__ import annotations
 
 from rankset._typing import InputFormat, Kind, Source, WriteFormat
 from rankset.io._answers import read_answers
+from rankset.io._erag import ERagTables, read_erag
 from rankset.io._irds import irds_grade_definitions, official_measures, read_irds_queries
 from rankset.io._irds_catalog import OFFICIAL_MEASURES as IRDS_OFFICIAL_MEASURES
 from rankset.io._irds_catalog import SHORT_NAMES as IRDS_SHORT_NAMES
@@ -61,6 +64,7 @@ __all__ = [
     "IRDS_OFFICIAL_MEASURES",
     "IRDS_SHORT_NAMES",
     "NUGGET_SCHEMA",
+    "ERagTables",
     "InputFormat",
     "Kind",
     "ParsedInput",
@@ -70,6 +74,7 @@ __all__ = [
     "official_measures",
     "read",
     "read_answers",
+    "read_erag",
     "read_irds_queries",
     "read_judgments",
     "read_leaderboard",
