@@ -21,6 +21,8 @@ UNBOUNDED = {
     "num_rel_ret",
     "num_nonrel_judged_ret",
     "signed_gain",
+    "mean_gain",  # a grade's own scale: up to the highest grade
+    "max_gain",
     "utility",
     "gm_map",
     "gm_bpref",

@@ -9,8 +9,9 @@ spelling of one.
 Importing this package imports the measure families, :mod:`rankset.measures.ranking`
 (classic IR), :mod:`rankset.measures.sets` (trec_eval's set measures) and
 :mod:`rankset.measures.rag` (RAG set metrics), :mod:`rankset.measures.utility`
-(signed-utility set metrics), :mod:`rankset.measures.user_models` (C/W/L user models)
-and :mod:`rankset.measures.nuggets` (nugget coverage), which
+(signed-utility set metrics), :mod:`rankset.measures.user_models` (C/W/L user models),
+:mod:`rankset.measures.nuggets` (nugget coverage) and
+:mod:`rankset.measures.continuous` (real-valued gains: eRAG's labels), which
 fills the registry.
 ``docs/measures.md`` is :func:`measure_table`'s output; ``docs/adding-a-measure.md``
 walks through defining a new measure.
@@ -28,6 +29,7 @@ from __future__ import annotations
 from rankset.measures import (
     cascade,
     compatibility,
+    continuous,
     gain_curves,
     incomplete,
     interpolated,
@@ -67,6 +69,7 @@ __all__ = [
     "available_measures",
     "cascade",
     "compatibility",
+    "continuous",
     "define",
     "expand_cutoffs",
     "gain_curves",
