@@ -56,12 +56,23 @@ def add_dashboard(commands: Any) -> argparse.ArgumentParser:
     )
     page.add_argument("--baseline", metavar="NAME", help="the system the others are compared with")
     page.add_argument(
-        "--texts", metavar="FILE", help="document texts: TSV or JSONL with doc_id and text"
+        "--texts",
+        metavar="FILE",
+        help="document texts: TSV, JSON lines, a JSON array or Parquet with doc_id and text, "
+        "or rank_llm/pyserini candidate lists ([{query, hits: [{docid, content}]}])",
+    )
+    page.add_argument(
+        "--snippet",
+        type=int,
+        default=300,
+        metavar="N",
+        help="characters of each document text shown (default 300)",
     )
     page.add_argument(
         "--queries",
         metavar="FILE",
-        help="query texts: TSV or JSONL with query_id and text, or irds:<id> (a dataset's "
+        help="query texts: TSV, JSON lines, a JSON array or Parquet with query_id and text, "
+        "rank_llm/pyserini candidate lists (their queries), or irds:<id> (a dataset's "
         "queries through ir_datasets); by default, with --qrels irds:<id>, that dataset's "
         "queries when ir_datasets has them cached",
     )
@@ -110,6 +121,7 @@ def _dashboard(args: argparse.Namespace) -> int:
             labels,
             texts=args.texts,
             queries=args.queries,
+            snippet=args.snippet,
             baseline=args.baseline,
             metrics=args.metrics or None,
             k=args.k,

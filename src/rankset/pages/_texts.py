@@ -1,4 +1,4 @@
-"""Document and query texts: read from TSV, JSONL or Parquet files, mappings or frames.
+"""Document and query texts: read from TSV, JSONL, JSON or Parquet files, mappings or frames.
 
 A texts source maps an id to a text: ``doc_id, text`` for documents, ``query_id, text`` for
 queries. Only the ids the page shows are kept (a semi-join before anything is collected), so
@@ -10,10 +10,12 @@ a whole collection can be passed; every text is cut to a snippet before it is em
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import polars as pl
 
@@ -52,10 +54,12 @@ def read_texts(
     queries, read through ir_datasets (:func:`rankset.io.read_irds_queries`). Files:
     JSON lines (``.jsonl``, ``.ndjson``, ``.json``; one object per line with an id
     and a text field, e.g. ``{"doc_id": ..., "text": ...}`` or ``{"docid": ..., "doc":
-    ...}``), Parquet, or tab-separated text (any other name): the id, a tab, then the text
-    (further tabs belong to the text), with an optional header line. Gzip is read
-    transparently. The id and text columns are the first of :data:`ID_COLUMNS` and
-    :data:`TEXT_COLUMNS` present.
+    ...}``), a JSON array (``.json``) of such objects or in rank_llm's and pyserini's
+    candidate layout (``[{"query": ..., "hits": [{"qid", "docid", "content"}, ...]}]``:
+    the hits' passages, or with ``what="queries"`` the queries), Parquet, or
+    tab-separated text (any other name): the id, a tab, then the text (further tabs
+    belong to the text), with an optional header line. Gzip is read transparently. The id
+    and text columns are the first of :data:`ID_COLUMNS` and :data:`TEXT_COLUMNS` present.
 
     Parameters
     ----------
@@ -74,7 +78,8 @@ def read_texts(
     Raises
     ------
     InputFormatError
-        The file is missing or has no id or text column.
+        The file is missing, cannot be parsed, or has no id or text column (the message
+        names the file).
     ParameterError
         ``source`` is of another type.
 
@@ -87,11 +92,16 @@ def read_texts(
     ...     read_texts(path, keep={"d1"}).rows()
     [('d1', 'Refunds "within"\t30 days.')]
     """
-    frame = _scan(source, what)
-    if keep is not None:
-        wanted = pl.LazyFrame({"id": list(keep)}, schema={"id": pl.String})
-        frame = frame.join(wanted, on="id", how="semi")
-    return frame.unique("id", keep="first", maintain_order=True).collect()
+    try:
+        frame = _scan(source, what)
+        if keep is not None:
+            wanted = pl.LazyFrame({"id": list(keep)}, schema={"id": pl.String})
+            frame = frame.join(wanted, on="id", how="semi")
+        return frame.unique("id", keep="first", maintain_order=True).collect()
+    except pl.exceptions.PolarsError as error:  # a malformed file, found while reading
+        where = source if isinstance(source, str | os.PathLike) else "the source"
+        msg = f"{what}: {where} could not be read as texts: {_first_line(error)}"
+        raise InputFormatError(msg) from None
 
 
 def cached_queries(labels: object) -> pl.DataFrame | None:
@@ -154,10 +164,78 @@ def _scan(source: IntoTexts, what: str) -> pl.LazyFrame:
         raise InputFormatError(f"{what}: file not found: {source}")
     name = path.name.lower().removesuffix(".gz")
     if name.endswith(_JSON_SUFFIXES):
+        if _starts_an_array(path):
+            return _json_array(path, what)
         return _id_and_text(pl.scan_ndjson(path, infer_schema_length=1000), what, str(path))
     if name.endswith(_PARQUET_SUFFIXES):
         return _id_and_text(pl.scan_parquet(path), what, str(path))
     return _tab_separated(path, what)
+
+
+def _open(path: Path) -> gzip.GzipFile | Any:
+    return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else path.open("rb")
+
+
+def _starts_an_array(path: Path) -> bool:
+    """Whether a JSON file holds one array (not one object per line)."""
+    with _open(path) as handle:
+        head = handle.read(4096).lstrip()
+    return head.startswith(b"[")
+
+
+def _json_array(path: Path, what: str) -> pl.LazyFrame:
+    """Read a JSON array of id/text objects, or rank_llm's ``[{query, hits}]`` layout."""
+    try:
+        with _open(path) as handle:
+            items = json.load(handle)
+    except (ValueError, OSError) as error:  # JSONDecodeError, UnicodeDecodeError, bad gzip
+        msg = f"{what}: {path} is not valid JSON: {error}"
+        raise InputFormatError(msg) from None
+    objects = [item for item in items if isinstance(item, dict)]
+    if len(objects) != len(items):
+        msg = f"{what}: {path} must be a JSON array of objects."
+        raise InputFormatError(msg)
+    if objects and all("hits" in item for item in objects):
+        return _hits(objects, what, path)
+    frame = pl.DataFrame(objects, infer_schema_length=None) if objects else pl.DataFrame()
+    return _id_and_text(frame.lazy(), what, str(path))
+
+
+def _hits(items: list[dict[str, Any]], what: str, path: Path) -> pl.LazyFrame:
+    """Read the passages (for queries: the queries) of rank_llm's candidate lists."""
+    ids: list[str] = []
+    texts: list[str] = []
+    for number, item in enumerate(items, start=1):
+        hits = item["hits"]
+        if not isinstance(hits, list) or not all(isinstance(hit, dict) for hit in hits):
+            msg = f"{what}: {path}: element {number} has 'hits' that are not a list of objects."
+            raise InputFormatError(msg)
+        if what == "queries":
+            query = item.get("query")
+            text = query.get("text") if isinstance(query, dict) else query
+            qid = query.get("qid") if isinstance(query, dict) else None
+            qid = qid if qid is not None else next((h.get("qid") for h in hits), None)
+            if qid is not None and text is not None:
+                ids.append(str(qid))
+                texts.append(str(text))
+            continue
+        for hit in hits:
+            docid = next((hit[key] for key in ID_COLUMNS if key in hit), None)
+            text = next((hit[key] for key in TEXT_COLUMNS if key in hit), None)
+            if docid is None or text is None:
+                msg = (
+                    f"{what}: {path}: element {number} has a hit without an id "
+                    f"(one of {', '.join(ID_COLUMNS)}) or a text (one of "
+                    f"{', '.join(TEXT_COLUMNS)}); it has {', '.join(hit)}."
+                )
+                raise InputFormatError(msg)
+            ids.append(str(docid))
+            texts.append(str(text))
+    return pl.LazyFrame({"id": ids, "text": texts}, schema={"id": pl.String, "text": pl.String})
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
 def _id_and_text(frame: pl.LazyFrame, what: str, source: str) -> pl.LazyFrame:
