@@ -59,7 +59,11 @@ def test_log_then_history_gives_the_means_back(
     assert main(["history", "--store", store, "-m", "rr"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[:5] == ["entry_id", "time", "tag", "system", "metric"]
-    assert len(lines) == 4
+    table = [line for line in lines if not line.startswith("options of ")]
+    assert len(table) == 4
+    # the entries differ in their run file only, which each entry's line names
+    assert lines[4].startswith("options of every entry: default_k=5")
+    assert [line.split(": ", 1)[1].split("=")[0] for line in lines[5:]] == ["runs", "runs"]
 
 
 def test_history_means_equal_evaluates_on_the_sample(
@@ -313,3 +317,29 @@ def test_gate_names_its_baseline_and_prints_changes_as_the_flag_takes_them(
     assert data["baseline"]["tag"] == "main"
     assert data["baseline"]["meta"] == {"model": "bm25"}
     assert data["mismatches"] == []
+
+
+def test_history_shows_meta_and_what_options_changed(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = str(tmp_path / "store")
+    log = ["log", str(files["good"]), "--qrels", str(files["qrels"]), "-m", "rr", "--quiet"]
+    assert main([*log, "--store", store, "--tag", "a", "--meta", "model=bm25"]) == 0
+    extra = ["--relevance-level", "2", "--meta", "model=splade", "--meta", "k=10"]
+    assert main([*log, "--store", store, "--tag", "b", *extra]) == 0
+    capsys.readouterr()
+    assert main(["history", "--store", store, "-m", "rr"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[-1] == "meta"
+    assert lines[2].endswith("model=bm25")
+    assert lines[3].endswith("k=10, model=splade")
+    shared = next(line for line in lines if line.startswith("options of every entry: "))
+    assert "missing=skip" in shared
+    assert "relevance_level" not in shared  # it differs, so each entry says its own
+    own = [line for line in lines if line.startswith("options of 2")]
+    assert [line.rsplit(": ", 1)[1] for line in own] == ["relevance_level=1", "relevance_level=2"]
+    assert main(["history", "--store", store, "-m", "rr", "--json"]) == 0
+    rows = _json(capsys)
+    assert isinstance(rows, list)
+    assert [row["meta"] for row in rows] == [{"model": "bm25"}, {"k": "10", "model": "splade"}]
+    assert [row["options"]["relevance_level"] for row in rows] == [1, 2]

@@ -9,6 +9,7 @@ or 2 (bad input).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any
 
@@ -162,6 +163,8 @@ def _log(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
+    import polars as pl
+
     from rankset.experiments import HISTORY_COLUMNS, Store
 
     store = Store(args.store, create=False)
@@ -169,12 +172,56 @@ def _history(args: argparse.Namespace) -> int:
     if args.chart:
         _save_history_chart(rows, args.metric, args.chart)
     if args.json:
-        print(dump_json(records(rows.with_columns(rows["time"].cast(str)))))
+        listed = records(rows.with_columns(rows["time"].cast(str)))
+        for row in listed:  # JSON objects, not JSON in strings
+            row["meta"] = json.loads(row["meta"] or "{}")
+            row["options"] = json.loads(row["options"] or "{}")
+        print(dump_json(listed))
         return 0
-    # the table leaves the provenance columns to --json
+    # the table leaves the other provenance columns to --json; meta is short, options long
     shown = HISTORY_COLUMNS[: HISTORY_COLUMNS.index("n_queries") + 1]
-    print(frame_text(rows.select(shown).with_columns(rows["time"].dt.strftime("%Y-%m-%d %H:%M"))))
+    metas = [_pairs_text(json.loads(meta or "{}")) for meta in rows["meta"].to_list()]
+    table = rows.select(shown).with_columns(rows["time"].dt.strftime("%Y-%m-%d %H:%M"))
+    print(frame_text(table.with_columns(pl.Series("meta", metas, dtype=pl.String))))
+    for line in _options_lines(rows["entry_id"].to_list(), rows["options"].to_list()):
+        print(line)
     return 0
+
+
+#: Options that say how an evaluation ran, not what it computed: not shown by history.
+_HOW_IT_RAN = frozenset({"systems", "engine", "buckets", "polars_version"})
+
+
+def _pairs_text(values: dict[str, Any]) -> str:
+    """Write a JSON object as ``k=v, k2=v2`` (strings unquoted)."""
+    return ", ".join(
+        f"{key}={value if isinstance(value, str) else json.dumps(value)}"
+        for key, value in values.items()
+    )
+
+
+def _options_lines(entries: list[str], options: list[str | None]) -> list[str]:
+    """Say which options every listed entry shares, then each entry's own differences."""
+    by_entry: dict[str, dict[str, Any]] = {}
+    for entry, text in zip(entries, options, strict=True):
+        if entry not in by_entry:
+            recorded = json.loads(text or "{}")
+            by_entry[entry] = {k: v for k, v in recorded.items() if k not in _HOW_IT_RAN}
+    if not by_entry:
+        return []
+    keys = sorted({key for values in by_entry.values() for key in values})
+    first = next(iter(by_entry.values()))
+    shared = {
+        key: first.get(key)
+        for key in keys
+        if all(key in values and values[key] == first.get(key) for values in by_entry.values())
+    }
+    lines = [f"options of every entry: {_pairs_text(shared) or '(none in common)'}"]
+    for entry, values in by_entry.items():
+        own = {key: values.get(key) for key in keys if key not in shared}
+        if own:
+            lines.append(f"options of {entry}: {_pairs_text(own)}")
+    return lines
 
 
 def _save_history_chart(rows: Any, metric: str | None, path: str) -> None:

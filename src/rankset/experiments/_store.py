@@ -58,6 +58,8 @@ HISTORY_COLUMNS = (
     "n_na",
     "git_commit",
     "duplicate_of",
+    "meta",
+    "options",
 )
 # Settings of a config that say how an evaluation ran, not what it computed: left out of
 # the key that recognises the same evaluation logged twice.
@@ -351,9 +353,12 @@ class Store:
         -------
         polars.DataFrame
             ``entry_id, time, tag, system, metric, mean, ci_low, ci_high, n_queries, n_na,
-            git_commit, duplicate_of``.
+            git_commit, duplicate_of, meta, options``; ``meta`` (the user's key-values)
+            and ``options`` (the evaluation's settings) are JSON objects as text.
         """
-        runs = self.runs().select("entry_id", "time", "tag", "system", "git_commit", "duplicate_of")
+        runs = self.runs().select(
+            "entry_id", "time", "tag", "system", "git_commit", "duplicate_of", "meta", "options"
+        )
         if tag is not None:
             runs = runs.filter(pl.col("tag") == tag)
         if system is not None:
