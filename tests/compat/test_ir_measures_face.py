@@ -182,8 +182,12 @@ def test_what_the_face_does_not_compute_is_named() -> None:
         face.calc_aggregate(["Accuracy@5"], {"q": {"d": 1}}, {"q": {"d": 1.0}})
     with pytest.raises(NameError, match="measure not found: Nope"):
         face.parse_measure("Nope@5")
-    with pytest.raises(ParameterError, match=r"dcg='exp-log2' \(gdeval\) needs a cutoff"):
-        face.calc_aggregate(["nDCG(dcg='exp-log2')"], {"q": {"d": 1}}, {"q": {"d": 1.0}})
+    with pytest.raises(ParameterError, match=r"dcg='exp-log2' \(gdeval, ranx\) takes no gains"):
+        face.calc_aggregate(
+            ["nDCG(dcg='exp-log2',gains={1:3})@5"], {"q": {"d": 1}}, {"q": {"d": 1.0}}
+        )
+    with pytest.raises(ParameterError, match="gdeval needs a cutoff"):
+        face.gdeval.calc_aggregate(["nDCG"], {"q": {"d": 1}}, {"q": {"d": 1.0}})
     with pytest.raises(ParameterError, match="P needs an @ value"):
         face.calc_aggregate([face.P], {"q": {"d": 1}}, {"q": {"d": 1.0}})
     with pytest.raises(ParameterError, match="has no parameter 'alpha'"):

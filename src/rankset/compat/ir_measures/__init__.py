@@ -16,12 +16,14 @@ What is here, as in ir_measures: the measure objects and their other names (``MA
 ``calc``, ``evaluator`` and ``calc_ctxt``; ``parse_measure``, ``parse_trec_measure``,
 ``read_trec_qrels``, ``read_trec_run`` and the deprecated names beside them; the
 submodules ``measures``, ``util`` (``QrelsConverter``, ``RunConverter``) and
-``providers``; the provider objects (``pytrec_eval``, ``gdeval``...), each taking the
-measures its tool takes, all computed by rankset. Measures that print the same are
-equal: ``nDCG@10`` and ``nDCG(judged_only=False)@10`` are one measure, computed once.
+``providers``; the provider objects (``pytrec_eval``, ``gdeval``...) and their classes
+(``providers.PytrecEvalProvider()``...), each taking the measures its tool takes, all
+computed by rankset; ``define`` and ``define_byquery``, measures computed by a Python
+function of pandas frames (the function's values, as ir_measures' runtime provider gives
+them). Measures that print the same are equal: ``nDCG@10`` and
+``nDCG(judged_only=False)@10`` are one measure, computed once.
 
 Not here (using the name raises :class:`NotInFace`, which says what to call instead):
-``define`` and ``define_byquery`` (measures from Python functions: :func:`rankset.define`),
 ``CwlMetric`` (cwl_eval's extra columns) and ``lazylibs``. ``Accuracy`` parses but is
 not computed.
 
@@ -45,7 +47,12 @@ ir_measures' own ``Judged`` and ``RR@k`` break them by doc id ascending; like
 ir_measures, ``Judged`` counts every labelled document, grade -1 included.
 
 ``ERR@k`` and ``nDCG(dcg='exp-log2')@k`` are gdeval's (the TREC Web track script
-ir_measures runs): gains ``2^grade - 1``, ERR's grades read on a 0-4 scale.
+ir_measures runs): gains ``2^grade - 1``, ERR's grades read on a 0-4 scale, each value
+as gdeval.pl prints it (5 decimals: 0.6201, not 0.6201040599710453), means taken over the
+printed values. The ``gdeval`` provider reads every nDCG it is given as gdeval's (so
+``gdeval.calc_aggregate([nDCG@20], ...)`` is gdeval's nDCG, as in ir_measures);
+``nDCG(dcg='exp-log2')`` without a cutoff is ranx's, not rounded. A bare ``Judged``
+reads every retrieved document.
 
 ``Compat`` is rankset's ``compat``; ir_measures breaks score ties by doc id ascending
 there (rankset: descending, as everywhere) and places unretrieved relevant documents by
@@ -131,7 +138,13 @@ from rankset.compat.ir_measures.measures import (
     α_DCG,
     α_nDCG,
 )
-from rankset.compat.ir_measures.providers import DefaultPipeline, Evaluator, Provider
+from rankset.compat.ir_measures.providers import (
+    DefaultPipeline,
+    Evaluator,
+    Provider,
+    define,
+    define_byquery,
+)
 from rankset.compat.ir_measures.util import (
     CalcResults,
     GenericQrel,
@@ -216,6 +229,8 @@ __all__ = [
     "compat",
     "convert_trec_name",
     "cwl_eval",
+    "define",
+    "define_byquery",
     "evaluator",
     "gdeval",
     "infAP",
@@ -273,10 +288,6 @@ class NotInFace(NotImplementedError):
 
 
 _NOT_IN_FACE = {
-    "define": "measures defined by a Python function: rankset.define(name, build) makes a "
-    "rankset measure from Polars expressions, then rankset.evaluate(run, qrels, [name])",
-    "define_byquery": "measures defined by a Python function per query: rankset.define(name, "
-    "build) makes a rankset measure from Polars expressions, then rankset.evaluate",
     "CwlMetric": "cwl_eval's per-query costs and utilities: the face returns Metric tuples; "
     "rankset.evaluate(run, qrels, ['sdcg(max_rel=3)@10', ...]) gives the values",
     "lazylibs": "ir_measures' lazy importer of pandas and friends: import them directly",

@@ -70,7 +70,7 @@ COMPUTED: dict[str, tuple[str, str | None]] = {
 }
 #: Measures that need an @ value here (ir_measures: P, R, Success, IPrec; gdeval: ERR).
 _NEEDS_AT = frozenset(
-    {"P", "Success", "Judged", "IPrec", "ERR", "SDCG", "BPM", "NERR8", "NERR9"}
+    {"P", "Success", "IPrec", "ERR", "SDCG", "BPM", "NERR8", "NERR9"}
     | {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "P_IA", "StRecall"}
 )
 #: The C/W/L measures: cwl_eval scales grades between min_rel and max_rel (required).
@@ -81,22 +81,60 @@ _INTENT_AWARE = frozenset(
 )
 #: cwl_eval reads 1,000 ranks at most, whatever the cutoff.
 _CWL_DEPTH = 1000
+#: A bare ``Judged`` reads the whole ranking: rankset's judged@k at this k, a power of two,
+#: so that rescaling its value by k / retrieved is exact (see :func:`_shown`).
+_WHOLE_RANKING = 2**30
+#: The provider that takes every measure (ir_measures' ``DefaultPipeline``).
+DEFAULT = "rankset"
 #: What the measures of one evaluation share: judged_only, every grade judged (Judged),
 #: scores as doubles, the subtopic level (intent-aware measures).
 _Group = tuple[bool, bool, bool, float | None]
 
 
-def as_measures(measures: Iterable[Measure | str] | Measure | str) -> list[Measure]:
+def as_measures(
+    measures: Iterable[Measure | str] | Measure | str, tool: str = DEFAULT
+) -> list[Measure]:
     """Return the measures asked, parsed and checked, equal ones once (first spelling)."""
     if isinstance(measures, Measure | str):
         measures = [measures]
     parsed = [parse_measure(m) for m in measures]
     for measure in parsed:
-        _check(measure)
+        _check(measure, tool)
     return list(dict.fromkeys(parsed))
 
 
-def _check(measure: Measure) -> None:
+def by_gdeval(measure: Measure, tool: str = DEFAULT) -> bool:
+    """Whether ir_measures runs gdeval.pl for ``measure`` when asked through ``tool``.
+
+    ir_measures' gdeval provider reads every nDCG it is given as gdeval's (gains
+    ``2^grade - 1``), and the default pipeline sends it ``ERR@k`` and
+    ``nDCG(dcg='exp-log2')@k``; ``nDCG(dcg='exp-log2')`` without a cutoff goes to ranx.
+    gdeval.pl prints its values with 5 decimals, which ir_measures reads back.
+    """
+    if tool == "gdeval":
+        return measure.NAME in ("nDCG", "ERR")
+    if tool != DEFAULT:
+        return False
+    return measure.NAME == "ERR" or (
+        measure.NAME == "nDCG"
+        and measure.param("dcg") == "exp-log2"
+        and measure.param("cutoff") is not None
+        and not measure.param("judged_only", False)
+    )
+
+
+def printed(value: float) -> float:
+    """Return ``value`` as gdeval.pl prints it (``%.5f``) and ir_measures reads it back.
+
+    Examples
+    --------
+    >>> printed(0.6201040599710453), printed(0.10174560546875)
+    (0.6201, 0.10175)
+    """
+    return float(f"{value:.5f}")
+
+
+def _check(measure: Measure, tool: str = DEFAULT) -> None:
     name = str(measure.NAME)
     if name not in COMPUTED:
         msg = (
@@ -114,13 +152,20 @@ def _check(measure: Measure) -> None:
     if name in _CWL and measure.param("max_rel") is None:
         msg = f"{measure}: max_rel is required ({name}(max_rel=3))."
         raise ParameterError(msg)
-    dcg = measure.param("dcg", "log2")
-    if dcg == "exp-log2" and (at is None or measure.param("gains") is not None):
-        msg = f"{measure}: dcg='exp-log2' (gdeval) needs a cutoff and takes no gains."
+    if _exp_gains(measure, tool) and measure.param("gains") is not None:
+        msg = f"{measure}: dcg='exp-log2' (gdeval, ranx) takes no gains."
+        raise ParameterError(msg)
+    if tool == "gdeval" and at is None:
+        msg = f"{measure}: gdeval needs a cutoff ({name}@10)."
         raise ParameterError(msg)
 
 
-def rankset_name(measure: Measure) -> str:
+def _exp_gains(measure: Measure, tool: str) -> bool:
+    """Whether ``measure`` is an nDCG with gains ``2^grade - 1`` (gdeval's, ranx's)."""
+    return measure.NAME == "nDCG" and (measure.param("dcg") == "exp-log2" or tool == "gdeval")
+
+
+def rankset_name(measure: Measure, tool: str = DEFAULT) -> str:
     """Return the rankset metric that computes ``measure`` (less judged_only)."""
     name, at_kind = COMPUTED[str(measure.NAME)]
     rel = measure.param("rel")
@@ -130,7 +175,7 @@ def rankset_name(measure: Measure) -> str:
         name = "num_rel_ret"  # ir_measures' NumRet(rel=r) counts relevant retrieved
     if measure.NAME == "SetP" and measure.param("relative", False):
         name = "set_relative_p"
-    if measure.param("dcg") == "exp-log2":
+    if _exp_gains(measure, tool):
         name = "ndcg_exp"  # gdeval's nDCG: gains 2^grade - 1
     gains = measure.param("gains")
     if gains:  # trec_eval's gain map, as pytrec_eval passes it on
@@ -157,6 +202,8 @@ def rankset_name(measure: Measure) -> str:
     text = name
     if params:
         text += "(" + ", ".join(f"{key}={value}" for key, value in params.items()) + ")"
+    if measure.NAME == "Judged" and at is None:
+        at = _WHOLE_RANKING
     if at_kind == "cutoff" and at is not None:
         text += f"@{min(at, _CWL_DEPTH) if measure.NAME in _CWL else at}"
     return text
@@ -174,7 +221,7 @@ def _cwl_params(measure: Measure) -> dict[str, Any]:
     return params
 
 
-def _in_doubles(measure: Measure) -> bool:
+def _in_doubles(measure: Measure, tool: str) -> bool:
     """Whether ir_measures reads this measure's scores as doubles, not as floats.
 
     pytrec_eval (most measures) holds scores as 32-bit floats; ir_measures computes
@@ -184,20 +231,21 @@ def _in_doubles(measure: Measure) -> bool:
     return (
         measure.NAME in ("Judged", "Compat", "ERR", "RBP", *_CWL, *_INTENT_AWARE)
         or (measure.NAME == "RR" and measure.param("cutoff") is not None)
-        or measure.param("dcg") == "exp-log2"
+        or _exp_gains(measure, tool)
     )
 
 
 def _shown(value: float | None, measure: Measure, retrieved: float | None) -> float:
     """Return rankset's ``value`` of ``measure`` as ir_measures shows it (NA and NaN: 0).
 
-    ir_measures' Judged@k divides by the documents in the top k, not by k: rescaled.
+    ir_measures' Judged@k divides by the documents in the top k, not by k: rescaled (a
+    bare Judged: by the documents retrieved).
     """
     if value is None or math.isnan(value):
         return 0.0
     if measure.NAME != "Judged":
         return value
-    cutoff = float(measure.param("cutoff"))
+    cutoff = float(measure.param("cutoff") or _WHOLE_RANKING)
     shown = cutoff if retrieved is None else min(cutoff, retrieved)
     return value * cutoff / shown if shown > 0 else 0.0
 
@@ -205,10 +253,13 @@ def _shown(value: float | None, measure: Measure, retrieved: float | None) -> fl
 class Prepared:
     """Measures and qrels ready to evaluate runs (what ``ir_measures.evaluator`` returns)."""
 
-    def __init__(self, measures: Iterable[Measure | str] | Measure | str, qrels: Any) -> None:
+    def __init__(
+        self, measures: Iterable[Measure | str] | Measure | str, qrels: Any, tool: str = DEFAULT
+    ) -> None:
         from rankset.measures import parse_metric
 
-        self.measures = as_measures(measures)
+        self.measures = as_measures(measures, tool)
+        self.printed = frozenset(m for m in self.measures if by_gdeval(m, tool))
         self.qrels = QrelsSource(qrels)
         self.queries = self.qrels.labels.select("query_id").unique().sort("query_id")
         self.query_ids: list[str] = self.queries["query_id"].to_list()
@@ -219,10 +270,11 @@ class Prepared:
         for measure in self.measures:
             judged_only = bool(measure.param("judged_only", False))
             level = float(measure.param("rel", 1)) if measure.NAME in _INTENT_AWARE else None
-            key = (judged_only, measure.NAME == "Judged", _in_doubles(measure), level)
+            key = (judged_only, measure.NAME == "Judged", _in_doubles(measure, tool), level)
             group = self.groups.setdefault(key, {})
             if measure.NAME != "NumQ":
-                group.setdefault(parse_metric(rankset_name(measure)).name, []).append(measure)
+                name = parse_metric(rankset_name(measure, tool)).name
+                group.setdefault(name, []).append(measure)
             else:
                 group.setdefault("", []).append(measure)
 
@@ -291,7 +343,9 @@ class Prepared:
                     for name, measures in names.items():
                         value = _shown(row[name], measures[0], row["num_ret"])
                         for measure in measures:
-                            found[query, measure] = value
+                            found[query, measure] = (
+                                printed(value) if measure in self.printed else value
+                            )
             if "" in group:  # NumQ: 1 for each labelled query the run answers
                 for query in answered:
                     for measure in group[""]:

@@ -379,7 +379,8 @@ class _Converter:
         else:
             error = (
                 "unexpected format; please provide either: (1) an iterable of namedtuples "
-                f"(fields {required}); (2) a pandas DataFrame with columns {required}; "
+                f"(fields {required}, e.g., from ir_measures.{self.TUPLE.__name__}); "
+                f"(2) a pandas DataFrame with columns {required}; "
                 "or (3) a dict-of-dict"
             )
         self._predicted = (kind, error)
