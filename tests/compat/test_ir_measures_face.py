@@ -175,11 +175,38 @@ def test_inputs_in_ir_measures_forms(tmp_path: Path) -> None:
     assert _ours(names, str(qrels_path), str(run_path)) == pytest.approx(expected)
 
 
+ACCURACY = ["Accuracy", "Accuracy(rel=2)", "Accuracy@3", "Accuracy(rel=3)@10"]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_accuracy_equals_ir_measures_without_ties(seed: int) -> None:
+    # ir_measures' accuracy provider reports a query only where a relevant and a
+    # non-relevant document are in the top k (it stops on a ZeroDivisionError where there
+    # is no non-relevant one: the face leaves the query out) and ranks tied scores in the
+    # run's order: untied scores here. Compared query by query.
+    rng = random.Random(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(12):
+        docs = [f"d{i}" for i in range(rng.randint(1, 20))]
+        judged = rng.sample(docs, k=rng.randint(0, len(docs)))
+        qrels[f"q{q}"] = {doc: rng.choice([-1, 0, 1, 2, 3]) for doc in [*judged, "unretrieved"]}
+        if q != 3:  # labelled, not answered
+            ranked = rng.sample(docs, k=len(docs))
+            run[f"q{q}"] = {doc: 100.0 - i for i, doc in enumerate(ranked)} | {"x": 0.5}
+    for name in ACCURACY:
+        ours, theirs = _ours([name], qrels, run), {}
+        for query, labels in qrels.items():
+            try:
+                theirs.update(_theirs([name], {query: labels}, run))
+            except ZeroDivisionError:  # a relevant document and no non-relevant one
+                assert (query, name) not in ours
+        assert ours.keys() == theirs.keys()
+        assert ours == pytest.approx(theirs, abs=1e-12)
+        assert 0 < len(ours) < len(qrels)  # some queries left out, as in ir_measures
+
+
 def test_what_the_face_does_not_compute_is_named() -> None:
-    # Accuracy parses, as in ir_measures, but the face does not compute it
-    assert face.parse_measure("Accuracy@5") == face.Accuracy @ 5
-    with pytest.raises(ParameterError, match="Accuracy is not computed by rankset's ir_measures"):
-        face.calc_aggregate(["Accuracy@5"], {"q": {"d": 1}}, {"q": {"d": 1.0}})
     with pytest.raises(NameError, match="measure not found: Nope"):
         face.parse_measure("Nope@5")
     with pytest.raises(ParameterError, match=r"dcg='exp-log2' \(gdeval, ranx\) takes no gains"):

@@ -24,8 +24,7 @@ them). Measures that print the same are equal: ``nDCG@10`` and
 ``nDCG(judged_only=False)@10`` are one measure, computed once.
 
 Not here (using the name raises :class:`NotInFace`, which says what to call instead):
-``CwlMetric`` (cwl_eval's extra columns) and ``lazylibs``. ``Accuracy`` parses but is
-not computed.
+``CwlMetric`` (cwl_eval's extra columns) and ``lazylibs``.
 
 Measures are written as ir_measures writes them (``nDCG@10``, ``P(rel=2)@5``,
 ``SetF(beta=2)``, ``IPrec@0.2``), built from the objects below or parsed from text
@@ -58,6 +57,13 @@ reads every retrieved document.
 there (rankset: descending, as everywhere) and places unretrieved relevant documents by
 a score of 0 (rankset: after the retrieved ones of their grade), so the two differ only on
 tied or negative scores.
+
+``Accuracy(rel=r)@k`` is rankset's ``pair_accuracy``: the share of the (relevant,
+non-relevant) pairs of the top k (all retrieved without a cutoff) ranked relevant first,
+unlabelled documents non-relevant. As in ir_measures it is reported only for a query with
+both in the top k (ir_measures stops with ZeroDivisionError on a query with a relevant
+document and no non-relevant one; the face leaves the query out) and ties are broken by doc
+id descending (ir_measures: in the run's order).
 
 ``RBP(rel=r, p=0.8)`` is cwl_eval's rank-biased precision with binary relevance,
 rankset's ``rbp_binary`` (cwl_eval stops at rank 1,000; rankset reads the whole ranking).

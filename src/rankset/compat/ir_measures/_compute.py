@@ -67,12 +67,16 @@ COMPUTED: dict[str, tuple[str, str | None]] = {
     "AP_IA": ("map_ia", None),
     "P_IA": ("p_ia", "cutoff"),
     "StRecall": ("subtopic_recall", "cutoff"),
+    # ir_measures' own: reported only where defined (a relevant and a non-relevant document)
+    "Accuracy": ("pair_accuracy", "cutoff"),
 }
 #: Measures that need an @ value here (ir_measures: P, R, Success, IPrec; gdeval: ERR).
 _NEEDS_AT = frozenset(
     {"P", "Success", "IPrec", "ERR", "SDCG", "BPM", "NERR8", "NERR9"}
     | {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "P_IA", "StRecall"}
 )
+#: Measures whose evaluator reports a query only where the value is defined (no 0 default).
+_REPORTED_WHERE_DEFINED = frozenset({"Accuracy"})
 #: The C/W/L measures: cwl_eval scales grades between min_rel and max_rel (required).
 _CWL = frozenset({"SDCG", "BPM", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ"})
 #: The intent-aware measures: they read subtopic labels (the qrels' ``iteration``).
@@ -225,14 +229,18 @@ def _in_doubles(measure: Measure, tool: str) -> bool:
     """Whether ir_measures reads this measure's scores as doubles, not as floats.
 
     pytrec_eval (most measures) holds scores as 32-bit floats; ir_measures computes
-    ``Judged``, ``RR@k`` and ``Compat`` in Python, ``RBP`` with cwl_eval and runs gdeval
-    (``ERR``, exp-log2 nDCG) in perl, all with doubles.
+    ``Judged``, ``RR@k``, ``Compat`` and ``Accuracy`` in Python, ``RBP`` with cwl_eval and
+    runs gdeval (``ERR``, exp-log2 nDCG) in perl, all with doubles.
     """
     return (
-        measure.NAME in ("Judged", "Compat", "ERR", "RBP", *_CWL, *_INTENT_AWARE)
+        measure.NAME in ("Judged", "Compat", "ERR", "RBP", "Accuracy", *_CWL, *_INTENT_AWARE)
         or (measure.NAME == "RR" and measure.param("cutoff") is not None)
         or _exp_gains(measure, tool)
     )
+
+
+def _undefined(value: float | None) -> bool:
+    return value is None or math.isnan(value)
 
 
 def _shown(value: float | None, measure: Measure, retrieved: float | None) -> float:
@@ -241,8 +249,9 @@ def _shown(value: float | None, measure: Measure, retrieved: float | None) -> fl
     ir_measures' Judged@k divides by the documents in the top k, not by k: rescaled (a
     bare Judged: by the documents retrieved).
     """
-    if value is None or math.isnan(value):
+    if _undefined(value):
         return 0.0
+    assert value is not None
     if measure.NAME != "Judged":
         return value
     cutoff = float(measure.param("cutoff") or _WHOLE_RANKING)
@@ -331,7 +340,8 @@ class Prepared:
 
         The measures of each query in the order asked; a labelled query the run lacks
         scores 0 on every measure, as in ir_measures, and so does a value rankset leaves
-        undefined (NA or NaN).
+        undefined (NA or NaN); ``Accuracy`` alone, as ir_measures' accuracy provider, is
+        reported only where it is defined.
         """
         answering = run.filter(pl.col("query_id").is_in(self.queries["query_id"].implode()))
         answered = set(answering["query_id"].unique().to_list())
@@ -341,6 +351,8 @@ class Prepared:
             if names and answered:
                 for query, row in self.evaluate(key, answering).items():
                     for name, measures in names.items():
+                        if measures[0].NAME in _REPORTED_WHERE_DEFINED and _undefined(row[name]):
+                            continue
                         value = _shown(row[name], measures[0], row["num_ret"])
                         for measure in measures:
                             found[query, measure] = (
@@ -354,4 +366,5 @@ class Prepared:
             (query, measure, found.get((query, measure), 0.0))
             for query in self.query_ids
             for measure in self.measures
+            if measure.NAME not in _REPORTED_WHERE_DEFINED or (query, measure) in found
         ]

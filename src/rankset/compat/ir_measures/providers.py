@@ -373,7 +373,9 @@ _PYTREC_EVAL = (
     "AP Bpref IPrec NumQ NumRel NumRet P R RR Rprec SetAP SetF SetP SetR Success infAP nDCG"
 )
 _RANX = "AP NumRet P R RR Rprec SetP SetR Success nDCG"
-AccuracyProvider = _provider("accuracy", "AccuracyProvider", "Accuracy", "Accuracy (not computed).")
+AccuracyProvider = _provider(
+    "accuracy", "AccuracyProvider", "Accuracy", "Accuracy, as rankset's pair_accuracy."
+)
 CompatProvider = _provider("compat", "CompatProvider", "Compat", "Compat, as rankset's compat.")
 CwlEvalProvider = _provider("cwl_eval", "CwlEvalProvider", _CWL_NAMES, "cwl_eval's measures.")
 PyNdEvalProvider = _provider("pyndeval", "PyNdEvalProvider", _IA_NAMES, "ndeval's measures.")
