@@ -129,10 +129,13 @@ class Analysis:
     label_sets: Mapping[str, Any] | None = field(repr=False, default=None)
 
     @cached_property
-    def rankings(self) -> pl.DataFrame:
-        """``system, query_id, doc_id, pos``: each ranking's first ``depth`` documents.
+    def positions(self) -> pl.DataFrame:
+        """``system, query_id, doc_id, pos``: every ranking at its full depth.
 
-        Read from the runs on first use, as :func:`rankset.evaluate` numbers them.
+        Read from the runs on first use, as :func:`rankset.evaluate` numbers them. The
+        pages ship the first ``depth`` of each (:attr:`rankings`) and, for the documents
+        they show, the ranks further down (a reranker's promoted documents keep the
+        first stage's rank).
         """
         options = self.options
         return numbered_runs(
@@ -140,7 +143,12 @@ class Analysis:
             names=options.names,
             order=options.order,
             score_precision=options.score_precision,
-        ).filter(pl.col("pos") <= self.depth)
+        )
+
+    @cached_property
+    def rankings(self) -> pl.DataFrame:
+        """``system, query_id, doc_id, pos``: each ranking's first ``depth`` documents."""
+        return self.positions.filter(pl.col("pos") <= self.depth)
 
     @cached_property
     def explanations(self) -> pl.DataFrame | None:

@@ -43,7 +43,8 @@ function payload(overrides) {
     },
     history: null,
     suite: null,
-    judges: null
+    judges: null,
+    deep_ranks: null
   };
   return Object.assign(data, overrides || {});
 }

@@ -102,10 +102,13 @@ function gradeCell(grade) {
   return el("td", { cls: "grade " + cls, text: String(grade) });
 }
 function moveCell(rank, other, otherName, k, isB) {
-  // How B placed the document against A: up when B ranks it higher than A does.
+  // How B placed the document against A: up when B ranks it higher than A does. With
+  // deep_ranks the other run's rank is known at its full depth, so "new" means "not
+  // retrieved at all" rather than "below the shipped depth".
   if (other === undefined) {
+    var where = D.deep_ranks ? "\u2019s ranking" : "\u2019s top " + D.depth;
     return el("td", { cls: "move out", text: (isB ? "new" : "dropped") + " (not in " + otherName +
-      "\u2019s top " + D.depth + ")" });
+      where + ")" });
   }
   var up = isB ? other - rank : rank - other;
   var label = String(other);
@@ -141,9 +144,13 @@ function serpTable(qi, list, otherRanks, otherName, k, side) {
   table.appendChild(body);
   return table;
 }
-function ranksOf(list) {
+function ranksOf(list, s, qi) {
+  // Rank of each document in system s's ranking of query qi: the shipped top depth, then
+  // the shown documents it holds further down (deep_ranks: [doc, rank, doc, rank, ...]).
   var ranks = new Map();
   list.forEach(function (doc, r) { ranks.set(doc, r + 1); });
+  var deep = D.deep_ranks ? D.deep_ranks[s][qi] : [];
+  for (var i = 0; i + 1 < deep.length; i += 2) { ranks.set(deep[i], deep[i + 1]); }
   return ranks;
 }
 function renderQuery() {
@@ -208,7 +215,7 @@ function renderQuery() {
     side.appendChild(el("div", null, [el("h3", { text: "Diagnosis" }), lines]));
   }
   view.appendChild(side);
-  var ranksA = ranksOf(listA), ranksB = ranksOf(listB);
+  var ranksA = ranksOf(listA, a, qi), ranksB = ranksOf(listB, b, qi);
   view.appendChild(el("div", { cls: "serps" }, [
     el("div", null, [el("h3", { cls: "sys-a", text: "A: " + state.a }),
                      serpTable(qi, listA, ranksB, state.b, k, "a")]),
@@ -225,9 +232,9 @@ function renderQuery() {
   var missed = el("ul", { id: "missed", cls: "missed" });
   missing.slice(0, state.allMissed ? missing.length : MISSED_ROWS).forEach(function (doc) {
     var id = D.doc_ids[qi][doc], text = D.texts ? D.texts[id] : null;
-    var where = [[listA, state.a], [listB, state.b]].map(function (pair) {
-      var rank = pair[0].indexOf(doc);
-      return rank < 0 ? null : pair[1] + " " + (rank + 1);
+    var where = [[ranksA, state.a], [ranksB, state.b]].map(function (pair) {
+      var rank = pair[0].get(doc);
+      return rank === undefined ? null : pair[1] + " " + rank;
     }).filter(function (x) { return x; });
     missed.appendChild(el("li", { "data-doc": id }, [el("code", { text: id }),
       el("span", { cls: "grade rel", text: "grade " + D.grades[qi][doc] }),

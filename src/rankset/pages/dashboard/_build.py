@@ -193,6 +193,7 @@ def render(
         metrics=shown,
         baseline=baseline,
         top=analysis.rankings,
+        all_positions=analysis.positions,
         labels=labels,
         texts=texts,
         query_texts=query_texts,

@@ -224,6 +224,7 @@ def assemble(
     history: pl.DataFrame | None = None,
     suite: SuiteResult | None = None,
     judges: JudgesView | None = None,
+    all_positions: pl.DataFrame | None = None,
 ) -> Payload:
     """Build the page's data from computed results.
 
@@ -232,7 +233,9 @@ def assemble(
     ``judges`` the judges view (:func:`rankset.pages.dashboard._judges.judges_data`).
     ``top`` holds ``system, query_id, doc_id, pos`` (the first ``depth`` positions),
     ``labels`` ``query_id, doc_id, grade``, ``texts`` and ``query_texts`` ``id, text``
-    (already cut to snippets). ``curve_of`` names the curve of each shown metric (or None);
+    (already cut to snippets). ``all_positions`` (``system, query_id, doc_id, pos`` at full
+    depth) gives ``deep_ranks``: where each system ranks the shown documents it holds
+    below ``depth``. ``curve_of`` names the curve of each shown metric (or None);
     ``page`` holds the page's own fields (title, notes, options), copied in as they are.
     """
     systems = result.systems
@@ -340,8 +343,38 @@ def assemble(
         "history": None if history is None else history_data(history, metrics),
         "suite": None if suite is None else suite_data(suite, metrics),
         "judges": None if judges is None else judges_data(judges),
+        "deep_ranks": None
+        if all_positions is None
+        else _deep_ranks(all_positions, docs, depth, ids, systems),
     }
     return Payload(data=data, sample=sample)
+
+
+def _deep_ranks(
+    positions: pl.DataFrame,
+    docs: pl.DataFrame,
+    depth: int,
+    ids: list[str],
+    systems: Sequence[str],
+) -> list[list[list[int]]] | None:
+    """Per system and query, ``[doc index, rank, ...]`` of shown documents below ``depth``.
+
+    None when no ranking goes deeper than ``depth`` (nothing to add).
+    """
+    deeper = positions.filter(pl.col("pos") > depth)
+    if deeper.is_empty():
+        return None
+    pairs = (
+        deeper.join(docs.select("query_id", "doc_id", "idx"), on=["query_id", "doc_id"])
+        .sort("system", "query_id", "idx")
+        .with_columns(pairs=pl.concat_list("idx", pl.col("pos").cast(pl.Int64)))
+        .group_by("system", "query_id", maintain_order=True)
+        .agg(pl.col("pairs").explode())
+    )
+    return [
+        [row or [] for row in column]
+        for column in _column_lists(pairs, ids, "system", systems, "pairs")
+    ]
 
 
 def history_data(history: pl.DataFrame, metrics: Sequence[str]) -> dict[str, Any]:

@@ -104,6 +104,9 @@ class DashboardData(TypedDict):
     #: correlations, rows, boards, topics, calibration, uncalibrated, n_bootstrap,
     #: confidence, note), or None without label sets.
     judges: dict[str, Any] | None
+    #: Per system and query, ``[doc index, rank, ...]``: where the system ranks the
+    #: shown documents it holds below ``depth`` (None when no ranking is deeper).
+    deep_ranks: list[list[list[int]]] | None
 
 
 def payload_keys() -> list[str]:
