@@ -334,3 +334,54 @@ test("contrast of two top k", () => {
   assert.equal(none.rbo, null);
   assert.equal(none.tau_ap, null);
 });
+
+// --- regressions: the delta filter and the largest losses first ---------------------------
+
+test("the delta filter keeps B's losses (or wins) of at least delta, the metric's way", () => {
+  const data = payload();
+  const rows = (delta, metric) =>
+    core.filterQueries(data, state({ delta: delta, metric: metric || "ndcg@10" })).rows;
+  // ndcg@10, B - A: [0.3, 0, NA, NA, -0.1]
+  assert.deepEqual(rows({ dir: "worse", by: 0.05 }), [4]);
+  assert.deepEqual(rows({ dir: "worse", by: 0.1 }), [4]); // "at least": 0.1 itself passes
+  assert.deepEqual(rows({ dir: "worse", by: 0.11 }), []);
+  assert.deepEqual(rows({ dir: "better", by: 0.3 }), [0]);
+  assert.deepEqual(rows({ dir: "better", by: 0 }), [0]); // a tie is neither
+  assert.deepEqual(rows({ dir: "worse", by: 0 }), [4]);
+  // unj@10 is better lower; B - A: [-0.3, 0, 0.3, -0.1, 0.2]
+  assert.deepEqual(rows({ dir: "worse", by: 0.25 }, "unj@10"), [2]);
+  assert.deepEqual(rows({ dir: "worse", by: 0.1 }, "unj@10"), [2, 4]);
+  assert.deepEqual(rows({ dir: "better", by: 0.1 }, "unj@10"), [0, 3]);
+  // it filters before the histogram's bar, as the outcome does
+  const found = core.filterQueries(data, state({ delta: { dir: "worse", by: 0.05 } }));
+  assert.deepEqual(found.before, [4]);
+  assert.equal(core.matchesDelta(null, null, true), true);
+  assert.equal(core.fallOf(0.2, true), -0.2);
+  assert.equal(core.fallOf(0.2, false), 0.2);
+  assert.equal(core.fallOf(null, false), null);
+});
+
+test("sorting by fall lists the largest losses first on either kind of metric", () => {
+  const data = payload();
+  const order = (metric) => core.sortRows(data, state({ metric: metric, sort: "-fall" }),
+    [0, 1, 2, 3, 4], core.differences(data, state({ metric: metric })));
+  assert.deepEqual(order("ndcg@10"), [4, 1, 0, 2, 3]); // falls 0.1, 0, -0.3; NA last
+  assert.deepEqual(order("unj@10"), [2, 4, 1, 3, 0]); // falls 0.3, 0.2, 0, -0.1, -0.3
+});
+
+test("the delta filter and the fall sort live in the fragment; old links still open", () => {
+  const ctx = ctxOf();
+  const s = core.parseFragment("#view=queries&a=bm25&b=rerank&delta=worse:0.05&sort=-fall", ctx);
+  assert.deepEqual(s.delta, { dir: "worse", by: 0.05 });
+  assert.equal(s.sort, "-fall");
+  const hash = core.formatFragment(s, ctx);
+  assert.match(hash, /&delta=worse:0\.05&sort=-fall$/);
+  assert.deepEqual(core.parseFragment(hash, ctx), s);
+  for (const bad of ["worse", "down:0.1", "worse:-1", "better:x", ""]) {
+    assert.equal(core.parseFragment("#view=queries&delta=" + bad, ctx).delta, null, bad);
+  }
+  assert.deepEqual(core.parseFragment("#delta=better:1e-3", ctx).delta, { dir: "better", by: 0.001 });
+  // a link written before the filter existed opens as it did, and writes back the same
+  const old = "#a=bm25&b=rerank&metric=ndcg@10&k=10&view=queries&outcome=losses";
+  assert.equal(core.formatFragment(core.parseFragment(old, ctx), ctx), old);
+});

@@ -95,7 +95,7 @@ function defaultState(ctx) {
   return {
     view: "overview", query: null, a: ctx.baseline, b: otherThan(ctx.systems, ctx.baseline),
     metric: ctx.metrics[0], k: ctx.k, baseline: ctx.baseline, text: "", quadrant: null,
-    system: null, outcome: null, diff: null, sort: DEFAULT_SORT
+    system: null, outcome: null, diff: null, delta: null, sort: DEFAULT_SORT
   };
 }
 
@@ -131,7 +131,9 @@ function parseFragment(hash, ctx) {
   if (diff.length === 2 && isFinite(diff[0]) && isFinite(diff[1]) && diff[0] < diff[1]) {
     s.diff = diff;
   }
-  if (/^-?(query|diff|s\d+)$/.test(p.get("sort") || "")) { s.sort = p.get("sort"); }
+  var delta = /^(worse|better):(\d*\.?\d+(?:e-?\d+)?)$/.exec(p.get("delta") || "");
+  if (delta) { s.delta = { dir: delta[1], by: Number(delta[2]) }; }
+  if (/^-?(query|diff|fall|s\d+)$/.test(p.get("sort") || "")) { s.sort = p.get("sort"); }
   return s;
 }
 
@@ -156,6 +158,7 @@ function formatFragment(s, ctx) {
   if (s.quadrant) { add("quadrant", s.quadrant); add("system", s.system); }
   if (s.outcome) { add("outcome", s.outcome); }
   if (s.diff) { add("diff", s.diff[0] + "," + s.diff[1]); }
+  if (s.delta) { add("delta", s.delta.dir + ":" + s.delta.by); }
   if (s.sort !== DEFAULT_SORT) { add("sort", s.sort); }
   return "#" + pairs.join("&");
 }
@@ -193,6 +196,27 @@ function outcomeOf(diff, greater) {
   if (diff === null || diff === undefined) { return null; }
   if (Math.abs(diff) < 1e-9) { return "ties"; }
   return (diff > 0) === greater ? "wins" : "losses";
+}
+
+/**
+ * How far B fell behind A for a difference B - A: positive when B is worse (lower on a
+ * higher-is-better metric, higher on a lower-is-better one), null for NA.
+ */
+function fallOf(diff, greater) {
+  if (diff === null || diff === undefined) { return null; }
+  return greater ? -diff : diff;
+}
+
+/**
+ * Whether a difference passes the state's delta filter: B worse than A by at least
+ * delta.by ("worse"), or better by at least that ("better"); a tie passes neither.
+ */
+function matchesDelta(delta, diff, greater) {
+  if (!delta) { return true; }
+  var fall = fallOf(diff, greater);
+  if (fall === null) { return false; }
+  var gap = delta.dir === "worse" ? fall : -fall;
+  return gap > 1e-9 && gap >= delta.by - 1e-9;
 }
 
 /** Bins of about 24 round-width bars over the differences (NA left out). */
@@ -243,6 +267,7 @@ function filterQueries(data, s) {
   for (var i = 0; i < data.queries.length; i++) {
     if (!matchesText(data, i, text) || !matchesQuadrant(data, s, i)) { continue; }
     if (s.outcome && outcomeOf(diffs[i], greater) !== s.outcome) { continue; }
+    if (!matchesDelta(s.delta, diffs[i], greater)) { continue; }
     before.push(i);
     if (picked !== null && (diffs[i] === null || bins.index(diffs[i]) !== picked)) { continue; }
     rows.push(i);
@@ -268,17 +293,20 @@ function histogram(found) {
 }
 
 /**
- * Order query positions by the state's sort: "query", "diff" or "s<i>" (system i's value),
- * "-" first for descending. NA values go last either way; ties by query id.
+ * Order query positions by the state's sort: "query", "diff", "fall" (how far B fell behind
+ * A: "-fall" lists the largest losses first, whichever way the metric points) or "s<i>"
+ * (system i's value), "-" first for descending. NA values go last either way; ties by
+ * query id.
  */
 function sortRows(data, s, rows, diffs) {
   var key = s.sort.replace(/^-/, ""), desc = s.sort.charAt(0) === "-";
-  var Q = data.queries, values = null;
+  var Q = data.queries, values = null, m = data.metrics.indexOf(s.metric);
   if (key.charAt(0) === "s") {
-    values = data.values[data.metrics.indexOf(s.metric)][Number(key.slice(1))];
+    values = data.values[m][Number(key.slice(1))];
   }
   var value = function (i) {
     if (key === "query") { return Q[i]; }
+    if (key === "fall") { return fallOf(diffs[i], data.greater[m]); }
     var v = key === "diff" ? diffs[i] : (values ? values[i] : null);
     return v === undefined ? null : v;
   };
@@ -349,7 +377,8 @@ if (typeof module !== "undefined" && module.exports) {
     otherThan: otherThan, defaultState: defaultState, parseFragment: parseFragment,
     encodeValue: encodeValue, formatFragment: formatFragment, fragmentOf: fragmentOf,
     historyMode: historyMode,
-    differences: differences, outcomeOf: outcomeOf, binning: binning,
+    differences: differences, outcomeOf: outcomeOf, fallOf: fallOf, matchesDelta: matchesDelta,
+    binning: binning,
     matchesText: matchesText, matchesQuadrant: matchesQuadrant, filterQueries: filterQueries,
     histogram: histogram, sortRows: sortRows,
     rbo: rbo, tauAP: tauAP, contrast: contrast

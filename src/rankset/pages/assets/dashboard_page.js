@@ -22,6 +22,10 @@ Q.forEach(function (q, i) { QI.set(q, i); });
 var DIAG = D.diagnosis;
 var QUADS = DIAG ? DIAG.quadrants : [];
 var PAGE_ROWS = 100;
+// The query list's sort orders offered in its menu ("" stands for a column's own order).
+var SORT_ORDERS = [["", "by column"], ["-diff", "B \u2212 A, largest first"],
+                   ["diff", "B \u2212 A, smallest first"],
+                   ["-fall", "B\u2019s largest losses first"], ["query", "query id"]];
 var charts = {};
 var state = null;
 var shownRows = PAGE_ROWS;
@@ -224,6 +228,10 @@ function setupControls() {
              ["any"].concat(QUADS, DIAG ? [UNCLASSIFIED] : []));
   fillSelect($("filter-outcome"), [""].concat(OUTCOMES),
              ["all", "B wins", "B loses", "ties"]);
+  fillSelect($("filter-delta-dir"), ["", "worse", "better"],
+             ["vs A: any", "worse than A", "better than A"]);
+  fillSelect($("sort-order"), SORT_ORDERS.map(function (o) { return o[0]; }),
+             SORT_ORDERS.map(function (o) { return o[1]; }));
   $("k").max = String(D.depth);
   $("metric").addEventListener("change", function (e) { navigate({ metric: e.target.value }); });
   $("baseline").addEventListener("change", function (e) {
@@ -260,9 +268,23 @@ function setupControls() {
   $("filter-outcome").addEventListener("change", function (e) {
     navigate({ outcome: e.target.value || null });
   });
+  var deltaOf = function () {
+    var dir = $("filter-delta-dir").value, by = Number($("filter-delta").value);
+    return dir ? { dir: dir, by: isFinite(by) && by > 0 ? by : 0 } : null;
+  };
+  $("filter-delta-dir").addEventListener("change", function () {
+    navigate({ delta: deltaOf() });
+  });
+  $("filter-delta").addEventListener("change", function () {
+    if (state.delta) { navigate({ delta: deltaOf() }); }
+  });
+  $("sort-order").addEventListener("change", function (e) {
+    if (e.target.value) { navigate({ sort: e.target.value }); }
+  });
   $("clear-diff").addEventListener("click", function () { navigate({ diff: null }); });
   $("clear-filters").addEventListener("click", function () {
-    navigate({ text: "", quadrant: null, system: null, outcome: null, diff: null });
+    navigate({ text: "", quadrant: null, system: null, outcome: null, diff: null,
+               delta: null });
   });
   $("more").addEventListener("click", function () { shownRows += PAGE_ROWS; renderExplorer(); });
   document.querySelectorAll("[data-tab]").forEach(function (tab) {
@@ -280,6 +302,10 @@ function syncControls() {
   $("filter-quadrant").value = state.quadrant || "";
   $("filter-system").value = state.system || state.a;
   $("filter-outcome").value = state.outcome || "";
+  $("filter-delta-dir").value = state.delta ? state.delta.dir : "";
+  if (state.delta) { $("filter-delta").value = String(state.delta.by); }
+  var listed = SORT_ORDERS.some(function (o) { return o[0] === state.sort; });
+  $("sort-order").value = listed ? state.sort : "";
   document.querySelectorAll("[data-tab]").forEach(function (tab) {
     tab.setAttribute("aria-selected", String(tab.dataset.tab === state.view));
   });

@@ -20,9 +20,21 @@ function queryLink(i, label) {
   var s = Object.assign({}, state, { query: Q[i], view: "query" });
   return el("a", { href: formatFragment(s, CTX), cls: "qlink", text: label });
 }
+function baselineMark(value, baseValue, greater, isBase) {
+  // How a cell differs from the baseline's value on the same query: a class and a title
+  // (the mark itself is drawn by the stylesheet, so the cell's text stays the number).
+  if (isBase || value === null || baseValue === null) { return null; }
+  var d = value - baseValue;
+  if (Math.abs(d) < 1e-9) { return null; }
+  var better = (d > 0) === greater;
+  return { cls: better ? "better" : "worse",
+           title: (better ? "better" : "worse") + " than the baseline " + state.baseline +
+             " (" + fmt(d, true) + ")" };
+}
 function renderExplorer() {
   var found = filterQueries(D, state);
   var m = M.indexOf(state.metric), a = S.indexOf(state.a), b = S.indexOf(state.b);
+  var base = S.indexOf(state.baseline);
   setData("differences", "differences", histogram(found));
   setSignal("differences", "picked_bin", state.diff ? found.bins.edge(
     found.bins.index((state.diff[0] + state.diff[1]) / 2)) : null);
@@ -43,6 +55,9 @@ function renderExplorer() {
   if (state.quadrant) { chips.push(state.system + ": " + state.quadrant); }
   if (state.diff) {
     chips.push("B \u2212 A in [" + fmt(state.diff[0]) + ", " + fmt(state.diff[1]) + ")");
+  }
+  if (state.delta) {
+    chips.push("B " + state.delta.dir + " than A by at least " + fmt(state.delta.by));
   }
   $("active-filters").textContent = chips.length ? "Filtered by " + chips.join("; ") : "";
   $("clear-diff").hidden = !state.diff;
@@ -76,7 +91,10 @@ function renderExplorer() {
     var tr = el("tr", { "data-query": Q[i] }, [el("th", { scope: "row" }, [queryLink(i, Q[i])])]);
     if (D.query_text) { tr.appendChild(el("td", { cls: "qtext", text: D.query_text[i] || "" })); }
     S.forEach(function (name, s) {
-      tr.appendChild(el("td", { cls: "num" + (s === a ? " sys-a" : "") + (s === b ? " sys-b" : ""),
+      var mark = baselineMark(D.values[m][s][i], D.values[m][base][i], D.greater[m], s === base);
+      tr.appendChild(el("td", { cls: "num" + (s === a ? " sys-a" : "") + (s === b ? " sys-b" : "") +
+                                (mark ? " vs-base " + mark.cls : ""),
+                                title: mark ? mark.title : null,
                                 text: fmt(D.values[m][s][i]) }));
     });
     var o = outcomeOf(found.diffs[i], found.greater);

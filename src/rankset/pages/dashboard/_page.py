@@ -77,6 +77,9 @@ _BODY: Final = """
 <label>Quadrant <select id="filter-quadrant"></select></label>
 <label>of <select id="filter-system"></select></label>
 <label>Outcome <select id="filter-outcome"></select></label>
+<label>B <select id="filter-delta-dir"></select></label>
+<label>by at least <input type="number" id="filter-delta" min="0" step="0.01" value="0.05"></label>
+<label>Sort <select id="sort-order"></select></label>
 <button type="button" class="small" id="clear-diff" hidden>clear bar</button>
 <button type="button" class="small" id="clear-filters">clear filters</button>
 </div>
@@ -99,7 +102,7 @@ Made by rankset {version}. This file makes no network request. The view is kept 
 address after <code>#</code>: <code>query</code>, <code>a</code>, <code>b</code>,
 <code>metric</code>, <code>k</code> (and <code>view</code>, <code>baseline</code>,
 <code>text</code>, <code>quadrant</code>, <code>system</code>, <code>outcome</code>,
-<code>diff</code>, <code>sort</code>), so a link reopens it.
+<code>diff</code>, <code>delta</code>, <code>sort</code>), so a link reopens it.
 </footer>
 """
 
