@@ -1,4 +1,10 @@
-"""Compatibility (Clarke, Vtyurina and Smucker, 2021): how close a ranking is to an ideal one.
+"""How close a ranking's order is to an ideal one: compatibility and pair accuracy.
+
+``pair_accuracy`` (ir_measures' ``Accuracy``) is the share of the (relevant, non-relevant)
+pairs within the top k that the ranking orders relevant first; unlabelled documents are
+non-relevant, and it is NA when the top k holds no such pair.
+
+Compatibility (Clarke, Vtyurina and Smucker, 2021):
 
 ``compat(p=0.95)`` is the rank-biased overlap (RBO) between the ranking and an ideal
 ranking of the query's labels with grade > 0 (highest grade first; within a grade, in the
@@ -40,6 +46,7 @@ import polars as pl
 
 from rankset.measures._features import GROUP, Features, level_key, sequential_sum
 from rankset.measures._registry import Metric, ParamSpec, define
+from rankset.measures.ranking import REL, relevant_retrieved, relevant_row, relevant_so_far_row
 
 __all__: list[str] = []
 
@@ -137,3 +144,30 @@ def _compat(features: Features, metric: Metric) -> pl.Expr:
             else (1.0 - pl.lit(p).pow(depth.cast(pl.Float64))) / (1.0 - p)
         )
     return pl.when(best > 0).then(overlap / best).otherwise(0.0)
+
+
+@define(
+    "pair_accuracy",
+    description="Share of the (relevant, non-relevant) pairs of the top k ranked relevant "
+    "first; unlabelled documents count as non-relevant (ir_measures' Accuracy).",
+    cutoff="optional",
+    params=(REL,),
+    empty_value=None,
+    na_rule="no relevant or no non-relevant document is within the cutoff",
+    ir_measures="Accuracy",
+)
+def _pair_accuracy(features: Features, metric: Metric) -> pl.Expr:
+    level = features.level(metric)
+    rel, so_far = relevant_row(features, level), relevant_so_far_row(features, level)
+    # non-relevant documents above each relevant one: its position less the relevant so far
+    above = (
+        pl.when(pl.col(rel)).then(pl.col("pos").cast(pl.Float64) - pl.col(so_far)).otherwise(0.0)
+    )
+    name = f"_nonrel_above_{level_key(level)}_{features.cutoff_key(metric)}"
+    misordered = features.aggregate_within_cutoff(name, above, metric)
+    relevant = relevant_retrieved(features, metric)
+    shown = features.num_ret().cast(pl.Float64)
+    if features.cutoff(metric) is not None:
+        shown = pl.min_horizontal(features.cutoff_value(metric), shown)
+    pairs = relevant * (shown - relevant)
+    return pl.when(pairs > 0).then(1.0 - misordered / pairs).otherwise(None)

@@ -514,33 +514,6 @@ def _judged(features: Features, metric: Metric) -> pl.Expr:
 
 
 @define(
-    "pair_accuracy",
-    description="Share of the (relevant, non-relevant) pairs of the top k ranked relevant "
-    "first; unlabelled documents count as non-relevant (ir_measures' Accuracy).",
-    cutoff="optional",
-    params=(REL,),
-    empty_value=None,
-    na_rule="no relevant or no non-relevant document is within the cutoff",
-    ir_measures="Accuracy",
-)
-def _pair_accuracy(features: Features, metric: Metric) -> pl.Expr:
-    level = features.level(metric)
-    rel, so_far = relevant_row(features, level), relevant_so_far_row(features, level)
-    # non-relevant documents above each relevant one: its position less the relevant so far
-    above = (
-        pl.when(pl.col(rel)).then(pl.col("pos").cast(pl.Float64) - pl.col(so_far)).otherwise(0.0)
-    )
-    name = f"_nonrel_above_{level_key(level)}_{features.cutoff_key(metric)}"
-    misordered = features.aggregate_within_cutoff(name, above, metric)
-    relevant = relevant_retrieved(features, metric)
-    shown = features.num_ret().cast(pl.Float64)
-    if features.cutoff(metric) is not None:
-        shown = pl.min_horizontal(features.cutoff_value(metric), shown)
-    pairs = relevant * (shown - relevant)
-    return pl.when(pairs > 0).then(1.0 - misordered / pairs).otherwise(None)
-
-
-@define(
     "num_ret",
     description="Number of documents retrieved for the query (full depth).",
     cutoff="none",
