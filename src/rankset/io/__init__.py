@@ -27,6 +27,9 @@ Supported inputs
   a run and continuous labels: :func:`read_erag`.
 - MS MARCO runs ``qid docid rank`` (``format="msmarco"`` forces the layout) and TREC
   2025 RAG qrels ``qid iter docid grade confidence`` (the confidence kept as a column).
+- NIST's sampled qrels ``topic iter doc stratum rel`` (``-1``: pooled, not sampled), as
+  labels with a ``stratum`` column: :func:`read_sampled_qrels`. A table's ``stratum``
+  column is kept with its labels too.
 - BEIR/MTEB qrels tables (``query-id``, ``corpus-id``, ``score``), without a mapping.
 - URLs (``https://``, ``hf://``, ``s3://``), read as local files are.
 - ``irds:<ir_datasets id>`` labels, and the short names of :data:`IRDS_SHORT_NAMES`
@@ -58,12 +61,14 @@ from rankset.io._leaderboards import read_leaderboard
 from rankset.io._nuggets import NUGGET_SCHEMA, read_nuggets, read_subtopics
 from rankset.io._parsed import ParsedInput
 from rankset.io._readers import read, scan_labels, scan_run
+from rankset.io._sampled import SAMPLED_QRELS_SCHEMA, read_sampled_qrels
 from rankset.io._writers import write_labels, write_parquet, write_run
 
 __all__ = [
     "IRDS_OFFICIAL_MEASURES",
     "IRDS_SHORT_NAMES",
     "NUGGET_SCHEMA",
+    "SAMPLED_QRELS_SCHEMA",
     "ERagTables",
     "InputFormat",
     "Kind",
@@ -79,6 +84,7 @@ __all__ = [
     "read_judgments",
     "read_leaderboard",
     "read_nuggets",
+    "read_sampled_qrels",
     "read_subtopics",
     "resolve_irds_id",
     "scan_labels",

@@ -70,6 +70,8 @@ ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
     "text": ("text", "content", "passage"),
     # How sure a label is (TREC 2025 RAG qrels); kept with labels, never scored.
     "confidence": ("confidence",),
+    # The stratum a sampled label was drawn from (NIST's sampled qrels); kept with labels.
+    "stratum": ("stratum",),
 }
 CANONICAL_COLUMNS: Final = frozenset(ALIASES)
 NUMERIC_TARGETS: Final[Mapping[str, pl.DataType]] = {

@@ -48,8 +48,10 @@ __all__ = [
 ]
 
 
-# Labels keep a confidence column when they have one (TREC 2025 RAG qrels).
-_LABEL_COLUMNS: Final = frozenset({*LABELS_SCHEMA, "confidence"})
+# Labels keep a confidence column when they have one (TREC 2025 RAG qrels), and the
+# stratum of sampled qrels (rankset.measures.sampled).
+_LABEL_EXTRAS: Final = ("confidence", "stratum")
+_LABEL_COLUMNS: Final = frozenset({*LABELS_SCHEMA, *_LABEL_EXTRAS})
 # BEIR's qrels name the document column ``corpus-id``; some MTEB exports ``corpus_id``.
 _BEIR_DOC_COLUMNS: Final = frozenset({"corpus-id", "corpus_id"})
 
@@ -267,7 +269,7 @@ def parse_table(
     if validate_rows:
         check_rows(typed, table_kind, describe)
     if table_kind == "labels":
-        kept = [*LABELS_SCHEMA, *(["confidence"] if "confidence" in chosen else [])]
+        kept = [*LABELS_SCHEMA, *(extra for extra in _LABEL_EXTRAS if extra in chosen)]
         return ParsedInput(name, stem, format, labels=typed.select(kept))
     run_columns = [
         pl.col(c) if c in chosen else pl.lit(None, dtype=dtype).alias(c)

@@ -313,6 +313,8 @@ def raise_on_duplicate_docs(offenders: pl.DataFrame, source: str) -> None:
 def normalize_labels(labels: pl.LazyFrame, *, source: str = "labels") -> pl.LazyFrame:
     """Cast parsed labels to ``query_id, doc_id, grade`` (Float64).
 
+    Sampled qrels' ``stratum`` column, when present, is kept (as a string).
+
     Examples
     --------
     >>> labels = pl.LazyFrame({"query_id": [1], "doc_id": ["d"], "grade": [2]})
@@ -327,10 +329,13 @@ def normalize_labels(labels: pl.LazyFrame, *, source: str = "labels") -> pl.Lazy
     └──────────┴────────┴───────┘
     """
     _require(labels, ["query_id", "doc_id", "grade"], source, "labels")
+    # sampled qrels' stratum (rankset.measures.sampled) travels with its label
+    stratum = [pl.col("stratum").cast(pl.String)] if "stratum" in labels.collect_schema() else []
     return labels.select(
         pl.col("query_id").cast(pl.String),
         pl.col("doc_id").cast(pl.String),
         pl.col("grade").cast(pl.Float64),
+        *stratum,
     )
 
 
