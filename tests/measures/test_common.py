@@ -26,6 +26,9 @@ UNBOUNDED = {
     "utility",
     "gm_map",
     "gm_bpref",
+    "inum_rel",  # estimated counts (sample_eval.pl)
+    "inum_rel_ret",
+    "infndcg",  # an estimate over an estimated ideal ranking: may exceed 1
 }
 
 

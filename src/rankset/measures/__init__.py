@@ -10,9 +10,10 @@ Importing this package imports the measure families, :mod:`rankset.measures.rank
 (classic IR), :mod:`rankset.measures.sets` (trec_eval's set measures) and
 :mod:`rankset.measures.rag` (RAG set metrics), :mod:`rankset.measures.utility`
 (signed-utility set metrics), :mod:`rankset.measures.user_models` (C/W/L user models),
-:mod:`rankset.measures.nuggets` (nugget coverage) and
-:mod:`rankset.measures.continuous` (real-valued gains: eRAG's labels), which
-fills the registry.
+:mod:`rankset.measures.nuggets` (nugget coverage),
+:mod:`rankset.measures.continuous` (real-valued gains: eRAG's labels) and
+:mod:`rankset.measures.sampled` (estimates from a stratified sample of the pool, as
+NIST's sample_eval.pl computes them), which fills the registry.
 ``docs/measures.md`` is :func:`measure_table`'s output; ``docs/adding-a-measure.md``
 walks through defining a new measure.
 
@@ -36,6 +37,7 @@ from rankset.measures import (
     nuggets,
     rag,
     ranking,
+    sampled,
     sets,
     user_models,
     utility,
@@ -84,6 +86,7 @@ __all__ = [
     "rag",
     "ranking",
     "ratio_or_zero",
+    "sampled",
     "sequential_sum",
     "sets",
     "temporary_measures",
