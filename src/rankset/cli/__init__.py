@@ -74,6 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rankset.compat import trec_eval
 
         return trec_eval.main(arguments[1:])
+    if arguments[:1] == ["sample_eval"]:  # the script's positional arguments, as it reads them
+        from rankset.compat import sample_eval
+
+        return sample_eval.main(arguments[1:])
     parser = _parser.build_parser()
     args = parser.parse_args(argv)
     if args.version:
