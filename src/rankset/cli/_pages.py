@@ -81,14 +81,16 @@ def add_dashboard(commands: Any) -> argparse.ArgumentParser:
     stored.add_argument(
         "--store",
         metavar="DIR",
-        help="show the runs of the store's entries (named TAG:SYSTEM), beside any RUN given, "
+        help="show the runs of the store's entries (named TAG:SYSTEM, or TAG@SHORTID:SYSTEM "
+        "when a tag repeats), beside any RUN given (--name names those), "
         "and a History view of its logged means (the store is only read)",
     )
     stored.add_argument(
         "--entry",
         action="append",
         metavar="ID",
-        help="with --store: only this entry (id or unique prefix), repeatable",
+        help="with --store: only this entry (an id, a unique prefix, its short id or "
+        "TAG@SHORTID), repeatable",
     )
     page.add_argument(
         "--max-mb",
@@ -109,8 +111,8 @@ def _dashboard(args: argparse.Namespace) -> int:
     from rankset.cli._commands import named_label_sets, option_values
     from rankset.pages.dashboard import dashboard
 
-    options = option_values(args)
     runs, labels, store = _inputs(args)  # a folder that is no store fails here
+    options = option_values(args)  # after _inputs, which names the runs beside a store
     label_sets = named_label_sets(args)
     if label_sets:
         options["label_sets"] = dict(list(label_sets.items())[1:])
@@ -193,8 +195,20 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
 
     store = Store(args.store, create=False)
     runs, labels = store.sources(args.entry)
-    for path in args.runs:  # runs given beside the store, named by their file stem
-        runs.setdefault(Path(path).stem, path)
+    # runs given beside the store: named by --name (one per run given), else by file stem
+    names = args.names or [Path(path).stem for path in args.runs]
+    if len(names) != len(args.runs):
+        msg = (
+            f"--name names the runs given on the line: {len(args.runs)} run(s), "
+            f"{len(names)} name(s) (the store's entries are named TAG:SYSTEM)."
+        )
+        raise ParameterError(msg)
+    for name, path in zip(names, args.runs, strict=True):
+        if name in runs:
+            msg = f"The run {path} would be named {name!r}, as a store entry is: rename it."
+            raise ParameterError(msg)
+        runs[name] = path
+    args.names = None  # the runs are named now
     if args.labels is not None:
         labels = args.labels
     elif labels is None:

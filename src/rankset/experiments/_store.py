@@ -464,7 +464,9 @@ class Store:
 
         What :func:`rankset.dashboard` (CLI ``rankset dashboard --store``) reads
         to put entries side by side: each system of each entry is named
-        ``<tag>:<system>`` (``<entry id>:<system>`` when a tag is missing or repeats).
+        ``<tag>:<system>``; when a tag repeats, ``<tag>@<short id>:<system>``, and
+        without a tag ``<short id>:<system>``, the short id being the entry id's last
+        8 hex digits (the whole id where two entries share them).
 
         Parameters
         ----------
@@ -487,11 +489,16 @@ class Store:
         if runs.height == 0:
             msg = f"The store {self.path} has no entry to show."
             raise ParameterError(msg)
-        tags = runs.unique(["entry_id"])["tag"].to_list()
+        entries = runs.unique(["entry_id"], maintain_order=True)
+        tags = entries["tag"].to_list()
+        shorts = [_short_id(entry) for entry in entries["entry_id"].to_list()]
         by_name: dict[str, str] = {}
         for row in runs.iter_rows(named=True):
-            tag = row["tag"]
-            label = tag if tag is not None and tags.count(tag) == 1 else row["entry_id"]
+            tag, short = row["tag"], _short_id(row["entry_id"])
+            if shorts.count(short) > 1:
+                short = row["entry_id"]
+            unique = tag is not None and tags.count(tag) == 1
+            label = short if tag is None else (tag if unique else f"{tag}@{short}")
             source = row["run_source"]
             if source is None or source.startswith("<") or not Path(source).is_file():
                 msg = (
@@ -554,14 +561,25 @@ class Store:
         )
 
     def _resolve(self, entry_id: str) -> str:
-        """Return the entry id that ``entry_id`` (an id or a unique prefix) names."""
+        """Return the entry id that ``entry_id`` names.
+
+        An id, a unique prefix, the short id (the last 8 hex digits) or ``<tag>@<short
+        id>``, as :meth:`sources` names entries.
+        """
         if not isinstance(entry_id, str) or not entry_id:
             msg = f"An entry id must be a non-empty str. Got {entry_id!r} instead."
             raise ParameterError(msg)
         if (self.path / ENTRIES / entry_id / "runs.parquet").is_file():
             return entry_id
         entries = self.entries()
-        matches = [entry for entry in entries if entry.startswith(entry_id)]
+        tag, at, short = entry_id.rpartition("@")
+        if at:
+            tags = dict(self.runs().select("entry_id", "tag").unique().iter_rows())
+            matches = [e for e in entries if _short_id(e) == short and tags.get(e) == tag]
+        else:
+            matches = [e for e in entries if _short_id(e) == entry_id]
+        if len(matches) != 1:
+            matches = [entry for entry in entries if entry.startswith(entry_id)]
         if len(matches) == 1:
             return matches[0]
         if matches:
@@ -584,6 +602,11 @@ def _with_entry(frame: pl.DataFrame, entry_id: str, table: str) -> pl.DataFrame:
         for name, dtype in schema.items()
         if name not in present and name != "entry_id"
     )
+
+
+def _short_id(entry_id: str) -> str:
+    """Return an entry id's random part, its last 8 hex digits (``...Z-1a2b3c4d``)."""
+    return entry_id.rsplit("-", 1)[-1]
 
 
 def _path_or_none(recorded: object) -> str | None:

@@ -208,3 +208,34 @@ def test_the_cli_refuses_a_folder_that_is_no_store(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     assert not out.exists()
     assert list(folder.iterdir()) == []
+
+
+def test_store_runs_are_named_by_tag_and_short_id_and_name_counts_the_user_s_runs(
+    store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = (entry.rsplit("-", 1)[1] for entry in store.entries())
+    assert len(first) == len(second) == 8
+    out = tmp_path / "board.html"
+    options = ["--qrels", str(SAMPLE_QRELS), "--scale", "trec_dl", "-m", "ap", "--quiet"]
+    command = ["dashboard", str(SAMPLE_RUNS["bm25"]), "--store", str(store.path), *options]
+    assert main([*command, "--name", "mine", "--out", str(out)]) == 0
+    systems = embedded(out.read_text(encoding="utf-8"), "rankset-data")["systems"]
+    # both entries are tagged main: the tag and the entry's short id tell them apart
+    assert sorted(systems) == sorted(
+        [f"main@{first}:bm25", f"main@{first}:rerank", f"main@{second}:rerank", "mine"]
+    )
+    capsys.readouterr()
+    assert main([*command, "--name", "a", "--name", "b", "--out", str(out)]) == 2
+    assert "--name names the runs given on the line: 1 run(s), 2 name(s)" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_unique_tag_names_its_runs_and_no_tag_gives_the_short_id(tmp_path: Path) -> None:
+    logged = Store(tmp_path / "store")
+    run = SAMPLE_RUNS["bm25"]
+    tagged = logged.evaluate_and_log(run, SAMPLE_QRELS, ["ap"], tag="v1", scale="trec_dl")
+    untagged = logged.evaluate_and_log(run, SAMPLE_QRELS, ["ap"], scale="trec_dl")
+    names = sorted(logged.sources()[0])
+    assert names == sorted(["v1:bm25", f"{untagged.rsplit('-', 1)[1]}:bm25"])
+    assert tagged != untagged
