@@ -156,8 +156,10 @@ ALIASES: list[tuple[str, list[str], str, object]] = [
 def _subcommands() -> dict[str, argparse.ArgumentParser]:
     parser = build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    # trec_eval is listed in --help only: main() runs it with its own option grammar.
-    return {name: sub for name, sub in commands.choices.items() if name != "trec_eval"}
+    # trec_eval and sample_eval are listed in --help only: main() runs them with their own
+    # argument grammars.
+    own = {"trec_eval", "sample_eval"}
+    return {name: sub for name, sub in commands.choices.items() if name not in own}
 
 
 def _shown(parser: argparse.ArgumentParser) -> set[str]:

@@ -127,6 +127,12 @@ def test_the_cli_runs_the_drop_in(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert capsys.readouterr().out == case.outputs["q"]
 
 
+def test_rankset_help_lists_sample_eval(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli_main(["--help"])
+    assert "sample_eval" in capsys.readouterr().out
+
+
 def test_usage_and_unreadable_files_fail_as_the_script_does(tmp_path: Path) -> None:
     assert _run(["only-one"]) == (255, "", sample_eval.USAGE)
     missing = tmp_path / "missing"

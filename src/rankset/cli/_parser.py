@@ -40,7 +40,7 @@ __all__ = ["build_parser"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Return the parser of every subcommand but ``trec_eval`` (which keeps its own)."""
+    """Return the parser of every subcommand but ``trec_eval`` and ``sample_eval`` (own ones)."""
     parser = argparse.ArgumentParser(
         prog="rankset",
         description="Evaluate retrieval runs: trec_eval-exact metrics on Polars.",
@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
         # Also after the command (`rankset evaluate ... --quiet`); unset there, the top's stays.
         add_quiet(command, default=argparse.SUPPRESS)
     add_trec_eval_entry(commands)  # listed only: main() runs trec_eval before argparse
+    commands.add_parser(  # likewise: main() runs sample_eval with the script's arguments
+        "sample_eval",
+        help="NIST's sample_eval.pl on sampled qrels, byte for byte: [-q] QRELS RUN",
+        add_help=False,
+    )
     return parser
 
 
