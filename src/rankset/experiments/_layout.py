@@ -22,7 +22,7 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -42,8 +42,11 @@ __all__ = [
     "TMP",
     "check_format",
     "entry_files",
+    "entry_labels",
+    "entry_named",
     "new_entry_id",
     "remove_stale",
+    "short_id",
     "write_entry",
     "write_format",
 ]
@@ -115,6 +118,61 @@ def new_entry_id(now: datetime) -> str:
     '20250102T030405.000006Z'
     """
     return f"{now.astimezone(UTC):%Y%m%dT%H%M%S.%fZ}-{uuid.uuid4().hex[:8]}"
+
+
+def short_id(entry_id: str) -> str:
+    """Return an entry id's random part, its last 8 hex digits.
+
+    Examples
+    --------
+    >>> short_id("20250102T030405.000006Z-1a2b3c4d")
+    '1a2b3c4d'
+    """
+    return entry_id.rsplit("-", 1)[-1]
+
+
+def entry_labels(entries: Sequence[tuple[str, str | None]]) -> dict[str, str]:
+    """Name each ``(entry id, tag)`` for a page: its tag, ``tag@short id`` or ``short id``.
+
+    A tag names its entry when no other entry shown has it; a repeated tag takes the
+    entry's short id after ``@``; no tag, the short id alone (the whole id where two
+    entries share a short id).
+
+    Examples
+    --------
+    >>> named = entry_labels([("T1Z-aaaa0001", "main"), ("T2Z-bbbb0002", "main"),
+    ...                       ("T3Z-cccc0003", "v2"), ("T4Z-dddd0004", None)])
+    >>> list(named.values())
+    ['main@aaaa0001', 'main@bbbb0002', 'v2', 'dddd0004']
+    """
+    tags = [tag for _, tag in entries]
+    shorts = [short_id(entry) for entry, _ in entries]
+    labels = {}
+    for entry, tag in entries:
+        short = short_id(entry) if shorts.count(short_id(entry)) == 1 else entry
+        if tag is None:
+            labels[entry] = short
+        else:
+            labels[entry] = tag if tags.count(tag) == 1 else f"{tag}@{short}"
+    return labels
+
+
+def entry_named(name: str, entry_id: str, tag: str | None) -> bool:
+    """Whether ``name`` is the entry's short id or ``tag@short id`` (as pages name it).
+
+    Examples
+    --------
+    >>> entry_named("main@1a2b3c4d", "T1Z-1a2b3c4d", "main")
+    True
+    >>> entry_named("1a2b3c4d", "T1Z-1a2b3c4d", None)
+    True
+    >>> entry_named("v2@1a2b3c4d", "T1Z-1a2b3c4d", "main")
+    False
+    """
+    wanted_tag, at, short = name.rpartition("@")
+    if at:
+        return short_id(entry_id) == short and tag == wanted_tag
+    return short_id(entry_id) == name
 
 
 def write_format(root: Path) -> None:

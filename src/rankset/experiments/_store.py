@@ -26,6 +26,8 @@ from rankset.experiments._layout import (
     TABLES,
     check_format,
     entry_files,
+    entry_labels,
+    entry_named,
     new_entry_id,
     remove_stale,
     write_entry,
@@ -353,12 +355,10 @@ class Store:
         -------
         polars.DataFrame
             ``entry_id, time, tag, system, metric, mean, ci_low, ci_high, n_queries, n_na,
-            git_commit, duplicate_of, meta, options``; ``meta`` (the user's key-values)
-            and ``options`` (the evaluation's settings) are JSON objects as text.
+            git_commit, duplicate_of, meta, options`` (the last two JSON objects as text).
         """
-        runs = self.runs().select(
-            "entry_id", "time", "tag", "system", "git_commit", "duplicate_of", "meta", "options"
-        )
+        from_runs = ("entry_id", "time", "tag", "system", "git_commit", "duplicate_of")
+        runs = self.runs().select(*from_runs, "meta", "options")
         if tag is not None:
             runs = runs.filter(pl.col("tag") == tag)
         if system is not None:
@@ -464,9 +464,8 @@ class Store:
 
         What :func:`rankset.dashboard` (CLI ``rankset dashboard --store``) reads
         to put entries side by side: each system of each entry is named
-        ``<tag>:<system>``; when a tag repeats, ``<tag>@<short id>:<system>``, and
-        without a tag ``<short id>:<system>``, the short id being the entry id's last
-        8 hex digits (the whole id where two entries share them).
+        ``<label>:<system>``, the label being the tag, ``tag@short id`` or the short id
+        (:func:`~rankset.experiments._layout.entry_labels`).
 
         Parameters
         ----------
@@ -489,16 +488,10 @@ class Store:
         if runs.height == 0:
             msg = f"The store {self.path} has no entry to show."
             raise ParameterError(msg)
-        entries = runs.unique(["entry_id"], maintain_order=True)
-        tags = entries["tag"].to_list()
-        shorts = [_short_id(entry) for entry in entries["entry_id"].to_list()]
+        labels_of = entry_labels(runs.select("entry_id", "tag").unique(maintain_order=True).rows())
         by_name: dict[str, str] = {}
         for row in runs.iter_rows(named=True):
-            tag, short = row["tag"], _short_id(row["entry_id"])
-            if shorts.count(short) > 1:
-                short = row["entry_id"]
-            unique = tag is not None and tags.count(tag) == 1
-            label = short if tag is None else (tag if unique else f"{tag}@{short}")
+            label = labels_of[row["entry_id"]]
             source = row["run_source"]
             if source is None or source.startswith("<") or not Path(source).is_file():
                 msg = (
@@ -561,23 +554,15 @@ class Store:
         )
 
     def _resolve(self, entry_id: str) -> str:
-        """Return the entry id that ``entry_id`` names.
-
-        An id, a unique prefix, the short id (the last 8 hex digits) or ``<tag>@<short
-        id>``, as :meth:`sources` names entries.
-        """
+        """Return the entry an id, a unique prefix, a short id or ``tag@short id`` names."""
         if not isinstance(entry_id, str) or not entry_id:
             msg = f"An entry id must be a non-empty str. Got {entry_id!r} instead."
             raise ParameterError(msg)
         if (self.path / ENTRIES / entry_id / "runs.parquet").is_file():
             return entry_id
         entries = self.entries()
-        tag, at, short = entry_id.rpartition("@")
-        if at:
-            tags = dict(self.runs().select("entry_id", "tag").unique().iter_rows())
-            matches = [e for e in entries if _short_id(e) == short and tags.get(e) == tag]
-        else:
-            matches = [e for e in entries if _short_id(e) == entry_id]
+        tags = dict(self.runs().select("entry_id", "tag").unique().iter_rows())
+        matches = [entry for entry in entries if entry_named(entry_id, entry, tags.get(entry))]
         if len(matches) != 1:
             matches = [entry for entry in entries if entry.startswith(entry_id)]
         if len(matches) == 1:
@@ -602,11 +587,6 @@ def _with_entry(frame: pl.DataFrame, entry_id: str, table: str) -> pl.DataFrame:
         for name, dtype in schema.items()
         if name not in present and name != "entry_id"
     )
-
-
-def _short_id(entry_id: str) -> str:
-    """Return an entry id's random part, its last 8 hex digits (``...Z-1a2b3c4d``)."""
-    return entry_id.rsplit("-", 1)[-1]
 
 
 def _path_or_none(recorded: object) -> str | None:
