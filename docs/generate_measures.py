@@ -33,12 +33,60 @@ as aliases: a trec_eval name `ndcg_cut_{k}` reads as `ndcg_cut_10`, ir-measures 
 names take `@k` (`nDCG@10`, `precision@10-l2`). `docs/adding-a-measure.md` shows how to
 add one.
 
+Grades may be real numbers (eRAG's downstream scores, a judge's expected gain): measures
+of gain (`ndcg`, `dcg`, `rbp`, `mean_gain`, `max_gain`, `gain_recall`...) take the grade
+as the gain, binary ones call a document relevant when its grade reaches `rel`, and the
+RAG tier measures need a grade scale that maps every grade; `erag.md` has the table.
+Sampled pools (a `stratum` column, NIST's `sample_eval.pl`) are scored by `xinfap`,
+`infndcg`, `infp@k`, `inum_rel`, `inum_rel_ret` and `infiprec_at_recall`; unsampled
+labels count as one stratum sampled in full.
+
+"""
+
+
+FOOTER = """
+## Formulas of the sampled, real-valued and pairwise measures
+
+Per query. For sampled pools (Yilmaz, Kanoulas and Aslam, SIGIR 2008; NIST's
+`sample_eval.pl` of 10 Oct 2011, the reference `rankset sample_eval` equals byte for byte),
+on the top 1000 documents: for stratum s, `D_s` pooled, `S_s` sampled (grade ≥ 0) and
+`R_s` sampled relevant (grade > 0) labels; above a rank, `d_s`, `n_s`, `r_s` count the
+pooled, sampled and relevant documents of s retrieved, `d = Σ d_s`, `ε = 10⁻⁵`.
+
+| measure | formula |
+|---|---|
+| `inum_rel` | `R̂ = Σ_s R_s D_s / S_s` |
+| `inum_rel_ret` | `N = Σ_s d_s (r_s + ε) / (n_s + 3ε)`, over the ranking |
+| `infp@k` | `N` within the top k, over k |
+| `xinfap` | at a relevant document at rank k, `p = 1/k + (d/k) Σ_s (d_s/d)(r_s + ε)/(n_s +\
+ 3ε)`; `SAP_s` sums p over the relevant documents of s; `xinfAP = Σ_s (R_s D_s / S_s) / R̂ ·\
+ SAP_s / R_s` |
+| `infndcg` | `d · Σ_s (d_s/d) G_s / n_s` over the ideal DCG of `round(Σ_s R_sg D_s / S_s)`\
+ documents of each grade g, `G_s` the DCG of the sampled relevant documents of stratum s |
+| `infiprec_at_recall(recall=r)` | the best estimated precision `N_i / i` at or below the rank\
+ where `N_i` first reaches `r R̂` (the script's interpolation, levels 0, 0.1, ..., 1) |
+
+For real-valued grades (eRAG, Salemi and Zamani, SIGIR 2024; generalized precision and
+recall, Kekäläinen and Järvelin, JASIST 2002), gain `g` = the grade, 0 when unlabelled or
+negative; eRAG's `erag.eval` is the reference (`erag.md`):
+
+| measure | formula |
+|---|---|
+| `mean_gain@k` | `Σ_{top k} g / k` (no cutoff: over the documents retrieved); eRAG's `P_k` |
+| `max_gain@k` | `max_{top k} g`, 0 when none is positive; eRAG's `success_k` |
+| `gain_recall@k` | `Σ_{top k} g / Σ_labels max(g, 0)`, 0 when the labels hold no gain |
+
+`pair_accuracy@k` (ir_measures' `Accuracy`): over the pairs (relevant, non-relevant) of the
+top k, unlabelled documents non-relevant, the share ranked relevant first:
+`1 − Σ_relevant (non-relevant above it) / (relevant × non-relevant)`; NA without a pair.
+`ndcg_exp@k` and `err@k` equal gdeval.pl's (TREC Web track): gains `2^g − 1` over
+`log2(rank + 1)`, and `R = (2^g − 1) / 2^4` with `ERR = Σ_r R_r / r · Π_{i<r} (1 − R_i)`.
 """
 
 
 def render() -> str:
     """Return the text of ``docs/measures.md``."""
-    return HEADER + measure_table()
+    return HEADER + measure_table() + FOOTER
 
 
 def render_readme(text: str) -> str:
