@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import polars as pl
 
 from rankset.errors import InputFormatError
-from rankset.io._json import loads
+from rankset.io._json import load_json_lines
 from rankset.io._parsed import LABELS_SCHEMA, id_text
 from rankset.io._sources import decode_text, read_bytes, stream_bytes
 
@@ -146,7 +146,11 @@ def _queries(source: Any) -> list[tuple[str, list[str], list[float]]]:
     try:
         document = json.loads(text)
     except (ValueError, RecursionError):  # not one JSON document: JSON Lines
-        records = _json_lines(text, name)
+        lines = load_json_lines(text, name, check_surrogates=True)
+        if not lines:
+            msg = f"{name}: the file is empty; expected JSON or JSON Lines"
+            raise InputFormatError(msg) from None
+        records = [(line.value, line.where) for line in lines]
     else:
         if not isinstance(document, Mapping):
             msg = (
@@ -167,27 +171,6 @@ def _queries(source: Any) -> list[tuple[str, list[str], list[float]]]:
         seen.add(entry[0])
         queries.append(entry)
     return queries
-
-
-def _json_lines(text: str, name: str) -> list[tuple[Any, str]]:
-    """Parse one JSON value per non-blank line; return each with where it came from."""
-    records = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{name}, line {lineno}"
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            msg = f"{where}: invalid JSON ({exc.msg} at column {exc.colno})"
-            raise InputFormatError(msg) from None
-        except (ValueError, RecursionError):
-            value = loads(line, where)  # for its message
-        records.append((value, where))
-    if not records:
-        msg = f"{name}: the file is empty; expected JSON or JSON Lines"
-        raise InputFormatError(msg)
-    return records
 
 
 def _is_record(value: Mapping[str, Any]) -> bool:

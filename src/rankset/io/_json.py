@@ -48,7 +48,7 @@ from rankset.io._parsed import (
 from rankset.io._ranx import looks_like_ranx, parse_ranx
 from rankset.io._tables import check_rows, first_uncastable, parse_table
 
-__all__ = ["JSON_FORMATS", "loads", "parse_json"]
+__all__ = ["JSON_FORMATS", "load_json_lines", "loads", "parse_json"]
 
 #: The formats read from JSON or JSON Lines.
 #: The label row that marks a sample with an empty expected_output as labelled.
@@ -196,7 +196,7 @@ def _load_json_document(text: str, name: str) -> _Record | list[_Record]:
         if _SURROGATE_ESCAPE.search(text):
             _refuse_lone_surrogates(value, name)
         return _Record(value, name)
-    return _load_json_lines(text, name, check_surrogates=bool(_SURROGATE_ESCAPE.search(text)))
+    return load_json_lines(text, name, check_surrogates=bool(_SURROGATE_ESCAPE.search(text)))
 
 
 def _is_json(text: str) -> bool:
@@ -211,7 +211,8 @@ def _json_error(name: str, exc: json.JSONDecodeError) -> str:
     return f"{name}, line {exc.lineno}: invalid JSON ({exc.msg} at column {exc.colno})"
 
 
-def _load_json_lines(text: str, name: str, *, check_surrogates: bool) -> list[_Record]:
+def load_json_lines(text: str, name: str, *, check_surrogates: bool) -> list[_Record]:
+    """Parse JSON Lines (blank lines skipped); a bad line is an error naming it."""
     records = []
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
