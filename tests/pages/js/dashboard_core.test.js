@@ -385,3 +385,29 @@ test("the delta filter and the fall sort live in the fragment; old links still o
   const old = "#a=bm25&b=rerank&metric=ndcg@10&k=10&view=queries&outcome=losses";
   assert.equal(core.formatFragment(core.parseFragment(old, ctx), ctx), old);
 });
+
+// --- reading aids ------------------------------------------------------------------------
+
+test("queryTerms keeps the words worth marking, once each", () => {
+  assert.deepEqual(core.queryTerms("How long is the life cycle of a FLEA? flea"),
+    ["long", "life", "cycle", "flea"]);
+  assert.deepEqual(core.queryTerms(null), []);
+  assert.deepEqual(core.queryTerms("café au lait 42x"), ["café", "lait", "42x"]);
+});
+
+test("highlightParts marks whole words that start with a term, and nothing else", () => {
+  const parts = core.highlightParts("A flea; Fleas jump, reflea. Life-cycle!", ["flea", "life", "cycle"]);
+  assert.deepEqual(parts, [["A ", false], ["flea", true], ["; ", false], ["Fleas", true],
+    [" jump, reflea. ", false], ["Life", true], ["-", false], ["cycle", true], ["!", false]]);
+  assert.equal(parts.map((p) => p[0]).join(""), "A flea; Fleas jump, reflea. Life-cycle!");
+  assert.deepEqual(core.highlightParts("no terms", []), [["no terms", false]]);
+  // a term with a regular expression's characters is taken literally
+  assert.deepEqual(core.highlightParts("c++ and c", ["c++"]), [["c++", true], [" and c", false]]);
+});
+
+test("neighbours steps through the list as it is ordered", () => {
+  assert.deepEqual(core.neighbours([4, 1, 7], 1), { prev: 4, next: 7, at: 1 });
+  assert.deepEqual(core.neighbours([4, 1, 7], 4), { prev: null, next: 1, at: 0 });
+  assert.deepEqual(core.neighbours([4, 1, 7], 7), { prev: 1, next: null, at: 2 });
+  assert.deepEqual(core.neighbours([4], 9), { prev: null, next: null, at: -1 });
+});

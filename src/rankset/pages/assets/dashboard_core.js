@@ -321,6 +321,51 @@ function sortRows(data, s, rows, diffs) {
   });
 }
 
+// --- reading aids of the query view -----------------------------------------------------
+
+/** Words too common to mark in a snippet. */
+var STOPWORDS = new Set(("a an and are as at be by can do does did for from how in is it its " +
+  "of on or that the this to was what when where which who why will with").split(" "));
+
+/** The words of a query worth marking: letters or digits, 3 or more, not a stop word. */
+function queryTerms(text) {
+  var seen = new Set(), terms = [];
+  String(text || "").toLowerCase().split(/[^\p{L}\p{N}]+/u).forEach(function (word) {
+    if (word.length >= 3 && !STOPWORDS.has(word) && !seen.has(word)) {
+      seen.add(word);
+      terms.push(word);
+    }
+  });
+  return terms;
+}
+
+/**
+ * Split a text into [segment, marked] pairs: a word that starts with a query term is marked
+ * whole ("flea" marks "fleas"), case-insensitively; no terms, one unmarked segment.
+ */
+function highlightParts(text, terms) {
+  text = String(text);
+  if (!terms.length) { return [[text, false]]; }
+  var escaped = terms.map(function (t) { return t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); });
+  var pattern = new RegExp("(?<![\\p{L}\\p{N}])(?:" + escaped.join("|") + ")[\\p{L}\\p{N}]*", "giu");
+  var parts = [], last = 0, match;
+  while ((match = pattern.exec(text)) !== null) {
+    if (match.index > last) { parts.push([text.slice(last, match.index), false]); }
+    parts.push([match[0], true]);
+    last = match.index + match[0].length;
+  }
+  if (last < text.length) { parts.push([text.slice(last), false]); }
+  return parts;
+}
+
+/** The positions before and after `position` in a list of query positions (null at ends). */
+function neighbours(rows, position) {
+  var at = rows.indexOf(position);
+  if (at < 0) { return { prev: null, next: null, at: -1 }; }
+  return { prev: at > 0 ? rows[at - 1] : null,
+           next: at + 1 < rows.length ? rows[at + 1] : null, at: at };
+}
+
 // --- two rankings without labels --------------------------------------------------------
 
 /** Extrapolated rank-biased overlap over the shorter list (rankset.label_quality.rbo). */
@@ -381,6 +426,7 @@ if (typeof module !== "undefined" && module.exports) {
     binning: binning,
     matchesText: matchesText, matchesQuadrant: matchesQuadrant, filterQueries: filterQueries,
     histogram: histogram, sortRows: sortRows,
+    queryTerms: queryTerms, highlightParts: highlightParts, neighbours: neighbours,
     rbo: rbo, tauAP: tauAP, contrast: contrast
   };
 }

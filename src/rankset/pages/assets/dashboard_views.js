@@ -112,6 +112,36 @@ function renderExplorer() {
 
 // --- query view (the SERP diff) -----------------------------------------------------------
 var MISSED_ROWS = 10;
+function snippetNode(text, terms) {
+  // The shipped text with the query's words marked; cut to three lines until clicked.
+  var node = el("div", { cls: "snippet", title: "click to show the whole text" },
+    highlightParts(text, terms).map(function (part) {
+      return part[1] ? el("mark", { text: part[0] }) : part[0];
+    }));
+  node.addEventListener("click", function () { node.classList.toggle("open"); });
+  return node;
+}
+function queryNav(qi) {
+  // Previous and next query of the query list as it is filtered and sorted now.
+  var found = filterQueries(D, state);
+  var rows = sortRows(D, state, found.rows, found.diffs);
+  var near = neighbours(rows, qi);
+  var step = function (position, label, id) {
+    if (position === null) {
+      return el("button", { type: "button", cls: "small", id: id, disabled: true, text: label });
+    }
+    return el("a", { cls: "button small", id: id, text: label, href: formatFragment(
+      Object.assign({}, state, { query: Q[position], view: "query" }), CTX) });
+  };
+  return el("p", { cls: "query-nav", id: "query-nav" }, [
+    step(near.prev, "\u2190 previous", "prev-query"), " ",
+    step(near.next, "next \u2192", "next-query"), " ",
+    el("span", { cls: "explain", text: near.at < 0
+      ? "This query is not in the query list as filtered."
+      : "Query " + count(near.at + 1) + " of " + count(rows.length) +
+        " in the query list (as filtered and sorted there)." })
+  ]);
+}
 function gradeCell(grade) {
   if (grade === null || grade === undefined) {
     return el("td", { cls: "grade unjudged", text: "unjudged" });
@@ -137,7 +167,7 @@ function moveCell(rank, other, otherName, k, isB) {
   if (other > k) { cls += " beyond"; }
   return el("td", { cls: cls, text: label });
 }
-function serpTable(qi, list, otherRanks, otherName, k, side) {
+function serpTable(qi, list, otherRanks, otherName, k, side, terms) {
   var ids = D.doc_ids[qi], grades = D.grades[qi];
   var table = el("table", { cls: "serp", id: "serp-" + side });
   table.appendChild(el("thead", null, [el("tr", null, [
@@ -150,7 +180,7 @@ function serpTable(qi, list, otherRanks, otherName, k, side) {
   list.slice(0, k).forEach(function (doc, r) {
     var id = ids[doc], text = D.texts ? D.texts[id] : null;
     var docCell = el("td", { cls: "doc" }, [el("code", { text: id }),
-      text ? el("div", { cls: "snippet", text: text }) : null]);
+      text ? snippetNode(text, terms) : null]);
     body.appendChild(el("tr", { "data-doc": id }, [
       el("td", { cls: "num", text: String(r + 1) }), docCell, gradeCell(grades[doc]),
       moveCell(r + 1, otherRanks.get(doc), otherName, k, side === "b")
@@ -184,6 +214,8 @@ function renderQuery() {
   }
   var a = S.indexOf(state.a), b = S.indexOf(state.b), k = state.k;
   var listA = D.rankings[a][qi], listB = D.rankings[b][qi];
+  var terms = queryTerms(D.query_text ? D.query_text[qi] : "");
+  view.appendChild(queryNav(qi));
   if (D.query_text && D.query_text[qi]) {
     view.appendChild(el("p", { cls: "qtext-full", id: "query-text", text: D.query_text[qi] }));
   }
@@ -236,9 +268,9 @@ function renderQuery() {
   var ranksA = ranksOf(listA, a, qi), ranksB = ranksOf(listB, b, qi);
   view.appendChild(el("div", { cls: "serps" }, [
     el("div", null, [el("h3", { cls: "sys-a", text: "A: " + state.a }),
-                     serpTable(qi, listA, ranksB, state.b, k, "a")]),
+                     serpTable(qi, listA, ranksB, state.b, k, "a", terms)]),
     el("div", null, [el("h3", { cls: "sys-b", text: "B: " + state.b }),
-                     serpTable(qi, listB, ranksA, state.a, k, "b")])
+                     serpTable(qi, listB, ranksA, state.a, k, "b", terms)])
   ]));
   var shown = new Set(listA.slice(0, k).concat(listB.slice(0, k)));
   var missing = [];
@@ -257,7 +289,7 @@ function renderQuery() {
     missed.appendChild(el("li", { "data-doc": id }, [el("code", { text: id }),
       el("span", { cls: "grade rel", text: "grade " + D.grades[qi][doc] }),
       el("span", { cls: "explain", text: where.length ? " ranked " + where.join(", ") : "" }),
-      text ? el("div", { cls: "snippet", text: text }) : null]));
+      text ? snippetNode(text, terms) : null]));
   });
   view.appendChild(missing.length ? missed : el("p", { cls: "explain", text: "None." }));
   if (missing.length > MISSED_ROWS && !state.allMissed) {
