@@ -27,7 +27,7 @@ __all__ = ["PAGE_COMMANDS", "add_dashboard"]
 
 
 def add_dashboard(commands: Any) -> argparse.ArgumentParser:
-    """``rankset dashboard RUN ... --qrels LABELS [--texts F] [--queries F] --out F``."""
+    """``rankset dashboard RUN ... [--qrels LABELS] [--texts F] [--queries F] --out F``."""
     parser: argparse.ArgumentParser = commands.add_parser(
         "dashboard",
         allow_abbrev=False,
@@ -35,7 +35,9 @@ def add_dashboard(commands: Any) -> argparse.ArgumentParser:
         description="Write one self-contained HTML file (no network): systems x metrics "
         "with CIs and significance against a baseline, curves, the diagnostic matrix, "
         "every query's values, and two systems' top k side by side. The view is kept in "
-        "the URL fragment (#query=ID&a=SYSTEM&b=SYSTEM&metric=NAME&k=K).",
+        "the URL fragment (#query=ID&a=SYSTEM&b=SYSTEM&metric=NAME&k=K). Without --qrels "
+        "the page contrasts the rankings alone (overlap, Jaccard, RBO, tau_AP per query, "
+        "least similar first).",
     )
     add_evaluation_options(
         parser,

@@ -6,6 +6,10 @@ baseline, the metric-vs-k curves, the diagnostic matrix, the top of each ranking
 worst queries' explanations, the label sets' agreement, the history and the suite. The
 report (:func:`rankset.report`) and the dashboard (:func:`rankset.dashboard`) only draw
 an :class:`Analysis`, so for the same inputs they show the same numbers.
+
+Without labels (none given, none carried by the runs, no nuggets) the analysis is
+*label-free*: no evaluation, comparison, curve or diagnosis, only the rankings; the
+dashboard contrasts them (overlap, RBO, tau_AP), the report refuses it.
 """
 
 from __future__ import annotations
@@ -103,6 +107,9 @@ class Analysis:
         on first use (only the dashboard needs the one, only the report the other).
     label_sets
         The other label sets as given (:attr:`judges` and :attr:`calibrations` read them).
+    label_free
+        True when there were no labels: ``result`` holds no metric and no query, the
+        systems and queries are the runs' (:attr:`positions`).
     """
 
     result: EvaluationResult
@@ -127,6 +134,7 @@ class Analysis:
     query_source: pl.DataFrame | None = field(repr=False, default=None)
     inputs: tuple[Any, Any] = field(repr=False, default=(None, None))
     label_sets: Mapping[str, Any] | None = field(repr=False, default=None)
+    label_free: bool = False
 
     @cached_property
     def positions(self) -> pl.DataFrame:
@@ -193,7 +201,15 @@ class Analysis:
     @property
     def systems(self) -> list[str]:
         """The systems, in the order given."""
+        if self.label_free:
+            return [str(name) for name in self.positions["system"].unique(maintain_order=True)]
         return self.result.systems
+
+    @property
+    def query_ids(self) -> list[str]:
+        """The queries evaluated (without labels: those the runs answer), sorted."""
+        frame = self.positions if self.label_free else self.result.per_query
+        return [str(query) for query in frame["query_id"].unique().sort()]
 
     @property
     def summary(self) -> pl.DataFrame:
@@ -219,9 +235,10 @@ class Analysis:
 
     def __repr__(self) -> str:
         compared = "no comparison" if self.baseline is None else f"baseline {self.baseline}"
+        metrics = "no labels" if self.label_free else f"{len(self.metrics)} metrics"
         return (
-            f"Analysis({len(self.systems)} systems, {len(self.metrics)} metrics, "
-            f"{self.result.per_query['query_id'].n_unique():,} queries, {compared}, "
+            f"Analysis({len(self.systems)} systems, {metrics}, "
+            f"{len(self.query_ids):,} queries, {compared}, "
             f"{len(self.notes)} notes)"
         )
 
@@ -246,6 +263,9 @@ def analyse(
     **evaluate_options: Any,
 ) -> Analysis:
     """Compute, once, everything the report and the dashboard show.
+
+    Without labels (``labels`` None, runs that carry none, no ``nuggets=``) the analysis
+    is label-free (:attr:`Analysis.label_free`): the rankings alone, no metric.
 
     Parameters
     ----------
@@ -368,6 +388,8 @@ def analyse_in(
     shown = canonical_names(DEFAULT_METRICS if metrics is None else metrics)
     shown = list(dict.fromkeys(shown))
     options = EvaluateOptions.from_kwargs(evaluate_options, "analyse")
+    if labels is None and options.nuggets is None and not _carry_labels(runs, options):
+        return _label_free(step, runs, baseline, k, depth, logged, suite, policy_for(0), options)
     notes: list[str] = []
     step("evaluating")
     full, shown, diagnosable = _evaluate(
@@ -422,6 +444,88 @@ def analyse_in(
         query_source=cached_queries(labels),
         inputs=(runs, labels),
         label_sets=dict(label_sets) if label_sets else None,
+    )
+
+
+def _carry_labels(runs: Any, options: EvaluateOptions) -> bool:
+    """Whether the runs carry their own labels (JSONL samples with expected_output)."""
+    from rankset.evaluation._inputs import read_labels, read_runs
+
+    return read_labels(None, read_runs(runs, options.names)) is not None
+
+
+def _label_free(
+    step: Steps,
+    runs: Any,
+    baseline: str | None,
+    k: int,
+    depth: int,
+    history: pl.DataFrame | None,
+    suite: SuiteResult | None,
+    policy: Resampling,
+    options: EvaluateOptions,
+) -> Analysis:
+    """Return the analysis of runs without labels: their rankings, no metric."""
+    step("reading the runs (no labels: nothing to evaluate)")
+    positions = numbered_runs(
+        runs, names=options.names, order=options.order, score_precision=options.score_precision
+    )
+    systems = [str(name) for name in positions["system"].unique(maintain_order=True)]
+    for what in ("comparisons", "curves", "diagnostic matrix", "label sets"):
+        step(f"{what}: none without labels")
+    analysis = Analysis(
+        result=_no_evaluation(systems),
+        metrics=(),
+        baseline=_baseline(baseline, systems),
+        comparisons=None,
+        curves=None,
+        curve_of={},
+        diagnosis=None,
+        k=k,
+        depth=depth,
+        labels=None,
+        relevant_queries=(),
+        agreement=None,
+        stability=None,
+        reference_labels="",
+        history=history,
+        suite=suite,
+        notes=("No labels: the pages compare the rankings alone, without metrics.",),
+        resampling=policy,
+        options=options,
+        inputs=(runs, None),
+        label_free=True,
+    )
+    vars(analysis)["positions"] = positions  # read once: the cached property's value
+    return analysis
+
+
+def _no_evaluation(systems: list[str]) -> EvaluationResult:
+    """Return an evaluation of no metric (the label-free analysis's ``result``)."""
+    return EvaluationResult(
+        per_query=pl.DataFrame(
+            schema={
+                "system": pl.String,
+                "query_id": pl.String,
+                "metric": pl.String,
+                "measure": pl.String,
+                "k": pl.Int64,
+                "value": pl.Float64,
+            }
+        ),
+        summary=pl.DataFrame(
+            schema={
+                "system": pl.String,
+                "metric": pl.String,
+                "mean": pl.Float64,
+                "ci_low": pl.Float64,
+                "ci_high": pl.Float64,
+                "n_queries": pl.Int64,
+                "n_na": pl.Int64,
+            }
+        ),
+        query_counts=pl.DataFrame(schema={"system": pl.String}),
+        config={"metrics": [], "systems": systems},
     )
 
 

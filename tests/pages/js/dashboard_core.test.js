@@ -411,3 +411,68 @@ test("neighbours steps through the list as it is ordered", () => {
   assert.deepEqual(core.neighbours([4, 1, 7], 7), { prev: 1, next: null, at: 2 });
   assert.deepEqual(core.neighbours([4], 9), { prev: null, next: null, at: -1 });
 });
+
+// --- a page without labels ---------------------------------------------------------------------
+
+/** No labels: 4 queries, 2 systems, no metric; rankings only. */
+function labelFree() {
+  return payload({
+    systems: ["a", "b"], metrics: [], greater: [], curve_of: [], baseline: "a", k: 2, depth: 2,
+    n_queries_total: 4, queries: ["x1", "x2", "x3", "x4"], query_text: null, values: [],
+    doc_ids: [["a", "b"], ["a", "b", "c", "d"], ["a", "b"], ["e"]],
+    grades: [[null, null], [null, null, null, null], [null, null], [null]],
+    // identical; disjoint; swapped; A retrieved nothing
+    rankings: [[[0, 1], [0, 1], [0, 1], []], [[0, 1], [2, 3], [1, 0], [0]]],
+    diagnosis: null
+  });
+}
+
+test("a page without labels opens sorted by RBO, least similar first, without a metric", () => {
+  const data = labelFree(), ctx = core.contextOf(data);
+  assert.equal(core.isLabelFree(data), true);
+  assert.equal(core.isLabelFree(payload()), false);
+  const s = core.defaultState(ctx);
+  assert.equal(s.metric, null);
+  assert.equal(s.sort, core.LABEL_FREE_SORT);
+  assert.equal(core.formatFragment(s, ctx), "#a=a&b=b&k=2&view=overview");
+  for (const sort of ["rbo", "-rbo", "overlap", "-jaccard", "tau", "query"]) {
+    const parsed = core.parseFragment("#view=queries&sort=" + sort, ctx);
+    assert.equal(parsed.sort, sort);
+    assert.equal(core.parseFragment(core.formatFragment(parsed, ctx), ctx).sort, sort);
+  }
+  // a metric's orders and filters mean nothing here; a labelled page keeps its own
+  const old = core.parseFragment("#sort=-diff&outcome=wins&delta=worse:0.1&metric=ap", ctx);
+  assert.equal(old.sort, "rbo");
+  assert.equal(old.outcome, null);
+  assert.equal(old.delta, null);
+  assert.equal(old.metric, null);
+  assert.equal(core.parseFragment("#sort=rbo", ctxOf()).sort, core.DEFAULT_SORT);
+  assert.equal(core.parseFragment("#sort=-diff", ctxOf()).sort, "-diff");
+});
+
+test("queryContrasts, sortRows and meanContrast on a page without labels", () => {
+  const data = labelFree();
+  assert.deepEqual(core.topIds(data, 1, 1, 2), ["c", "d"]);
+  assert.deepEqual(core.topIds(data, 1, 2, 1), ["b"]);
+  const c = core.queryContrasts(data, 0, 1, 2);
+  assert.deepEqual(c.map((x) => x.overlap), [2, 0, 2, 0]);
+  assert.ok(Math.abs(c[0].rbo - 1) < 1e-12);
+  assert.equal(c[1].rbo, 0);
+  // swapped pair, by hand: X_1 = 0, X_2 = 2; 1 * 0.81 + (0.1 / 0.9) * (2 / 2 * 0.81) = 0.9
+  assert.ok(Math.abs(c[2].rbo - 0.9) < 1e-12);
+  assert.equal(c[2].tau_ap, -1);
+  assert.equal(c[3].rbo, null);
+  const found = core.filterQueries(data, core.defaultState(core.contextOf(data)));
+  assert.deepEqual(found.rows, [0, 1, 2, 3]);
+  const order = (sort) => core.sortRows(data, { sort: sort }, found.rows, found.diffs, c)
+    .map((i) => data.queries[i]);
+  assert.deepEqual(order("rbo"), ["x2", "x3", "x1", "x4"]); // NA last
+  assert.deepEqual(order("-rbo"), ["x1", "x3", "x2", "x4"]);
+  assert.deepEqual(order("overlap"), ["x2", "x4", "x1", "x3"]); // ties by query id
+  assert.deepEqual(order("-tau"), ["x1", "x3", "x2", "x4"]);
+  assert.deepEqual(order("jaccard"), ["x2", "x4", "x1", "x3"]); // x4: 0 of 1
+  const mean = core.meanContrast(c);
+  assert.equal(mean.overlap, 1);
+  assert.ok(Math.abs(mean.rbo - 1.9 / 3) < 1e-12);
+  assert.equal(core.meanContrast([]).rbo, null);
+});

@@ -28,8 +28,15 @@ var MINUS = "\u2212";
 var UNCLASSIFIED = "unclassified";
 var OUTCOMES = ["wins", "losses", "ties"];
 var DEFAULT_SORT = "-diff";
+/** The default order of a page without labels: least similar first (ascending RBO). */
+var LABEL_FREE_SORT = "rbo";
+/** The query list's contrast columns (sort keys) and the contrast() field each reads. */
+var CONTRAST_KEYS = { overlap: "overlap", jaccard: "jaccard", rbo: "rbo", tau: "tau_ap" };
 
 // --- the data ---------------------------------------------------------------------------
+
+/** Whether the page has no labels (no metric): its rankings are contrasted instead. */
+function isLabelFree(data) { return !data.metrics.length; }
 
 /** Say what is wrong with the embedded data (missing keys, another version), or null. */
 function payloadProblem(data) {
@@ -54,7 +61,8 @@ function contextOf(data) {
     depth: data.depth,
     views: ["overview", "queries", "query"].concat(data.history ? ["history"] : [],
       data.suite ? ["collections"] : [], data.judges ? ["judges"] : []),
-    quadrants: diagnosis ? diagnosis.quadrants.concat([UNCLASSIFIED]) : []
+    quadrants: diagnosis ? diagnosis.quadrants.concat([UNCLASSIFIED]) : [],
+    labelFree: isLabelFree(data)
   };
 }
 
@@ -94,8 +102,9 @@ function otherThan(systems, name) {
 function defaultState(ctx) {
   return {
     view: "overview", query: null, a: ctx.baseline, b: otherThan(ctx.systems, ctx.baseline),
-    metric: ctx.metrics[0], k: ctx.k, baseline: ctx.baseline, text: "", quadrant: null,
-    system: null, outcome: null, diff: null, delta: null, sort: DEFAULT_SORT
+    metric: ctx.metrics.length ? ctx.metrics[0] : null, k: ctx.k, baseline: ctx.baseline,
+    text: "", quadrant: null, system: null, outcome: null, diff: null, delta: null,
+    sort: ctx.labelFree ? LABEL_FREE_SORT : DEFAULT_SORT
   };
 }
 
@@ -133,7 +142,13 @@ function parseFragment(hash, ctx) {
   }
   var delta = /^(worse|better):(\d*\.?\d+(?:e-?\d+)?)$/.exec(p.get("delta") || "");
   if (delta) { s.delta = { dir: delta[1], by: Number(delta[2]) }; }
-  if (/^-?(query|diff|fall|s\d+)$/.test(p.get("sort") || "")) { s.sort = p.get("sort"); }
+  var sorts = ctx.labelFree ? /^-?(query|overlap|jaccard|rbo|tau)$/ : /^-?(query|diff|fall|s\d+)$/;
+  if (sorts.test(p.get("sort") || "")) { s.sort = p.get("sort"); }
+  if (ctx.labelFree) {  // no metric: nothing to filter by outcome, difference or quadrant
+    s.outcome = null;
+    s.diff = null;
+    s.delta = null;
+  }
   return s;
 }
 
@@ -150,7 +165,7 @@ function formatFragment(s, ctx) {
   if (s.query !== null) { add("query", s.query); }
   add("a", s.a);
   add("b", s.b);
-  add("metric", s.metric);
+  if (s.metric !== null) { add("metric", s.metric); }
   add("k", String(s.k));
   if (!(s.view === "query" && s.query !== null)) { add("view", s.view); }
   if (s.baseline !== ctx.baseline) { add("baseline", s.baseline); }
@@ -159,7 +174,7 @@ function formatFragment(s, ctx) {
   if (s.outcome) { add("outcome", s.outcome); }
   if (s.diff) { add("diff", s.diff[0] + "," + s.diff[1]); }
   if (s.delta) { add("delta", s.delta.dir + ":" + s.delta.by); }
-  if (s.sort !== DEFAULT_SORT) { add("sort", s.sort); }
+  if (s.sort !== defaultState(ctx).sort) { add("sort", s.sort); }
   return "#" + pairs.join("&");
 }
 
@@ -179,9 +194,10 @@ function historyMode(href) {
 
 // --- the query list ---------------------------------------------------------------------
 
-/** B - A of every query on the state's metric (null where either is NA). */
+/** B - A of every query on the state's metric (null where either is NA; all without one). */
 function differences(data, s) {
   var m = data.metrics.indexOf(s.metric);
+  if (m < 0) { return data.queries.map(function () { return null; }); }
   var va = data.values[m][data.systems.indexOf(s.a)];
   var vb = data.values[m][data.systems.indexOf(s.b)];
   var out = new Array(va.length);
@@ -260,6 +276,7 @@ function matchesQuadrant(data, s, i) {
  */
 function filterQueries(data, s) {
   var greater = data.greater[data.metrics.indexOf(s.metric)];
+  if (isLabelFree(data)) { s = Object.assign({}, s, { outcome: null, delta: null, diff: null }); }
   var diffs = differences(data, s), bins = binning(diffs);
   var text = (s.text || "").toLowerCase();
   var picked = s.diff ? bins.index((s.diff[0] + s.diff[1]) / 2) : null;
@@ -295,10 +312,11 @@ function histogram(found) {
 /**
  * Order query positions by the state's sort: "query", "diff", "fall" (how far B fell behind
  * A: "-fall" lists the largest losses first, whichever way the metric points) or "s<i>"
- * (system i's value), "-" first for descending. NA values go last either way; ties by
- * query id.
+ * (system i's value), or on a page without labels a contrast of A's and B's top k
+ * ("overlap", "jaccard", "rbo", "tau": `contrasts` from queryContrasts), "-" first for
+ * descending. NA values go last either way; ties by query id.
  */
-function sortRows(data, s, rows, diffs) {
+function sortRows(data, s, rows, diffs, contrasts) {
   var key = s.sort.replace(/^-/, ""), desc = s.sort.charAt(0) === "-";
   var Q = data.queries, values = null, m = data.metrics.indexOf(s.metric);
   if (key.charAt(0) === "s") {
@@ -307,6 +325,7 @@ function sortRows(data, s, rows, diffs) {
   var value = function (i) {
     if (key === "query") { return Q[i]; }
     if (key === "fall") { return fallOf(diffs[i], data.greater[m]); }
+    if (CONTRAST_KEYS[key]) { return contrasts ? contrasts[i][CONTRAST_KEYS[key]] : null; }
     var v = key === "diff" ? diffs[i] : (values ? values[i] : null);
     return v === undefined ? null : v;
   };
@@ -413,10 +432,37 @@ function contrast(listA, listB) {
   };
 }
 
+/** System s's top k of query q, as document ids. */
+function topIds(data, s, q, k) {
+  var ids = data.doc_ids[q];
+  return data.rankings[s][q].slice(0, k).map(function (d) { return ids[d]; });
+}
+
+/** contrast() of systems a's and b's top k (positions in data.systems) for every query. */
+function queryContrasts(data, a, b, k) {
+  return data.queries.map(function (_, q) {
+    return contrast(topIds(data, a, q, k), topIds(data, b, q, k));
+  });
+}
+
+/** The mean of each contrast field over the queries (NA values left out; null if none). */
+function meanContrast(contrasts) {
+  var out = {};
+  ["overlap", "jaccard", "rbo", "tau_ap"].forEach(function (field) {
+    var sum = 0, n = 0;
+    contrasts.forEach(function (c) {
+      if (c[field] !== null && c[field] !== undefined) { sum += c[field]; n++; }
+    });
+    out[field] = n ? sum / n : null;
+  });
+  return out;
+}
+
 if (typeof module !== "undefined" && module.exports) {
   module.exports = {
     FORMAT_VERSION: FORMAT_VERSION, PAYLOAD_KEYS: PAYLOAD_KEYS, NA: NA, MINUS: MINUS,
     UNCLASSIFIED: UNCLASSIFIED, OUTCOMES: OUTCOMES, DEFAULT_SORT: DEFAULT_SORT,
+    LABEL_FREE_SORT: LABEL_FREE_SORT, CONTRAST_KEYS: CONTRAST_KEYS, isLabelFree: isLabelFree,
     payloadProblem: payloadProblem, contextOf: contextOf,
     fmt: fmt, count: count, rankText: rankText, interval: interval,
     otherThan: otherThan, defaultState: defaultState, parseFragment: parseFragment,
@@ -427,6 +473,7 @@ if (typeof module !== "undefined" && module.exports) {
     matchesText: matchesText, matchesQuadrant: matchesQuadrant, filterQueries: filterQueries,
     histogram: histogram, sortRows: sortRows,
     queryTerms: queryTerms, highlightParts: highlightParts, neighbours: neighbours,
-    rbo: rbo, tauAP: tauAP, contrast: contrast
+    rbo: rbo, tauAP: tauAP, contrast: contrast, topIds: topIds,
+    queryContrasts: queryContrasts, meanContrast: meanContrast
   };
 }

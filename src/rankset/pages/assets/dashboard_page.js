@@ -8,7 +8,8 @@
  * Runs after dashboard_core.js and before dashboard_views.js, in one function scope.
  */
 /* global renderExplorer, render */
-/* exported D, S, M, Q, QI, NQ, CTX, DIAG, QUADS, PAGE_ROWS, PROBLEM, state, shownRows, $, el,
+/* exported D, S, M, Q, QI, NQ, CTX, DIAG, QUADS, PAGE_ROWS, PROBLEM, LABEL_FREE, state,
+   shownRows, $, el,
    clear, navigate, setData, setSignal, setupControls, syncControls, updateSignals,
    embedCharts, renderOverview, startState */
 
@@ -22,10 +23,16 @@ Q.forEach(function (q, i) { QI.set(q, i); });
 var DIAG = D.diagnosis;
 var QUADS = DIAG ? DIAG.quadrants : [];
 var PAGE_ROWS = 100;
+// No labels, no metric: the query list shows and sorts by the contrast of A's and B's top k.
+var LABEL_FREE = isLabelFree(D);
 // The query list's sort orders offered in its menu ("" stands for a column's own order).
-var SORT_ORDERS = [["", "by column"], ["-diff", "B \u2212 A, largest first"],
-                   ["diff", "B \u2212 A, smallest first"],
-                   ["-fall", "B\u2019s largest losses first"], ["query", "query id"]];
+var SORT_ORDERS = LABEL_FREE
+  ? [["", "by column"], ["rbo", "least similar first (RBO)"],
+     ["-rbo", "most similar first (RBO)"], ["overlap", "smallest overlap first"],
+     ["tau", "lowest tau_AP first"], ["query", "query id"]]
+  : [["", "by column"], ["-diff", "B \u2212 A, largest first"],
+     ["diff", "B \u2212 A, smallest first"],
+     ["-fall", "B\u2019s largest losses first"], ["query", "query id"]];
 var charts = {};
 var state = null;
 var shownRows = PAGE_ROWS;
@@ -287,6 +294,11 @@ function setupControls() {
                delta: null });
   });
   $("more").addEventListener("click", function () { shownRows += PAGE_ROWS; renderExplorer(); });
+  if (LABEL_FREE) {  // no metric to pick, nothing to filter by outcome, difference or quadrant
+    ["metric", "filter-quadrant", "filter-system", "filter-outcome", "filter-delta-dir",
+     "filter-delta"].forEach(function (id) { $(id).closest("label").hidden = true; });
+    $("k").closest("label").dataset.for = "overview queries query";
+  }
   document.querySelectorAll("[data-tab]").forEach(function (tab) {
     tab.addEventListener("click", function () { navigate({ view: tab.dataset.tab }); });
   });
@@ -332,7 +344,36 @@ function comparisonOf(baseline, system, metric) {
   }
   return null;
 }
+function renderLabelFreeOverview() {
+  // Each system's top k against the baseline's, averaged over the queries.
+  var table = clear($("systems-table")), k = state.k, base = S.indexOf(state.baseline);
+  var names = [["overlap", "overlap@" + k], ["jaccard", "Jaccard@" + k],
+               ["rbo", "RBO (p = 0.9)"], ["tau_ap", "tau_AP"]];
+  table.appendChild(el("caption", { text: "Mean over the " + count(NQ) + " queries of each " +
+    "system’s top " + k + " against " + state.baseline + "’s (no labels: no metric)." }));
+  var head = el("tr", null, [el("th", { scope: "col", text: "system" })]);
+  names.forEach(function (n) { head.appendChild(el("th", { scope: "col", cls: "num", text: n[1] })); });
+  table.appendChild(el("thead", null, [head]));
+  var body = el("tbody");
+  S.forEach(function (system, s) {
+    var isBase = s === base;
+    var mean = isBase ? null : meanContrast(queryContrasts(D, base, s, k));
+    var row = el("tr", { cls: isBase ? "baseline" : null, "data-system": system }, [
+      el("th", { scope: "row" },
+         [system, isBase ? el("span", { cls: "tag", text: "baseline" }) : null])]);
+    names.forEach(function (n) {
+      var value = mean ? mean[n[0]] : null;
+      row.appendChild(el("td", { cls: "num", "data-measure": n[0],
+        text: mean === null ? NA : (n[0] === "overlap" ? (value === null ? NA : value.toFixed(2))
+                                                       : fmt(value)) }));
+    });
+    body.appendChild(row);
+  });
+  table.appendChild(body);
+  $("curves-note").textContent = "";
+}
 function renderOverview() {
+  if (LABEL_FREE) { renderLabelFreeOverview(); return; }
   var table = clear($("systems-table"));
   var head = el("tr", null, [el("th", { scope: "col", text: "system" })]);
   M.forEach(function (metric) {

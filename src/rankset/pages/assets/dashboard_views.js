@@ -10,7 +10,8 @@
  *
  * Runs after dashboard_core.js and dashboard_page.js, in one function scope.
  */
-/* global D, S, M, Q, QI, NQ, CTX, DIAG, QUADS, PAGE_ROWS, PROBLEM, state, shownRows, $, el,
+/* global D, S, M, Q, QI, NQ, CTX, DIAG, QUADS, PAGE_ROWS, PROBLEM, LABEL_FREE, state,
+   shownRows, $, el,
    clear, navigate, setData, setSignal, setupControls, syncControls, updateSignals,
    embedCharts, renderOverview, startState */
 /* exported renderExplorer, render */
@@ -31,7 +32,64 @@ function baselineMark(value, baseValue, greater, isBase) {
            title: (better ? "better" : "worse") + " than the baseline " + state.baseline +
              " (" + fmt(d, true) + ")" };
 }
+function listContrasts() {
+  // Without labels: the contrast of A's and B's top k for every query (the list's columns).
+  return LABEL_FREE ? queryContrasts(D, S.indexOf(state.a), S.indexOf(state.b), state.k) : null;
+}
+var CONTRAST_COLUMNS = [["overlap", "overlap@"], ["jaccard", "Jaccard@"], ["rbo", "RBO"],
+                        ["tau", "tau_AP"]];
+function renderLabelFreeExplorer() {
+  // The queries with the contrast of A's and B's top k: least similar first by default.
+  var found = filterQueries(D, state), contrasts = listContrasts(), k = state.k;
+  var rows = sortRows(D, state, found.rows, found.diffs, contrasts);
+  $("chart-differences").hidden = true;
+  $("differences-note").textContent = "";
+  $("query-count").textContent = count(rows.length) + " of " + count(NQ) + " queries" +
+    (D.sample.sampled ? " in this file (" + count(D.n_queries_total) + " with rankings)" : "") +
+    " · the top " + k + " of A = " + state.a + " against B = " + state.b +
+    ", without labels";
+  $("active-filters").textContent = "";
+  $("clear-diff").hidden = true;
+  var table = clear($("query-table"));
+  var columns = [["query", "query"]];
+  if (D.query_text) { columns.push([null, "text"]); }
+  CONTRAST_COLUMNS.forEach(function (c) {
+    columns.push([c[0], c[1] + (c[0] === "overlap" || c[0] === "jaccard" ? k : "")]);
+  });
+  var head = el("tr");
+  columns.forEach(function (column) {
+    var key = column[0], current = state.sort.replace(/^-/, "") === key;
+    var arrow = current ? (state.sort.charAt(0) === "-" ? " \u25be" : " \u25b4") : "";
+    var th = el("th", { scope: "col", text: column[1] + arrow, "data-sort": key,
+      cls: (key && key !== "query" ? "num " : "") + (key ? "sortable" : "") });
+    if (key) {
+      th.addEventListener("click", function () {
+        navigate({ sort: current && state.sort.charAt(0) !== "-" ? "-" + key : key }, true);
+      });
+    }
+    head.appendChild(th);
+  });
+  table.appendChild(el("thead", null, [head]));
+  var body = el("tbody");
+  rows.slice(0, shownRows).forEach(function (i) {
+    var c = contrasts[i];
+    var tr = el("tr", { "data-query": Q[i] }, [el("th", { scope: "row" }, [queryLink(i, Q[i])])]);
+    if (D.query_text) { tr.appendChild(el("td", { cls: "qtext", text: D.query_text[i] || "" })); }
+    [["overlap", String(c.overlap)], ["jaccard", fmt(c.jaccard)], ["rbo", fmt(c.rbo)],
+     ["tau", fmt(c.tau_ap)]].forEach(function (pair) {
+      tr.appendChild(el("td", { cls: "num", "data-measure": pair[0], text: pair[1] }));
+    });
+    body.appendChild(tr);
+  });
+  if (!rows.length) {
+    body.appendChild(el("tr", null, [el("td", { colspan: columns.length, text: "No query matches." })]));
+  }
+  table.appendChild(body);
+  $("more").hidden = rows.length <= shownRows;
+  $("more").textContent = "Show " + count(Math.min(PAGE_ROWS, rows.length - shownRows)) + " more";
+}
 function renderExplorer() {
+  if (LABEL_FREE) { renderLabelFreeExplorer(); return; }
   var found = filterQueries(D, state);
   var m = M.indexOf(state.metric), a = S.indexOf(state.a), b = S.indexOf(state.b);
   var base = S.indexOf(state.baseline);
@@ -124,7 +182,7 @@ function snippetNode(text, terms) {
 function queryNav(qi) {
   // Previous and next query of the query list as it is filtered and sorted now.
   var found = filterQueries(D, state);
-  var rows = sortRows(D, state, found.rows, found.diffs);
+  var rows = sortRows(D, state, found.rows, found.diffs, listContrasts());
   var near = neighbours(rows, qi);
   var step = function (position, label, id) {
     if (position === null) {
@@ -173,7 +231,7 @@ function serpTable(qi, list, otherRanks, otherName, k, side, terms) {
   table.appendChild(el("thead", null, [el("tr", null, [
     el("th", { scope: "col", cls: "num", text: "rank" }),
     el("th", { scope: "col", text: "document" }),
-    el("th", { scope: "col", text: "grade" }),
+    LABEL_FREE ? null : el("th", { scope: "col", text: "grade" }),
     el("th", { scope: "col", text: otherName + "\u2019s rank" })
   ])]));
   var body = el("tbody");
@@ -182,12 +240,14 @@ function serpTable(qi, list, otherRanks, otherName, k, side, terms) {
     var docCell = el("td", { cls: "doc" }, [el("code", { text: id }),
       text ? snippetNode(text, terms) : null]);
     body.appendChild(el("tr", { "data-doc": id }, [
-      el("td", { cls: "num", text: String(r + 1) }), docCell, gradeCell(grades[doc]),
+      el("td", { cls: "num", text: String(r + 1) }), docCell,
+      LABEL_FREE ? null : gradeCell(grades[doc]),
       moveCell(r + 1, otherRanks.get(doc), otherName, k, side === "b")
     ]));
   });
   if (!list.length) {
-    body.appendChild(el("tr", null, [el("td", { colspan: 4, text: "No document retrieved." })]));
+    body.appendChild(el("tr", null, [el("td", { colspan: LABEL_FREE ? 3 : 4,
+                                                 text: "No document retrieved." })]));
   }
   table.appendChild(body);
   return table;
@@ -246,7 +306,7 @@ function renderQuery() {
     facts.appendChild(el("dd", { "data-measure": pair[0], text: pair[1] }));
   });
   var side = el("div", { cls: "side" }, [
-    el("div", null, [el("h3", { text: "Metrics" }), metrics]),
+    LABEL_FREE ? null : el("div", null, [el("h3", { text: "Metrics" }), metrics]),
     el("div", { cls: "narrow" }, [
       el("h3", { text: "The two top " + k + ", without labels" }), facts,
       el("p", { cls: "explain", text: "Overlap and Jaccard of the two top " + k +
@@ -272,6 +332,7 @@ function renderQuery() {
     el("div", null, [el("h3", { cls: "sys-b", text: "B: " + state.b }),
                      serpTable(qi, listB, ranksA, state.a, k, "b", terms)])
   ]));
+  if (LABEL_FREE) { return; }  // no labels: no relevant document to miss
   var shown = new Set(listA.slice(0, k).concat(listB.slice(0, k)));
   var missing = [];
   D.grades[qi].forEach(function (grade, doc) {

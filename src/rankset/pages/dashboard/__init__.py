@@ -71,5 +71,6 @@ FRAGMENT_KEYS: Final[dict[str, str]] = {
     "system": "the system whose quadrant the quadrant filter reads",
     "outcome": "wins, losses or ties: of B against A on the metric",
     "diff": "lo,hi: the histogram bar the query list is filtered by",
-    "sort": "the query list's order: query, diff or s<i> (system i), '-' for descending",
+    "sort": "the query list's order: query, diff, fall or s<i> (system i); without labels "
+    "rbo (least similar first), overlap, jaccard or tau; '-' for descending",
 }

@@ -75,7 +75,9 @@ def dashboard(
         :func:`rankset.evaluate`, analysed here with the options below.
     labels, metrics, baseline, k, depth, label_sets, history, suite
         As for :func:`rankset.analyse` (not with an Analysis). ``k`` is also the initial
-        cutoff of the side-by-side view; ``depth`` the k slider's maximum.
+        cutoff of the side-by-side view; ``depth`` the k slider's maximum. Without labels
+        the page has no metric: it contrasts the rankings (overlap@k, Jaccard@k, RBO and
+        tau_AP of A's and B's top k per query, least similar first).
     n_resamples, test, correction, alpha, seed
         The resampling policy, as for :func:`rankset.analyse` (not with an Analysis).
     texts
@@ -143,7 +145,7 @@ def dashboard(
     doc_texts = _snippets(texts, shown_docs, snippet, "texts")
     if queries is None:  # labels named irds:<id> lend their dataset's cached queries
         queries = analysis.query_source
-    query_ids = set(analysis.result.per_query["query_id"].unique())
+    query_ids = set(analysis.query_ids)
     query_texts = _snippets(queries, query_ids, 500, "queries")
     step("charts and page")
     board = render(
@@ -190,6 +192,7 @@ def render(
         )
     payload = assemble(
         analysis.result,
+        systems=systems,
         metrics=shown,
         baseline=baseline,
         top=analysis.rankings,
@@ -218,17 +221,21 @@ def render(
     )
     judges = payload.data["judges"]
     first_curve = next((analysis.curve_of[name] for name in shown if analysis.curve_of[name]), None)
-    specs = chart_specs(
-        systems,
-        metric=shown[0],
-        measure=first_curve if analysis.curves is not None else None,
-        baseline=baseline,
-        k=analysis.k,
-        diagnosis_k=analysis.k if analysis.diagnosis is not None else None,
-        history=payload.data["history"] is not None,
-        collections=None if analysis.suite is None else analysis.suite.collections,
-        judges=bool(judges and judges["boards"]),
-        calibration=bool(judges and judges["calibration"]),
+    specs = (
+        {}
+        if analysis.label_free
+        else chart_specs(
+            systems,
+            metric=shown[0],
+            measure=first_curve if analysis.curves is not None else None,
+            baseline=baseline,
+            k=analysis.k,
+            diagnosis_k=analysis.k if analysis.diagnosis is not None else None,
+            history=payload.data["history"] is not None,
+            collections=None if analysis.suite is None else analysis.suite.collections,
+            judges=bool(judges and judges["boards"]),
+            calibration=bool(judges and judges["calibration"]),
+        )
     )
     from rankset.charts import javascript_bundle
 
@@ -239,7 +246,7 @@ def render(
         bundle=javascript_bundle(),
         notes=notes,
         significance=_significance_text(analysis),
-        diagnosis=_diagnosis_text(analysis.diagnosis is not None, analysis.k),
+        diagnosis=_diagnosis_text(analysis.diagnosis is not None, analysis.k, analysis.label_free),
     )
     return Dashboard(
         html=page,
@@ -259,6 +266,12 @@ def _snippets(
 
 
 def _significance_text(analysis: Analysis) -> str:
+    if analysis.label_free:
+        return (
+            "No labels, so no metric: each system's top k against the baseline's, averaged "
+            "over the queries (overlap@k, rank-biased overlap, tau_AP). The Queries tab lists "
+            "the queries where A and B differ most first."
+        )
     if len(analysis.systems) < 2:
         return "One system: no comparison."
     rows = (len(analysis.systems) - 1) * len(analysis.metrics)
@@ -270,7 +283,9 @@ def _significance_text(analysis: Analysis) -> str:
     )
 
 
-def _diagnosis_text(present: bool, k: int) -> str:
+def _diagnosis_text(present: bool, k: int, label_free: bool = False) -> str:
+    if label_free:
+        return ""
     if not present:
         return "No diagnostic matrix: the labels fit no grade scale."
     return (

@@ -225,6 +225,7 @@ def assemble(
     suite: SuiteResult | None = None,
     judges: JudgesView | None = None,
     all_positions: pl.DataFrame | None = None,
+    systems: Sequence[str] | None = None,
 ) -> Payload:
     """Build the page's data from computed results.
 
@@ -237,10 +238,13 @@ def assemble(
     depth) gives ``deep_ranks``: where each system ranks the shown documents it holds
     below ``depth``. ``curve_of`` names the curve of each shown metric (or None);
     ``page`` holds the page's own fields (title, notes, options), copied in as they are.
+    ``systems`` default to the result's; without metrics (no labels) they and the
+    queries are those of ``top``.
     """
-    systems = result.systems
+    queried = result.per_query if metrics else top
+    systems = list(systems if systems is not None else result.systems)
     all_queries = pl.DataFrame(
-        {"query_id": result.per_query["query_id"].unique().sort()}, schema={"query_id": pl.String}
+        {"query_id": queried["query_id"].unique().sort()}, schema={"query_id": pl.String}
     )
     level = result.config.get("relevance_level")
     level = 1.0 if level is None else float(level)

@@ -114,13 +114,21 @@ def holdings(data: Mapping[str, Any]) -> str:
     queries = (
         f"{n_shown:,} queries" if n_shown == n_total else f"{n_shown:,} of {n_total:,} queries"
     )
-    parts = [
-        f"{len(systems)} systems ({', '.join(systems)})",
-        queries,
-        f"metrics {', '.join(data['metrics'])} per query",
-        f"the top {data['depth']} documents of every system for every query, with their "
-        "grades and the relevant documents none retrieved",
-    ]
+    if data["metrics"]:
+        parts = [
+            f"{len(systems)} systems ({', '.join(systems)})",
+            queries,
+            f"metrics {', '.join(data['metrics'])} per query",
+            f"the top {data['depth']} documents of every system for every query, with their "
+            "grades and the relevant documents none retrieved",
+        ]
+    else:
+        parts = [
+            f"{len(systems)} systems ({', '.join(systems)})",
+            queries,
+            "no labels, so no metric: the rankings are compared with each other",
+            f"the top {data['depth']} documents of every system for every query",
+        ]
     if data.get("texts") is not None:
         parts.append(
             f"{len(data['texts']):,} document snippets of up to {data['snippet']} characters"
@@ -142,7 +150,13 @@ def holdings(data: Mapping[str, Any]) -> str:
             f"({', '.join(judges['judges'])}) beside those under the human labels"
         )
     text = "This file holds " + "; ".join(parts) + "."
-    if data["sample"]["sampled"]:
+    if data["sample"]["sampled"] and not data["metrics"]:
+        text += (
+            f" The queries are a sample: the file would pass {data['sample']['max_bytes']:,} "
+            f"bytes of data with all {n_total:,}, so it keeps a random sample of them "
+            f"(seed {data['seed']})."
+        )
+    elif data["sample"]["sampled"]:
         text += (
             f" The queries are a sample: the file would pass {data['sample']['max_bytes']:,} "
             f"bytes of data with all {n_total:,}, so it keeps the biggest wins and losses of "

@@ -117,6 +117,12 @@ def report(
     # the analysis options, as given: analysis_of refuses them beside an Analysis
     options = {name: value for name, value in locals().items() if name in ANALYSIS_DEFAULTS}
     analysis = analysis_of(runs, options, evaluate_options, step)
+    if analysis.label_free:
+        msg = (
+            "No labels: the report shows metrics, so it needs labels (labels=, CLI --qrels). "
+            "The dashboard works without them: rankset.dashboard(runs) contrasts the rankings."
+        )
+        raise ParameterError(msg)
     step("worst queries")
     if worst:
         analysis.explanations  # noqa: B018 (read now, so the step counts its time)
