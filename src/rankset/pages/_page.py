@@ -178,7 +178,7 @@ class Dashboard(Page):
         held = f"{self.n_queries:,} queries"
         if self.sampled:
             held = f"{self.n_queries:,} of {self.n_queries_total:,} queries (a sample)"
+        metrics = "no labels" if self.analysis.label_free else f"{len(self.metrics)} metrics"
         return (
-            f"Dashboard({len(self.systems)} systems, {len(self.metrics)} metrics, {held}, "
-            f"{self.size / 1e6:.1f} MB)"
+            f"Dashboard({len(self.systems)} systems, {metrics}, {held}, {self.size / 1e6:.1f} MB)"
         )

@@ -87,6 +87,11 @@ def test_a_label_free_analysis_and_the_report_refusing_it() -> None:
     assert analysis.baseline == "bm25"
     assert len(analysis.query_ids) == 40
     assert "no labels" in repr(analysis)
+    assert repr(dashboard(analysis, progress=False)).startswith("Dashboard(2 systems, no labels")
+    # runs that carry their own labels are evaluated as before
+    assert not analyse(
+        SAMPLE_RUNS["bm25"].parent / "samples.jsonl", n_resamples=50, progress=False
+    ).label_free
     with pytest.raises(ParameterError, match=r"the report shows metrics, so it needs labels"):
         report(analysis, progress=False)
     with pytest.raises(ParameterError, match="needs 'labels'"):
