@@ -159,6 +159,28 @@ class Analysis:
         return self.positions.filter(pl.col("pos") <= self.depth)
 
     @cached_property
+    def contrasts(self) -> pl.DataFrame | None:
+        """Each system's top ``k`` against the baseline's, per query, without labels.
+
+        ``system, baseline, query_id, overlap, jaccard, rbo, tau_ap``: overlap@k and
+        Jaccard@k of the two top k, extrapolated rank-biased overlap (p = 0.9, over the
+        shorter list, as :func:`rankset.label_quality.rbo`) and tau_AP of the system's
+        order of the shared documents against the baseline's
+        (:func:`rankset.label_quality.tau_ap`; null under two). The dashboard's label-free
+        contrasts are these. None with one system.
+
+        Examples
+        --------
+        >>> runs = {"a": {"q": {"x": 3.0, "y": 2.0, "z": 1.0}},
+        ...         "b": {"q": {"y": 3.0, "x": 2.0, "w": 1.0}}}
+        >>> analyse(runs, k=3, progress=False).contrasts.select("overlap", "tau_ap").rows()
+        [(2, -1.0)]
+        """
+        if self.baseline is None:
+            return None
+        return _contrasts(self.positions, self.systems, self.baseline, self.k)
+
+    @cached_property
     def explanations(self) -> pl.DataFrame | None:
         """What the top of the first metric's cutoff found and missed, per system and query.
 
@@ -498,6 +520,86 @@ def _label_free(
     )
     vars(analysis)["positions"] = positions  # read once: the cached property's value
     return analysis
+
+
+def _contrasts(
+    positions: pl.DataFrame, systems: list[str], baseline: str, k: int, p: float = 0.9
+) -> pl.DataFrame:
+    """:attr:`Analysis.contrasts`: every other system's top ``k`` against the baseline's.
+
+    RBO without a loop over depths: a shared document enters both prefixes at depth
+    m = max(its two ranks), so sum over d of X_d / d p^d is the sum over the shared
+    documents with m <= n of G(n) - G(m - 1), G(n) = sum over d = 1..n of p^d / d, with n
+    the shorter list's length.
+    """
+    keys = ["system", "query_id"]
+    top = positions.filter(pl.col("pos") <= k).select(
+        "system", "query_id", "doc_id", pl.col("pos").cast(pl.Int64)
+    )
+    base = top.filter(pl.col("system") == baseline).select("query_id", "doc_id", pos_a="pos")
+    others = top.filter(pl.col("system") != baseline).rename({"pos": "pos_b"})
+    queries = positions.select(pl.col("query_id").unique())
+    pairs = (
+        pl.DataFrame({"system": [name for name in systems if name != baseline]})
+        .join(queries, how="cross")
+        .join(base.group_by("query_id").agg(n_a=pl.len()), on="query_id", how="left")
+        .join(others.group_by(keys).agg(n_b=pl.len()), on=keys, how="left")
+        .with_columns(pl.col("n_a", "n_b").fill_null(0).cast(pl.Int64))
+        .with_columns(n=pl.min_horizontal("n_a", "n_b"))
+    )
+    cumulative = [0.0]
+    for depth in range(1, k + 1):
+        cumulative.append(cumulative[-1] + p**depth / depth)
+    g = pl.DataFrame(
+        {"at": range(k + 1), "g": cumulative}, schema={"at": pl.Int64, "g": pl.Float64}
+    )
+    shared = (
+        others.join(base, on=["query_id", "doc_id"])
+        .join(pairs.select(*keys, "n"), on=keys)
+        .with_columns(m=pl.max_horizontal("pos_a", "pos_b"))
+        .join(g.rename({"g": "g_before"}), left_on=pl.col("m") - 1, right_on="at", how="left")
+        .join(g.rename({"g": "g_n"}), left_on="n", right_on="at", how="left")
+    )
+    prefix = pl.col("m") <= pl.col("n")
+    sums = shared.group_by(keys).agg(
+        overlap=pl.len(),
+        x_n=prefix.sum(),
+        weights=(pl.col("g_n") - pl.col("g_before")).filter(prefix).sum(),
+    )
+    # tau_AP: for each shared document below the first in the system's order, the share of
+    # those above it that the baseline also ranks above it
+    above = (
+        shared.select(*keys, "doc_id", "pos_a", "pos_b")
+        .join(shared.select(*keys, up_a="pos_a", up_b="pos_b"), on=keys)
+        .filter(pl.col("up_b") < pl.col("pos_b"))
+        .group_by(*keys, "doc_id")
+        .agg(share=(pl.col("up_a") < pl.col("pos_a")).mean())
+        .group_by(keys)
+        .agg(tau_sum=pl.col("share").sum())
+    )
+    overlap = pl.col("overlap")
+    union = pl.col("n_a") + pl.col("n_b") - overlap
+    n = pl.col("n")
+    return (
+        pairs.join(sums, on=keys, how="left")
+        .join(above, on=keys, how="left")
+        .with_columns(
+            pl.col("overlap", "x_n").fill_null(0), pl.col("weights", "tau_sum").fill_null(0.0)
+        )
+        .select(
+            "system",
+            pl.lit(baseline).alias("baseline"),
+            "query_id",
+            overlap.cast(pl.Int64),
+            jaccard=pl.when(union > 0).then(overlap / union),
+            rbo=pl.when(n > 0).then(
+                pl.col("x_n") / n * pl.lit(p).pow(n) + (1 - p) / p * pl.col("weights")
+            ),
+            tau_ap=pl.when(overlap >= 2).then(2 * pl.col("tau_sum") / (overlap - 1) - 1),
+        )
+        .sort("system", "query_id")
+        .sort(pl.col("system").replace_strict(systems, range(len(systems))), maintain_order=True)
+    )
 
 
 def _no_evaluation(systems: list[str]) -> EvaluationResult:

@@ -98,6 +98,45 @@ def test_a_label_free_analysis_and_the_report_refusing_it() -> None:
         analyse(SAMPLE_RUNS, label_sets={"x": SAMPLE_RUNS["bm25"]}, progress=False)
 
 
+def test_the_analysis_contrasts_equal_label_quality_s_per_query() -> None:
+    expected = _expected(10)
+    frame = analyse(SAMPLE_RUNS, progress=False).contrasts
+    assert frame is not None
+    assert frame["query_id"].to_list() == sorted(expected)
+    for row in frame.iter_rows(named=True):
+        want = expected[row["query_id"]]
+        assert (row["system"], row["baseline"]) == ("rerank", "bm25")
+        assert row["overlap"] == want["overlap"]
+        assert row["rbo"] == pytest.approx(want["rbo"], abs=1e-12)
+        assert row["tau_ap"] == pytest.approx(want["tau"], abs=1e-12)
+    # lists of other lengths, disjoint, swapped, one side empty; three systems
+    runs = {
+        "a": {"q1": {"x": 5, "y": 4, "z": 3, "w": 2}, "q2": {"x": 2, "y": 1}, "q3": {"x": 1}},
+        "b": {"q1": {"z": 5, "x": 4, "v": 3}, "q2": {"u": 2, "t": 1}, "q4": {"x": 1}},
+        "c": {"q1": {"y": 3, "x": 2}, "q2": {"y": 2, "x": 1}},
+    }
+    lists = {
+        name: {q: sorted(docs, key=docs.__getitem__, reverse=True) for q, docs in run.items()}
+        for name, run in runs.items()
+    }
+    frame = analyse(runs, k=3, progress=False).contrasts
+    assert frame is not None
+    assert frame.select("system", "query_id").rows() == [
+        (name, q) for name in ("b", "c") for q in ("q1", "q2", "q3", "q4")
+    ]
+    for row in frame.iter_rows(named=True):
+        first = lists["a"].get(row["query_id"], [])[:3]
+        second = lists[row["system"]].get(row["query_id"], [])[:3]
+        shared = [doc for doc in first if doc in second]
+        n = min(len(first), len(second))
+        union = len(set(first) | set(second))
+        assert row["overlap"] == len(shared)
+        assert row["jaccard"] == (len(shared) / union if union else None)
+        assert row["rbo"] == (pytest.approx(rbo(first[:n], second[:n])) if n else None)
+        tau = tau_ap([d for d in second if d in shared], shared) if len(shared) >= 2 else None
+        assert row["tau_ap"] == (pytest.approx(tau) if tau is not None else None)
+
+
 @pytest.fixture(scope="module")
 def label_free_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("label-free")
