@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # imported on first use: see __getattr__
     from rankset.evaluation._evaluate import evaluate, evaluate_with
     from rankset.evaluation._evaluator import Evaluator
-    from rankset.evaluation._inputs import numbered_runs
+    from rankset.evaluation._inputs import carried_labels, numbered_runs
     from rankset.evaluation._options import DEFAULT_K, DEFAULT_METRICS, ENGINES, EvaluateOptions
     from rankset.evaluation._partition import partition
     from rankset.evaluation._result import EvaluationResult
@@ -43,6 +43,7 @@ _MODULE_OF = {
     "evaluate_with": "_evaluate",
     "Evaluator": "_evaluator",
     "numbered_runs": "_inputs",
+    "carried_labels": "_inputs",
     "DEFAULT_K": "_options",
     "DEFAULT_METRICS": "_options",
     "ENGINES": "_options",
@@ -67,6 +68,7 @@ __all__ = [
     "Evaluator",
     "TextMatch",
     "bucket_of",
+    "carried_labels",
     "curves",
     "evaluate",
     "evaluate_with",

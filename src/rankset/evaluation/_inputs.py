@@ -37,6 +37,7 @@ from rankset.schema._rules import (
 __all__ = [
     "RunInput",
     "assign_system_names",
+    "carried_labels",
     "is_ranx_run",
     "numbered_runs",
     "read_cutoffs",
@@ -339,6 +340,21 @@ def read_labels(
             ),
         )
     return carried[0]
+
+
+def carried_labels(runs: Any, names: Sequence[str] | None = None) -> pl.DataFrame | None:
+    """Return the labels the runs carry (JSONL samples with expected_output), or None.
+
+    Examples
+    --------
+    >>> carried_labels({"q1": {"d1": 1.0}}) is None
+    True
+    """
+    parsed = read_labels(None, read_runs(runs, names))
+    if parsed is None or parsed.labels is None:
+        return None
+    labels = parsed.labels
+    return labels.collect() if isinstance(labels, pl.LazyFrame) else labels
 
 
 def read_cutoffs(

@@ -18,7 +18,7 @@ import functools
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final
 
@@ -28,19 +28,27 @@ from rankset._progress import IntoProgress, Steps, resolve_progress
 from rankset._typing import Correction, IntoLabels, IntoRun, Test
 from rankset._validation import check_choice, check_int
 from rankset.comparison import check_suite
-from rankset.errors import GradeScaleError, RanksetWarning
+from rankset.errors import RanksetWarning
 from rankset.evaluation import (
     DEFAULT_METRICS,
     EvaluateOptions,
     EvaluationResult,
-    evaluate_with,
+    carried_labels,
     numbered_runs,
 )
 from rankset.experiments._shared import read_history
 from rankset.io import scan_labels
+from rankset.pages._analysis_steps import (
+    compare_all,
+    evaluate_shown,
+    explanations_of,
+    metric_curves,
+    split_num_rel,
+)
+from rankset.pages._contrasts import no_evaluation, ranking_contrasts
 from rankset.pages._judges import JudgesView, calibrations, judges_view, meta_evaluation
 from rankset.pages._label_sets import check_label_sets, label_set_checks
-from rankset.pages._measures import canonical_names, curve_measure, needs_grade_scale
+from rankset.pages._measures import canonical_names, curve_measure
 from rankset.pages._resampling import DEFAULT_RESAMPLES, Resampling
 from rankset.pages._texts import cached_queries
 
@@ -178,7 +186,7 @@ class Analysis:
         """
         if self.baseline is None:
             return None
-        return _contrasts(self.positions, self.systems, self.baseline, self.k)
+        return ranking_contrasts(self.positions, self.systems, self.baseline, self.k)
 
     @cached_property
     def explanations(self) -> pl.DataFrame | None:
@@ -188,7 +196,7 @@ class Analysis:
         """
         with warnings.catch_warnings():  # the evaluation said them already, in the notes
             warnings.simplefilter("ignore", RanksetWarning)
-            return _explanations(*self.inputs, self.result, self.options)
+            return explanations_of(*self.inputs, self.result, self.options)
 
     @cached_property
     def judges(self) -> MetaEvaluation | None:
@@ -414,7 +422,7 @@ def analyse_in(
         return _label_free(step, runs, baseline, k, depth, logged, suite, policy_for(0), options)
     notes: list[str] = []
     step("evaluating")
-    full, shown, diagnosable = _evaluate(
+    full, shown, diagnosable = evaluate_shown(
         runs, labels, shown, k, options, n_resamples or DEFAULT_RESAMPLES, seed, notes
     )
     baseline = _baseline(baseline, full.systems)
@@ -426,13 +434,13 @@ def analyse_in(
             f"{rows:,} comparisons per baseline to reach p_adj < {alpha:g} "
             f"({policy.correction})."
         )
-    result, relevant = _split_num_rel(full, shown)
-    comparisons = _compare_each(result, shown, policy, notes, progress=step.part("comparing"))
+    result, relevant = split_num_rel(full, shown)
+    comparisons = compare_all(result, shown, policy, notes, progress=step.part("comparing"))
     with warnings.catch_warnings():  # the evaluation said them already, in the notes
         warnings.simplefilter("ignore", RanksetWarning)
         step(f"metric-vs-k curves (k = 1..{depth})")
         curve_of = {name: curve_measure(name) for name in shown}
-        curves = _curves(runs, labels, curve_of, depth, options, policy)
+        curves = metric_curves(runs, labels, curve_of, depth, options, policy)
         step("diagnostic matrix")
         diagnosis = None
         if diagnosable:
@@ -471,9 +479,7 @@ def analyse_in(
 
 def _carry_labels(runs: Any, options: EvaluateOptions) -> bool:
     """Whether the runs carry their own labels (JSONL samples with expected_output)."""
-    from rankset.evaluation._inputs import read_labels, read_runs
-
-    return read_labels(None, read_runs(runs, options.names)) is not None
+    return carried_labels(runs, options.names) is not None
 
 
 def _label_free(
@@ -496,7 +502,7 @@ def _label_free(
     for what in ("comparisons", "curves", "diagnostic matrix", "label sets"):
         step(f"{what}: none without labels")
     analysis = Analysis(
-        result=_no_evaluation(systems),
+        result=no_evaluation(systems),
         metrics=(),
         baseline=_baseline(baseline, systems),
         comparisons=None,
@@ -522,239 +528,11 @@ def _label_free(
     return analysis
 
 
-def _contrasts(
-    positions: pl.DataFrame, systems: list[str], baseline: str, k: int, p: float = 0.9
-) -> pl.DataFrame:
-    """:attr:`Analysis.contrasts`: every other system's top ``k`` against the baseline's.
-
-    RBO without a loop over depths: a shared document enters both prefixes at depth
-    m = max(its two ranks), so sum over d of X_d / d p^d is the sum over the shared
-    documents with m <= n of G(n) - G(m - 1), G(n) = sum over d = 1..n of p^d / d, with n
-    the shorter list's length.
-    """
-    keys = ["system", "query_id"]
-    top = positions.filter(pl.col("pos") <= k).select(
-        "system", "query_id", "doc_id", pl.col("pos").cast(pl.Int64)
-    )
-    base = top.filter(pl.col("system") == baseline).select("query_id", "doc_id", pos_a="pos")
-    others = top.filter(pl.col("system") != baseline).rename({"pos": "pos_b"})
-    queries = positions.select(pl.col("query_id").unique())
-    pairs = (
-        pl.DataFrame({"system": [name for name in systems if name != baseline]})
-        .join(queries, how="cross")
-        .join(base.group_by("query_id").agg(n_a=pl.len()), on="query_id", how="left")
-        .join(others.group_by(keys).agg(n_b=pl.len()), on=keys, how="left")
-        .with_columns(pl.col("n_a", "n_b").fill_null(0).cast(pl.Int64))
-        .with_columns(n=pl.min_horizontal("n_a", "n_b"))
-    )
-    cumulative = [0.0]
-    for depth in range(1, k + 1):
-        cumulative.append(cumulative[-1] + p**depth / depth)
-    g = pl.DataFrame(
-        {"at": range(k + 1), "g": cumulative}, schema={"at": pl.Int64, "g": pl.Float64}
-    )
-    shared = (
-        others.join(base, on=["query_id", "doc_id"])
-        .join(pairs.select(*keys, "n"), on=keys)
-        .with_columns(m=pl.max_horizontal("pos_a", "pos_b"))
-        .join(g.rename({"g": "g_before"}), left_on=pl.col("m") - 1, right_on="at", how="left")
-        .join(g.rename({"g": "g_n"}), left_on="n", right_on="at", how="left")
-    )
-    prefix = pl.col("m") <= pl.col("n")
-    sums = shared.group_by(keys).agg(
-        overlap=pl.len(),
-        x_n=prefix.sum(),
-        weights=(pl.col("g_n") - pl.col("g_before")).filter(prefix).sum(),
-    )
-    # tau_AP: for each shared document below the first in the system's order, the share of
-    # those above it that the baseline also ranks above it
-    above = (
-        shared.select(*keys, "doc_id", "pos_a", "pos_b")
-        .join(shared.select(*keys, up_a="pos_a", up_b="pos_b"), on=keys)
-        .filter(pl.col("up_b") < pl.col("pos_b"))
-        .group_by(*keys, "doc_id")
-        .agg(share=(pl.col("up_a") < pl.col("pos_a")).mean())
-        .group_by(keys)
-        .agg(tau_sum=pl.col("share").sum())
-    )
-    overlap = pl.col("overlap")
-    union = pl.col("n_a") + pl.col("n_b") - overlap
-    n = pl.col("n")
-    return (
-        pairs.join(sums, on=keys, how="left")
-        .join(above, on=keys, how="left")
-        .with_columns(
-            pl.col("overlap", "x_n").fill_null(0), pl.col("weights", "tau_sum").fill_null(0.0)
-        )
-        .select(
-            "system",
-            pl.lit(baseline).alias("baseline"),
-            "query_id",
-            overlap.cast(pl.Int64),
-            jaccard=pl.when(union > 0).then(overlap / union),
-            rbo=pl.when(n > 0).then(
-                pl.col("x_n") / n * pl.lit(p).pow(n) + (1 - p) / p * pl.col("weights")
-            ),
-            tau_ap=pl.when(overlap >= 2).then(2 * pl.col("tau_sum") / (overlap - 1) - 1),
-        )
-        .sort("system", "query_id")
-        .sort(pl.col("system").replace_strict(systems, range(len(systems))), maintain_order=True)
-    )
-
-
-def _no_evaluation(systems: list[str]) -> EvaluationResult:
-    """Return an evaluation of no metric (the label-free analysis's ``result``)."""
-    return EvaluationResult(
-        per_query=pl.DataFrame(
-            schema={
-                "system": pl.String,
-                "query_id": pl.String,
-                "metric": pl.String,
-                "measure": pl.String,
-                "k": pl.Int64,
-                "value": pl.Float64,
-            }
-        ),
-        summary=pl.DataFrame(
-            schema={
-                "system": pl.String,
-                "metric": pl.String,
-                "mean": pl.Float64,
-                "ci_low": pl.Float64,
-                "ci_high": pl.Float64,
-                "n_queries": pl.Int64,
-                "n_na": pl.Int64,
-            }
-        ),
-        query_counts=pl.DataFrame(schema={"system": pl.String}),
-        config={"metrics": [], "systems": systems},
-    )
-
-
 def _baseline(baseline: str | None, systems: list[str]) -> str | None:
     if baseline is None:
         return systems[0] if len(systems) > 1 else None
     check_choice("baseline", baseline, systems)
     return baseline
-
-
-def _evaluate(
-    runs: Any,
-    labels: Any,
-    shown: list[str],
-    k: int,
-    options: EvaluateOptions,
-    n_resamples: int,
-    seed: int,
-    notes: list[str],
-) -> tuple[EvaluationResult, list[str], bool]:
-    """Evaluate the shown metrics with the diagnosis's three and ``num_rel``, in one pass.
-
-    When the labels fit no grade scale and none was given, the metrics that need one and
-    the diagnostic matrix are left out, with a note. Returns the result, the shown metrics
-    kept, and whether the diagnosis can be drawn. Warnings (the scale the labels chose)
-    are said again in the notes.
-    """
-    diagnosis = [f"ra_nwg@{k}", f"proc@{k}", f"pct_proc@{k}"]
-    asked = list(dict.fromkeys([*shown, *diagnosis, _NUM_REL]))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RanksetWarning)
-        try:
-            result = evaluate_with(runs, labels, asked, options, n_resamples=n_resamples, seed=seed)
-            diagnosable = True
-        except GradeScaleError as error:
-            scaled = [name for name in shown if needs_grade_scale(name)]
-            if options.scale != "auto":
-                raise
-            shown = [name for name in shown if name not in scaled]
-            if not shown:
-                raise
-            notes.append(f"Left out {', '.join([*scaled, 'the diagnostic matrix'])}: {error}")
-            asked = list(dict.fromkeys([*shown, _NUM_REL]))
-            result = evaluate_with(runs, labels, asked, options, n_resamples=n_resamples, seed=seed)
-            diagnosable = False
-    for warning in caught:
-        if issubclass(warning.category, RanksetWarning):
-            notes.append(str(warning.message))
-        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
-    return result, shown, diagnosable
-
-
-def _split_num_rel(
-    result: EvaluationResult, shown: Sequence[str]
-) -> tuple[EvaluationResult, list[str]]:
-    """Return the result of the shown metrics alone, and the queries with a relevant label."""
-    counts = result.per_query.filter(pl.col("metric") == _NUM_REL)
-    relevant = counts.filter(pl.col("value") > 0)["query_id"].unique().sort().to_list()
-    if list(result.metrics) == list(shown):
-        return result, relevant
-    kept = pl.col("metric").is_in(list(shown))
-    trimmed = replace(
-        result,
-        per_query=result.per_query.filter(kept),
-        summary=result.summary.filter(kept),
-        config={**result.config, "metrics": list(shown)},
-    )
-    return trimmed, relevant
-
-
-def _compare_each(
-    result: EvaluationResult,
-    shown: list[str],
-    policy: Resampling,
-    notes: list[str],
-    *,
-    progress: Any,
-) -> pl.DataFrame | None:
-    """Compare the systems with each one as the baseline, as one frame with ``baseline``."""
-    if len(result.systems) < 2:
-        return None
-    from rankset.comparison import compare_each, unreachable_significance
-
-    rows = (len(result.systems) - 1) * len(shown)
-    unreachable = unreachable_significance(
-        rows, policy.n_permutations, policy.alpha, policy.correction
-    )
-    if unreachable is not None and policy.test == "randomization":
-        notes.append(f"Comparison: {unreachable}")
-    with warnings.catch_warnings():  # said once, in the notes
-        warnings.filterwarnings("ignore", "With n_resamples=", RanksetWarning)
-        return compare_each(
-            result,
-            metrics=shown,
-            tests=[policy.test],
-            correction=policy.correction,
-            n_resamples=policy.n_permutations,
-            n_bootstrap=policy.n_resamples,
-            seed=policy.seed,
-            alpha=policy.alpha,
-            progress=progress,
-        )
-
-
-def _curves(
-    runs: Any,
-    labels: Any,
-    curve_of: Mapping[str, str | None],
-    depth: int,
-    options: EvaluateOptions,
-    policy: Resampling,
-) -> Curves | None:
-    measures = list(dict.fromkeys(name for name in curve_of.values() if name))
-    if not measures:
-        return None
-    from rankset.evaluation.cutoff_curves import curves
-
-    return curves(
-        runs,
-        labels,
-        measures,
-        ks=depth,
-        n_resamples=policy.n_resamples,
-        seed=policy.seed,
-        keep_per_query=False,  # the charts draw the means: memory for one system
-        **options.as_kwargs(excluded=("k", "cutoffs", "default_k")),
-    )
 
 
 def _label_frame(labels: Any) -> pl.DataFrame | None:
@@ -764,24 +542,4 @@ def _label_frame(labels: Any) -> pl.DataFrame | None:
         scan_labels(labels)
         .collect()
         .select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String), "grade")
-    )
-
-
-def _explanations(
-    runs: Any, labels: Any, result: EvaluationResult, options: EvaluateOptions
-) -> pl.DataFrame | None:
-    """Explain every query at the first metric's cutoff (the worst are picked from them)."""
-    if labels is None or not result.metrics:  # labels carried by the runs: no reason named
-        return None
-    from rankset.diagnosis.explanations import explain
-    from rankset.measures import parse_metric
-
-    cutoff = parse_metric(result.metrics[0]).k
-    return explain(
-        runs,
-        labels,
-        cutoff if isinstance(cutoff, int) else None,
-        # the level the evaluation used (the labels may have implied it)
-        relevance_level=result.config.get("relevance_level", options.relevance_level),
-        names=options.names,
     )
