@@ -1,6 +1,10 @@
 """What the history says last: each system's latest logged mean and the change before it.
 
-The report's and the dashboard's "History" tables read :func:`latest_changes`.
+The report's and the dashboard's "History" tables read :func:`latest_changes`. A history
+read from a store (:func:`read_history`) carries ``p_change`` on each (system, metric)'s
+last entry: the paired randomization test of its change from the entry before, over the
+queries both scored (:func:`change_tests`), so the pages can say which last change is
+more than noise.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import polars as pl
 from rankset.errors import SchemaError
 from rankset.experiments._store import Store
 
-__all__ = ["LATEST_COLUMNS", "in_utc", "latest_changes", "read_history"]
+__all__ = ["LATEST_COLUMNS", "change_tests", "in_utc", "latest_changes", "read_history"]
 
 #: The columns of :func:`latest_changes`, in order.
 LATEST_COLUMNS: Final = (
@@ -26,8 +30,10 @@ LATEST_COLUMNS: Final = (
     "last_mean",
     "previous_mean",
     "change",
+    "p",
 )
 _NEEDED: Final = ("entry_id", "time", "system", "metric", "mean")
+_LAST, _BEFORE = "\x00last", "\x00before"
 
 
 def read_history(
@@ -41,8 +47,65 @@ def read_history(
     if isinstance(history, str | os.PathLike):
         history = Store(history, create=False)
     if isinstance(history, Store):
-        history = history.history()
+        store, history = history, history.history()
+        if history.height:
+            tests = change_tests(store, history)
+            history = history.join(
+                tests, on=["entry_id", "system", "metric"], how="left", maintain_order="left"
+            )
     return history if history is not None and history.height else None
+
+
+def change_tests(
+    store: Store, history: pl.DataFrame, *, n_resamples: int = 2000, seed: int = 0
+) -> pl.DataFrame:
+    """Test each (system, metric)'s last change: the entry against the one before it.
+
+    The two-sided paired randomization test of the mean difference over the queries both
+    entries scored (as :func:`rankset.compare` runs it), for the pair
+    :func:`latest_changes` reports. One test per (system, metric), not corrected.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``entry_id`` (the last entry), ``system``, ``metric``, ``p_change``.
+    """
+    from rankset.comparison import compare
+
+    schema = {"entry_id": pl.String, "system": pl.String, "metric": pl.String}
+    pairs = (
+        history.sort("time", maintain_order=True)
+        .group_by("system", "metric", maintain_order=True)
+        .agg(
+            entry_id=pl.col("entry_id").last(),
+            before=pl.col("entry_id").get(-2, null_on_oob=True),
+        )
+        .drop_nulls("before")
+    )
+    if pairs.is_empty():
+        return pl.DataFrame(schema={**schema, "p_change": pl.Float64})
+    entries = sorted({*pairs["entry_id"].to_list(), *pairs["before"].to_list()})
+    values = store.per_query(entries).select("entry_id", "system", "query_id", "metric", "value")
+    rows = []
+    for system, metric, last, before in pairs.select(
+        "system", "metric", "entry_id", "before"
+    ).iter_rows():
+        both = values.filter(
+            (pl.col("system") == system)
+            & (pl.col("metric") == metric)
+            & pl.col("entry_id").is_in([last, before])
+        ).select(
+            pl.when(pl.col("entry_id") == last).then(pl.lit(_LAST)).otherwise(pl.lit(_BEFORE))
+            .alias("system"),
+            "query_id", "metric", "value",
+        )  # fmt: skip
+        tested = compare(
+            both, _BEFORE, metrics=[metric], tests=["randomization"], correction=None,
+            seed=seed, n_resamples=n_resamples,
+        )  # fmt: skip
+        p = tested["p"][0] if tested.height else None
+        rows.append({"entry_id": last, "system": system, "metric": metric, "p_change": p})
+    return pl.DataFrame(rows, schema={**schema, "p_change": pl.Float64})
 
 
 def in_utc(history: pl.DataFrame) -> pl.DataFrame:
@@ -82,8 +145,10 @@ def latest_changes(history: pl.DataFrame, metrics: Sequence[str] | None = None) 
     -------
     polars.DataFrame
         ``system, metric, n_entries, last_entry, last_time, last_mean, previous_mean,
-        change``, sorted by metric (in ``metrics`` order) then system. ``previous_mean``
-        and ``change`` (``last_mean - previous_mean``) are null for a system logged once.
+        change, p``, sorted by metric (in ``metrics`` order) then system. ``previous_mean``
+        and ``change`` (``last_mean - previous_mean``) are null for a system logged once;
+        ``p`` is the last row's ``p_change`` (:func:`change_tests`), null when the history
+        has none (a frame not read from a store).
 
     Raises
     ------
@@ -109,6 +174,8 @@ def latest_changes(history: pl.DataFrame, metrics: Sequence[str] | None = None) 
     held = [str(m) for m in history["metric"].unique(maintain_order=True).to_list()]
     kept = held if metrics is None else [str(m) for m in dict.fromkeys(metrics) if m in held]
     order = {metric: number for number, metric in enumerate(kept)}
+    if "p_change" not in history.columns:
+        history = history.with_columns(p_change=pl.lit(None, dtype=pl.Float64))
     return (
         history.filter(pl.col("metric").is_in(kept))
         .sort("time", maintain_order=True)
@@ -119,6 +186,7 @@ def latest_changes(history: pl.DataFrame, metrics: Sequence[str] | None = None) 
             pl.col("time").last().alias("last_time"),
             pl.col("mean").last().alias("last_mean"),
             pl.col("mean").get(-2, null_on_oob=True).alias("previous_mean"),
+            pl.col("p_change").last().alias("p"),
         )
         .with_columns(
             pl.col("n_entries").cast(pl.Int64),

@@ -313,17 +313,17 @@ def test_the_history_view_follows_the_metric(tab: Tab, with_history: Path, tmp_p
     cells = {
         row.get_attribute("data-system"): row.locator("td").all_inner_texts()
         for row in tab.page.locator("#history-table tbody tr").all()
-    }  # entries, last entry, logged, last mean, the one before, change
-    assert cells == {
-        "bm25": ["3", "c", "2026-11-15 09:00", "0.4100", "0.4200", "−0.0100"],
-        "rerank": ["2", "c", "2026-11-15 09:00", "0.5500", "0.5000", "+0.0500"],
+    }  # entries, last entry, logged, last mean, the one before, change, p
+    assert cells == {  # a history frame holds no per-query values: no test, p is NA
+        "bm25": ["3", "c", "2026-11-15 09:00", "0.4100", "0.4200", "−0.0100", "–"],
+        "rerank": ["2", "c", "2026-11-15 09:00", "0.5500", "0.5000", "+0.0500", "–"],
     }
     tab.page.screenshot(path=tmp_path / "history.png", full_page=True)
     tab.page.select_option("#metric", "ap")
     assert "view=history" in tab.fragment()
     assert "metric=ap" in tab.fragment()
     assert "ap over logged entries" in tab.text("#chart-history svg")
-    changes = tab.page.locator("#history-table tbody td:last-child").all_inner_texts()
+    changes = tab.page.locator("#history-table tbody td.diff").all_inner_texts()
     assert changes == ["+0.0100", "−0.0200"]
     tab.page.select_option("#metric", "rr")  # a dashboard metric the store does not hold
     assert not tab.page.is_visible("#chart-history")

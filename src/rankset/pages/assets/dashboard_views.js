@@ -373,10 +373,12 @@ function renderHistory() {
   if (!held) { return; }
   var greater = D.greater[M.indexOf(state.metric)];
   table.appendChild(el("caption", { text: "Each system\u2019s last logged mean and its " +
-    "change from the entry before (" + state.metric + ")." }));
+    "change from the entry before (" + state.metric + "); p: paired randomization test of " +
+    "that change over the queries both entries scored, bold below 0.05." }));
   var head = el("tr");
   [["system", ""], ["entries", "num"], ["last entry", ""], ["logged (UTC)", ""],
-   ["last mean", "num"], ["the one before", "num"], ["change", "num"]].forEach(function (c) {
+   ["last mean", "num"], ["the one before", "num"], ["change", "num"],
+   ["p", "num"]].forEach(function (c) {
     head.appendChild(el("th", { scope: "col", cls: c[1] || null, text: c[0] }));
   });
   table.appendChild(el("thead", null, [head]));
@@ -391,7 +393,10 @@ function renderHistory() {
       el("td", { cls: "num", text: fmt(row.last_mean) }),
       el("td", { cls: "num", text: fmt(row.previous_mean) }),
       el("td", { cls: "num diff " + (outcomeOf(row.change, greater) || ""),
-                 text: fmt(row.change, true) })
+                 text: fmt(row.change, true) }),
+      el("td", { cls: "num p" + (row.p !== null && row.p !== undefined && row.p < 0.05
+        ? " significant" : ""),
+                 text: row.p === null || row.p === undefined ? NA : row.p.toPrecision(2) })
     ]));
   });
   table.appendChild(body);

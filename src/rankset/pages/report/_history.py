@@ -105,6 +105,8 @@ def _latest_table(history: pl.DataFrame, metrics: Sequence[str]) -> str:
             ("last_mean", "last mean", "num"),
             ("previous_mean", "the one before", "num"),
             ("change", "change", "signed"),
+            ("p", "p", "p"),
         ],
-        caption="Each system's last logged mean and its change from the entry before.",
+        caption="Each system's last logged mean and its change from the entry before; p: the "
+        "paired randomization test of that change over the queries both entries scored.",
     )
