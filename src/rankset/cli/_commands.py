@@ -58,6 +58,7 @@ def option_values(args: argparse.Namespace) -> dict[str, Any]:
         "nuggets": args.nuggets,
         "engine": args.engine,
         "buckets": args.buckets,
+        "costs": getattr(args, "costs", None),
     }
     if getattr(args, "subtopics", None) is not None:
         if args.nuggets is not None:
@@ -103,6 +104,9 @@ def evaluate_runs(args: argparse.Namespace) -> int:
         print(frame_text(result.by_k()))
     else:
         print(format_table(result))
+    if result.costs is not None and not args.json:
+        print("\ncosts (mean, p50, p95 over the scored queries):")
+        print(frame_text(result.costs))
     return EXIT_OK
 
 

@@ -322,6 +322,12 @@ def add_evaluation_options(
             runs_optional=runs_optional,
         )
     add_names(parser.add_argument_group("names"))
+    parser.add_argument(
+        "--costs",
+        metavar="FILE",
+        help="per-query costs: [system,] query_id and any of latency_ms, tokens_in, "
+        "tokens_out, cost (CSV, TSV, Parquet or JSONL); summarised per system",
+    )
     _add_label_options(parser.add_argument_group("labels"))
     _add_ranking_options(parser.add_argument_group("rankings"))
     _add_engine_options(parser.add_argument_group("engine"))

@@ -82,6 +82,7 @@ def evaluate(
     ignore_identical_ids: bool = False,
     answers: IntoLabels | Mapping[str, Sequence[str]] | None = None,
     nuggets: Any = None,
+    costs: Any = None,
     score_precision: ScorePrecision = "float64",
     dataset_checks: DatasetChecks = "error",
     engine: Engine = "auto",
@@ -180,6 +181,10 @@ def evaluate(
         :func:`rankset.io.read_subtopics`. Without
         ``labels``, the labels are those the nuggets imply (1 for a passage fully
         supporting a nugget, 0 for the other passages they name).
+    costs
+        Per-query costs (:func:`rankset.io.read_costs`: ``[system,] query_id`` and any of
+        ``latency_ms, tokens_in, tokens_out, cost``): the result's ``costs`` gives each
+        system's mean, p50 and p95 of each over the scored queries.
     score_precision
         ``"float64"``: scores are doubles, as trec_eval 10.0 reads them. ``"float32"``:
         scores are rounded to 32-bit floats before ordering, as trec_eval 9.0.8 and
@@ -279,16 +284,24 @@ def evaluate_with(
     """
     check_resampling(confidence, n_resamples, seed)
     parsed = metrics_of(metrics, labels, ks)
+    result: EvaluationResult | None = None
     if labels is not None and _one_run_in_memory(runs):
-        prepared = PreparedEvaluation.of(labels, parsed, options)
+        prepared = PreparedEvaluation.of(labels, parsed, options.replace(costs=None))
         if prepared is not None:
             result = prepared.evaluate(
                 runs, options.names, confidence=confidence, n_resamples=n_resamples, seed=seed
             )
-            if result is not None:
-                return result
-    plan, collected = plan_and_measure(runs, labels, parsed, options, progress=progress)
-    return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    if result is None:
+        plan, collected = plan_and_measure(runs, labels, parsed, options, progress=progress)
+        result = result_of(
+            plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed
+        )
+    if options.costs is None:
+        return result
+    from rankset.evaluation._costs import cost_summary
+
+    costs = cost_summary(options.costs, result.per_query, result.systems)
+    return dataclasses.replace(result, costs=costs)
 
 
 def metrics_of(

@@ -97,6 +97,7 @@ class EvaluateOptions:
     judged_only: bool = field(default=False, metadata=_check("bool"))
     ignore_identical_ids: bool = field(default=False, metadata=_check("bool"))
     answers: IntoLabels | Mapping[str, Sequence[str]] | None = None
+    costs: Any = None
     nuggets: Any = None
     score_precision: ScorePrecision = field(
         default="float64", metadata=_check("choice", ScorePrecision)

@@ -42,6 +42,9 @@ class EvaluationResult:
     text_match
         When the runs were matched to gold texts (:func:`rankset.match_text`): per system,
         how many chunks matched a gold item, repeated one, or matched none.
+    costs
+        With ``costs=``: one row per (system, cost column) of the scored queries,
+        ``system, cost, mean, p50, p95, n_queries`` (percentiles as numpy's default).
     """
 
     per_query: pl.DataFrame
@@ -49,6 +52,7 @@ class EvaluationResult:
     query_counts: pl.DataFrame
     config: dict[str, Any] = field(default_factory=dict)
     text_match: pl.DataFrame | None = None
+    costs: pl.DataFrame | None = None
 
     @property
     def metrics(self) -> list[str]:

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from rankset._typing import InputFormat, Kind, Source, WriteFormat
 from rankset.io._answers import read_answers
+from rankset.io._costs import COST_COLUMNS, IntoCosts, read_costs
 from rankset.io._erag import ERagTables, read_erag
 from rankset.io._irds import irds_grade_definitions, official_measures, read_irds_queries
 from rankset.io._irds_catalog import OFFICIAL_MEASURES as IRDS_OFFICIAL_MEASURES
@@ -65,12 +66,14 @@ from rankset.io._sampled import SAMPLED_QRELS_SCHEMA, read_sampled_qrels
 from rankset.io._writers import write_labels, write_parquet, write_run
 
 __all__ = [
+    "COST_COLUMNS",
     "IRDS_OFFICIAL_MEASURES",
     "IRDS_SHORT_NAMES",
     "NUGGET_SCHEMA",
     "SAMPLED_QRELS_SCHEMA",
     "ERagTables",
     "InputFormat",
+    "IntoCosts",
     "Kind",
     "ParsedInput",
     "Source",
@@ -79,6 +82,7 @@ __all__ = [
     "official_measures",
     "read",
     "read_answers",
+    "read_costs",
     "read_erag",
     "read_irds_queries",
     "read_judgments",

@@ -1,0 +1,106 @@
+"""Per-query costs of retrieval: latency, tokens and money, beside the quality metrics.
+
+A costs table has one row per (system, query): ``query_id``, optionally ``system`` (a
+table without it belongs to the one system evaluated), and any of :data:`COST_COLUMNS`,
+each a finite number >= 0. Files: CSV, TSV, Parquet or JSON Lines (by extension; gzip
+read transparently), or a Polars frame.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Final, TypeAlias
+
+import polars as pl
+
+from rankset.errors import InputFormatError
+
+__all__ = ["COST_COLUMNS", "IntoCosts", "read_costs"]
+
+#: The cost columns a costs table may hold.
+COST_COLUMNS: Final = ("latency_ms", "tokens_in", "tokens_out", "cost")
+#: What :func:`read_costs` reads.
+IntoCosts: TypeAlias = str | os.PathLike[str] | pl.DataFrame | pl.LazyFrame
+
+
+def read_costs(source: IntoCosts) -> pl.DataFrame:
+    """Read a per-query costs table: ``[system,] query_id`` and the cost columns it has.
+
+    Raises
+    ------
+    InputFormatError
+        A missing file, no ``query_id`` or no cost column, a value that is not a finite
+        number >= 0 (the message names the column and the row), or a (system, query)
+        given twice.
+
+    Examples
+    --------
+    >>> costs = pl.DataFrame({"query_id": ["q1", "q2"], "latency_ms": [12.0, 30.5]})
+    >>> read_costs(costs).rows()
+    [('q1', 12.0), ('q2', 30.5)]
+    """
+    name = "the costs frame"
+    if isinstance(source, pl.LazyFrame):
+        source = source.collect()
+    if isinstance(source, str | os.PathLike):
+        name = os.fspath(source)
+        frame = _read_file(Path(name))
+    elif isinstance(source, pl.DataFrame):
+        frame = source
+    else:
+        msg = (
+            "The 'costs' parameter must be a path or a polars frame. "
+            f"Got {type(source).__name__} instead."
+        )
+        raise InputFormatError(msg)
+    if "query_id" not in frame.columns:
+        msg = f"{name}: a costs table needs a query_id column; it has {', '.join(frame.columns)}."
+        raise InputFormatError(msg)
+    present = [column for column in COST_COLUMNS if column in frame.columns]
+    if not present:
+        msg = (
+            f"{name}: a costs table needs at least one of {', '.join(COST_COLUMNS)}; it has "
+            f"{', '.join(frame.columns)}."
+        )
+        raise InputFormatError(msg)
+    keys = [column for column in ("system", "query_id") if column in frame.columns]
+    out = frame.select(
+        *(pl.col(key).cast(pl.String) for key in keys),
+        *(pl.col(column).cast(pl.Float64, strict=False) for column in present),
+    )
+    for column in present:
+        values = out[column]
+        bad = (values.is_null() | values.is_nan() | values.is_infinite() | (values < 0)).arg_true()
+        if bad.len():
+            row = int(bad[0])
+            msg = (
+                f"{name}, row {row + 1}: {column} must be a finite number >= 0; got "
+                f"{frame[column][row]!r}."
+            )
+            raise InputFormatError(msg)
+    repeated = out.filter(out.select(keys).is_duplicated())
+    if repeated.height:
+        first = repeated.row(0, named=True)
+        what = ", ".join(f"{key} {first[key]!r}" for key in keys)
+        msg = f"{name}: {what} has {repeated.height} rows; give one row per (system, query)."
+        raise InputFormatError(msg)
+    return out
+
+
+def _read_file(path: Path) -> pl.DataFrame:
+    if not path.is_file():
+        msg = f"costs: file not found: {path}"
+        raise InputFormatError(msg)
+    suffix = path.name.lower().removesuffix(".gz")
+    try:
+        if suffix.endswith((".parquet", ".pq")):
+            return pl.read_parquet(path)
+        if suffix.endswith((".jsonl", ".ndjson", ".json")):
+            return pl.read_ndjson(path)
+        separator = "\t" if suffix.endswith(".tsv") else ","
+        return pl.read_csv(path, separator=separator, infer_schema_length=None)
+    except (pl.exceptions.PolarsError, OSError) as error:
+        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        msg = f"costs: {path} could not be read as a table: {message}"
+        raise InputFormatError(msg) from None
