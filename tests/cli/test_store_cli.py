@@ -343,3 +343,27 @@ def test_history_shows_meta_and_what_options_changed(
     assert isinstance(rows, list)
     assert [row["meta"] for row in rows] == [{"model": "bm25"}, {"k": "10", "model": "splade"}]
     assert [row["options"]["relevance_level"] for row in rows] == [1, 2]
+
+
+def test_gate_on_costs_with_a_baseline_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(QRELS)
+    good, worse = tmp_path / "good.run", tmp_path / "worse.run"
+    good.write_text(GOOD.replace(" s\n", " bm25\n"))  # tagged bm25: the system's name
+    worse.write_text(WORSE)
+    costs = tmp_path / "costs.csv"
+    costs.write_text(  # one table for both sides: --name names the candidate
+        "system,query_id,latency_ms\nnew,q1,120\nnew,q2,140\nbm25,q1,100\nbm25,q2,100\n"
+    )
+    base = ["--qrels", str(qrels), "-m", "rr", "--quiet", "--costs", str(costs)]
+    gate = ["gate", str(worse), *base, "--baseline", str(good), "--name", "new"]
+    gate += ["--max-drop", "0.6"]  # rr falls by 0.5: the metric passes
+    assert main([*gate, "--max-increase", "latency_ms=40%"]) == 0  # 100 -> 130: +30%
+    assert main([*gate, "--max-increase", "latency_ms=25%"]) == 1
+    out = capsys.readouterr().out
+    assert "new     latency_ms       100.0000        130.0000" in out
+    assert out.rstrip().endswith("FAIL: latency_ms")
+    assert main([*gate, "--max-increase", "speed=5%"]) == 2
+    assert "not a cost column" in capsys.readouterr().err

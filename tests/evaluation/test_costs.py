@@ -50,8 +50,17 @@ def test_mean_p50_and_p95_equal_numpy_s_per_system_and_cost() -> None:
             )
     rows.append({"system": "bm25", "query_id": "unscored", "latency_ms": 1e6, "tokens_in": 1.0,
                  "cost": 1.0})  # fmt: skip
+    rows.append(
+        {
+            "system": "other",
+            "query_id": QUERIES[0],
+            "latency_ms": 1.0,
+            "tokens_in": 1.0,
+            "cost": 1.0,
+        }
+    )  # fmt: skip  (another system's row: ignored, not counted)
     costs = pl.DataFrame(rows)
-    with pytest.warns(RanksetWarning, match="1 of 91 cost rows name a"):
+    with pytest.warns(RanksetWarning, match="1 of 91 cost rows of the evaluated systems"):
         result = rankset.evaluate(runs, labels, ["ndcg@5"], costs=costs)
     assert result.costs is not None
     assert result.costs.columns == ["system", "cost", "mean", "p50", "p95", "n_queries"]

@@ -494,3 +494,54 @@ def test_the_rule_reads_as_the_flags_that_set_it() -> None:
     assert "As flags: `--max-drop 2% --alpha 0.05`." in text
     assert "Baseline: per-query values (system `a`)." in text
     assert "As flags: `--max-drop 0.25`." in gate(WORSE10, BASE10, "rr", max_drop=0.25).markdown()
+
+
+# --- costs: a limit on how far a cost may rise -------------------------------------------
+
+
+def _timed(latency: dict[str, float]) -> tuple[rankset.EvaluationResult, rankset.EvaluationResult]:
+    """bm25 (the baseline) and rerank on 8 queries, each with its own latency per query."""
+    labels = {f"q{i}": {"good": 1} for i in range(8)}
+    run = {f"q{i}": {"good": 2.0, "bad": 1.0} for i in range(8)}
+    costs = pl.DataFrame(
+        [
+            {"system": name, "query_id": f"q{i}", "latency_ms": value + i, "tokens_in": 100.0}
+            for name, value in latency.items()
+            for i in range(8)
+        ]
+    )
+    base = rankset.evaluate({"bm25": run}, labels, ["rr"], costs=costs)
+    cand = rankset.evaluate({"rerank": run}, labels, ["rr"], costs=costs)
+    return cand, base
+
+
+def test_a_cost_that_rose_past_its_limit_fails_the_gate() -> None:
+    # latencies 100 + i and 112 + i: means 103.5 and 115.5, a rise of 12 (11.59%)
+    cand, base = _timed({"bm25": 100.0, "rerank": 112.0})
+    for limit, failed in (("5%", True), ("12%", False), ("11", True), ("12", False)):
+        result = gate(cand, base, "rr", max_increase={"latency_ms": limit})
+        assert result.costs is not None
+        row = result.costs.row(0, named=True)
+        assert (row["baseline_mean"], row["candidate_mean"]) == (103.5, 115.5)
+        assert row["increase"] == pytest.approx(12.0)
+        assert row["relative_increase"] == pytest.approx(12 / 103.5)
+        assert row["failed"] is failed, limit
+        assert result.exit_code == int(failed)
+        assert result.failures == (["latency_ms"] if failed else [])
+    text = gate(cand, base, "rr", max_increase=["latency_ms=5%"]).markdown()
+    assert "No gated metric fell, but costs rose: latency_ms." in text
+    assert "| rerank | latency_ms | 103.5 | 115.5 | +12 | +11.59% | 5% | **FAIL** |" in text
+    # an unchanged cost passes any limit, and no limit means no costs table
+    assert gate(cand, base, "rr", max_increase={"tokens_in": "0"}).passed
+    assert gate(cand, base, "rr").costs is None
+
+
+def test_cost_limits_need_costs_on_both_sides_and_known_names() -> None:
+    cand, base = _timed({"bm25": 100.0, "rerank": 112.0})
+    with pytest.raises(ParameterError, match="not a cost column"):
+        gate(cand, base, "rr", max_increase={"latency": "5%"})
+    with pytest.raises(ParameterError, match="COST=LIMIT"):
+        gate(cand, base, "rr", max_increase=["latency_ms"])
+    plain = rankset.evaluate({"bm25": {"q0": {"good": 1.0}}}, {"q0": {"good": 1}}, ["rr"])
+    with pytest.raises(ParameterError, match="The baseline has no costs for latency_ms"):
+        gate(cand, plain, "rr", max_increase={"latency_ms": "5%"})

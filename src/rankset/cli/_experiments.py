@@ -120,6 +120,13 @@ def add_gate(commands: Any) -> argparse.ArgumentParser:
         help="judged@K of the candidate against the baseline's: a warning when it fell",
     )
     rules.add_argument(
+        "--max-increase",
+        action="append",
+        metavar="COST=LIMIT",
+        help="fail when a cost's mean rose past LIMIT: latency_ms=10%% (relative) or "
+        "tokens_in=200 (absolute); needs --costs and --baseline RUN; repeatable",
+    )
+    rules.add_argument(
         "--allow-mismatch",
         action="store_true",
         help="gate against a store entry evaluated with other options or labels anyway "
@@ -261,6 +268,7 @@ def _gate(args: argparse.Namespace) -> int:
             seed=args.seed,
             n_resamples=args.n_resamples,
             allow_mismatch=args.allow_mismatch,
+            max_increase=args.max_increase,
         )
     if args.markdown:
         result.write_markdown(args.markdown)
@@ -272,6 +280,7 @@ def _gate(args: argparse.Namespace) -> int:
                     "baseline": result.baseline,
                     "mismatches": list(result.mismatches),
                     "rows": records(result.table),
+                    "costs": None if result.costs is None else records(result.costs),
                 }
             )
         )
@@ -291,6 +300,8 @@ def _gate(args: argparse.Namespace) -> int:
         for mismatch in result.mismatches:
             print(f"rankset: warning: gated although {mismatch}", file=sys.stderr)
         print(frame_text(shown))
+        if result.costs is not None:
+            print(frame_text(result.costs))
         print(verdict)
     if result.coverage_fell:
         print(

@@ -3,8 +3,9 @@
 :func:`cost_summary` keeps the costs of the (system, query) pairs the evaluation scored
 (a costs table without ``system`` belongs to the one system evaluated) and summarises
 each cost column: ``mean``, ``p50`` and ``p95``, percentiles interpolated linearly
-between the two nearest values (numpy's default ``percentile``). Rows of queries or
-systems the evaluation did not score are left out, and a warning says how many.
+between the two nearest values (numpy's default ``percentile``). Rows of other systems
+are ignored (one table may serve several evaluations); rows of an evaluated system's
+queries that were not scored are left out, and a warning says how many.
 """
 
 from __future__ import annotations
@@ -42,13 +43,16 @@ def cost_summary(costs: IntoCosts, per_query: pl.DataFrame, systems: list[str]) 
             )
             raise InputFormatError(msg)
         table = table.with_columns(system=pl.lit(systems[0]))
+    # a table may hold other systems' costs too (one file for a gate's two sides): only
+    # the rows of the systems evaluated count, and those of unscored queries are said
+    table = table.filter(pl.col("system").is_in(systems))
     scored = per_query.select("system", "query_id").unique()
     kept = table.join(scored, on=["system", "query_id"], how="semi")
     dropped = table.height - kept.height
     if dropped:
         warn_user(
-            f"{dropped} of {table.height} cost rows name a (system, query) the evaluation did "
-            "not score; they are left out of the costs summary.",
+            f"{dropped} of {table.height} cost rows of the evaluated systems name a query "
+            "the evaluation did not score; they are left out of the costs summary.",
             RanksetWarning,
         )
     present = [column for column in COST_COLUMNS if column in kept.columns]

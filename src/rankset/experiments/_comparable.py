@@ -13,10 +13,17 @@ from typing import Any
 
 import polars as pl
 
+from rankset._validation import check_float
 from rankset.errors import ParameterError
 from rankset.evaluation import EvaluationResult
 
-__all__ = ["VALUE_OPTIONS", "check_bounds", "describe_baseline", "setup_differences"]
+__all__ = [
+    "VALUE_OPTIONS",
+    "check_bounds",
+    "describe_baseline",
+    "parse_max_drop",
+    "setup_differences",
+]
 
 #: The evaluation options (keys of ``EvaluationResult.config``) that change values: a
 #: candidate and a baseline that differ in one are not comparable.
@@ -132,3 +139,29 @@ def check_bounds(
                 f"{amount / 100:g} (absolute)?"
             )
             raise ParameterError(msg)
+
+
+def parse_max_drop(max_drop: float | str | None, relative: bool) -> tuple[float | None, bool]:
+    """Return ``(amount, relative)`` from ``0.01``, ``"0.01"`` or ``"2%"``.
+
+    Examples
+    --------
+    >>> parse_max_drop("2%", False), parse_max_drop("0.01", False), parse_max_drop(0.05, True)
+    ((0.02, True), (0.01, False), (0.05, True))
+    """
+    if max_drop is None:
+        return None, relative
+    if isinstance(max_drop, str):
+        text = max_drop.strip()
+        percent = text.endswith("%")
+        try:
+            amount = float(text[:-1] if percent else text)
+        except ValueError:
+            msg = (
+                "The 'max_drop' parameter must be a number or a percentage such as '2%'. "
+                f"Got {max_drop!r} instead."
+            )
+            raise ParameterError(msg) from None
+        amount = check_float("max_drop", amount, minimum=0.0)
+        return (amount / 100, True) if percent else (amount, relative)
+    return check_float("max_drop", max_drop, minimum=0.0), relative

@@ -42,7 +42,7 @@ Coverage
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
@@ -59,8 +59,10 @@ from rankset.experiments._comparable import (
     VALUE_OPTIONS,
     check_bounds,
     describe_baseline,
+    parse_max_drop,
     setup_differences,
 )
+from rankset.experiments._cost_gate import cost_lines, cost_rows, parse_max_increase
 from rankset.experiments._report import baseline_line, gate_markdown
 from rankset.measures import parse_metric
 
@@ -120,6 +122,9 @@ class GateResult:
     mismatches
         The differences in evaluation options or labels between the two sides (empty
         unless the gate was run with ``allow_mismatch=True``).
+    costs
+        With ``max_increase``: per system and limited cost, ``baseline_mean,
+        candidate_mean, increase, relative_increase, limit, failed``; else None.
     """
 
     table: pl.DataFrame
@@ -127,6 +132,7 @@ class GateResult:
     rules: dict[str, Any] = field(default_factory=dict)
     baseline: dict[str, Any] = field(default_factory=dict)
     mismatches: tuple[str, ...] = ()
+    costs: pl.DataFrame | None = None
 
     @property
     def coverage_fell(self) -> bool:
@@ -138,10 +144,14 @@ class GateResult:
         """``system:metric`` of every failed row (``metric`` alone for one system)."""
         failed = self.table.filter(pl.col("failed"))
         many = self.table["system"].n_unique() > 1
-        return [
+        names = [
             f"{system}:{metric}" if many else metric
             for system, metric in failed.select("system", "metric").rows()
         ]
+        if self.costs is not None:
+            risen = self.costs.filter(pl.col("failed")).select("system", "cost").rows()
+            names += [f"{system}:{cost}" if many else cost for system, cost in risen]
+        return names
 
     @property
     def passed(self) -> bool:
@@ -164,15 +174,20 @@ class GateResult:
 
         Fit for a pull-request comment or ``$GITHUB_STEP_SUMMARY``.
         """
-        return gate_markdown(
+        costs = self.costs
+        risen = 0 if costs is None else int(costs["failed"].sum())
+        failures = self.failures
+        text = gate_markdown(
             self.table,
             self.coverage,
             self.rules,
             passed=self.passed,
-            failures=self.failures,
+            failures=failures[: len(failures) - risen],
             baseline=self.baseline,
             mismatches=self.mismatches,
+            risen=tuple(failures[len(failures) - risen :]),
         )
+        return text + "\n".join(cost_lines(self.costs))
 
     def write_markdown(self, path: str | Path, *, append: bool = True) -> Path:
         """Write :meth:`markdown` to ``path``, appended by default (as job summaries are)."""
@@ -209,32 +224,6 @@ class GateResult:
         return html_repr(title, *tables)
 
 
-def parse_max_drop(max_drop: float | str | None, relative: bool) -> tuple[float | None, bool]:
-    """Return ``(amount, relative)`` from ``0.01``, ``"0.01"`` or ``"2%"``.
-
-    Examples
-    --------
-    >>> parse_max_drop("2%", False), parse_max_drop("0.01", False), parse_max_drop(0.05, True)
-    ((0.02, True), (0.01, False), (0.05, True))
-    """
-    if max_drop is None:
-        return None, relative
-    if isinstance(max_drop, str):
-        text = max_drop.strip()
-        percent = text.endswith("%")
-        try:
-            amount = float(text[:-1] if percent else text)
-        except ValueError:
-            msg = (
-                "The 'max_drop' parameter must be a number or a percentage such as '2%'. "
-                f"Got {max_drop!r} instead."
-            )
-            raise ParameterError(msg) from None
-        amount = check_float("max_drop", amount, minimum=0.0)
-        return (amount / 100, True) if percent else (amount, relative)
-    return check_float("max_drop", max_drop, minimum=0.0), relative
-
-
 def gate(
     candidate: EvaluationResult | pl.DataFrame,
     baseline: EvaluationResult | pl.DataFrame,
@@ -251,6 +240,7 @@ def gate(
     coverage_tolerance: float = 0.0,
     fail_on_coverage: bool = False,
     allow_mismatch: bool = False,
+    max_increase: Mapping[str, float | str] | Sequence[str] | None = None,
 ) -> GateResult:
     """Gate a candidate against a baseline: fail when an asked metric fell.
 
@@ -287,6 +277,10 @@ def gate(
     allow_mismatch
         Gate two results evaluated with different options or labels anyway (the
         differences are reported); by default that is refused.
+    max_increase
+        Limits on costs, ``{"latency_ms": "10%", "tokens_in": 200}`` (or ``COST=LIMIT``
+        strings): a cost fails when the candidate's mean rose past it. Both sides need
+        ``costs`` (``evaluate(..., costs=)``).
 
     Returns
     -------
@@ -316,6 +310,7 @@ def gate(
     The candidate and the baseline were evaluated differently: relevance_level: candidate 2
     """
     amount, is_relative = parse_max_drop(max_drop, relative)
+    limits = parse_max_increase(max_increase)
     if alpha is not None:
         alpha = check_fraction("alpha", alpha)
     check_choice("test", test, GATE_TESTS)
@@ -374,9 +369,10 @@ def gate(
     return GateResult(
         table=table,
         coverage=coverage,
-        rules=rules,
+        rules={**rules, "max_increase": limits},
         baseline=describe_baseline(baseline, sorted({b for _, b in pairs})),
         mismatches=mismatches,
+        costs=cost_rows(candidate, baseline, pairs, limits),
     )
 
 

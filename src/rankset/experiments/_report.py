@@ -56,8 +56,11 @@ def gate_markdown(
     failures: list[str],
     baseline: dict[str, Any] | None = None,
     mismatches: tuple[str, ...] = (),
+    risen: tuple[str, ...] = (),
 ) -> str:
     """Return the gate's Markdown report (GitHub-flavoured table).
+
+    ``failures`` are the metrics that fell, ``risen`` the costs that rose past their limits.
 
     Relative changes print as percentages with two decimals, the form ``--max-drop``
     takes (``-1.25%``); the baseline is named in a line of its own.
@@ -70,8 +73,12 @@ def gate_markdown(
         headline = "## ❌ rankset gate: FAIL"
         if failures:
             verdict = f"{len(failures)} of {n} gated metrics fell: {', '.join(failures)}."
+        elif risen:
+            verdict = f"No gated metric fell, but costs rose: {', '.join(risen)}."
         else:
             verdict = "No gated metric fell, but the judged coverage did."
+        if failures and risen:
+            verdict += f" Costs rose: {', '.join(risen)}."
     corrected = rules.get("correction") is not None
     header = ["system", "metric", "baseline", "candidate", "delta", "relative", "queries", "p"]
     if corrected:

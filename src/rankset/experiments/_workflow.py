@@ -98,5 +98,7 @@ def evaluate_and_gate(
         config = {**candidate.config, "labels_hash": labels_hash}
         candidate = dataclasses.replace(candidate, config=config)
     else:
-        reference = evaluate(baseline, labels, evaluated, **options)
+        # names (--name) name the candidate's runs; the baseline keeps its own name, which
+        # a costs table shared by both sides uses
+        reference = evaluate(baseline, labels, evaluated, **{**options, "names": None})
     return gate(candidate, reference, names, coverage_k=coverage_k, **rules)
