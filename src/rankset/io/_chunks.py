@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from rankset.errors import InputFormatError
-from rankset.io._sources import display_stem
+from rankset.io._sources import display_stem, read_table_file
 
 __all__ = ["read_text_table"]
 
@@ -39,18 +39,7 @@ def read_text_table(
     [('q1', 'Paris is the capital.')]
     """
     file = Path(path)
-    if not file.is_file():
-        raise InputFormatError(f"file not found: {path}")
-    name = file.name.lower().removesuffix(".gz")
-    if name.endswith((".parquet", ".pq")):
-        frame = pl.read_parquet(file)
-    elif name.endswith((".csv", ".tsv")):
-        frame = pl.read_csv(file, separator="\t" if name.endswith(".tsv") else ",")
-    elif name.endswith((".jsonl", ".ndjson", ".json")):
-        frame = pl.read_ndjson(file)
-    else:
-        msg = f"{path}: expected a .parquet, .csv, .tsv or .jsonl table of texts"
-        raise InputFormatError(msg)
+    frame = read_table_file(file, "texts")
     if "system" in required and "system" not in frame.columns:
         frame = frame.with_columns(system=pl.lit(display_stem(file)))
     missing = [column for column in required if column not in frame.columns]

@@ -2,8 +2,8 @@
 
 A costs table has one row per (system, query): ``query_id``, optionally ``system`` (a
 table without it belongs to the one system evaluated), and any of :data:`COST_COLUMNS`,
-each a finite number >= 0. Files: CSV, TSV, Parquet or JSON Lines (by extension; gzip
-read transparently), or a Polars frame.
+each a finite number >= 0. Files: CSV, TSV, Parquet or JSON Lines (by extension), or a
+Polars frame.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Final, TypeAlias
 import polars as pl
 
 from rankset.errors import InputFormatError
+from rankset.io._sources import read_table_file
 
 __all__ = ["COST_COLUMNS", "IntoCosts", "read_costs"]
 
@@ -45,7 +46,7 @@ def read_costs(source: IntoCosts) -> pl.DataFrame:
         source = source.collect()
     if isinstance(source, str | os.PathLike):
         name = os.fspath(source)
-        frame = _read_file(Path(name))
+        frame = read_table_file(Path(name), "costs")
     elif isinstance(source, pl.DataFrame):
         frame = source
     else:
@@ -86,21 +87,3 @@ def read_costs(source: IntoCosts) -> pl.DataFrame:
         msg = f"{name}: {what} has {repeated.height} rows; give one row per (system, query)."
         raise InputFormatError(msg)
     return out
-
-
-def _read_file(path: Path) -> pl.DataFrame:
-    if not path.is_file():
-        msg = f"costs: file not found: {path}"
-        raise InputFormatError(msg)
-    suffix = path.name.lower().removesuffix(".gz")
-    try:
-        if suffix.endswith((".parquet", ".pq")):
-            return pl.read_parquet(path)
-        if suffix.endswith((".jsonl", ".ndjson", ".json")):
-            return pl.read_ndjson(path)
-        separator = "\t" if suffix.endswith(".tsv") else ","
-        return pl.read_csv(path, separator=separator, infer_schema_length=None)
-    except (pl.exceptions.PolarsError, OSError) as error:
-        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        msg = f"costs: {path} could not be read as a table: {message}"
-        raise InputFormatError(msg) from None

@@ -29,6 +29,7 @@ __all__ = [
     "format_from_extension",
     "gunzip_if_needed",
     "read_bytes",
+    "read_table_file",
     "sniff_content",
     "split_lines",
     "starts_with",
@@ -276,3 +277,29 @@ def _split_lines_slowly(data: bytes, name: str) -> pl.DataFrame:
         lines.pop()
     series = pl.Series("line", [line.removesuffix("\r") or None for line in lines], pl.String)
     return series.to_frame().with_row_index("lineno", offset=1)
+
+
+def read_table_file(path: Path, what: str) -> pl.DataFrame:
+    """Read a table file by its extension: Parquet, CSV, TSV or JSON Lines (``.gz`` too).
+
+    ``what`` names the table in errors: a missing file, another extension, or a file its
+    reader refuses, each an ``InputFormatError`` naming the path.
+    """
+    if not path.is_file():
+        msg = f"{what}: file not found: {path}"
+        raise InputFormatError(msg)
+    name = path.name.lower().removesuffix(".gz")
+    try:
+        if name.endswith((".parquet", ".pq")):
+            return pl.read_parquet(path)
+        if name.endswith((".csv", ".tsv")):
+            separator = "\t" if name.endswith(".tsv") else ","
+            return pl.read_csv(path, separator=separator, infer_schema_length=None)
+        if name.endswith((".jsonl", ".ndjson", ".json")):
+            return pl.read_ndjson(path)
+    except (pl.exceptions.PolarsError, OSError) as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        msg = f"{what}: {path} could not be read as a table: {first}"
+        raise InputFormatError(msg) from None
+    msg = f"{what}: {path}: expected a .parquet, .csv, .tsv or .jsonl table"
+    raise InputFormatError(msg)
