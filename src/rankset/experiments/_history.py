@@ -87,12 +87,12 @@ def change_tests(
     entries = sorted({*pairs["entry_id"].to_list(), *pairs["before"].to_list()})
     values = store.per_query(entries).select("entry_id", "system", "query_id", "metric", "value")
     rows = []
-    for system, metric, last, before in pairs.select(
-        "system", "metric", "entry_id", "before"
-    ).iter_rows():
+    # one compare per (system, entry, the one before), over every metric that pair holds
+    grouped = pairs.group_by("system", "entry_id", "before", maintain_order=True).agg("metric")
+    for system, last, before, metrics in grouped.iter_rows():
         both = values.filter(
             (pl.col("system") == system)
-            & (pl.col("metric") == metric)
+            & pl.col("metric").is_in(metrics)
             & pl.col("entry_id").is_in([last, before])
         ).select(
             pl.when(pl.col("entry_id") == last).then(pl.lit(_LAST)).otherwise(pl.lit(_BEFORE))
@@ -100,11 +100,14 @@ def change_tests(
             "query_id", "metric", "value",
         )  # fmt: skip
         tested = compare(
-            both, _BEFORE, metrics=[metric], tests=["randomization"], correction=None,
+            both, _BEFORE, metrics=metrics, tests=["randomization"], correction=None,
             seed=seed, n_resamples=n_resamples,
         )  # fmt: skip
-        p = tested["p"][0] if tested.height else None
-        rows.append({"entry_id": last, "system": system, "metric": metric, "p_change": p})
+        p_of = dict(tested.select("metric", "p").iter_rows())
+        rows += [
+            {"entry_id": last, "system": system, "metric": metric, "p_change": p_of.get(metric)}
+            for metric in metrics
+        ]
     return pl.DataFrame(rows, schema={**schema, "p_change": pl.Float64})
 
 
