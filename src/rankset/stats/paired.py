@@ -347,6 +347,9 @@ def bootstrap_column_mean_cis(
     bounds = np.full((m, 2), np.nan)
     if n == 0 or not has_value.any():
         return bounds
+    if n == 1:  # every resample is the one query: each column's interval is its value
+        bounds[has_value] = matrix[0, has_value, None]
+        return bounds
     complete = bool(present.all())
     # Without NA the values are their own zero-filled copy and every resample's count is
     # the row sum of its multiplicities (exact in floats): no copies of the matrix.
