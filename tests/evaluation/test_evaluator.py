@@ -109,8 +109,18 @@ def test_labels_are_checked_once_when_built() -> None:
 def test_values_take_one_system() -> None:
     run, qrels = _random_data(4)
     evaluator = Evaluator(qrels, ["rr"])
+    two_systems = pl.concat(
+        [
+            pl.DataFrame(
+                [(name, q, d, s) for q, docs in run.items() for d, s in docs.items()],
+                schema=["system", "query_id", "doc_id", "score"],
+                orient="row",
+            )
+            for name in ("a", "b")
+        ]
+    )
     with pytest.raises(ParameterError, match="one system"):
-        evaluator.values({"a": run, "b": run})
+        evaluator.values(two_systems)
     with pytest.raises(SchemaError, match="No query in common"):
         evaluator.values({"zz": {"d": 1.0}})
     # missing="zero" scores every labelled query, but a run answering none is refused too

@@ -10,7 +10,7 @@ per-query aggregations. The steps are :func:`rankset.evaluate`'s own
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, overload
 
 import polars as pl
 
@@ -18,6 +18,7 @@ from rankset._typing import IntoLabels, IntoRun
 from rankset._validation import check_resampling
 from rankset.errors import ParameterError
 from rankset.evaluation._evaluate import evaluate_with
+from rankset.evaluation._inputs import is_ranx_run
 from rankset.evaluation._options import DEFAULT_METRICS, EvaluateOptions
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._prepared import PreparedEvaluation
@@ -129,37 +130,77 @@ class Evaluator:
             seed=seed,
         )
 
-    def values(self, run: IntoRun) -> dict[str, dict[str, float | None]]:
+    @overload
+    def values(self, run: IntoRun) -> dict[str, dict[str, float | None]]: ...
+
+    @overload
+    def values(
+        self, run: Mapping[str, IntoRun]
+    ) -> dict[str, dict[str, float | None]] | dict[str, dict[str, dict[str, float | None]]]: ...
+
+    def values(self, run: IntoRun | Mapping[str, IntoRun]) -> dict[str, Any]:
         """Per-query values of one system's run, in pytrec_eval's nested shape.
 
         Returns ``{query_id: {metric: value}}`` with the canonical metric names, the
         queries in id order; a value not defined for a query (NA) is None. The values
         are those of :meth:`evaluate` (and :func:`rankset.evaluate`).
 
+        Given several runs by name (``{name: run}``, as :meth:`evaluate` takes them),
+        returns ``{name: {query_id: {metric: value}}}``, the names in the order given:
+        every run is measured in one pass, which is much quicker than a call per run.
+
         Raises
         ------
         ParameterError
-            When the run holds several systems.
+            When one run (not a mapping of runs) holds several systems.
+
+        Examples
+        --------
+        >>> evaluator = Evaluator({"q1": {"d1": 1}}, ["rr"])
+        >>> evaluator.values({"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d2": 1.0, "d1": 0.5}}})
+        {'a': {'q1': {'rr': 1.0}}, 'b': {'q1': {'rr': 0.5}}}
         """
+        if isinstance(run, Mapping) and not is_ranx_run(run):
+            return self._values_by_system(run)
         prepared = self._prepared
         plan = None if prepared is None else prepared.with_runs(run, None)
         fused = None if prepared is None or plan is None else prepared.fused_values(plan)
         if fused is not None:  # the fused plan takes one system's run only
             wide = fused.values
         else:
-            if prepared is None or plan is None:
-                wide = self.evaluate(run, confidence=None).wide().sort("query_id")
-            else:
-                collected = prepared.collected(plan)
-                wide = _values(plan, collected.scored, collected.stats)
+            wide = self._wide(run, plan)
             if wide["system"].n_unique() > 1:
-                msg = "Evaluator.values() takes one system's run; use evaluate() for several."
+                msg = (
+                    "Evaluator.values() takes one system's run, or several runs by name "
+                    "({name: run}); use evaluate() for a run of several systems."
+                )
                 raise ParameterError(msg)
         names = self.metrics
         return {
             row[0]: dict(zip(names, row[1:], strict=True))
             for row in wide.select("query_id", *names).iter_rows()
         }
+
+    def _values_by_system(
+        self, runs: Mapping[str, IntoRun]
+    ) -> dict[str, dict[str, dict[str, float | None]]]:
+        """``{name: {query_id: {metric: value}}}`` of several runs, measured together."""
+        prepared = self._prepared
+        plan = None if prepared is None else prepared.with_runs(runs, None)
+        wide = self._wide(runs, plan)
+        names = self.metrics
+        nested: dict[str, dict[str, dict[str, float | None]]] = {str(name): {} for name in runs}
+        for row in wide.select("system", "query_id", *names).iter_rows():
+            nested[row[0]][row[1]] = dict(zip(names, row[2:], strict=True))
+        return nested
+
+    def _wide(self, runs: Any, plan: EvaluationPlan | None) -> pl.DataFrame:
+        """``system, query_id`` and each metric's value, by system and query id."""
+        prepared = self._prepared
+        if prepared is None or plan is None:
+            return self.evaluate(runs, confidence=None).wide().sort("query_id")
+        collected = prepared.collected(plan)
+        return _values(plan, collected.scored, collected.stats)
 
     def __repr__(self) -> str:
         return f"Evaluator(metrics={self.metrics!r}, prepared={self._prepared is not None})"

@@ -65,11 +65,15 @@ class FusedPlan:
     """What a prepared evaluator measures every run with, built once.
 
     ``labels`` are the prepared labels with the statistics their rows need
-    (``label_stats_on_rows``) joined on, so a run's labelled rows need one join;
-    ``stats`` the per-query label statistics, ``label_queries`` their query ids (as
-    one list, the literal each call's check reads);
+    (``label_stats_on_rows``) joined on, so a run's labelled rows need one join, in
+    query order; ``stats`` the per-query label statistics, ``label_queries`` their query
+    ids (as one list, the literal each call's check reads);
     ``fills`` give a ranking without labelled rows (or an unanswered query) the empty
     values, and ``values`` are the metrics' expressions, in the order asked.
+    ``spans`` give each labelled query's first row in ``labels`` and its row count,
+    ``stats_rows`` its row in ``stats``: a run whose query ids are known is joined
+    with its queries' rows only (:meth:`for_queries`), so a call's cost follows the
+    run, not the label table.
     """
 
     labels: pl.DataFrame
@@ -77,6 +81,8 @@ class FusedPlan:
     label_queries: pl.Series
     fills: list[pl.Expr]
     values: list[pl.Expr]
+    spans: dict[str, tuple[int, int]]
+    stats_rows: dict[str, int]
 
     @classmethod
     def prepare(cls, plan: EvaluationPlan, prepared: PreparedLabels) -> FusedPlan | None:
@@ -96,7 +102,7 @@ class FusedPlan:
         ):
             return None
         on_rows = sorted(features.label_stats_on_rows)
-        labels = prepared.frame
+        labels = prepared.frame.sort("query_id", maintain_order=True)
         if on_rows:
             labels = labels.join(
                 prepared.stats.select("query_id", *on_rows),
@@ -110,7 +116,40 @@ class FusedPlan:
             if value is not None
         ]
         queries = prepared.stats["query_id"].implode()
-        return cls(labels, prepared.stats, queries, fills, plan.value_columns())
+        counts = labels.group_by("query_id", maintain_order=True).len()
+        starts = counts["len"].cum_sum() - counts["len"]
+        spans = dict(
+            zip(
+                counts["query_id"].to_list(),
+                zip(starts.to_list(), counts["len"].to_list(), strict=True),
+                strict=True,
+            )
+        )
+        stats_rows = {query: row for row, query in enumerate(prepared.stats["query_id"])}
+        return cls(labels, prepared.stats, queries, fills, plan.value_columns(), spans, stats_rows)
+
+    def for_queries(
+        self, queries: tuple[str, ...] | None
+    ) -> tuple[pl.DataFrame, pl.DataFrame, pl.Series]:
+        """Return the labels, statistics and labelled query ids of these queries only.
+
+        All of them when ``queries`` is None (not known). A query without labels has
+        no rows; the rows keep the tables' order (by query).
+        """
+        if queries is None:
+            return self.labels, self.stats, self.label_queries
+        rows = sorted(self.stats_rows[query] for query in queries if query in self.stats_rows)
+        if len(rows) == self.stats.height:  # every labelled query: the whole tables
+            return self.labels, self.stats, self.label_queries
+        spans = sorted(self.spans[query] for query in queries if query in self.spans)
+        if len(spans) == 1:
+            labels = self.labels.slice(*spans[0])
+        else:
+            starts = pl.Series([start for start, _ in spans], dtype=pl.Int64)
+            ends = starts + pl.Series([length for _, length in spans], dtype=pl.Int64)
+            labels = self.labels[pl.int_ranges(starts, ends, eager=True).explode()]
+        stats = self.stats[pl.Series(rows, dtype=pl.Int64)]
+        return labels, stats, stats["query_id"].implode()
 
     def measure(self, plan: EvaluationPlan) -> FusedValues | None:
         """Return the run's values and query counts.
@@ -124,11 +163,19 @@ class FusedPlan:
         if len(runs.inputs) != 1 or plan.engine != "in-memory":
             return None
         part = runs.inputs[0]
-        if part.scan is not None or part.dataset_buckets is not None:
+        several = part.systems is not None and len(part.systems) > 1
+        if part.scan is not None or part.dataset_buckets is not None or several:
             return None
+        # Every labelled query is scored under missing="zero": its statistics are needed.
+        known = None if plan.options.missing == "zero" else part.query_ids
+        labels, stats, label_queries = self.for_queries(known)
         try:
             values, checks, queries = pl.collect_all(
-                [self._values(plan, part), row_checks(runs, part), self._queries(part)],
+                [
+                    self._values(plan, part, labels, stats),
+                    row_checks(runs, part),
+                    self._queries(part, label_queries),
+                ],
                 engine=SMALL_ENGINE,
                 optimizations=_NO_OPTIMIZATIONS,
             )
@@ -140,8 +187,12 @@ class FusedPlan:
             return None
         return FusedValues(values, system, labelled, unlabelled, self.stats.height)
 
-    def _values(self, plan: EvaluationPlan, part: RunPart) -> pl.LazyFrame:
+    def _values(
+        self, plan: EvaluationPlan, part: RunPart, labels_frame: pl.DataFrame, stats: pl.DataFrame
+    ) -> pl.LazyFrame:
         """Plan the values of one system's run: the kernel's steps, in one query.
+
+        ``labels_frame`` and ``stats`` are :meth:`for_queries`' (the run's queries').
 
         Rankings are told apart by their ids, or by the number of each row's ranking
         when the reader gives it (a large dict): a sorted integer is quicker to
@@ -149,7 +200,7 @@ class FusedPlan:
         """
         features = plan.features
         length = pl.len().cast(pl.Float64).alias(NUM_RET)
-        labels = self.labels.lazy()
+        labels = labels_frame.lazy()
         # In (ranking, position) order: every aggregation adds its rows in rank order.
         if part.ranking_numbers is None:
             group = list(GROUP)
@@ -171,11 +222,10 @@ class FusedPlan:
         for expr in features.row_columns.values():
             rows = rows.with_columns(expr)
         aggregated = rows.group_by(group).agg(features.aggregations.values())
-        stats = self.stats.lazy()
         if plan.options.missing == "zero":  # every labelled query, answered or not
-            scored = stats.join(lengths, on="query_id", how="left", maintain_order="left")
+            scored = stats.lazy().join(lengths, on="query_id", how="left", maintain_order="left")
         else:  # the labelled queries the run answers
-            scored = lengths.join(stats, on="query_id", maintain_order="left")
+            scored = lengths.join(stats.lazy(), on="query_id", maintain_order="left")
         return (
             scored.join(aggregated, on=group, how="left", maintain_order="left")
             .with_columns(self.fills)
@@ -183,7 +233,7 @@ class FusedPlan:
             .sort("query_id", maintain_order=True)
         )
 
-    def _queries(self, part: RunPart) -> pl.LazyFrame:
+    def _queries(self, part: RunPart, label_queries: pl.Series) -> pl.LazyFrame:
         """One row: query id problems and other systems (counts), the system, the queries.
 
         Read on the first row of each block of equal ids (one per ranking when rankings
@@ -192,7 +242,7 @@ class FusedPlan:
         """
         query, system = pl.col("query_id"), pl.col("system")
         starts = part.rows(None).filter(~same_ranking_as_previous_row(one_system=False))
-        labelled = query.unique().is_in(self.label_queries)
+        labelled = query.unique().is_in(label_queries)
         return starts.select(
             *count_problems(id_problems("query_id")),
             (system.n_unique() - 1).alias("other systems"),

@@ -25,7 +25,7 @@ from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation._pass import PEEK_ROWS
 from rankset.evaluation._runs import RowOrder, RunPart, Runs, collect_frames
 from rankset.io import ParsedInput
-from rankset.io._shared import looks_like_ranx, scan_trec_run
+from rankset.io._shared import looks_like_ranx, parse_ranx_runs, scan_trec_run
 from rankset.schema import normalize_cutoffs
 from rankset.schema._rules import (
     duplicate_docs,
@@ -74,6 +74,11 @@ def read_runs(runs: Any, names: Sequence[str] | None, *, scan_text: bool = False
             )
             raise ParameterError(msg)
         items = [(str(name), source) for name, (_, source) in zip(names, items, strict=True)]
+    if len(items) > 1 and isinstance(runs, Mapping):
+        # Many dict runs: one frame with a system column, measured in one pass.
+        together = parse_ranx_runs(runs, [name for name, _ in items if name is not None])
+        if together is not None:
+            return [RunInput(together, None)]
     parsed = [_read_run(source, scan_text) for _, source in items]
     if any(item.buckets is not None for item in parsed):
         # A partitioned dataset brings its buckets, and each would parse a scan again.
@@ -248,6 +253,8 @@ def _run_part(
         rows_checked=item.parsed.rows_checked,
         unique_docs=item.parsed.unique_docs,
         ranking_numbers=item.parsed.ranking_numbers,
+        query_ids=item.parsed.query_ids,
+        systems=item.parsed.systems,
     )
 
 

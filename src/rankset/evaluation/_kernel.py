@@ -390,7 +390,8 @@ def systems_in_input_order(runs: Runs, measured: list[str]) -> list[str]:
     """Order the systems as the runs were given: each input's name in turn.
 
     An input that names its systems in a ``system`` column takes its place with those
-    systems in alphabetical order (several such inputs share the first one's place).
+    systems in alphabetical order (several such inputs share the first one's place),
+    or in the order its reader gives (a mapping of runs read as one frame).
     """
     named = [part.name for part in runs.inputs if part.name is not None]
     from_columns = sorted(set(measured) - set(named))
@@ -398,10 +399,13 @@ def systems_in_input_order(runs: Runs, measured: list[str]) -> list[str]:
     for part in runs.inputs:
         if part.name is not None:
             order.append(part.name)
+        elif part.systems is not None:
+            order += part.systems
         elif from_columns:
             order += from_columns
             from_columns = []
-    return [system for system in dict.fromkeys(order) if system in set(measured)]
+    present = set(measured)
+    return [system for system in dict.fromkeys(order) if system in present]
 
 
 def finish(plan: EvaluationPlan, merged: PartialResult) -> Collected:

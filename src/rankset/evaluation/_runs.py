@@ -117,6 +117,11 @@ class RunPart:
     # Each row's ranking as a sorted integer, when its reader knows it (a large dict);
     # aligned with ``frame``'s rows, so whatever drops rows sets it to None.
     ranking_numbers: pl.Series | None = None
+    # Its distinct query ids, when its reader knows them (a dict's keys); None: unknown.
+    query_ids: tuple[str, ...] | None = None
+    # The systems of its system column in the order given (a mapping of runs read as
+    # one frame); None: in alphabetical order.
+    systems: tuple[str, ...] | None = None
     # With ignore_identical_ids: the rows before those were dropped (``frame`` is
     # filtered), read in the same pass to count the rows dropped (:meth:`identical_rows`).
     unfiltered: pl.LazyFrame | None = None

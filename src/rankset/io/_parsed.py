@@ -317,6 +317,12 @@ class ParsedInput:
     ranking_numbers
         For a run the reader built ranking by ranking (a large dict): each row's ranking
         as an integer (0, 1, ...), in row order, flagged sorted; None when not known.
+    query_ids
+        The run's distinct query ids, when the reader knows them without a pass (a
+        dict's keys): a prepared evaluation reads only these queries' labels.
+    systems
+        For a run of several systems read from a mapping of runs: its system names in
+        the order given (results list them so); None: the system column's, sorted.
     scale
         The grade scale (a preset name) the source documents for its labels, used when
         the caller sets none: ir_datasets' relevance definitions (``trec_dl`` for TREC
@@ -345,6 +351,8 @@ class ParsedInput:
     unique_docs: bool = False  # no document twice in a ranking, by the source's shape
     rows_in_memory: int | None = None  # the row count of a frame given in memory
     ranking_numbers: pl.Series | None = None  # each row's ranking, when the reader knows it
+    query_ids: tuple[str, ...] | None = None  # the run's distinct query ids, when known
+    systems: tuple[str, ...] | None = None  # its systems in the order given, when known
     scale: str | None = None  # the grade scale the source documents (ir_datasets)
 
 

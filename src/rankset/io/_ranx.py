@@ -18,7 +18,13 @@ from rankset._typing import Kind
 from rankset.errors import InputFormatError
 from rankset.io._parsed import LABELS_SCHEMA, RUN_SCHEMA, ParsedInput, id_text
 
-__all__ = ["is_ranx_object", "looks_like_ranx", "parse_ranx", "ranx_object_dict"]
+__all__ = [
+    "is_ranx_object",
+    "looks_like_ranx",
+    "parse_ranx",
+    "parse_ranx_runs",
+    "ranx_object_dict",
+]
 
 
 def parse_ranx(mapping: Mapping[Any, Any], name: str, stem: str | None, kind: Kind) -> ParsedInput:
@@ -68,6 +74,7 @@ def parse_ranx(mapping: Mapping[Any, Any], name: str, stem: str | None, kind: Ki
         unique_docs=unique_docs,
         rows_in_memory=run.height,
         ranking_numbers=ranking_numbers,
+        query_ids=None if flat is None else tuple(mapping),
     )
 
 
@@ -112,6 +119,83 @@ def _flat_columns(mapping: Mapping[Any, Any]) -> tuple[_Columns, pl.Series | Non
 
 # Up to this many rows, the query ids are repeated and the values' types read in Python.
 _SMALL = 2_000
+
+
+def parse_ranx_runs(runs: Mapping[Any, Any], names: Sequence[str] | None) -> ParsedInput | None:
+    """Read ``{system: {query_id: {doc_id: score}}}`` as one run with a system column.
+
+    Many small runs read as one frame are measured in one pass, not one per run. Only
+    the common shape is taken (text names and ids, ``dict`` values, numbers, no empty
+    run); for anything else None, and each run is read by :func:`parse_ranx`, which names
+    the offending entry. ``names`` replace the mapping's keys, in order.
+
+    Examples
+    --------
+    >>> parsed = parse_ranx_runs({"a": {"q1": {"d1": 2.0}}, "b": {"q1": {"d2": 1.0}}}, None)
+    >>> parsed.run.select("system", "query_id", "doc_id", "score").collect().rows()
+    [('a', 'q1', 'd1', 2.0), ('b', 'q1', 'd2', 1.0)]
+    """
+    systems = list(runs) if names is None else list(names)
+    if len(set(systems)) != len(systems):  # the naming rule says what to do then
+        return None
+    query_ids: list[Any] = []
+    doc_ids: list[Any] = []
+    values: list[Any] = []
+    rankings_per_run: list[int] = []
+    rows_per_ranking: list[int] = []
+    for system, run in zip(systems, runs.values(), strict=True):
+        if type(system) is not str or type(run) is not dict or not run:
+            return None
+        rankings_per_run.append(len(run))
+        for query, docs in run.items():
+            if type(query) is not str or type(docs) is not dict:
+                return None
+            query_ids.append(query)
+            rows_per_ranking.append(len(docs))
+            doc_ids.extend(docs)
+            values.extend(docs.values())
+    try:
+        doc_series = pl.Series("doc_id", doc_ids, dtype=pl.String, strict=True)
+        value_series = pl.Series("score", values, dtype=pl.Float64, strict=True)
+    except TypeError:
+        return None
+    if value_series.null_count() or not _no_booleans(values, value_series):
+        return None
+    rows = pl.Series(rows_per_ranking, dtype=pl.UInt32)
+    rankings = _repeated(rows)
+    ranking_systems = _repeated(pl.Series(rankings_per_run, dtype=pl.UInt32))
+    query_series = pl.Series("query_id", query_ids, dtype=pl.String).gather(rankings)
+    system_series = pl.Series("system", systems, dtype=pl.String).gather(
+        ranking_systems.gather(rankings)
+    )
+    run_frame = pl.DataFrame(
+        {
+            "query_id": query_series,
+            "doc_id": doc_series,
+            "rank": pl.Series([None], dtype=pl.Int64).new_from_index(0, len(doc_series)),
+            "score": value_series,
+            "system": system_series,
+        },
+        schema=RUN_SCHEMA,
+    )
+    profile = {"tags": systems[:2], "n_scores": run_frame.height, "n_rows": run_frame.height}
+    return ParsedInput(
+        "<dict>",
+        None,
+        "ranx",
+        run=run_frame.lazy(),
+        profile=profile,
+        unique_docs=True,
+        rows_in_memory=run_frame.height,
+        query_ids=tuple(dict.fromkeys(query_ids)),
+        systems=tuple(systems),
+    )
+
+
+def _repeated(counts: pl.Series) -> pl.Series:
+    """Return 0, 1, ... each repeated by its count (the item of each row), sorted."""
+    numbers = pl.int_range(len(counts), dtype=pl.UInt32, eager=True).repeat_by(counts)
+    return numbers.explode(empty_as_null=False).set_sorted()
 
 
 def _no_booleans(values: list[Any], converted: pl.Series) -> bool:

@@ -27,7 +27,7 @@ from rankset.io._parsed import (
     score_problems,
 )
 from rankset.io._partitioned import write_partitioned
-from rankset.io._ranx import looks_like_ranx
+from rankset.io._ranx import looks_like_ranx, parse_ranx_runs
 from rankset.io._sources import display_stem
 from rankset.io._tables import is_foreign_frame
 from rankset.io._trec import scan_trec_run
@@ -44,6 +44,7 @@ __all__ = [
     "is_irds",
     "looks_like_ranx",
     "number_problems",
+    "parse_ranx_runs",
     "read_text_table",
     "scan_trec_run",
     "score_problems",

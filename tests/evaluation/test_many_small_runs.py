@@ -1,0 +1,155 @@
+"""Many small runs in one call, and prepared calls that read only their run's labels.
+
+The references are independent of the paths under test: each run evaluated on its own
+(the one-run path, which reads every label), pytrec_eval, and numpy's bootstrap called
+once per system.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import rankset
+from rankset.errors import InputFormatError
+from rankset.evaluation import Evaluator
+from rankset.stats.paired import bootstrap_column_mean_cis
+
+METRICS = ["ndcg@10", "ap", "rr", "recall@100", "precision@10"]
+TREC = {"ndcg@10": "ndcg_cut_10", "ap": "map", "rr": "recip_rank"}
+TREC |= {"recall@100": "recall_100", "precision@10": "P_10"}
+
+
+def _labels(rng: random.Random, queries: int) -> dict[str, dict[str, int]]:
+    labels = {}
+    for q in range(queries):
+        graded = {f"d{rng.randrange(60)}": rng.randrange(0, 4) for _ in range(12)}
+        graded[f"d{rng.randrange(60)}"] = 3
+        labels[f"q{q}"] = graded
+    return labels
+
+
+def _runs(rng: random.Random, systems: int, queries: int) -> dict[str, dict[str, Any]]:
+    """Runs named out of alphabetical order, with ties, unlabelled and repeated queries."""
+    runs = {}
+    for i in range(systems):
+        # one labelled query at least (a run without one is refused), maybe others
+        picked = [f"q{rng.randrange(queries)}"]
+        picked += [f"q{rng.randrange(queries + 3)}" for _ in range(rng.randrange(3))]
+        runs[f"s{systems - i:03d}"] = {
+            query: {f"d{d}": rng.randrange(8) / 4 for d in range(rng.randrange(1, 40))}
+            for query in picked
+        }
+    return runs
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("missing", ["skip", "zero"])
+def test_a_mapping_of_runs_gives_each_run_s_own_result(seed: int, missing: str) -> None:
+    rng = random.Random(seed)
+    labels, runs = _labels(rng, 12), _runs(rng, 9, 12)
+    together = rankset.evaluate(runs, labels, METRICS, missing=missing, seed=3)
+    assert together.summary["system"].unique(maintain_order=True).to_list() == list(runs)
+    for name, run in runs.items():
+        alone = rankset.evaluate(run, labels, METRICS, missing=missing, seed=3, names=[name])
+        assert_frame_equal(
+            together.per_query.filter(pl.col("system") == name), alone.per_query, check_exact=True
+        )
+        assert_frame_equal(
+            together.summary.filter(pl.col("system") == name), alone.summary, check_exact=True
+        )
+        assert_frame_equal(
+            together.query_counts.filter(pl.col("system") == name),
+            alone.query_counts,
+            check_exact=True,
+        )
+
+
+def test_the_prepared_evaluator_takes_a_mapping_of_runs_as_pytrec_eval_does() -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rng = random.Random(5)
+    labels, runs = _labels(rng, 30), _runs(rng, 40, 30)
+    evaluator = Evaluator(labels, METRICS)
+    got = evaluator.values(runs)
+    assert list(got) == list(runs)
+    measures = {"ndcg_cut.10", "map", "recip_rank", "recall.100", "P.10"}
+    reference = pytrec_eval.RelevanceEvaluator(labels, measures)
+    for name, run in runs.items():
+        assert got[name] == evaluator.values(run)
+        want = reference.evaluate(run)
+        assert got[name] == {
+            query: {metric: want[query][TREC[metric]] for metric in METRICS} for query in want
+        }
+    summary = evaluator.evaluate(runs, confidence=None).summary
+    assert summary["system"].unique(maintain_order=True).to_list() == list(runs)
+
+
+def test_runs_of_another_shape_are_read_one_by_one_and_named_as_before() -> None:
+    labels = {"q1": {"d1": 1}, "1": {"d1": 1}}
+    # an integer query id, an empty run: each run read on its own, the naming rule kept
+    mixed = rankset.evaluate({"b": {1: {"d1": 1.0}}, "a": {"q1": {"d1": 1.0}}}, labels, ["rr"])
+    assert mixed.summary["system"].unique(maintain_order=True).to_list() == ["b", "a"]
+    with pytest.raises(InputFormatError, match=r"score 'x' is not a number"):
+        rankset.evaluate({"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d1": "x"}}}, labels, ["rr"])
+    renamed = rankset.evaluate(
+        {"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d2": 1.0}}}, labels, ["rr"], names=["y", "x"]
+    )
+    assert renamed.summary["system"].to_list() == ["y", "x"]
+    assert renamed.summary["mean"].to_list() == [1.0, 0.0]
+
+
+def test_a_prepared_call_joins_only_its_run_s_queries() -> None:
+    rng = random.Random(9)
+    labels = _labels(rng, 50)
+    evaluator = Evaluator(labels, METRICS)
+    fused = evaluator._prepared.fused  # type: ignore[union-attr]
+    assert fused is not None
+    rows, stats, queries = fused.for_queries(("q7", "q40", "unlabelled", "q3"))
+    assert sorted(rows["query_id"].unique()) == ["q3", "q40", "q7"]
+    assert rows.height == sum(len(labels[q]) for q in ("q3", "q40", "q7"))
+    assert sorted(stats["query_id"]) == ["q3", "q40", "q7"]
+    assert sorted(queries.explode()) == ["q3", "q40", "q7"]
+    one = fused.for_queries(("q12",))[0]
+    assert set(one["doc_id"]) == set(labels["q12"])
+    # the values equal those of an evaluator holding these queries' labels only
+    run = {q: {f"d{d}": rng.randrange(5) / 4 for d in range(60)} for q in ("q7", "q40", "zz")}
+    alone = Evaluator({q: labels[q] for q in ("q7", "q40")}, METRICS)
+    assert evaluator.values(run) == alone.values(run)
+
+
+def test_summaries_of_many_systems_have_each_system_s_own_intervals() -> None:
+    rng = np.random.default_rng(4)
+    rows = []
+    for system, n_queries in (("c", 5), ("a", 1), ("b", 7), ("d", 1)):
+        for metric in ("ap", "rr"):
+            for q in range(n_queries):
+                value = None if (system, q) == ("b", 2) else float(rng.integers(0, 5)) / 4
+                rows.append((system, metric, f"q{q}", value))
+    tidy = pl.DataFrame(rows, schema=["system", "metric", "query_id", "value"], orient="row")
+    from rankset.evaluation._summary import summarise_means
+
+    summary = summarise_means(tidy, ["metric"], n_resamples=200, seed=1)
+    for system in ("c", "a", "b", "d"):
+        own = tidy.filter(pl.col("system") == system)
+        matrix = np.array(
+            [own.filter(pl.col("metric") == m)["value"].to_numpy() for m in ("ap", "rr")]
+        ).T
+        want = bootstrap_column_mean_cis(matrix, n_resamples=200, seed=1)
+        got = summary.filter(pl.col("system") == system).select("ci_low", "ci_high").to_numpy()
+        np.testing.assert_array_equal(got, want)
+
+
+def test_one_query_s_interval_is_its_value_without_resampling() -> None:
+    matrix = np.array([[0.25, np.nan, 1.0]])
+    assert bootstrap_column_mean_cis(matrix, n_resamples=50).tolist()[0] == [0.25, 0.25]
+    assert np.isnan(bootstrap_column_mean_cis(matrix)[1]).all()
+    # the same as the general path gives a query repeated (every resample is its value)
+    twice = np.repeat(matrix, 2, axis=0)
+    np.testing.assert_array_equal(
+        bootstrap_column_mean_cis(matrix), bootstrap_column_mean_cis(twice)
+    )
