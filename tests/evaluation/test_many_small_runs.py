@@ -153,3 +153,36 @@ def test_one_query_s_interval_is_its_value_without_resampling() -> None:
     np.testing.assert_array_equal(
         bootstrap_column_mean_cis(matrix), bootstrap_column_mean_cis(twice)
     )
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_one_shot_call_equals_the_evaluation_over_every_label(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rankset.evaluation import _evaluate
+
+    rng = random.Random(seed)
+    labels: dict[str, dict[str, int]] = _labels(rng, 40)
+    labels["q5"] = {"d1": -1, "d2": -1}  # judged, nothing relevant
+    labels["q6"] = {}  # a query without labels
+    run = {f"q{q}": {f"d{d}": rng.randrange(6) / 5 for d in range(30)} for q in range(3, 12)}
+    run["unlabelled"] = {"d1": 1.0}
+    metrics = [*METRICS, "success@5", "P@5"]
+    got = rankset.evaluate(run, labels, metrics, seed=2)
+    monkeypatch.setattr(_evaluate, "evaluate_run_queries", lambda *a, **k: None)
+    want = rankset.evaluate(run, labels, metrics, seed=2)
+    assert_frame_equal(got.per_query, want.per_query, check_exact=True)
+    assert_frame_equal(got.summary, want.summary, check_exact=True)
+    assert_frame_equal(got.query_counts, want.query_counts, check_exact=True)
+    assert got.config == want.config
+
+
+def test_a_one_shot_call_reads_only_its_run_s_labels() -> None:
+    # a grade no evaluation takes, in a query the run does not answer: not read
+    labels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d1": "high"}}
+    result = rankset.evaluate({"q1": {"d1": 0.5, "d2": 0.9}}, labels, ["rr"], confidence=None)
+    assert result.summary["mean"].to_list() == [0.5]
+    assert result.query_counts["n_label_queries_without_run"].to_list() == [1]
+    # the same grade in an answered query is refused, naming it
+    with pytest.raises(InputFormatError, match="'high' is not a number"):
+        rankset.evaluate({"q2": {"d1": 0.5}}, labels, ["rr"], confidence=None)

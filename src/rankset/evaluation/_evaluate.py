@@ -49,7 +49,7 @@ from rankset.evaluation._options import (
     resolve_engine,
 )
 from rankset.evaluation._plan import EvaluationPlan, plan_evaluation_inputs
-from rankset.evaluation._prepared import PreparedEvaluation, result_of
+from rankset.evaluation._prepared import PreparedEvaluation, evaluate_run_queries, result_of
 from rankset.evaluation._result import EvaluationResult
 from rankset.evaluation._runs import TextScanRejected
 from rankset.evaluation.textmatch import TextMatch
@@ -286,6 +286,16 @@ def evaluate_with(
     parsed = metrics_of(metrics, labels, ks)
     result: EvaluationResult | None = None
     if labels is not None and _one_run_in_memory(runs):
+        result = evaluate_run_queries(
+            runs,
+            labels,
+            parsed,
+            options.replace(costs=None),
+            confidence=confidence,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+    if result is None and labels is not None and _one_run_in_memory(runs):
         prepared = PreparedEvaluation.of(labels, parsed, options.replace(costs=None))
         if prepared is not None:
             result = prepared.evaluate(

@@ -11,6 +11,7 @@ the whole plan's.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,9 +32,9 @@ from rankset.evaluation._query_policy import count_queries, query_counts_table
 from rankset.evaluation._result import EvaluationResult, planned_tidy
 from rankset.evaluation._summary import planned_means, summarise_means
 from rankset.measures import Metric
-from rankset.measures._shared import geometric_metrics
+from rankset.measures._shared import geometric_metrics, needs_grade_scale
 
-__all__ = ["PreparedEvaluation", "result_of"]
+__all__ = ["PreparedEvaluation", "evaluate_run_queries", "result_of"]
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,53 @@ class PreparedEvaluation:
             )
         collected = self.collected(plan)
         return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+
+def evaluate_run_queries(
+    run: Any,
+    labels: Any,
+    metrics: list[Metric],
+    options: EvaluateOptions,
+    *,
+    confidence: float | None,
+    n_resamples: int,
+    seed: int,
+) -> EvaluationResult | None:
+    """Evaluate one dict run against the labels of its own queries only; None if unfit.
+
+    A one-shot call with ``{query: {doc: grade}}`` labels would read, check and summarise
+    every labelled query to score a run of a few: its cost followed the label table. Under
+    the default query policy (a query is scored when the run answers it and it has
+    labels) the other queries' labels change nothing but the count of labelled queries,
+    which is taken from the mapping. Not taken (None: the whole labels are read) when
+    every labelled query is scored (``missing="zero"``), when a metric maps grades to a
+    scale chosen from all the grades, when the run or the labels are not plain dicts of
+    text ids, or when the fused plan declines the run (it then has something to refuse
+    or report, which the whole evaluation says as it always does). The labels of the
+    other queries are then not checked: they take no part in the values.
+    """
+    if (
+        options.missing != "skip"
+        or (options.scale == "auto" and any(needs_grade_scale(metric) for metric in metrics))
+        or type(run) is not dict
+        or type(labels) is not dict
+        or not all(type(query) is str for query in run)
+        or not all(type(query) is str and type(docs) is dict for query, docs in labels.items())
+    ):
+        return None
+    own = {query: labels[query] for query in run if query in labels}
+    if not own or len(own) == len(labels):
+        return None  # nothing in common (the whole labels name it) or nothing to save
+    prepared = PreparedEvaluation.of(own, metrics, options)
+    if prepared is None:
+        return None
+    plan = prepared.with_runs(run, options.names)
+    fused = None if plan is None else prepared.fused_values(plan)
+    if plan is None or fused is None:
+        return None
+    n_label_queries = sum(1 for docs in labels.values() if docs)
+    fused = dataclasses.replace(fused, n_label_queries=n_label_queries)
+    return fused_result(plan, fused, confidence=confidence, n_resamples=n_resamples, seed=seed)
 
 
 def result_of(
