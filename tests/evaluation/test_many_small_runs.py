@@ -186,3 +186,17 @@ def test_a_one_shot_call_reads_only_its_run_s_labels() -> None:
     # the same grade in an answered query is refused, naming it
     with pytest.raises(InputFormatError, match="'high' is not a number"):
         rankset.evaluate({"q2": {"d1": 0.5}}, labels, ["rr"], confidence=None)
+
+
+def test_a_prepared_call_still_refuses_a_bad_query_id_and_takes_an_unusual_one() -> None:
+    from rankset.errors import SchemaError
+
+    labels = {"q1 ": {"d1": 1}, "q\u00a0": {"d1": 1}, "q1": {"d1": 1}}
+    evaluator = Evaluator({"q1": {"d1": 1}, "q\u00a0": {"d1": 1}}, ["rr"])
+    with pytest.raises(SchemaError, match="leading or trailing space"):
+        evaluator.values({"q1 ": {"d1": 1.0}})
+    # a no-break space is a usable id (only the general kernel's rules decide)
+    assert evaluator.values({"q\u00a0": {"d2": 1.0, "d1": 0.5}}) == {"q\u00a0": {"rr": 0.5}}
+    assert rankset.evaluate({"q1": {"d1": 1.0}}, labels, ["rr"], confidence=None).summary[
+        "mean"
+    ].to_list() == [1.0]

@@ -167,22 +167,23 @@ class FusedPlan:
         if part.scan is not None or part.dataset_buckets is not None or several:
             return None
         # Every labelled query is scored under missing="zero": its statistics are needed.
-        known = None if plan.options.missing == "zero" else part.query_ids
-        labels, stats, label_queries = self.for_queries(known)
+        wanted = None if plan.options.missing == "zero" else part.query_ids
+        labels, stats, label_queries = self.for_queries(wanted)
+        counted = self._known_queries(part)
+        planned = [self._values(plan, part, labels, stats), row_checks(runs, part)]
+        if counted is None:
+            planned.append(self._queries(part, label_queries))
         try:
-            values, checks, queries = pl.collect_all(
-                [
-                    self._values(plan, part, labels, stats),
-                    row_checks(runs, part),
-                    self._queries(part, label_queries),
-                ],
-                engine=SMALL_ENGINE,
-                optimizations=_NO_OPTIMIZATIONS,
+            values, checks, *queries = pl.collect_all(
+                planned, engine=SMALL_ENGINE, optimizations=_NO_OPTIMIZATIONS
             )
         except pl.exceptions.PolarsError:  # the general kernel names what went wrong
             return None
-        found = {**checks.row(0, named=True), **queries.row(0, named=True)}
-        system, labelled, unlabelled = (found.pop(name) for name in _COUNTED)
+        found = checks.row(0, named=True)
+        if counted is None:
+            found |= queries[0].row(0, named=True)
+            counted = (found.pop(_SYSTEM), found.pop(_LABELLED), found.pop(_UNLABELLED))
+        system, labelled, unlabelled = counted
         if not labelled or any(found.values()):
             return None
         return FusedValues(values, system, labelled, unlabelled, self.stats.height)
@@ -233,6 +234,19 @@ class FusedPlan:
             .sort("query_id", maintain_order=True)
         )
 
+    def _known_queries(self, part: RunPart) -> tuple[str, int, int] | None:
+        """Count what :meth:`_queries` counts, from a run whose query ids its reader knows.
+
+        The system, the distinct queries with labels and without; None when the ids
+        are not known, the run has no one name, or an id may be unusable (the general
+        kernel then names it): a dict's keys need no Polars query.
+        """
+        queries, system = part.query_ids, part.name
+        if queries is None or system is None or not all(map(_plain_id, queries)):
+            return None
+        labelled = sum(query in self.stats_rows for query in queries)
+        return system, labelled, len(queries) - labelled
+
     def _queries(self, part: RunPart, label_queries: pl.Series) -> pl.LazyFrame:
         """One row: query id problems and other systems (counts), the system, the queries.
 
@@ -252,5 +266,10 @@ class FusedPlan:
         )
 
 
-# What _queries reads besides its checks, in FusedValues' order.
-_COUNTED = (_SYSTEM, _LABELLED, _UNLABELLED)
+def _plain_id(value: str) -> bool:
+    """Whether an id is surely usable: not empty, printable, no leading or trailing space.
+
+    Stricter than the id rules (``isprintable`` refuses more than control characters):
+    an id it doubts is checked by the general kernel, which applies the rules.
+    """
+    return bool(value) and value.isprintable() and value[0] != " " and value[-1] != " "

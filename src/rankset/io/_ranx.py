@@ -74,7 +74,7 @@ def parse_ranx(mapping: Mapping[Any, Any], name: str, stem: str | None, kind: Ki
         unique_docs=unique_docs,
         rows_in_memory=run.height,
         ranking_numbers=ranking_numbers,
-        query_ids=None if flat is None else tuple(mapping),
+        query_ids=None if flat is None else tuple(query for query, docs in mapping.items() if docs),
     )
 
 
