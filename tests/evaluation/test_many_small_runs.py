@@ -200,3 +200,20 @@ def test_a_prepared_call_still_refuses_a_bad_query_id_and_takes_an_unusual_one()
     assert rankset.evaluate({"q1": {"d1": 1.0}}, labels, ["rr"], confidence=None).summary[
         "mean"
     ].to_list() == [1.0]
+
+
+def test_a_frame_run_is_joined_with_its_queries_labels_when_labels_are_many() -> None:
+    rng = random.Random(11)
+    labels = _labels(rng, 600)  # about 7,000 label rows: past the slicing threshold
+    evaluator = Evaluator(labels, METRICS)
+    fused = evaluator._prepared.fused  # type: ignore[union-attr]
+    assert fused is not None
+    assert fused.labels.height >= 5_000
+    rows = [(q, f"d{d}", rng.randrange(5) / 4) for q in ("q17", "q599", "zz") for d in range(50)]
+    frame = pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row")
+    run = evaluator._prepared.with_runs(frame, None)  # type: ignore[union-attr]
+    assert run is not None
+    assert sorted(fused._run_queries(run.runs.inputs[0]) or ()) == ["q17", "q599", "zz"]
+    alone = Evaluator({q: labels[q] for q in ("q17", "q599")}, METRICS)
+    assert evaluator.values(frame) == alone.values(frame)
+    assert evaluator.evaluate(frame, seed=1).summary.equals(alone.evaluate(frame, seed=1).summary)

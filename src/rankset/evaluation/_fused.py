@@ -41,6 +41,9 @@ _UNLABELLED = "_unlabelled"
 # The frames are in memory and every step is needed: the optimizer's passes over the
 # plan would cost more than they save (a third of a 100-row call).
 _NO_OPTIMIZATIONS = pl.QueryOptFlags.none()
+# From this many label rows, a run whose query ids its reader does not know (a frame)
+# has them read, to join with their labels only.
+_SLICED_FROM_ROWS = 5_000
 
 
 @dataclass(frozen=True)
@@ -167,7 +170,7 @@ class FusedPlan:
         if part.scan is not None or part.dataset_buckets is not None or several:
             return None
         # Every labelled query is scored under missing="zero": its statistics are needed.
-        wanted = None if plan.options.missing == "zero" else part.query_ids
+        wanted = None if plan.options.missing == "zero" else self._run_queries(part)
         labels, stats, label_queries = self.for_queries(wanted)
         counted = self._known_queries(part)
         planned = [self._values(plan, part, labels, stats), row_checks(runs, part)]
@@ -233,6 +236,18 @@ class FusedPlan:
             .select("query_id", *([QUERY_K] if features.uses_query_k else []), *self.values)
             .sort("query_id", maintain_order=True)
         )
+
+    def _run_queries(self, part: RunPart) -> tuple[str, ...] | None:
+        """Return the run's distinct query ids: its reader's, or read when labels are many.
+
+        A frame's ids are read by a Polars query of their own, which costs less than
+        joining with every label only past :data:`_SLICED_FROM_ROWS` label rows.
+        """
+        if part.query_ids is not None or self.labels.height < _SLICED_FROM_ROWS:
+            return part.query_ids
+        ids = part.rows(None).select(pl.col("query_id").cast(pl.String).unique())
+        found = ids.collect(engine=SMALL_ENGINE, optimizations=_NO_OPTIMIZATIONS)
+        return tuple(found["query_id"].drop_nulls().to_list())
 
     def _known_queries(self, part: RunPart) -> tuple[str, int, int] | None:
         """Count what :meth:`_queries` counts, from a run whose query ids its reader knows.
