@@ -217,3 +217,27 @@ def test_a_frame_run_is_joined_with_its_queries_labels_when_labels_are_many() ->
     alone = Evaluator({q: labels[q] for q in ("q17", "q599")}, METRICS)
     assert evaluator.values(frame) == alone.values(frame)
     assert evaluator.evaluate(frame, seed=1).summary.equals(alone.evaluate(frame, seed=1).summary)
+
+
+def _frame(run: dict[str, dict[str, float]]) -> pl.DataFrame:
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    return pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row")
+
+
+def test_a_mapping_of_frames_gives_each_frame_s_own_result() -> None:
+    rng = random.Random(21)
+    labels, runs = _labels(rng, 15), _runs(rng, 8, 15)
+    frames = {name: _frame(run) for name, run in runs.items()}
+    together = rankset.evaluate(frames, labels, METRICS, seed=4)
+    assert together.summary["system"].unique(maintain_order=True).to_list() == list(frames)
+    for name, frame in frames.items():
+        alone = rankset.evaluate(frame, labels, METRICS, seed=4, names=[name])
+        mine = pl.col("system") == name
+        assert_frame_equal(together.per_query.filter(mine), alone.per_query, check_exact=True)
+        assert_frame_equal(together.summary.filter(mine), alone.summary, check_exact=True)
+    evaluator = Evaluator(labels, METRICS)
+    assert evaluator.values(frames) == {name: evaluator.values(f) for name, f in frames.items()}
+    # frames of different shapes, or naming their own systems, are read one by one
+    tagged = {"a": frames[next(iter(frames))].with_columns(tag=pl.lit("t1")), **frames}
+    mixed = rankset.evaluate(tagged, labels, ["rr"], confidence=None)
+    assert mixed.summary["system"].to_list() == list(tagged)

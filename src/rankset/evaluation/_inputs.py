@@ -25,7 +25,12 @@ from rankset.errors import ParameterError, SchemaError
 from rankset.evaluation._pass import PEEK_ROWS
 from rankset.evaluation._runs import RowOrder, RunPart, Runs, collect_frames
 from rankset.io import ParsedInput
-from rankset.io._shared import looks_like_ranx, parse_ranx_runs, scan_trec_run
+from rankset.io._shared import (
+    concat_named_frames,
+    looks_like_ranx,
+    parse_ranx_runs,
+    scan_trec_run,
+)
 from rankset.schema import normalize_cutoffs
 from rankset.schema._rules import (
     duplicate_docs,
@@ -75,8 +80,7 @@ def read_runs(runs: Any, names: Sequence[str] | None, *, scan_text: bool = False
             raise ParameterError(msg)
         items = [(str(name), source) for name, (_, source) in zip(names, items, strict=True)]
     if len(items) > 1 and isinstance(runs, Mapping):
-        # Many dict runs: one frame with a system column, measured in one pass.
-        together = parse_ranx_runs(runs, [name for name, _ in items if name is not None])
+        together = _read_together(runs, [str(name) for name, _ in items])
         if together is not None:
             return [RunInput(together, None)]
     parsed = [_read_run(source, scan_text) for _, source in items]
@@ -87,6 +91,23 @@ def read_runs(runs: Any, names: Sequence[str] | None, *, scan_text: bool = False
             for item, (_, source) in zip(parsed, items, strict=True)
         ]
     return [RunInput(item, name) for item, (name, _) in zip(parsed, items, strict=True)]
+
+
+def _read_together(runs: Mapping[Any, Any], names: list[str]) -> ParsedInput | None:
+    """Read runs given by name as one run with a system column; None to read each.
+
+    Many dict runs, or many Polars frames of one schema, are then measured in one pass
+    rather than one per run; the results list the systems in the order given.
+    """
+    if len(set(names)) != len(names):  # the naming rule says what to do then
+        return None
+    together = parse_ranx_runs(runs, names)
+    if together is not None:
+        return together
+    stacked = concat_named_frames(runs, names)
+    if stacked is None:
+        return None
+    return dataclasses.replace(rio.read(stacked, kind="run"), systems=tuple(names))
 
 
 def _read_run(source: Any, scan_text: bool) -> ParsedInput:

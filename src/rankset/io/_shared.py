@@ -29,7 +29,7 @@ from rankset.io._parsed import (
 from rankset.io._partitioned import write_partitioned
 from rankset.io._ranx import looks_like_ranx, parse_ranx_runs
 from rankset.io._sources import display_stem
-from rankset.io._tables import is_foreign_frame
+from rankset.io._tables import concat_named_frames, is_foreign_frame
 from rankset.io._trec import scan_trec_run
 from rankset.io._writers import atomic_path
 
@@ -37,6 +37,7 @@ __all__ = [
     "ID_CONTROL_CHARACTERS",
     "TextScan",
     "atomic_path",
+    "concat_named_frames",
     "count_problems",
     "display_stem",
     "id_problems",

@@ -35,6 +35,7 @@ from rankset.io._sources import GLOB_CHARS, display_stem, format_from_extension,
 
 __all__ = [
     "check_rows",
+    "concat_named_frames",
     "first_uncastable",
     "foreign_to_lazy",
     "is_foreign_frame",
@@ -455,3 +456,30 @@ def first_uncastable(
     if found.height == 0:
         return None
     return int(found.item(0, "row")), str(found.item(0, "value"))
+
+
+def concat_named_frames(frames: Mapping[Any, Any], names: Sequence[str]) -> pl.DataFrame | None:
+    """Stack Polars frames given by system name into one frame with a ``system`` column.
+
+    Taken only when every frame is an eager Polars frame with rows, all share one schema
+    and none names its own systems (a column a reader takes for ``system``); None
+    otherwise, and each frame is read on its own.
+
+    Examples
+    --------
+    >>> a = pl.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "score": [1.0]})
+    >>> concat_named_frames({"x": a, "y": a}, ["x", "y"])["system"].to_list()
+    ['x', 'y']
+    """
+    values = list(frames.values())
+    if not values or not all(type(frame) is pl.DataFrame for frame in values):
+        return None
+    schema = values[0].schema
+    taken = set(ALIASES["system"])
+    if taken & set(schema) or any(f.schema != schema or f.height == 0 for f in values):
+        return None
+    stacked: pl.DataFrame = pl.concat(values, rechunk=False)
+    system = pl.Series("system", names, dtype=pl.String)
+    counts = pl.Series([frame.height for frame in values], dtype=pl.UInt32)
+    index = pl.int_range(len(values), dtype=pl.UInt32, eager=True).repeat_by(counts).explode()
+    return stacked.with_columns(system.gather(index))
