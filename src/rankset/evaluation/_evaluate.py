@@ -286,7 +286,7 @@ def evaluate_with(
     parsed = metrics_of(metrics, labels, ks)
     result: EvaluationResult | None = None
     if labels is not None and _one_run_in_memory(runs):
-        prepared = PreparedEvaluation.of(labels, parsed, options.replace(costs=None))
+        prepared = PreparedEvaluation.of(labels, parsed, options)
         if prepared is not None:
             result = prepared.evaluate(
                 runs, options.names, confidence=confidence, n_resamples=n_resamples, seed=seed
