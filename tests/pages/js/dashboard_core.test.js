@@ -44,7 +44,8 @@ function payload(overrides) {
     history: null,
     suite: null,
     judges: null,
-    deep_ranks: null
+    deep_ranks: null,
+    costs: null
   };
   return Object.assign(data, overrides || {});
 }

@@ -20,7 +20,7 @@ var PAYLOAD_KEYS = [
   "systems", "metrics", "greater", "curve_of", "baseline", "k", "depth", "relevance_level",
   "n_queries_total", "sample", "queries", "query_text", "values", "doc_ids", "grades",
   "rankings", "texts", "summary", "compare", "curves", "diagnosis", "history", "suite",
-  "judges", "deep_ranks"
+  "judges", "deep_ranks", "costs"
 ];
 
 var NA = "\u2013";

@@ -26,6 +26,7 @@ from rankset.pages._shell import (
     script_json,
     stylesheet,
 )
+from rankset.pages.dashboard._costs import COST_SECTION
 from rankset.pages.dashboard._judges import judges_section_html, judges_tab_html
 from rankset.pages.dashboard._suite import suite_section_html, suite_tab_html
 
@@ -69,6 +70,7 @@ _BODY: Final = """
 </div>
 <div id="chart-diagnosis"></div>
 <p class="explain">{diagnosis}</p>
+{costs_section}
 </section>
 <section data-view="queries" aria-label="Queries" hidden>
 <h2>Queries</h2>
@@ -149,6 +151,11 @@ def holdings(data: Mapping[str, Any]) -> str:
             f"the systems' leaderboards under {counted(len(judges['judges']), 'judge')} "
             f"({', '.join(judges['judges'])}) beside those under the human labels"
         )
+    if data.get("costs"):
+        parts.append(
+            f"each system's costs per query ({', '.join(data['costs']['columns'])}) beside "
+            "its quality"
+        )
     text = "This file holds " + "; ".join(parts) + "."
     if data["sample"]["sampled"] and not data["metrics"]:
         text += (
@@ -225,6 +232,7 @@ def render_page(
         suite_section=suite_section_html(data["suite"]) if data.get("suite") else "",
         judges_tab=judges_tab_html() if data.get("judges") else "",
         judges_section=judges_section_html(data["judges"]) if data.get("judges") else "",
+        costs_section=COST_SECTION if data.get("costs") else "",
     )
     head = page_head(title=str(data["title"]), style=stylesheet("dashboard.css"), scripts=[bundle])
     return f"""{head}<body>
