@@ -11,7 +11,7 @@
 /* exported D, S, M, Q, QI, NQ, CTX, DIAG, QUADS, PAGE_ROWS, PROBLEM, LABEL_FREE, state,
    shownRows, $, el,
    clear, navigate, setData, setSignal, setupControls, syncControls, updateSignals,
-   embedCharts, renderOverview, startState */
+   embedCharts, renderOverview, startState, fillSelect */
 
 var D = JSON.parse(document.getElementById("rankset-data").textContent);
 var SPECS = JSON.parse(document.getElementById("rankset-specs").textContent);

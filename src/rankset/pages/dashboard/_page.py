@@ -182,6 +182,14 @@ _HISTORY_SECTION: Final = """<section data-view="history" aria-label="History" h
 <div id="chart-history"></div>
 <p class="note" id="history-missing" hidden></p>
 <table id="history-table"></table>
+<div id="history-changes-box" hidden>
+<h3>What changed between entries</h3>
+<div class="filters">
+<label>From <select id="history-from"></select></label>
+<label>to <select id="history-to"></select></label>
+</div>
+<table id="history-changes"></table>
+</div>
 </section>"""
 
 
@@ -202,7 +210,10 @@ def history_text(history: Mapping[str, Any]) -> str:
         )
     return (
         f"The means logged in the experiment store: {entries} from {history['when']}, one "
-        "line per system (the band: the bootstrap interval). Pick the metric above."
+        "line per system (the band: the bootstrap interval), entries named by tag (with "
+        "their short id when a tag repeats). A ring marks a mean that changed significantly "
+        "from the entry before it in its tag (p < 0.05, the paired randomization test over "
+        "the queries both scored, not corrected). Pick the metric above."
     )
 
 
