@@ -110,7 +110,9 @@ def test_a_picked_cell_is_outlined_on_a_page_that_acts_on_clicks(
 
 def test_the_history_from_a_dataset_is_the_inlined_history() -> None:
     colors = charts.system_colors(["a", "b"])
-    inline = charts.history_chart(history_frame(), "ndcg@10", colors=colors).to_dict()
+    # a store's history (a page reads one) has the tests of its steps, which a ring marks
+    stepped = history_frame().with_columns(p_step=pl.lit(None, dtype=pl.Float64))
+    inline = charts.history_chart(stepped, "ndcg@10", colors=colors).to_dict()
     metric = alt.param(name="metric", value="ndcg@10")
     named = charts.history_chart("history", metric, colors=colors).to_dict()
     assert named["data"] == {"name": "history"}

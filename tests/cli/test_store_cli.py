@@ -367,3 +367,56 @@ def test_gate_on_costs_with_a_baseline_run(
     assert out.rstrip().endswith("FAIL: latency_ms")
     assert main([*gate, "--max-increase", "speed=5%"]) == 2
     assert "not a cost column" in capsys.readouterr().err
+
+
+def test_the_store_logs_costs_and_the_gate_compares_them_with_the_entry_s(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(QRELS)
+    good, worse = tmp_path / "good.run", tmp_path / "worse.run"
+    good.write_text(GOOD)
+    worse.write_text(WORSE)
+    logged_costs, new_costs = tmp_path / "logged.csv", tmp_path / "new.csv"
+    logged_costs.write_text("query_id,latency_ms,tokens_in\nq1,100,10\nq2,110,30\n")
+    new_costs.write_text("query_id,latency_ms,tokens_out\nq1,120,5\nq2,141,5\n")
+    store = str(tmp_path / "store")
+    base = ["--qrels", str(qrels), "-m", "rr", "--quiet", "--store", store]
+    assert main(["log", str(good), *base, "--tag", "main", "--costs", str(logged_costs)]) == 0
+    assert main(["log", str(good), *base, "--tag", "old"]) == 0  # no costs
+    capsys.readouterr()
+    from rankset.experiments import Store
+
+    opened = Store(store, create=False)
+    costs = opened.latest(tag="main").costs
+    assert costs is not None  # the entry's costs, as evaluate summarised them
+    assert costs.select("cost", "mean", "p50", "n_queries").rows() == [
+        ("latency_ms", 105.0, 105.0, 2),
+        ("tokens_in", 20.0, 20.0, 2),
+    ]
+    assert opened.latest(tag="old").costs is None
+    gate = ["gate", str(worse), "--qrels", str(qrels), "-m", "rr", "--quiet", "--store", store]
+    gate += ["--max-drop", "0.6", "--costs", str(new_costs)]
+    # latency's mean 105 -> 130.5: +25.5, +24.3%
+    assert main([*gate, "--against", "main", "--max-increase", "latency_ms=25%"]) == 0
+    assert main([*gate, "--against", "main", "--max-increase", "latency_ms=24%"]) == 1
+    assert "FAIL: latency_ms" in capsys.readouterr().out
+    assert main([*gate, "--against", "main", "--max-increase", "tokens_out=5%"]) == 2
+    assert "has no tokens_out (it has latency_ms, tokens_in)" in capsys.readouterr().err
+    assert main([*gate, "--against", "old", "--max-increase", "latency_ms=25%"]) == 2
+    assert "has no latency_ms (no costs recorded)" in capsys.readouterr().err
+
+
+def test_a_store_written_before_costs_reads_as_none_recorded(tmp_path: Path) -> None:
+    from rankset.experiments import Store
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(QRELS)
+    run = tmp_path / "good.run"
+    run.write_text(GOOD)
+    store = Store(tmp_path / "store")
+    entry = store.evaluate_and_log(run, qrels, ["rr"], n_resamples=100)
+    (store.path / "entries" / entry / "costs.parquet").unlink()  # as an older rankset wrote
+    assert store.result(entry).costs is None
+    assert store.scan("costs").collect().height == 0
+    assert store.history("rr")["mean"].to_list() == [1.0]

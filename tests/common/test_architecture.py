@@ -327,7 +327,15 @@ HELPERS = {
         "sorted_best_first",
     },
     "rankset.stats": {"require_scipy"},
-    "rankset.experiments": {"git_commit", "parse_max_drop", "in_utc", "parse_meta", "read_history"},
+    "rankset.experiments": {
+        "git_commit",
+        "parse_max_drop",
+        "in_utc",
+        "parse_meta",
+        "read_history",
+        "entry_names",
+        "MARK_ALPHA",
+    },
 }
 
 

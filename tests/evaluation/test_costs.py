@@ -149,3 +149,69 @@ def test_the_cli_prints_costs_beside_quality(
     bad.write_text("query_id,latency_ms\nq001,-1\n")
     assert main(["evaluate", *inputs, "-m", "ndcg@10", "--costs", str(bad), "--quiet"]) == 2
     assert "bad.csv, row 1: latency_ms must be a finite number >= 0" in capsys.readouterr().err
+
+
+def _run_with_costs(rng: np.random.Generator, queries: list[str]) -> pl.DataFrame:
+    """A run of 3 documents per query, each query's latency and tokens on all its rows."""
+    latency = {q: float(rng.gamma(2, 30)) for q in queries}
+    tokens = {q: float(rng.integers(10, 500)) for q in queries}
+    return pl.DataFrame(
+        {
+            "query_id": [q for q in queries for _ in range(3)],
+            "doc_id": [f"d{j}" for _ in queries for j in range(3)],
+            "score": [3.0 - j for _ in queries for j in range(3)],
+            "latency_ms": [latency[q] for q in queries for _ in range(3)],
+            "tokens_in": [tokens[q] for q in queries for _ in range(3)],
+        }
+    )
+
+
+def test_cost_columns_of_a_parquet_run_are_its_costs(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    labels = {q: {"d1": 1} for q in QUERIES}
+    fast, slow = _run_with_costs(rng, QUERIES), _run_with_costs(rng, [*QUERIES, "unjudged"])
+    fast.write_parquet(tmp_path / "fast.parquet")
+    slow.write_csv(tmp_path / "slow.csv")
+    result = rankset.evaluate(
+        [tmp_path / "fast.parquet", tmp_path / "slow.csv"], labels, ["rr"], confidence=None
+    )  # the unjudged query's costs are left out without a warning (errors in pytest)
+    assert result.costs is not None
+    assert result.costs.select("system", "cost").rows() == [
+        (s, c) for s in ("fast", "slow") for c in ("latency_ms", "tokens_in")
+    ]
+    for system, cost, mean, p50, p95, n in result.costs.iter_rows():
+        run = fast if system == "fast" else slow.filter(pl.col("query_id") != "unjudged")
+        values = run.unique("query_id", maintain_order=True)[cost].to_numpy()
+        assert n == len(values) == 30
+        assert [mean, p50, p95] == pytest.approx(
+            [np.mean(values), np.percentile(values, 50), np.percentile(values, 95)], rel=1e-12
+        )
+    # a frame held in memory (the prepared path) and a multi-system frame carry them too
+    one = rankset.evaluate(fast, labels, ["rr"], confidence=None).costs
+    assert one is not None
+    assert one.drop("system").equals(result.costs.filter(pl.col("system") == "fast").drop("system"))
+    both = pl.concat([fast.with_columns(system=pl.lit("x")), slow.with_columns(system=pl.lit("y"))])
+    many = rankset.evaluate(both, labels, ["rr"], confidence=None).costs
+    assert many is not None
+    assert many.drop("system").equals(result.costs.drop("system"))
+
+
+def test_costs_given_win_over_a_run_s_columns_and_varying_ones_are_refused(
+    tmp_path: Path,
+) -> None:
+    rng = np.random.default_rng(6)
+    labels = {q: {"d1": 1} for q in QUERIES[:4]}
+    run = _run_with_costs(rng, QUERIES[:4])
+    given = pl.DataFrame({"query_id": QUERIES[:4], "cost": [1.0, 2.0, 3.0, 4.0]})
+    result = rankset.evaluate(run, labels, ["rr"], costs=given)
+    assert result.costs is not None
+    assert result.costs["cost"].to_list() == ["cost"]
+    varying = run.with_columns(latency_ms=pl.Series(np.arange(run.height, dtype=float)))
+    varying.write_parquet(tmp_path / "varying.parquet")
+    with pytest.raises(InputFormatError, match=r"varying\.parquet: column latency_ms holds 3 "):
+        rankset.evaluate(tmp_path / "varying.parquet", labels, ["rr"])
+    negative = run.with_columns(tokens_in=pl.lit(-1.0))
+    with pytest.raises(InputFormatError, match="row 1: cost column tokens_in must be a finite"):
+        rankset.evaluate(negative, labels, ["rr"])
+    # the same run with the varying column but costs given: the given ones are the costs
+    assert rankset.evaluate(varying, labels, ["rr"], costs=given).costs is not None

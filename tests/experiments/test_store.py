@@ -37,6 +37,7 @@ def test_an_entry_is_one_folder_of_parquet_tables(
     assert re.fullmatch(r"\d{8}T\d{6}\.\d{6}Z-[0-9a-f]{8}", entry)
     folder = tmp_path / "store" / "entries" / entry
     assert sorted(p.name for p in folder.iterdir()) == [
+        "costs.parquet",  # empty: the evaluation had no costs
         "per_query.parquet",
         "query_counts.parquet",
         "runs.parquet",

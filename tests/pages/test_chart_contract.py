@@ -42,6 +42,7 @@ def specs() -> dict[str, dict[str, Any]]:
         collections=["one", "two"],
         judges=True,
         calibration=True,
+        costs=["latency_ms", "tokens_in"],
     )
 
 

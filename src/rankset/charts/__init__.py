@@ -9,7 +9,8 @@ Data
     ``max_rows`` rows (default :data:`MAX_ROWS`) a builder raises
     :class:`~rankset.errors.ParameterError`: filter metrics or systems, or raise ``max_rows``.
     NaN becomes null (JSON has no NaN). The charts both pages draw (:func:`curves_chart`,
-    :func:`diagnostic_matrix`, :func:`history_chart`, :func:`suite_heatmap`) also take the
+    :func:`diagnostic_matrix`, :func:`history_chart`, :func:`suite_heatmap`,
+    :func:`cost_quality_chart`) also take the
     name of a dataset in place of the frame: the spec then reads ``alt.NamedData(name)``,
     which a page fills (the dashboard's script does), and a variable parameter in place of
     the metric draws the metric the page sets. The report and the dashboard draw them with
@@ -53,6 +54,7 @@ from __future__ import annotations
 from rankset._typing import ChartFormat
 from rankset.charts._common import MAX_ROWS
 from rankset.charts._comparison import comparison_chart, difference_chart
+from rankset.charts._costs import cost_quality_chart
 from rankset.charts._curves import curves_chart
 from rankset.charts._diagnosis import (
     UNCLASSIFIED,
@@ -90,6 +92,7 @@ __all__ = [
     "calibration_chart",
     "comparison_chart",
     "confusion_chart",
+    "cost_quality_chart",
     "curves_chart",
     "diagnostic_heatmap",
     "diagnostic_matrix",

@@ -50,8 +50,12 @@ def history_chart(
     Returns
     -------
     altair.LayerChart
-        Time on x, the mean on y, a colour per system; the entry id, tag and CI in the
-        tooltip.
+        The entries on x, named as pages name them (``entry``: the tag, or
+        ``tag@short id`` when a tag repeats), in logged order; the mean on y, a colour per
+        system; the entry id, time, tag and CI in the tooltip. With ``p_step`` (a store's
+        history, :func:`rankset.experiments.Store` read by a page), a ring marks each
+        mean that changed significantly (p < 0.05, paired randomization test, not
+        corrected) from the entry before it in its tag.
 
     Examples
     --------
@@ -83,12 +87,13 @@ def history_chart(
             raise ParameterError(msg)
         data = named(history, "history")
         name = start
-        with_ci, with_tag, scale = band, True, colors
+        with_ci, with_tag, scale, with_steps = band, True, colors, True
     else:
         frame = _rows(history, start, every_metric=param is not None)
         name = start if param and start else str(frame["metric"][0])
         with_ci = band and {"ci_low", "ci_high"} <= set(frame.columns)
         with_tag = "tag" in frame.columns
+        with_steps = "p_step" in frame.columns
         scale = colors or system_colors(frame["system"].unique(maintain_order=True).to_list())
         data = inline_frame(frame, max_rows, "history")
     legend = alt.Legend(symbolOpacity=1, symbolType="stroke", symbolStrokeWidth=3)
@@ -97,10 +102,13 @@ def history_chart(
         if scale is None
         else alt.Color("system:N", scale=scale, title="system", legend=legend)
     )
-    x = alt.X("time:T", title="logged", scale=alt.Scale(padding=12))
+    # entries by name (tag, tag@short id) in logged order, not by time: entries logged
+    # within a second had an axis of milliseconds (".950")
+    x = alt.X("entry:N", title="entry (in logged order)", sort=None, axis=alt.Axis(labelAngle=-30))
     y_scale = alt.Scale(zero=False)
     tooltip: list[Any] = [
-        alt.Tooltip("entry_id:N", title="entry"),
+        alt.Tooltip("entry:N", title="entry"),
+        alt.Tooltip("entry_id:N", title="entry id"),
         alt.Tooltip("time:T", title="logged", format="%Y-%m-%d %H:%M"),
         alt.Tooltip("system:N"),
         *([alt.Tooltip("tag:N")] if with_tag else []),
@@ -130,6 +138,25 @@ def history_chart(
             )
         )
     layers.append(line)
+    if with_steps:
+        # a ring around a mean that changed significantly from the entry before in its tag
+        from rankset.experiments._shared import MARK_ALPHA  # rankset.experiments imports us
+
+        layers.append(
+            alt.Chart()
+            .transform_filter(f"isValid(datum.p_step) && datum.p_step < {MARK_ALPHA}")
+            .mark_point(shape="circle", size=260, filled=False, strokeWidth=2.5)
+            .encode(
+                x=x,
+                y=alt.Y("mean:Q", title=y_title, scale=y_scale),
+                color=color,
+                tooltip=[
+                    *tooltip,
+                    alt.Tooltip("previous:N", title="changed from"),
+                    alt.Tooltip("p_step:Q", title="p of the change", format=".3g"),
+                ],
+            )
+        )
     chart = alt.LayerChart(layer=layers, data=data).properties(width=560, height=260)
     if param is not None:
         return (
@@ -148,9 +175,8 @@ def _rows(history: pl.DataFrame, metric: str | None, *, every_metric: bool) -> p
 
     With ``every_metric``, every metric's rows, for a parameter to pick from.
     """
-    from rankset.experiments._shared import (
-        in_utc,  # here: rankset.experiments may import this module
-    )
+    # here: rankset.experiments may import this module
+    from rankset.experiments._shared import entry_names, in_utc
 
     missing = [name for name in _NEEDED if name not in history.columns]
     if missing:
@@ -167,8 +193,9 @@ def _rows(history: pl.DataFrame, metric: str | None, *, every_metric: bool) -> p
         if name not in present:
             msg = f"The history has no metric {metric!r}; it has {present}."
             raise ParameterError(msg + did_you_mean(name, present))
-    keep = [c for c in (*_NEEDED, "tag", "ci_low", "ci_high") if c in history.columns]
-    rows = in_utc(history)
+    optional = ("tag", "ci_low", "ci_high", "entry", "previous", "p_step")
+    rows = entry_names(in_utc(history))
+    keep = [c for c in (*_NEEDED, *optional) if c in rows.columns]
     if not every_metric:
         rows = rows.filter(pl.col("metric") == name)
     return rows.with_columns(pl.col("time").dt.to_string("%Y-%m-%dT%H:%M:%S%.6fZ")).select(keep)

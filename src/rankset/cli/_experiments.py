@@ -124,7 +124,8 @@ def add_gate(commands: Any) -> argparse.ArgumentParser:
         action="append",
         metavar="COST=LIMIT",
         help="fail when a cost's mean rose past LIMIT: latency_ms=10%% (relative) or "
-        "tokens_in=200 (absolute); needs --costs and --baseline RUN; repeatable",
+        "tokens_in=200 (absolute); needs --costs (the candidate's, and the baseline RUN's or "
+        "those logged with the store entry); repeatable",
     )
     rules.add_argument(
         "--allow-mismatch",

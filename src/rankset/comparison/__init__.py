@@ -12,6 +12,7 @@ The flow is evaluation → comparison: every function here takes an
 - :mod:`.suites`: :func:`evaluate_suite`, the same systems over several collections
   (macro mean, mean rank, Borda count, bootstrap intervals);
 - :mod:`.family_tests`: the family-wise tests (Tukey's HSD) the others share;
+- :func:`cost_quality`: quality beside cost, the Pareto front of each metric and cost;
 - ``_inputs``: the checks and frames every comparison starts from.
 
 Examples
@@ -35,6 +36,7 @@ from rankset.comparison._inputs import (
     higher_is_better,
     unreachable_significance,
 )
+from rankset.comparison._pareto import COST_QUALITY_COLUMNS, cost_quality
 from rankset.comparison.all_pairs import compare_all, significance_matrix
 from rankset.comparison.many_systems import anova, average_replicates, rank_intervals
 from rankset.comparison.pairwise import ALL_TESTS, TESTS, compare, compare_each, paired_outcome
@@ -45,6 +47,7 @@ from rankset.comparison.suites import SuiteResult, check_suite, evaluate_suite
 __all__ = [
     "ALL_TESTS",
     "COMPARE_COLUMNS",
+    "COST_QUALITY_COLUMNS",
     "RELATIVE_DELTA",
     "TESTS",
     "SuiteResult",
@@ -55,6 +58,7 @@ __all__ = [
     "compare_all",
     "compare_each",
     "comparison_table",
+    "cost_quality",
     "evaluate_suite",
     "evaluate_suite_toml",
     "higher_is_better",

@@ -290,13 +290,13 @@ def evaluate_with(
             runs,
             labels,
             parsed,
-            options.replace(costs=None),
+            options,
             confidence=confidence,
             n_resamples=n_resamples,
             seed=seed,
         )
     if result is None and labels is not None and _one_run_in_memory(runs):
-        prepared = PreparedEvaluation.of(labels, parsed, options.replace(costs=None))
+        prepared = PreparedEvaluation.of(labels, parsed, options)
         if prepared is not None:
             result = prepared.evaluate(
                 runs, options.names, confidence=confidence, n_resamples=n_resamples, seed=seed

@@ -245,12 +245,18 @@ def _run_part(
     """
     run = item.parsed.run
     assert run is not None  # checked by assign_system_names
+    costs = item.parsed.costs
     if name is None and "system" in run.collect_schema().names():
-        frame = run.with_columns(pl.col("system").cast(pl.String).fill_null(fallback))
+        system = pl.col("system").cast(pl.String).fill_null(fallback)
         literal = None
     else:
         literal = name or fallback
-        frame = run.with_columns(system=pl.lit(literal, dtype=pl.String))
+        system = pl.lit(literal, dtype=pl.String)
+    frame = run.with_columns(system=system)
+    if costs is not None:  # named as the run's rows are (a run's system column is null)
+        if "system" not in costs.collect_schema().names():
+            costs = costs.with_columns(system=pl.lit(None, dtype=pl.String))
+        costs = costs.with_columns(system=system)
     # order="rank" never looks at scores, so partly missing ones are no error there.
     has_scores = order != "rank" and (
         item.parsed.scan is not None
@@ -276,6 +282,7 @@ def _run_part(
         ranking_numbers=item.parsed.ranking_numbers,
         query_ids=item.parsed.query_ids,
         systems=item.parsed.systems,
+        costs=costs,
     )
 
 

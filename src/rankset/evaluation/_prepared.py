@@ -17,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from rankset.evaluation._costs import carried_cost_summary
 from rankset.evaluation._fused import FusedPlan, FusedValues
 from rankset.evaluation._kernel import (
     Collected,
@@ -236,10 +237,14 @@ def _summarised(
             geometric=geometric,
         )
     )
+    costs = None
+    if plan.options.costs is None and plan.runs.costs:  # costs= wins over a run's columns
+        costs = carried_cost_summary(plan.runs.costs, tidy_frame, config["systems"])
     return EvaluationResult(
         per_query=tidy_frame,
         summary=summary,
         query_counts=counts,
         config=config,
         text_match=plan.text_match,
+        costs=costs,
     )

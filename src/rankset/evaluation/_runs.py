@@ -125,6 +125,8 @@ class RunPart:
     # With ignore_identical_ids: the rows before those were dropped (``frame`` is
     # filtered), read in the same pass to count the rows dropped (:meth:`identical_rows`).
     unfiltered: pl.LazyFrame | None = None
+    # The run table's cost columns, named like ``frame``: system, query_id, the costs.
+    costs: pl.LazyFrame | None = None
 
     def in_bucket(self, bucket: int, buckets: int) -> pl.LazyFrame:
         """Keep the queries of ``bucket``: by the dataset's folders, else by hash."""
@@ -168,6 +170,11 @@ class Runs:
     def sources(self) -> list[str]:
         """The display name of each run input."""
         return [part.source for part in self.inputs]
+
+    @property
+    def costs(self) -> list[tuple[str, pl.LazyFrame]]:
+        """Each run input's cost columns with its display name (those that have any)."""
+        return [(part.source, part.costs) for part in self.inputs if part.costs is not None]
 
     def numbered(self, part: RunPart, bucket: tuple[int, int] | None = None) -> pl.LazyFrame:
         """One run normalised (numbered by rank); only the queries of ``bucket``."""

@@ -1,7 +1,8 @@
 """The gate on costs: fail when a cost rose past its limit (``--max-increase cost=10%``).
 
 Each asked cost column (:data:`rankset.io.COST_COLUMNS`) compares the candidate's mean
-with the baseline's, both from their results' ``costs`` (``evaluate(..., costs=)``). A
+with the baseline's, both from their results' ``costs`` (``evaluate(..., costs=)``; a
+store entry's are those logged with it, :meth:`rankset.experiments.Store.result`). A
 limit is absolute (``50``, in the column's unit) or relative to the baseline's mean
 (``"10%"``); a cost fails when it rose by more than that. Costs are means over each
 side's scored queries, with no test: a latency or a bill is not a sample of queries.
@@ -72,11 +73,21 @@ def cost_rows(
     for what, result in (("candidate", candidate), ("baseline", baseline)):
         costs = result.costs if isinstance(result, EvaluationResult) else None
         missing = sorted(set(limits) - set([] if costs is None else costs["cost"].to_list()))
+        entry = result.config.get("entry_id") if isinstance(result, EvaluationResult) else None
+        if missing and entry is not None:
+            held = [] if costs is None else costs["cost"].unique(maintain_order=True).to_list()
+            recorded = f"it has {', '.join(held)}" if held else "no costs recorded"
+            msg = (
+                f"The baseline entry {entry} has no {', '.join(missing)} ({recorded}): log "
+                "it with costs (rankset log --costs FILE, or an evaluation with costs=); an "
+                "entry logged before the store kept costs has none."
+            )
+            raise ParameterError(msg)
         if missing:
             msg = (
                 f"The {what} has no costs for {', '.join(missing)}: evaluate both sides with "
-                "costs= (--costs FILE). A store entry keeps no costs, so gate costs against "
-                "a baseline run (--baseline RUN)."
+                "costs= (--costs FILE), or take the baseline from a store entry logged with "
+                "costs."
             )
             raise ParameterError(msg)
         if costs is not None:  # else missing named every limited cost, and raised

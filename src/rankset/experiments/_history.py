@@ -4,21 +4,36 @@ The report's and the dashboard's "History" tables read :func:`latest_changes`. A
 read from a store (:func:`read_history`) carries ``p_change`` on each (system, metric)'s
 last entry: the paired randomization test of its change from the entry before, over the
 queries both scored (:func:`change_tests`), so the pages can say which last change is
-more than noise.
+more than noise; every change between consecutive entries of a tag is tested too
+(:func:`step_tests`: ``p_step``), and the pages mark those below :data:`MARK_ALPHA`.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 import polars as pl
 
 from rankset.errors import SchemaError
+from rankset.experiments._layout import entry_labels
 from rankset.experiments._store import Store
 
-__all__ = ["LATEST_COLUMNS", "change_tests", "in_utc", "latest_changes", "read_history"]
+__all__ = [
+    "LATEST_COLUMNS",
+    "MARK_ALPHA",
+    "change_tests",
+    "entry_names",
+    "in_utc",
+    "latest_changes",
+    "read_history",
+    "recorded_settings",
+    "setting_changes",
+    "step_tests",
+]
 
 #: The columns of :func:`latest_changes`, in order.
 LATEST_COLUMNS: Final = (
@@ -33,6 +48,8 @@ LATEST_COLUMNS: Final = (
     "p",
 )
 _NEEDED: Final = ("entry_id", "time", "system", "metric", "mean")
+#: The pages mark a change between consecutive entries of a tag whose ``p_step`` is below.
+MARK_ALPHA: Final = 0.05
 _LAST, _BEFORE = "\x00last", "\x00before"
 
 
@@ -43,17 +60,133 @@ def read_history(
 
     ``history`` is a :class:`Store`, a store's folder (which must be a store: a folder
     that is not one raises before any work) or a frame of :meth:`Store.history`'s columns.
+    A store's history gains ``p_change`` (:func:`change_tests`), ``previous_entry`` and
+    ``p_step`` (:func:`step_tests`); every history gains ``entry``, the entry's name on a
+    page (:func:`entry_names`).
     """
     if isinstance(history, str | os.PathLike):
         history = Store(history, create=False)
     if isinstance(history, Store):
         store, history = history, history.history()
         if history.height:
-            tests = change_tests(store, history)
-            history = history.join(
-                tests, on=["entry_id", "system", "metric"], how="left", maintain_order="left"
+            keys = ["entry_id", "system", "metric"]
+            for tests in (change_tests(store, history), step_tests(store, history)):
+                history = history.join(tests, on=keys, how="left", maintain_order="left")
+    if history is None or not history.height:
+        return None
+    return entry_names(history)
+
+
+def entry_names(history: pl.DataFrame) -> pl.DataFrame:
+    """Add ``entry``: each entry's name on a page, its tag or ``tag@short id`` (or short id).
+
+    With ``previous_entry`` (:func:`step_tests`), ``previous`` names that entry so too.
+
+    The names :func:`rankset.experiments._layout.entry_labels` gives: the pages' x axis
+    and tables name entries so, not by a time (entries logged within a second apart had
+    an axis of milliseconds, ``.950``).
+
+    Examples
+    --------
+    >>> history = pl.DataFrame({"entry_id": ["T1Z-aaaa0001", "T2Z-bbbb0002"],
+    ...                         "tag": ["main", "main"]})
+    >>> entry_names(history)["entry"].to_list()
+    ['main@aaaa0001', 'main@bbbb0002']
+    """
+    if "entry" in history.columns:
+        return history
+    tags = history["tag"] if "tag" in history.columns else pl.Series([None] * history.height)
+    pairs = dict.fromkeys(zip(history["entry_id"].to_list(), tags.to_list(), strict=True))
+    names = entry_labels(list(pairs))
+    named = history.with_columns(
+        entry=pl.col("entry_id").replace_strict(names, return_dtype=pl.String)
+    )
+    if "previous_entry" in named.columns:  # the entry before, as a page names it
+        named = named.with_columns(
+            previous=pl.col("previous_entry").replace_strict(
+                names, default=pl.col("previous_entry"), return_dtype=pl.String
             )
-    return history if history is not None and history.height else None
+        )
+    return named
+
+
+def recorded_settings(history: pl.DataFrame) -> list[dict[str, Any]]:
+    """Each entry's recorded options, meta and commit, flat, in logged order.
+
+    One dict per entry: ``entry_id``, ``entry`` (its page name), ``time`` (ISO, UTC) and
+    ``values``, ``{key: value as JSON text}`` with keys ``option.<name>``,
+    ``meta.<name>`` and ``git_commit``. Empty when the history records none (a frame
+    without ``options`` and ``meta``).
+
+    Examples
+    --------
+    >>> from datetime import datetime, UTC
+    >>> history = pl.DataFrame({"entry_id": ["T1Z-a1", "T2Z-b2"], "tag": None,
+    ...     "time": [datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC)],
+    ...     "options": ['{"k": 10}', '{"k": 20}'], "meta": ['{"model": "x"}', "{}"]})
+    >>> [entry["values"] for entry in recorded_settings(history)]
+    [{'option.k': '10', 'meta.model': '"x"'}, {'option.k': '20'}]
+    """
+    if "options" not in history.columns and "meta" not in history.columns:
+        return []
+    named = entry_names(in_utc(history))
+    first = named.sort("time", maintain_order=True).unique("entry_id", maintain_order=True)
+    out = []
+    for row in first.iter_rows(named=True):
+        values: dict[str, str] = {}
+        for column, prefix in (("options", "option."), ("meta", "meta.")):
+            parsed = json.loads(row.get(column) or "{}")
+            values.update(
+                (prefix + key, json.dumps(value, sort_keys=True)) for key, value in parsed.items()
+            )
+        if row.get("git_commit"):
+            values["git_commit"] = json.dumps(row["git_commit"])
+        time = row["time"]
+        out.append(
+            {
+                "entry_id": row["entry_id"],
+                "entry": row["entry"],
+                "time": time.strftime("%Y-%m-%d %H:%M:%S") if time is not None else None,
+                "values": values,
+            }
+        )
+    return out
+
+
+def setting_changes(history: pl.DataFrame) -> pl.DataFrame:
+    """Return what changed between consecutive entries: only the recorded keys that changed.
+
+    Entries in logged order (every tag); for each entry and the one before it, the
+    options, meta and commit (:func:`recorded_settings`) that differ.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``entry, previous, key, before, after`` (values as JSON text; null where the key
+        was not recorded), in logged order then by key.
+
+    Examples
+    --------
+    >>> from datetime import datetime, UTC
+    >>> history = pl.DataFrame({"entry_id": ["T1Z-a1", "T2Z-b2"], "tag": None,
+    ...     "time": [datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC)],
+    ...     "options": ['{"k": 10, "m": 1}', '{"k": 20, "m": 1}'], "meta": "{}"})
+    >>> setting_changes(history).rows()
+    [('b2', 'a1', 'option.k', '10', '20')]
+    """
+    entries = recorded_settings(history)
+    rows = []
+    for before, after in itertools.pairwise(entries):
+        keys = sorted(set(before["values"]) | set(after["values"]))
+        rows += [
+            (after["entry"], before["entry"], key, before["values"].get(key),
+             after["values"].get(key))
+            for key in keys
+            if before["values"].get(key) != after["values"].get(key)
+        ]  # fmt: skip
+    return pl.DataFrame(
+        rows, schema=["entry", "previous", "key", "before", "after"], orient="row"
+    ).cast(pl.String)
 
 
 def change_tests(
@@ -70,9 +203,6 @@ def change_tests(
     polars.DataFrame
         ``entry_id`` (the last entry), ``system``, ``metric``, ``p_change``.
     """
-    from rankset.comparison import compare
-
-    schema = {"entry_id": pl.String, "system": pl.String, "metric": pl.String}
     pairs = (
         history.sort("time", maintain_order=True)
         .group_by("system", "metric", maintain_order=True)
@@ -82,12 +212,56 @@ def change_tests(
         )
         .drop_nulls("before")
     )
+    return _pair_tests(store, pairs, "p_change", n_resamples=n_resamples, seed=seed)
+
+
+def step_tests(
+    store: Store, history: pl.DataFrame, *, n_resamples: int = 2000, seed: int = 0
+) -> pl.DataFrame:
+    """Test every change between consecutive entries of a tag, per system and metric.
+
+    Entries are ordered by time within their tag (the untagged ones form one series);
+    each entry is tested against the one before it in its series, as :func:`change_tests`
+    tests the last change: the paired randomization test over the queries both scored,
+    one test per (entry, system, metric), not corrected. A page marks a change whose
+    ``p_step`` is below :data:`MARK_ALPHA`.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``entry_id``, ``system``, ``metric``, ``previous_entry`` (the entry before it in
+        its tag) and ``p_step``; entries first in their tag are left out.
+    """
+    series = ["tag", "system", "metric"] if "tag" in history.columns else ["system", "metric"]
+    pairs = (
+        history.sort("time", maintain_order=True)
+        .with_columns(before=pl.col("entry_id").shift(1).over(series))
+        .drop_nulls("before")
+        .select("system", "metric", "entry_id", "before")
+    )
+    tests = _pair_tests(store, pairs, "p_step", n_resamples=n_resamples, seed=seed)
+    return tests.join(
+        pairs.select("entry_id", "system", "metric", previous_entry="before"),
+        on=["entry_id", "system", "metric"],
+        how="left",
+    ).select("entry_id", "system", "metric", "previous_entry", "p_step")
+
+
+def _pair_tests(
+    store: Store, pairs: pl.DataFrame, name: str, *, n_resamples: int, seed: int
+) -> pl.DataFrame:
+    """Test each (system, entry, before, metric) of ``pairs``: ``entry_id, system, metric, name``.
+
+    One :func:`rankset.compare` per (system, entry, before), over every metric it holds.
+    """
+    from rankset.comparison import compare
+
+    schema = {"entry_id": pl.String, "system": pl.String, "metric": pl.String}
     if pairs.is_empty():
-        return pl.DataFrame(schema={**schema, "p_change": pl.Float64})
+        return pl.DataFrame(schema={**schema, name: pl.Float64})
     entries = sorted({*pairs["entry_id"].to_list(), *pairs["before"].to_list()})
     values = store.per_query(entries).select("entry_id", "system", "query_id", "metric", "value")
     rows = []
-    # one compare per (system, entry, the one before), over every metric that pair holds
     grouped = pairs.group_by("system", "entry_id", "before", maintain_order=True).agg("metric")
     for system, last, before, metrics in grouped.iter_rows():
         both = values.filter(
@@ -105,10 +279,10 @@ def change_tests(
         )  # fmt: skip
         p_of = dict(tested.select("metric", "p").iter_rows())
         rows += [
-            {"entry_id": last, "system": system, "metric": metric, "p_change": p_of.get(metric)}
+            {"entry_id": last, "system": system, "metric": metric, name: p_of.get(metric)}
             for metric in metrics
         ]
-    return pl.DataFrame(rows, schema={**schema, "p_change": pl.Float64})
+    return pl.DataFrame(rows, schema={**schema, name: pl.Float64})
 
 
 def in_utc(history: pl.DataFrame) -> pl.DataFrame:

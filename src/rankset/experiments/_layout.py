@@ -57,8 +57,10 @@ FORMAT_NAME: Final = "rankset-store"
 FORMAT_FILE: Final = "store.json"
 ENTRIES: Final = "entries"
 TMP: Final = ".tmp"
-#: The tables of the store; each entry writes ``<table>.parquet`` in its folder.
-TABLES: Final = ("runs", "summary", "per_query", "query_counts")
+#: The tables of the store; each entry writes ``<table>.parquet`` in its folder. ``costs``
+#: (each system's mean, p50 and p95 per cost column; empty when the evaluation had no
+#: costs) came later: an entry an older rankset wrote has no such file and reads as none.
+TABLES: Final = ("runs", "summary", "per_query", "query_counts", "costs")
 
 _TIME = pl.Datetime("us", "UTC")
 SCHEMAS: Final[dict[str, dict[str, pl.DataType]]] = {
@@ -105,6 +107,15 @@ SCHEMAS: Final[dict[str, dict[str, pl.DataType]]] = {
         "n_run_queries_without_labels": pl.Int64(),
         "n_label_queries_without_run": pl.Int64(),
         "missing_policy": pl.String(),
+    },
+    "costs": {
+        "entry_id": pl.String(),
+        "system": pl.String(),
+        "cost": pl.String(),
+        "mean": pl.Float64(),
+        "p50": pl.Float64(),
+        "p95": pl.Float64(),
+        "n_queries": pl.Int64(),
     },
 }
 

@@ -90,8 +90,8 @@ class Store:
 
     Notes
     -----
-    Each :meth:`log` writes one folder ``entries/<entry id>/`` with ``runs.parquet``,
-    ``summary.parquet``, ``per_query.parquet`` and ``query_counts.parquet``, first under
+    Each :meth:`log` writes one folder ``entries/<entry id>/`` with a Parquet file per table
+    (``runs``, ``summary``, ``per_query``, ``query_counts``, ``costs``), first under
     ``.tmp/`` and then renamed into place, so concurrent writers need no lock and a
     killed writer leaves no partial entry. Read a table with Polars alone::
 
@@ -230,6 +230,7 @@ class Store:
             "summary": _with_entry(result.summary, entry_id, "summary"),
             "per_query": _with_entry(result.per_query, entry_id, "per_query"),
             "query_counts": _with_entry(result.query_counts, entry_id, "query_counts"),
+            "costs": _with_entry(result.costs, entry_id, "costs"),  # None: an empty table
         }
         write_entry(self.path, entry_id, tables)
         return entry_id
@@ -423,11 +424,13 @@ class Store:
             git_commit=row["git_commit"],
             meta=json.loads(row["meta"] or "{}"),
         )
+        costs = table("costs")  # none recorded (or an entry older than costs): None
         return EvaluationResult(
             per_query=table("per_query"),
             summary=table("summary"),
             query_counts=table("query_counts"),
             config=config,
+            costs=costs if costs.height else None,
         )
 
     def latest(
@@ -446,14 +449,8 @@ class Store:
             picked = picked.filter(pl.col("system") == system)
         if picked.is_empty():
             tags = sorted(str(t) for t in runs["tag"].drop_nulls().unique())
-            asked = " and ".join(
-                part
-                for part in (
-                    f"tag {tag!r}" if tag is not None else "",
-                    f"system {system!r}" if system is not None else "",
-                )
-                if part
-            )
+            wanted = (f"tag {tag!r}" if tag else "", f"system {system!r}" if system else "")
+            asked = " and ".join(part for part in wanted if part)
             msg = f"The store {self.path} has no entry" + (f" with {asked}" if asked else "")
             msg += f"; tags present: {tags}." if tags else "."
             raise ParameterError(msg + (did_you_mean(tag, tags) if tag else ""))
@@ -576,8 +573,9 @@ class Store:
         raise ParameterError(msg)
 
 
-def _with_entry(frame: pl.DataFrame, entry_id: str, table: str) -> pl.DataFrame:
+def _with_entry(frame: pl.DataFrame | None, entry_id: str, table: str) -> pl.DataFrame:
     schema = SCHEMAS[table]
+    frame = pl.DataFrame(schema=schema) if frame is None else frame
     present = [name for name in schema if name in frame.columns]
     return frame.select(
         pl.lit(entry_id, dtype=pl.String).alias("entry_id"),

@@ -327,6 +327,11 @@ class ParsedInput:
         The grade scale (a preset name) the source documents for its labels, used when
         the caller sets none: ir_datasets' relevance definitions (``trec_dl`` for TREC
         DL); None: the labels' grades choose.
+    costs
+        For a run table holding any of the cost columns (``latency_ms``, ``tokens_in``,
+        ``tokens_out``, ``cost``): ``query_id`` str, ``system`` str when the table has
+        one, and those columns as they are, one row per run row; the evaluation takes
+        them as the costs when none are given (one value per query).
 
     Examples
     --------
@@ -354,6 +359,8 @@ class ParsedInput:
     query_ids: tuple[str, ...] | None = None  # the run's distinct query ids, when known
     systems: tuple[str, ...] | None = None  # its systems in the order given, when known
     scale: str | None = None  # the grade scale the source documents (ir_datasets)
+    # A run table's cost columns (latency_ms, ...): query_id, [system], the costs per row.
+    costs: pl.LazyFrame | None = None
 
 
 def no_table_message(parsed: ParsedInput, table: str) -> str:

@@ -18,6 +18,7 @@ import polars as pl
 
 from rankset._typing import InputFormat, Kind
 from rankset.errors import InputFormatError
+from rankset.io._costs import COST_COLUMNS
 from rankset.io._parsed import (
     ALIASES,
     LABELS_SCHEMA,
@@ -279,8 +280,28 @@ def parse_table(
     if "text" in chosen:
         run_columns.append(pl.col("text"))
     return ParsedInput(
-        name, stem, format, run=typed.select(run_columns), rows_checked=validate_rows
+        name,
+        stem,
+        format,
+        run=typed.select(run_columns),
+        rows_checked=validate_rows,
+        costs=_cost_columns(frame, schema.names(), chosen),
     )
+
+
+def _cost_columns(
+    frame: pl.LazyFrame, names: Sequence[str], chosen: Mapping[str, str]
+) -> pl.LazyFrame | None:
+    """Return a run table's cost columns with its query (and system) ids, if it has any."""
+    present = [column for column in COST_COLUMNS if column in names]
+    if not present:
+        return None
+    keys = [
+        pl.col(chosen[key]).cast(pl.String).alias(key)
+        for key in ("system", "query_id")
+        if key in chosen
+    ]
+    return frame.select(*keys, *present)
 
 
 def check_rows(

@@ -189,6 +189,21 @@ class Analysis:
         return ranking_contrasts(self.positions, self.systems, self.baseline, self.k)
 
     @cached_property
+    def cost_quality(self) -> pl.DataFrame | None:
+        """Each system's mean metric beside its mean cost, the Pareto front marked.
+
+        :func:`rankset.comparison.cost_quality` of the shown metrics and the evaluation's
+        costs (``costs=``, ``--costs``, or the cost columns of the runs); None without
+        costs. Both pages draw it.
+        """
+        costs = self.result.costs
+        if costs is None or not costs.height or not self.metrics:
+            return None
+        from rankset.comparison import cost_quality
+
+        return cost_quality(self.summary, costs, self.metrics)
+
+    @cached_property
     def explanations(self) -> pl.DataFrame | None:
         """What the top of the first metric's cutoff found and missed, per system and query.
 

@@ -44,7 +44,8 @@ function payload(overrides) {
     history: null,
     suite: null,
     judges: null,
-    deep_ranks: null
+    deep_ranks: null,
+    costs: null
   };
   return Object.assign(data, overrides || {});
 }
@@ -475,4 +476,26 @@ test("queryContrasts, sortRows and meanContrast on a page without labels", () =>
   assert.equal(mean.overlap, 1);
   assert.ok(Math.abs(mean.rbo - 1.9 / 3) < 1e-12);
   assert.equal(core.meanContrast([]).rbo, null);
+});
+
+// --- the history's recorded settings -------------------------------------------------------
+
+test("entryChanges lists only the keys that changed, consecutive or between two picked", () => {
+  const recorded = [
+    { entry: "main@a", values: { "option.k": "10", "meta.model": "\"x\"" } },
+    { entry: "main@b", values: { "option.k": "10", "meta.model": "\"x\"" } },
+    { entry: "exp", values: { "option.k": "20", "git_commit": "\"abc\"" } }
+  ];
+  // consecutive: a -> b changed nothing; b -> exp: k, model dropped, commit added
+  assert.deepEqual(core.entryChanges(recorded, "", "exp"), [
+    { entry: "exp", previous: "main@b", key: "git_commit", before: null, after: "\"abc\"" },
+    { entry: "exp", previous: "main@b", key: "meta.model", before: "\"x\"", after: null },
+    { entry: "exp", previous: "main@b", key: "option.k", before: "10", after: "20" }
+  ]);
+  // two picked entries, either way round; an entry against itself: nothing
+  assert.deepEqual(core.entryChanges(recorded, "exp", "main@a").map((c) => c.key),
+    ["git_commit", "meta.model", "option.k"]);
+  assert.equal(core.entryChanges(recorded, "exp", "main@a")[2].before, "20");
+  assert.deepEqual(core.entryChanges(recorded, "main@a", "main@b"), []);
+  assert.deepEqual(core.entryChanges(recorded, "main@a", "gone"), []);
 });

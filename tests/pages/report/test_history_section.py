@@ -35,6 +35,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
 def _history_rows(page: str) -> dict[tuple[str, str], list[str]]:
     """The History table's cells by (system, metric)."""
     section = page.split("<h2>History</h2>", 1)[1].split("<h2>", 1)[0]
+    section = section.split("</table>", 1)[0]  # the first table; the second: what changed
     rows = {}
     for system, rest in _ROW.findall(section):
         cells = re.findall(r"<td[^>]*>(.*?)</td>", rest)

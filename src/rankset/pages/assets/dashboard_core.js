@@ -20,7 +20,7 @@ var PAYLOAD_KEYS = [
   "systems", "metrics", "greater", "curve_of", "baseline", "k", "depth", "relevance_level",
   "n_queries_total", "sample", "queries", "query_text", "values", "doc_ids", "grades",
   "rankings", "texts", "summary", "compare", "curves", "diagnosis", "history", "suite",
-  "judges", "deep_ranks"
+  "judges", "deep_ranks", "costs"
 ];
 
 var NA = "\u2013";
@@ -458,6 +458,47 @@ function meanContrast(contrasts) {
   return out;
 }
 
+// --- the history's recorded settings ----------------------------------------------------
+
+/**
+ * The recorded keys (options, meta, commit) whose value differs between two entries of
+ * data.history.recorded, sorted by key: [{key, before, after}] (null: not recorded).
+ */
+function settingChanges(before, after) {
+  var keys = Object.keys(before.values).concat(Object.keys(after.values).filter(function (k) {
+    return !(k in before.values);
+  })).sort();
+  return keys.filter(function (key) { return before.values[key] !== after.values[key]; })
+    .map(function (key) {
+      return { key: key, before: key in before.values ? before.values[key] : null,
+               after: key in after.values ? after.values[key] : null };
+    });
+}
+
+/**
+ * The changes the History view lists: between the entries named `from` and `to` (their
+ * `entry` names), or with `from` empty, each entry against the one before it.
+ * [{entry, previous, key, before, after}], in logged order.
+ */
+function entryChanges(recorded, from, to) {
+  var byName = {};
+  recorded.forEach(function (r) { byName[r.entry] = r; });
+  var pairs = [];
+  if (from) {
+    if (byName[from] && byName[to]) { pairs.push([byName[from], byName[to]]); }
+  } else {
+    for (var i = 1; i < recorded.length; i++) { pairs.push([recorded[i - 1], recorded[i]]); }
+  }
+  var out = [];
+  pairs.forEach(function (pair) {
+    settingChanges(pair[0], pair[1]).forEach(function (c) {
+      out.push({ entry: pair[1].entry, previous: pair[0].entry, key: c.key,
+                 before: c.before, after: c.after });
+    });
+  });
+  return out;
+}
+
 if (typeof module !== "undefined" && module.exports) {
   module.exports = {
     FORMAT_VERSION: FORMAT_VERSION, PAYLOAD_KEYS: PAYLOAD_KEYS, NA: NA, MINUS: MINUS,
@@ -474,6 +515,7 @@ if (typeof module !== "undefined" && module.exports) {
     histogram: histogram, sortRows: sortRows,
     queryTerms: queryTerms, highlightParts: highlightParts, neighbours: neighbours,
     rbo: rbo, tauAP: tauAP, contrast: contrast, topIds: topIds,
-    queryContrasts: queryContrasts, meanContrast: meanContrast
+    queryContrasts: queryContrasts, meanContrast: meanContrast,
+    settingChanges: settingChanges, entryChanges: entryChanges
   };
 }

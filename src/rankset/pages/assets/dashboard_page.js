@@ -11,7 +11,7 @@
 /* exported D, S, M, Q, QI, NQ, CTX, DIAG, QUADS, PAGE_ROWS, PROBLEM, LABEL_FREE, state,
    shownRows, $, el,
    clear, navigate, setData, setSignal, setupControls, syncControls, updateSignals,
-   embedCharts, renderOverview, startState */
+   embedCharts, renderOverview, startState, fillSelect */
 
 var D = JSON.parse(document.getElementById("rankset-data").textContent);
 var SPECS = JSON.parse(document.getElementById("rankset-specs").textContent);
@@ -178,6 +178,7 @@ function initialRows(name) {
   if (name === "collections") { return D.suite.cells; }
   if (name === "judges") { return D.judges.boards; }
   if (name === "calibration") { return D.judges.calibration; }
+  if (name === "costs") { return D.costs.rows; }
   return histogram(filterQueries(D, state));
 }
 function embedCharts() {
@@ -213,6 +214,7 @@ function updateSignals() {
   setSignal("history", "metric", state.metric);
   setSignal("collections", "metric", state.metric);
   setSignal("judges", "metric", state.metric);
+  setSignal("costs", "metric", state.metric);
   setSignal("collections", "lower", !D.greater[m]);
   setSignal("diagnosis", "picked_system", state.quadrant ? state.system : null);
   setSignal("diagnosis", "picked_quadrant", state.quadrant);
@@ -372,6 +374,39 @@ function renderLabelFreeOverview() {
   table.appendChild(body);
   $("curves-note").textContent = "";
 }
+function costText(value) {
+  // Costs span units (ms, tokens, money): four significant digits, thousands grouped.
+  return value === null || value === undefined ? NA
+    : Number(value.toPrecision(4)).toLocaleString("en-US", { maximumFractionDigits: 10 });
+}
+function renderCosts() {
+  // Each system's costs beside its mean on the picked metric, the Pareto front marked.
+  if (!D.costs || !$("costs-table")) { return; }
+  var table = clear($("costs-table"));
+  table.appendChild(el("caption", { text: "Cost per query: mean, median (p50) and 95th " +
+    "percentile (p95); ◆ on the Pareto front of " + state.metric + " against that cost." }));
+  var names = ["system", "cost", "mean", "p50", "p95", "queries", state.metric, "Pareto front"];
+  var head = el("tr");
+  names.forEach(function (name, i) {
+    head.appendChild(el("th", { scope: "col", cls: i > 1 ? "num" : null, text: name }));
+  });
+  table.appendChild(el("thead", null, [head]));
+  var body = el("tbody");
+  D.costs.rows.filter(function (r) { return r.metric === state.metric; }).forEach(function (r) {
+    body.appendChild(el("tr", { "data-system": r.system, "data-cost": r.cost,
+                                "data-pareto": r.pareto ? "true" : "false" }, [
+      el("th", { scope: "row", text: r.system }),
+      el("td", { text: r.cost }),
+      el("td", { cls: "num", text: costText(r.cost_mean) }),
+      el("td", { cls: "num", text: costText(r.cost_p50) }),
+      el("td", { cls: "num", text: costText(r.cost_p95) }),
+      el("td", { cls: "num", text: r.n_queries === null ? NA : String(r.n_queries) }),
+      el("td", { cls: "num", text: fmt(r.quality) }),
+      el("td", { cls: "num", text: r.pareto ? "◆" : "" })
+    ]));
+  });
+  table.appendChild(body);
+}
 function renderOverview() {
   if (LABEL_FREE) { renderLabelFreeOverview(); return; }
   var table = clear($("systems-table"));
@@ -414,6 +449,7 @@ function renderOverview() {
     body.appendChild(row);
   });
   table.appendChild(body);
+  renderCosts();
   var m = M.indexOf(state.metric);
   $("curves-note").textContent = D.curve_of[m]
     ? "Curves of " + D.curve_of[m] + "@k from k = 1 to " + D.depth +

@@ -13,7 +13,7 @@
 /* global D, S, M, Q, QI, NQ, CTX, DIAG, QUADS, PAGE_ROWS, PROBLEM, LABEL_FREE, state,
    shownRows, $, el,
    clear, navigate, setData, setSignal, setupControls, syncControls, updateSignals,
-   embedCharts, renderOverview, startState */
+   embedCharts, renderOverview, startState, fillSelect */
 /* exported renderExplorer, render */
 
 // --- query explorer ---------------------------------------------------------------------
@@ -362,7 +362,47 @@ function renderQuery() {
 }
 
 // --- history: an experiment store's logged means ----------------------------------------
+function renderHistoryChanges() {
+  // The recorded options, meta and commit that changed: each entry against the one before,
+  // or between the two entries picked.
+  var H = D.history, box = $("history-changes-box");
+  if (!box) { return; }
+  var recorded = H.recorded || [];
+  box.hidden = recorded.length < 2;
+  if (recorded.length < 2) { return; }
+  var from = $("history-from"), to = $("history-to");
+  if (!from.options.length) {
+    var names = recorded.map(function (r) { return r.entry; });
+    fillSelect(from, [""].concat(names), ["each entry against the one before"].concat(names));
+    fillSelect(to, names);
+    to.value = names[names.length - 1];
+    from.addEventListener("change", renderHistoryChanges);
+    to.addEventListener("change", renderHistoryChanges);
+  }
+  to.disabled = !from.value;
+  var rows = entryChanges(recorded, from.value, to.value);
+  var table = clear($("history-changes"));
+  table.appendChild(el("caption", { text: rows.length
+    ? "Only the recorded options (option.*), meta (meta.*) and git commits whose value changed."
+    : "No recorded option, meta or commit changed." }));
+  var head = el("tr");
+  ["entry", "against", "recorded", "before", "after"].forEach(function (name) {
+    head.appendChild(el("th", { scope: "col", text: name }));
+  });
+  table.appendChild(el("thead", null, [head]));
+  var body = el("tbody");
+  rows.forEach(function (r) {
+    body.appendChild(el("tr", { "data-key": r.key }, [
+      el("th", { scope: "row", text: r.entry }), el("td", { text: r.previous }),
+      el("td", null, [el("code", { text: r.key })]),
+      el("td", { text: r.before === null ? "(not recorded)" : r.before }),
+      el("td", { text: r.after === null ? "(not recorded)" : r.after })
+    ]));
+  });
+  table.appendChild(body);
+}
 function renderHistory() {
+  renderHistoryChanges();
   var H = D.history, table = clear($("history-table")), missing = $("history-missing");
   var held = H.metrics.indexOf(state.metric) >= 0;
   missing.hidden = held || !H.metrics.length;

@@ -21,6 +21,7 @@ from rankset.pages._analysis import ANALYSIS_STEPS, Analysis
 from rankset.pages._page import ANALYSIS_DEFAULTS, Dashboard, analysis_of
 from rankset.pages._texts import IntoTexts, read_texts, snippet_expr
 from rankset.pages.dashboard._charts import chart_specs
+from rankset.pages.dashboard._costs import costs_data
 from rankset.pages.dashboard._data import assemble
 from rankset.pages.dashboard._page import render_page
 
@@ -219,6 +220,7 @@ def render(
         suite=analysis.suite,
         judges=analysis.judges_view,
     )
+    payload.data["costs"] = costs_data(analysis.cost_quality, analysis.result.costs)
     judges = payload.data["judges"]
     first_curve = next((analysis.curve_of[name] for name in shown if analysis.curve_of[name]), None)
     specs = (
@@ -235,6 +237,7 @@ def render(
             collections=None if analysis.suite is None else analysis.suite.collections,
             judges=bool(judges and judges["boards"]),
             calibration=bool(judges and judges["calibration"]),
+            costs=None if payload.data["costs"] is None else payload.data["costs"]["columns"],
         )
     )
     from rankset.charts import javascript_bundle

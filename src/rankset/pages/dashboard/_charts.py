@@ -38,6 +38,7 @@ CHART_IDS: Final = {
     "collections": "chart-collections",
     "judges": "chart-judges",
     "calibration": "chart-calibration",
+    "costs": "chart-costs",
 }
 _OUTCOMES: Final = ("B better", "tie", "A better")
 _OUTCOME_COLORS: Final = ("#1a7f37", "#8c959f", "#cf222e")
@@ -161,13 +162,15 @@ def chart_specs(
     collections: Sequence[str] | None = None,
     judges: bool = False,
     calibration: bool = False,
+    costs: Sequence[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Return the Vega-Lite spec of each chart, themed, keyed by the names of CHART_IDS.
 
     The curves chart is left out without a ``measure``, the matrix without ``diagnosis_k``,
     the history chart without ``history``, the suite's heatmap without ``collections``,
     the judges' leaderboards without ``judges`` and their calibration without
-    ``calibration``.
+    ``calibration``, the quality-versus-cost chart without ``costs`` (the cost columns;
+    with several, a menu in the chart picks one).
     """
     colors = system_colors(systems)  # a system's colour in every chart, as in the report
     specs: dict[str, alt.TopLevelMixin] = {
@@ -195,5 +198,16 @@ def chart_specs(
         )
     if calibration:
         specs["calibration"] = charts.calibration_chart("calibration")
+    if costs:
+        cost = alt.param(name="cost", value=costs[0])
+        if len(costs) > 1:  # a menu in the chart picks the cost column
+            cost = alt.param(
+                name="cost",
+                value=costs[0],
+                bind=alt.binding_select(options=list(costs), name="cost "),
+            )
+        specs["costs"] = charts.cost_quality_chart(
+            "costs", alt.param(name="metric", value=metric), cost, colors=colors
+        )
     with alt.theme.enable(THEME):
         return {name: chart.to_dict() for name, chart in specs.items()}

@@ -25,7 +25,7 @@ from rankset.comparison import COMPARE_COLUMNS, SuiteResult
 from rankset.diagnosis.quadrants import QUADRANTS, Diagnosis
 from rankset.evaluation import Curves, EvaluationResult
 from rankset.experiments import latest_changes
-from rankset.experiments._shared import in_utc
+from rankset.experiments._shared import entry_names, in_utc, recorded_settings
 from rankset.measures import greater_is_better
 from rankset.pages._judges import JudgesView
 from rankset.pages.dashboard._judges import judges_data
@@ -404,13 +404,15 @@ def history_data(history: pl.DataFrame, metrics: Sequence[str]) -> dict[str, Any
     """
     held = [str(m) for m in history["metric"].unique(maintain_order=True).to_list()]
     shown = [m for m in metrics if m in held]
-    history = in_utc(history)
+    history = entry_names(in_utc(history))
     days = history["time"].dt.strftime("%Y-%m-%d").unique().sort().to_list()
     rows = history.filter(pl.col("metric").is_in(shown)).with_columns(
         pl.col("time").dt.strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
     )
+    names = dict(history.select("entry_id", "entry").unique().iter_rows())
     latest = latest_changes(history, shown).with_columns(
-        pl.col("last_time").dt.strftime("%Y-%m-%d %H:%M")
+        pl.col("last_time").dt.strftime("%Y-%m-%d %H:%M"),
+        pl.col("last_entry").replace(names),  # as the chart names it
     )
     return {
         "entries": history["entry_id"].n_unique(),
@@ -419,9 +421,13 @@ def history_data(history: pl.DataFrame, metrics: Sequence[str]) -> dict[str, Any
         "metrics": shown,
         "rows": _records(
             rows,
-            ["entry_id", "time", "tag", "system", "metric", "mean", "ci_low", "ci_high"],
+            [
+                *("entry_id", "time", "tag", "system", "metric", "mean", "ci_low", "ci_high"),
+                *("entry", "previous", "p_step"),  # the page's name, the step's test
+            ],
         ),
         "latest": _records(latest, list(latest.columns)),
+        "recorded": recorded_settings(history),
     }
 
 

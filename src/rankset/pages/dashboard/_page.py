@@ -26,6 +26,7 @@ from rankset.pages._shell import (
     script_json,
     stylesheet,
 )
+from rankset.pages.dashboard._costs import COST_SECTION
 from rankset.pages.dashboard._judges import judges_section_html, judges_tab_html
 from rankset.pages.dashboard._suite import suite_section_html, suite_tab_html
 
@@ -69,6 +70,7 @@ _BODY: Final = """
 </div>
 <div id="chart-diagnosis"></div>
 <p class="explain">{diagnosis}</p>
+{costs_section}
 </section>
 <section data-view="queries" aria-label="Queries" hidden>
 <h2>Queries</h2>
@@ -149,6 +151,11 @@ def holdings(data: Mapping[str, Any]) -> str:
             f"the systems' leaderboards under {counted(len(judges['judges']), 'judge')} "
             f"({', '.join(judges['judges'])}) beside those under the human labels"
         )
+    if data.get("costs"):
+        parts.append(
+            f"each system's costs per query ({', '.join(data['costs']['columns'])}) beside "
+            "its quality"
+        )
     text = "This file holds " + "; ".join(parts) + "."
     if data["sample"]["sampled"] and not data["metrics"]:
         text += (
@@ -175,6 +182,14 @@ _HISTORY_SECTION: Final = """<section data-view="history" aria-label="History" h
 <div id="chart-history"></div>
 <p class="note" id="history-missing" hidden></p>
 <table id="history-table"></table>
+<div id="history-changes-box" hidden>
+<h3>What changed between entries</h3>
+<div class="filters">
+<label>From <select id="history-from"></select></label>
+<label>to <select id="history-to"></select></label>
+</div>
+<table id="history-changes"></table>
+</div>
 </section>"""
 
 
@@ -195,7 +210,10 @@ def history_text(history: Mapping[str, Any]) -> str:
         )
     return (
         f"The means logged in the experiment store: {entries} from {history['when']}, one "
-        "line per system (the band: the bootstrap interval). Pick the metric above."
+        "line per system (the band: the bootstrap interval), entries named by tag (with "
+        "their short id when a tag repeats). A ring marks a mean that changed significantly "
+        "from the entry before it in its tag (p < 0.05, the paired randomization test over "
+        "the queries both scored, not corrected). Pick the metric above."
     )
 
 
@@ -225,6 +243,7 @@ def render_page(
         suite_section=suite_section_html(data["suite"]) if data.get("suite") else "",
         judges_tab=judges_tab_html() if data.get("judges") else "",
         judges_section=judges_section_html(data["judges"]) if data.get("judges") else "",
+        costs_section=COST_SECTION if data.get("costs") else "",
     )
     head = page_head(title=str(data["title"]), style=stylesheet("dashboard.css"), scripts=[bundle])
     return f"""{head}<body>

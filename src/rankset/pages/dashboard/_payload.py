@@ -107,6 +107,9 @@ class DashboardData(TypedDict):
     #: Per system and query, ``[doc index, rank, ...]``: where the system ranks the
     #: shown documents it holds below ``depth`` (None when no ranking is deeper).
     deep_ranks: list[list[list[int]]] | None
+    #: Each system's costs beside its quality (columns: the cost columns; rows: system,
+    #: metric, cost, quality, cost_mean, cost_p50, cost_p95, pareto, n_queries), or None.
+    costs: dict[str, Any] | None
 
 
 def payload_keys() -> list[str]:

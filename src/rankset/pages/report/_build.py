@@ -174,4 +174,5 @@ def render(
         history=analysis.history,
         suite=analysis.suite,
         judges=analysis.judges_view,
+        cost_quality=analysis.cost_quality,
     )

@@ -17,7 +17,7 @@ import polars as pl
 from rankset import charts
 from rankset._format import counted
 from rankset.experiments import latest_changes
-from rankset.experiments._shared import in_utc
+from rankset.experiments._shared import MARK_ALPHA, in_utc, setting_changes
 from rankset.pages.report._html import esc, table
 
 __all__ = ["MAX_HISTORY_CHARTS", "history_section"]
@@ -66,10 +66,19 @@ def history_section(
         )
     drawn = shown[:MAX_HISTORY_CHARTS]
     left_out = len(shown) - len(drawn)
+    marked = (
+        " A ring marks a mean that changed significantly from the entry before it in its tag "
+        f"(p &lt; {MARK_ALPHA:g}, the paired randomization test over the queries both scored, "
+        "one test per change, not corrected)."
+        if "p_step" in history.columns
+        else ""
+    )
     explain = (
         f'<p class="explain">The means logged in the experiment store: '
         f"{counted(entries, 'entry', 'entries')} from {_when(history)}, one line per system "
-        "(the band: the bootstrap interval)."
+        "(the band: the bootstrap interval); entries are named by tag, with their short id "
+        "when a tag repeats."
+        + marked
         + (f" Charts for the first {len(drawn)} metrics; the table has all." if left_out else "")
         + "</p>"
     )
@@ -81,7 +90,31 @@ def history_section(
         )
         for number, metric in enumerate(drawn)
     )
-    return f'{explain}\n<div class="charts">{chart_html}</div>\n{_latest_table(history, shown)}'
+    latest = _latest_table(history, shown)
+    return f'{explain}\n<div class="charts">{chart_html}</div>\n{latest}\n{_changes(history)}'
+
+
+def _changes(history: pl.DataFrame) -> str:
+    """Tabulate the options, meta and commit that changed between consecutive entries."""
+    if "options" not in history.columns and "meta" not in history.columns:
+        return ""
+    changes = setting_changes(history)
+    if not changes.height:
+        return (
+            '<p class="explain">No recorded option, meta or commit changed between the entries.</p>'
+        )
+    return table(
+        changes.with_columns(pl.col("before", "after").fill_null("(not recorded)")),
+        [
+            ("entry", "entry", "key"),
+            ("previous", "against the entry before", "text"),
+            ("key", "recorded", "text"),
+            ("before", "before", "text"),
+            ("after", "after", "text"),
+        ],
+        caption="What changed between consecutive entries (in logged order): only the "
+        "recorded options (option.*), meta (meta.*) and git commits whose value changed.",
+    )
 
 
 def _when(history: pl.DataFrame) -> str:
@@ -94,6 +127,9 @@ def _latest_table(history: pl.DataFrame, metrics: Sequence[str]) -> str:
     latest = latest_changes(history, metrics).with_columns(
         logged=pl.col("last_time").dt.strftime("%Y-%m-%d %H:%M")
     )
+    if "entry" in history.columns:  # the entry as the chart names it
+        names = dict(history.select("entry_id", "entry").unique().iter_rows())
+        latest = latest.with_columns(pl.col("last_entry").replace(names))
     return table(
         latest,
         [

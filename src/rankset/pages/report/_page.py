@@ -54,6 +54,7 @@ def build_report(
     history: pl.DataFrame | None = None,
     suite: SuiteResult | None = None,
     judges: JudgesView | None = None,
+    cost_quality: pl.DataFrame | None = None,
 ) -> str:
     """Render results as one self-contained HTML document.
 
@@ -122,6 +123,10 @@ def build_report(
         The other label sets judged against the reference
         (:attr:`rankset.pages.Analysis.judges_view`): a "Judges" section with both
         leaderboards, their correlations, the topics of most disagreement, calibration.
+    cost_quality
+        Quality beside cost (:func:`rankset.comparison.cost_quality`): with the result's
+        ``costs``, a "Cost" section charts the first metric against each cost column, the
+        Pareto front marked, and tabulates the costs.
 
     Returns
     -------
@@ -170,6 +175,11 @@ def build_report(
             alpha=alpha,
         ),
     ]
+    if result.costs is not None and result.costs.height:
+        from rankset.pages.report._costs import costs_section
+
+        costs_html = costs_section(result.costs, cost_quality, result.systems)
+        sections.append(("costs", "Cost", costs_html))
     if history is not None and history.height:
         from rankset.pages.report._history import history_section
 
