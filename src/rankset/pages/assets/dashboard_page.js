@@ -330,20 +330,25 @@ function syncControls() {
 }
 
 // --- overview ---------------------------------------------------------------------------
+// The summary and comparison rows by system and metric, indexed on first use: with 100
+// systems and 10 metrics the overview reads 1,000 cells, each a lookup, not a scan.
+var SUMMARY_INDEX = null, COMPARE_INDEX = {};
+function rowKey(system, metric) { return system + "\u0000" + metric; }
+function indexRows(rows) {
+  var index = new Map();
+  rows.forEach(function (row) { index.set(rowKey(row.system, row.metric), row); });
+  return index;
+}
 function summaryOf(system, metric) {
-  for (var i = 0; i < D.summary.length; i++) {
-    var row = D.summary[i];
-    if (row.system === system && row.metric === metric) { return row; }
-  }
-  return null;
+  if (SUMMARY_INDEX === null) { SUMMARY_INDEX = indexRows(D.summary); }
+  return SUMMARY_INDEX.get(rowKey(system, metric)) || null;
 }
 function comparisonOf(baseline, system, metric) {
-  var rows = (D.compare || {})[baseline] || [];
-  for (var i = 0; i < rows.length; i++) {
-    if (rows[i].system === system && rows[i].metric === metric) { return rows[i]; }
-  }
-  return null;
+  if (!COMPARE_INDEX[baseline]) { COMPARE_INDEX[baseline] = indexRows((D.compare || {})[baseline] || []); }
+  return COMPARE_INDEX[baseline].get(rowKey(system, metric)) || null;
 }
+/** The baselines the page holds tests against (all, or the one the analysis compared with). */
+function testedBaselines() { return Object.keys(D.compare || {}); }
 function renderLabelFreeOverview() {
   // Each system's top k against the baseline's, averaged over the queries.
   var table = clear($("systems-table")), k = state.k, base = S.indexOf(state.baseline);
@@ -384,6 +389,15 @@ function renderOverview() {
   });
   table.appendChild(el("thead", null, [head]));
   var body = el("tbody");
+  var tested = testedBaselines();
+  var untested = S.length > 1 && tested.length && tested.indexOf(state.baseline) < 0
+    ? "not tested: the page holds the tests against " + tested.join(", ") +
+      " only; this is the difference of the means" : null;
+  $("untested-note").hidden = untested === null;
+  $("untested-note").textContent = untested === null ? "" : "No tests against " +
+    state.baseline + ": the page holds them against " + tested.join(", ") + " only (pick " +
+    (tested.length === 1 ? "it" : "one of them") + " as the baseline to see them). Under " +
+    "each mean, the difference of the means with " + state.baseline + ".";
   S.forEach(function (system) {
     var isBase = system === state.baseline;
     var row = el("tr", { cls: isBase ? "baseline" : null }, [
@@ -399,6 +413,11 @@ function renderOverview() {
         cell.appendChild(el("span", { cls: "ci", text: ci }));
       }
       var c = isBase ? null : comparisonOf(state.baseline, system, metric);
+      var base = isBase || c || untested === null ? null : summaryOf(state.baseline, metric);
+      if (s && base) {  // a baseline without tests: the difference of the means alone
+        cell.appendChild(el("span", { cls: "delta untested", title: untested,
+                                      text: fmt(s.mean - base.mean, true) }));
+      }
       if (c) {
         var better = c.delta !== null && (D.greater[m] ? c.delta > 0 : c.delta < 0);
         var mark = c.reject ? (better ? " \u25b2" : " \u25bc") : "";

@@ -62,6 +62,7 @@ _BODY: Final = """
 <section data-view="overview" aria-label="Overview">
 <h2>Systems</h2>
 <p class="explain">{significance}</p>
+<p class="note" id="untested-note" hidden></p>
 <table id="systems-table"></table>
 <div class="charts">
 <div><div id="chart-summary"></div></div>
