@@ -2,9 +2,10 @@
 
 Past a budget of resampled sums the analysis compares every system with the baseline
 alone (100 systems x 10,000 queries x 10 metrics would draw 5e13 with every system as
-the baseline in turn). Here a zero budget makes 12 systems such a case. The page then
+the baseline in turn). Here a zero budget makes 14 systems such a case. The page then
 holds the tests against that baseline; picking another shows the means' differences,
-unmarked, with a note; and the query list still filters as a pytrec_eval count says.
+unmarked, with a note; and the query list still filters as a pytrec_eval count says,
+showing the columns of A, B and the baseline only (more than 12 systems).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from rankset.pages.dashboard import dashboard
 pytrec_eval = pytest.importorskip("pytrec_eval")
 pytestmark = pytest.mark.slow  # starts headless Chromium
 
-N_QUERIES, N_SYSTEMS = 1500, 12
+N_QUERIES, N_SYSTEMS = 1500, 14
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +91,13 @@ def test_the_loss_filter_lists_what_pytrec_eval_counts(
         browser, page, "#view=queries&a=system-00&b=system-07&metric=ndcg@10&outcome=losses"
     )
     assert tab.locator("#query-count").inner_text().startswith(f"{len(losses):,} of 1,500")
+    head = tab.locator("#query-table thead th")
+    names = [head.nth(i).inner_text().rstrip(" \u25b4\u25be") for i in range(head.count())]
+    assert names == ["query", "system-00", "system-07", "B \u2212 A"]  # A is the baseline
+    assert (
+        "The list shows the values of A, B and the baseline"
+        in tab.locator("#differences-note").inner_text()
+    )
     # sorted by the largest losses first: the first row is pytrec_eval's largest loss
     tab.select_option("#sort-order", "-fall")
     first = tab.locator("#query-table tbody tr[data-query]").first.get_attribute("data-query")
