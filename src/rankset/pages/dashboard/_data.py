@@ -277,7 +277,7 @@ def assemble(
         )
         .group_by("query_id", "doc_id")
         .agg(n_refs=pl.col("ref").sum())
-        .collect()
+        .collect(engine="streaming")  # in batches: no copy of the 20 million rows
     )
     sizes = _estimate_bytes(all_queries, distinct, texts, query_texts, len(systems), len(metrics))
     del distinct
