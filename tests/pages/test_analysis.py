@@ -76,6 +76,46 @@ def test_comparisons_hold_every_baseline_as_compare_gives_it(analysis: Analysis)
         assert_frame_equal(got.select("ci_low", "ci_high"), intervals.select("ci_low", "ci_high"))
 
 
+def test_too_many_pairs_are_compared_with_the_baseline_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 100 systems x 10,000 queries x 10 metrics: 4,950 pairs would draw 5e13 resampled
+    # sums; a zero budget makes the two sample systems such a case
+    from rankset.pages import _analysis_steps
+
+    monkeypatch.setattr(_analysis_steps, "EVERY_BASELINE_BUDGET", 0)
+    analysis = rankset.analyse(
+        RUNS, QRELS, scale="trec_dl", n_resamples=300, baseline="rerank", progress=False
+    )
+    assert analysis.comparisons is not None
+    assert analysis.comparisons["baseline"].unique().to_list() == ["rerank"]
+    assert any("compare every system with rerank only" in note for note in analysis.notes)
+    other = analysis.comparison("bm25")
+    assert other is not None
+    assert other.is_empty()
+    # the baseline's rows are still compare's
+    policy = analysis.resampling
+    tested = rankset.compare(
+        analysis.result, "rerank", tests=["randomization"], n_resamples=300, seed=policy.seed
+    )
+    assert_frame_equal(analysis.comparison("rerank"), tested)
+    # and the page says which baseline it holds tests against
+    board = rankset.dashboard(analysis)
+    assert "compare every system with rerank only" in board.html
+
+
+def test_the_budget_keeps_every_baseline_for_a_few_systems() -> None:
+    from rankset.pages._analysis_steps import compared_baselines
+
+    policy = Resampling.for_comparisons(100)  # 21 systems x 5 metrics
+    systems = [f"s{i}" for i in range(21)]
+    assert compared_baselines(systems, "s0", 5, 43, policy) == systems  # DL19
+    # 100 x 10,000 x 10: 4,950 pairs x 10 metrics x 10,000 queries x 100,000 draws
+    many = [f"s{i}" for i in range(100)]
+    heavy = Resampling.for_comparisons(990)
+    assert compared_baselines(many, "s7", 10, 10_000, heavy) == ["s7"]
+
+
 def test_the_defaults_are_evaluate_s_metrics_and_the_first_run_as_baseline(
     analysis: Analysis,
 ) -> None:

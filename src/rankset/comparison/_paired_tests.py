@@ -16,8 +16,20 @@ if TYPE_CHECKING:
 
 __all__ = ["run_paired_tests"]
 
-# Comparisons resampled together: the memory of a pass is resamples x this many floats.
+# Comparisons resampled together: at least this many, more while a chunk's resampled
+# sums (resamples x comparisons) stay under _SUMS_BYTES and the differences (queries x
+# comparisons) under _DIFFS_BYTES. Each block draws the signs again, so with 10,000
+# queries and 990 comparisons one block instead of eight saves seven draws of 10^9 signs.
 _BLOCK = 128
+_SUMS_BYTES = 16 * 2**20
+_DIFFS_BYTES = 128 * 2**20
+_CHUNK_BYTES = 64 * 2**20  # the resampling chunks' size (rankset.stats draws them so)
+
+
+def _block_size(n: int, n_resamples: int) -> int:
+    """Comparisons per block for ``n`` queries and ``n_resamples`` draws."""
+    rows = max(1, min(n_resamples, _CHUNK_BYTES // (8 * n)))
+    return max(_BLOCK, min(_SUMS_BYTES // (8 * rows), _DIFFS_BYTES // (8 * n)))
 
 
 def run_paired_tests(
@@ -61,20 +73,22 @@ def run_paired_tests(
             by_size.setdefault(size, []).append(index)
     n_bootstrap = n_resamples if n_bootstrap is None else n_bootstrap
     groups = []
-    for _, group in sorted(by_size.items()):
+    drawn = max(n_bootstrap, n_resamples if "randomization" in tests else 0)
+    for size, group in sorted(by_size.items()):
         columns = [
             values[bounds[i] : bounds[i + 1]] - base[bounds[i] : bounds[i + 1]] for i in group
         ]
         members, mirrors = _mirrored(group, columns) if mirror else (group, {})
-        groups.append((group, dict(zip(group, columns, strict=True)), members, mirrors))
+        # blocks of nearly equal sizes: none of one
+        count = -(-len(members) // _block_size(size, drawn))
+        groups.append((group, dict(zip(group, columns, strict=True)), members, mirrors, count))
     # Columns in blocks: each block draws the same resamples (the draws depend on the
     # seed and the number of queries only), so the values are those of one pass, and
     # the memory follows the block, not the number of comparisons.
-    blocks = sum(-(-len(members) // _BLOCK) for _, _, members, _ in groups)
+    blocks = sum(count for *_, count in groups)
     per_block = n_bootstrap + (n_resamples if "randomization" in tests else 0)
     tally = Tally(progress, blocks * per_block, "resamples")
-    for group, column_of, members, mirrors in groups:
-        count = -(-len(members) // _BLOCK)  # blocks of nearly equal sizes: none of one
+    for group, column_of, members, mirrors, count in groups:
         edges = [k * len(members) // count for k in range(count + 1)]
         for block in (members[low:high] for low, high in itertools.pairwise(edges)):
             diffs = np.column_stack([column_of[i] for i in block])

@@ -407,10 +407,12 @@ def _paired_rows(
     )
     sort_keys = [_BASELINE_ORDER, _SYSTEM_ORDER, _ORDER, *by_columns]
     rows = _summarise_pairs(pairs, keys, greater).sort(sort_keys, nulls_last=True)
-    aligned = (
-        pairs.filter(pl.col("_aligned"))
+    aligned = (  # planned: the sort carries its keys and the two values, not every column
+        pairs.lazy()
+        .filter(pl.col("_aligned"))
         .sort([*sort_keys, "query_id"], nulls_last=True)
         .select("value", pl.col(_BASE).alias("baseline"))
+        .collect()
     )
     p_values, intervals = run_paired_tests(
         aligned,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +63,18 @@ class EvaluationResult:
     @property
     def systems(self) -> list[str]:
         """System names in the order the runs were given (``config["systems"]``)."""
+        return list(self._systems)
+
+    @cached_property
+    def _systems(self) -> tuple[str, ...]:
+        # read once: a page of 100 systems asks for them hundreds of times, and each
+        # read is a pass over every per-query row
         given = self.config.get("systems")
         present = self.per_query["system"].unique(maintain_order=True).to_list()
         if isinstance(given, list):
-            return [system for system in given if system in set(present)]
-        return present
+            held = set(present)
+            return tuple(system for system in given if system in held)
+        return tuple(present)
 
     def wide(self) -> pl.DataFrame:
         """Per-query values with one column per metric (``system, query_id, <metrics>``).

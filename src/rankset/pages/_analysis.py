@@ -40,6 +40,7 @@ from rankset.experiments._shared import read_history
 from rankset.io import scan_labels
 from rankset.pages._analysis_steps import (
     compare_all,
+    diagnosis_of,
     evaluate_shown,
     explanations_of,
     metric_curves,
@@ -84,7 +85,9 @@ class Analysis:
         The system the others are compared with first (None with one system).
     comparisons
         Every system against every baseline as one frame: :func:`rankset.compare`'s
-        columns with ``baseline`` after ``system`` (None with one system).
+        columns with ``baseline`` after ``system`` (None with one system). When that
+        would draw too many resamples (many systems and queries) only ``baseline``'s rows,
+        said in ``notes``.
     curves, curve_of
         Metric-vs-k curves from k = 1 to ``depth`` (None when no metric takes a cutoff),
         and the curve of each shown metric (its measure without the cutoff, or None).
@@ -164,6 +167,9 @@ class Analysis:
     @cached_property
     def rankings(self) -> pl.DataFrame:
         """``system, query_id, doc_id, pos``: each ranking's first ``depth`` documents."""
+        deepest = self.positions["pos"].max()
+        if deepest is None or deepest <= self.depth:  # type: ignore[operator]
+            return self.positions  # no ranking is deeper: not a copy of every row
         return self.positions.filter(pl.col("pos") <= self.depth)
 
     @cached_property
@@ -263,6 +269,8 @@ class Analysis:
 
     def comparison(self, baseline: str | None = None) -> pl.DataFrame | None:
         """Return the comparisons with one baseline (default :attr:`baseline`), as compare's.
+
+        Empty for a baseline the analysis did not compare with (see :attr:`comparisons`).
 
         Examples
         --------
@@ -412,7 +420,53 @@ def analyse_in(
     seed: int,
     **evaluate_options: Any,
 ) -> Analysis:
-    """:func:`analyse`, counting its :data:`ANALYSIS_STEPS` steps on a page's ``step``."""
+    """:func:`analyse`, counting its :data:`ANALYSIS_STEPS` steps on a page's ``step``.
+
+    The summary, the curves and the comparisons resample the same queries with one seed:
+    their bootstrap draws are made once (:func:`rankset.stats.reused_draws`).
+    """
+    from rankset.stats import reused_draws
+
+    with reused_draws():
+        return _analysed(
+            step,
+            runs,
+            labels,
+            metrics=metrics,
+            baseline=baseline,
+            k=k,
+            depth=depth,
+            label_sets=label_sets,
+            history=history,
+            suite=suite,
+            n_resamples=n_resamples,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            seed=seed,
+            **evaluate_options,
+        )
+
+
+def _analysed(
+    step: Steps,
+    runs: Any,
+    labels: Any,
+    *,
+    metrics: str | Sequence[str] | None,
+    baseline: str | None,
+    k: int,
+    depth: int,
+    label_sets: Mapping[str, Any] | None,
+    history: Any,
+    suite: SuiteResult | None,
+    n_resamples: int | None,
+    test: Test,
+    correction: Correction | None,
+    alpha: float,
+    seed: int,
+    **evaluate_options: Any,
+) -> Analysis:
     k = check_int("k", k, 1)
     depth = check_int("depth", depth, 1)
     seed = check_int("seed", seed, 0)
@@ -450,18 +504,17 @@ def analyse_in(
             f"({policy.correction})."
         )
     result, relevant = split_num_rel(full, shown)
-    comparisons = compare_all(result, shown, policy, notes, progress=step.part("comparing"))
+    diagnosis = diagnosis_of(full, k) if diagnosable else None
+    del full  # the diagnosis's metrics and num_rel: freed before the tests and curves
+    comparisons = compare_all(
+        result, shown, policy, notes, progress=step.part("comparing"), baseline=baseline
+    )
     with warnings.catch_warnings():  # the evaluation said them already, in the notes
         warnings.simplefilter("ignore", RanksetWarning)
         step(f"metric-vs-k curves (k = 1..{depth})")
         curve_of = {name: curve_measure(name) for name in shown}
         curves = metric_curves(runs, labels, curve_of, depth, options, policy)
-        step("diagnostic matrix")
-        diagnosis = None
-        if diagnosable:
-            from rankset.diagnosis.quadrants import diagnose
-
-            diagnosis = diagnose(full, k=k)
+        step("diagnostic matrix")  # drawn above, after the evaluation
         step("label sets")
         agreement, stability = label_set_checks(
             runs, labels, label_sets, result, options, reference, policy

@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
@@ -20,10 +20,27 @@ from rankset.evaluation import Curves, EvaluateOptions, EvaluationResult, evalua
 from rankset.pages._measures import needs_grade_scale
 from rankset.pages._resampling import Resampling
 
-__all__ = ["compare_all", "evaluate_shown", "explanations_of", "metric_curves", "split_num_rel"]
+if TYPE_CHECKING:
+    from rankset.diagnosis.quadrants import Diagnosis
+
+__all__ = [
+    "EVERY_BASELINE_BUDGET",
+    "compare_all",
+    "compared_baselines",
+    "diagnosis_of",
+    "evaluate_shown",
+    "explanations_of",
+    "metric_curves",
+    "split_num_rel",
+]
 
 #: The label statistic evaluated beside the shown metrics: which queries have a relevant label.
 NUM_REL: Final = "num_rel"
+#: Resampled sums (distinct system pairs x metrics x queries x draws) up to which the
+#: systems are compared with every one of them as the baseline; beyond it, with the
+#: baseline alone (about 5 s of matrix products on two cores, where 100 systems x 10,000
+#: queries x 10 metrics would draw 5e13 with every baseline).
+EVERY_BASELINE_BUDGET: Final = 100_000_000_000
 
 
 def evaluate_shown(
@@ -86,6 +103,43 @@ def split_num_rel(
     return trimmed, relevant
 
 
+def diagnosis_of(result: EvaluationResult, k: int) -> Diagnosis:
+    """Return the diagnostic matrix at ``k`` of a result that holds its three metrics.
+
+    Drawn right after the evaluation, so that the evaluation of the diagnosis's metrics
+    can be freed before the tests and the curves (with 100 systems x 10,000 queries, a
+    gigabyte). Its warnings were said by the evaluation already, in the notes.
+    """
+    from rankset.diagnosis.quadrants import diagnose
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RanksetWarning)
+        return diagnose(result, k=k)
+
+
+def compared_baselines(
+    systems: Sequence[str], baseline: str, n_metrics: int, n_queries: int, policy: Resampling
+) -> list[str]:
+    """Return the baselines to compare the systems with: every system, or ``baseline``.
+
+    Every system while the tests and intervals of all distinct pairs draw at most
+    :data:`EVERY_BASELINE_BUDGET` resampled sums, else the baseline alone.
+
+    Examples
+    --------
+    >>> policy = Resampling.for_comparisons(20)
+    >>> compared_baselines(["a", "b", "c"], "a", 10, 1_000, policy)
+    ['a', 'b', 'c']
+    >>> len(compared_baselines([f"s{i}" for i in range(100)], "s0", 10, 10_000, policy))
+    1
+    """
+    pairs = len(systems) * (len(systems) - 1) // 2
+    draws = policy.n_resamples + (policy.n_permutations if policy.test == "randomization" else 0)
+    if pairs * n_metrics * n_queries * draws <= EVERY_BASELINE_BUDGET:
+        return list(systems)
+    return [baseline]
+
+
 def compare_all(
     result: EvaluationResult,
     shown: list[str],
@@ -93,12 +147,28 @@ def compare_all(
     notes: list[str],
     *,
     progress: Any,
+    baseline: str | None = None,
 ) -> pl.DataFrame | None:
-    """Compare the systems with each one as the baseline, as one frame with ``baseline``."""
+    """Compare the systems with each one as the baseline, as one frame with ``baseline``.
+
+    When that is too much work (:func:`compared_baselines`), with ``baseline`` (default:
+    the first system) alone, said in ``notes``.
+    """
     if len(result.systems) < 2:
         return None
     from rankset.comparison import compare_each, unreachable_significance
 
+    systems = list(result.systems)
+    n_queries = result.per_query["query_id"].n_unique()
+    baselines = compared_baselines(systems, baseline or systems[0], len(shown), n_queries, policy)
+    if len(baselines) == 1:
+        notes.append(
+            f"The tests compare every system with {baselines[0]} only: with each of the "
+            f"{len(systems)} systems as the baseline in turn they would take too long "
+            f"({len(systems) * (len(systems) - 1) // 2:,} pairs x {len(shown)} metrics x "
+            f"{n_queries:,} queries). Another baseline picked on the dashboard shows the "
+            "differences of the means, without tests."
+        )
     rows = (len(result.systems) - 1) * len(shown)
     unreachable = unreachable_significance(
         rows, policy.n_permutations, policy.alpha, policy.correction
@@ -109,6 +179,7 @@ def compare_all(
         warnings.filterwarnings("ignore", "With n_resamples=", RanksetWarning)
         return compare_each(
             result,
+            baselines,
             metrics=shown,
             tests=[policy.test],
             correction=policy.correction,

@@ -19,6 +19,7 @@ Examples
 from __future__ import annotations
 
 from rankset._progress import Progress
+from rankset.stats._draws import reused_draws
 from rankset.stats.multiple import (
     AnovaTable,
     bootstrap_difference_and_effect_cis,
@@ -61,6 +62,7 @@ __all__ = [
     "paired_randomization_tests",
     "paired_t_test",
     "randomized_tukey_hsd",
+    "reused_draws",
     "tukey_hsd",
     "two_way_anova",
     "wilcoxon_test",

@@ -41,7 +41,7 @@ from rankset._dependencies import import_optional
 from rankset._typing import Correction, choices_of
 from rankset._validation import check_fraction, check_int
 from rankset.errors import ParameterError
-from rankset.stats._draws import counted_chunks, resample_generator
+from rankset.stats._draws import counted_chunks, resample_generator, reusable_draws
 
 if TYPE_CHECKING:
     from rankset._progress import Progress
@@ -355,23 +355,40 @@ def bootstrap_column_mean_cis(
     # the row sum of its multiplicities (exact in floats): no copies of the matrix.
     filled = matrix if complete else np.where(present, matrix, 0.0)
     weights = None if complete else present.astype(np.float64)
-    generator = resample_generator(seed, rng)
+    # inside reused_draws(), the draws of an earlier call with the same seed and sizes
+    stored = reusable_draws(seed, n, n_resamples) if rng is None else None
+    if stored is not None and not stored["complete"]:
+        stored["index"].clear()
+        stored["counts"].clear()
+    reuse = stored is not None and stored["complete"]
+    generator = None if reuse else resample_generator(seed, rng)
     means = np.empty((n_resamples, m))
     start = 0
-    for rows in counted_chunks(n_resamples, n, progress):
-        index = generator.integers(0, n, size=(rows, n))
+    for number, rows in enumerate(counted_chunks(n_resamples, n, progress)):
+        if reuse:
+            index = stored["index"][number]  # type: ignore[index]
+        else:
+            index = generator.integers(0, n, size=(rows, n))  # type: ignore[union-attr]
+            if stored is not None:
+                stored["index"].append(index)
         if m == 1 and complete:
             means[start : start + rows, 0] = matrix[index, 0].mean(axis=1)
         else:
             # Multiplicity of each query in each resample, then one matrix product for
             # every column at once; dividing by the drawn non-NA count skips NA.
-            index += (np.arange(rows, dtype=np.int64) * n)[:, None]
-            counts = np.bincount(index.ravel(), minlength=rows * n).reshape(rows, n)
-            counts = counts.astype(np.float64)
+            counts = None if stored is None else stored["counts"].get(number)
+            if counts is None:
+                offsets = index + (np.arange(rows, dtype=np.int64) * n)[:, None]
+                counts = np.bincount(offsets.ravel(), minlength=rows * n).reshape(rows, n)
+                counts = counts.astype(np.float64)
+                if stored is not None:
+                    stored["counts"][number] = counts
             drawn = counts.sum(axis=1, keepdims=True) if weights is None else counts @ weights
             with np.errstate(invalid="ignore", divide="ignore"):
                 means[start : start + rows] = (counts @ filled) / drawn
         start += rows
+    if stored is not None:
+        stored["complete"] = True
     tail = (1.0 - confidence) / 2.0
     # A resample that drew none of a column's values gives NaN, which the quantiles skip.
     # Infinite values (an overflowing metric) give infinite or NaN bounds, not a warning.

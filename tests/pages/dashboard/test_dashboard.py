@@ -184,13 +184,15 @@ def test_a_budget_samples_queries_and_keeps_the_extremes(texts: tuple[Path, Path
         texts=texts[0],
         scale="trec_dl",
         n_resamples=N_RESAMPLES,
-        max_bytes=30_000,
+        max_bytes=100_000,
         extremes=3,
     )
     assert board.sampled
     assert board.n_queries < 40
     data = embedded(board.html, "rankset-data")
-    assert data["sample"] == {"sampled": True, "n_extremes": 6, "max_bytes": 30_000}
+    assert data["sample"] == {"sampled": True, "n_extremes": 6, "max_bytes": 100_000}
+    # the summary, tests and curves count against the budget too
+    assert len(json.dumps(data, separators=(",", ":"))) <= 100_000
     result = rankset.evaluate(SAMPLE_RUNS, SAMPLE_QRELS, ["ndcg@10"], scale="trec_dl")
     wide = result.per_query.pivot(on="system", index="query_id", values="value")
     diff = wide.with_columns(d=pl.col("rerank") - pl.col("bm25")).filter(pl.col("d") != 0)
@@ -203,6 +205,29 @@ def test_a_budget_samples_queries_and_keeps_the_extremes(texts: tuple[Path, Path
     assert f"{board.n_queries:,} of 40 queries" in board.html
     # means and tests still use every query
     assert {row["n_queries"] for row in data["summary"]} == {40}
+
+
+def test_a_small_budget_keeps_the_biggest_win_and_loss_of_each_system(
+    texts: tuple[Path, Path],
+) -> None:
+    # the extremes stop at the budget too (100 systems x 25 wins and 25 losses would
+    # pass any budget), all but the biggest win and loss of every system
+    board = dashboard(
+        SAMPLE_RUNS,
+        SAMPLE_QRELS,
+        texts=texts[0],
+        scale="trec_dl",
+        n_resamples=N_RESAMPLES,
+        max_bytes=30_000,
+        extremes=3,
+    )
+    data = embedded(board.html, "rankset-data")
+    assert data["sample"]["n_extremes"] == 2
+    result = rankset.evaluate(SAMPLE_RUNS, SAMPLE_QRELS, ["ndcg@10"], scale="trec_dl")
+    wide = result.per_query.pivot(on="system", index="query_id", values="value")
+    diff = wide.with_columns(d=pl.col("rerank") - pl.col("bm25")).filter(pl.col("d") != 0)
+    ordered = diff.sort("d", "query_id")
+    assert sorted(data["queries"]) == sorted([ordered["query_id"][0], ordered["query_id"][-1]])
 
 
 def test_save_writes_the_page(board: Dashboard, tmp_path: Path) -> None:

@@ -140,14 +140,17 @@ def dashboard(
     step(f"rankings (top {analysis.depth})")
     analysis.rankings  # noqa: B018 (read now, so the step counts its time)
     step("texts")
-    shown_docs = set(analysis.rankings["doc_id"].unique())
-    if analysis.labels is not None:
-        shown_docs |= set(analysis.labels["doc_id"])
-    doc_texts = _snippets(texts, shown_docs, snippet, "texts")
+    doc_texts = None
+    if texts is not None:  # the ids kept: a set of every shown document, only when needed
+        shown_docs = set(analysis.rankings["doc_id"].unique())
+        if analysis.labels is not None:
+            shown_docs |= set(analysis.labels["doc_id"])
+        doc_texts = _snippets(texts, shown_docs, snippet, "texts")
     if queries is None:  # labels named irds:<id> lend their dataset's cached queries
         queries = analysis.query_source
-    query_ids = set(analysis.query_ids)
-    query_texts = _snippets(queries, query_ids, 500, "queries")
+    query_texts = None
+    if queries is not None:
+        query_texts = _snippets(queries, set(analysis.query_ids), 500, "queries")
     step("charts and page")
     board = render(
         analysis,

@@ -13,6 +13,7 @@ and quadrant counts are computed on every query before the sample is drawn.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -108,7 +109,9 @@ def choose_queries(
 
     ``query_bytes`` holds ``query_id, bytes``: each query's estimated share of the data.
     The ``extremes`` biggest wins and losses of each system against ``baseline`` on the
-    first metric come first, then the others in a seeded random order.
+    first metric come first (the biggest of every system, then the second biggest...),
+    then the others in a seeded random order. The extremes too stop at the budget, but
+    the biggest win and loss of every system are always kept.
     """
     sizes = query_bytes.sort("query_id")
     total = int(sizes["bytes"].sum())
@@ -116,6 +119,7 @@ def choose_queries(
     if total <= max_bytes or not ids:
         return Sample(ids, len(ids), 0, total)
     kept: dict[str, None] = {}
+    ranked: list[list[str]] = []
     if metrics and baseline:
         sign = 1.0 if greater_is_better(metrics[0]) else -1.0
         values = _values_table(result, metrics[:1])
@@ -130,8 +134,10 @@ def choose_queries(
         for _, group in diffs.group_by("system", maintain_order=True):
             ordered = group.sort("diff", "query_id")
             for frame in (ordered.head(extremes), ordered.reverse().head(extremes)):
-                kept.update(dict.fromkeys(frame["query_id"].to_list()))
-    n_extremes = len(kept)
+                ranked.append(frame["query_id"].to_list())
+    for depth in range(extremes):  # the biggest of every system first, then the next
+        kept.update(dict.fromkeys(found[depth] for found in ranked if depth < len(found)))
+    always = len(dict.fromkeys(found[0] for found in ranked if found))
     rng = np.random.default_rng(seed)
     rest = [ids[i] for i in rng.permutation(len(ids)) if ids[i] not in kept]
     order = [*kept, *rest]
@@ -140,11 +146,11 @@ def choose_queries(
     used = 0
     for position, query_id in enumerate(order):
         size = int(cost[query_id])
-        if used + size > max_bytes and position >= n_extremes:
+        if used + size > max_bytes and position >= always:
             break
         chosen.append(query_id)
         used += size
-    return Sample(sorted(chosen), len(ids), n_extremes, used)
+    return Sample(sorted(chosen), len(ids), min(len(chosen), len(kept)), used)
 
 
 def _estimate_bytes(
@@ -251,12 +257,59 @@ def assemble(
     system_rank = pl.col("system").replace_strict(
         {name: i for i, name in enumerate(systems)}, default=None, return_dtype=pl.Int64
     )
-    top = (
-        top.join(all_queries, on="query_id", how="semi")
+    # planned, not collected: 100 systems x 10,000 queries x top 20 is 20 million rows,
+    # read twice below (every query's size, then the kept queries' rankings) and held never
+    every_top = (
+        top.lazy()
+        .join(all_queries.lazy(), on="query_id", how="semi")
         .with_columns(_system=system_rank)
         .drop_nulls("_system")
     )
     relevant = labels.join(all_queries, on="query_id", how="semi").filter(pl.col("grade") >= level)
+    # each query's documents once, with how many rankings point to them: enough for its
+    # size; their order (the local table) is built for the kept queries only
+    distinct = (
+        pl.concat(
+            [
+                every_top.select("query_id", "doc_id", ref=pl.lit(1, pl.Int64)),
+                relevant.lazy().select("query_id", "doc_id", ref=pl.lit(0, pl.Int64)),
+            ]
+        )
+        .group_by("query_id", "doc_id")
+        .agg(n_refs=pl.col("ref").sum())
+        .collect(engine="streaming")  # in batches: no copy of the 20 million rows
+    )
+    sizes = _estimate_bytes(all_queries, distinct, texts, query_texts, len(systems), len(metrics))
+    del distinct
+    # what does not grow with the queries kept (the summary, the tests, the curves...)
+    # comes out of the budget first, so the file keeps to it
+    shared: dict[str, Any] = {
+        "summary": _records(
+            result.summary.filter(pl.col("metric").is_in(list(metrics))),
+            ["system", "metric", "mean", "ci_low", "ci_high", "n_queries", "n_na"],
+        ),
+        "compare": {name: _records(frame, _COMPARE_SHOWN) for name, frame in comparisons.items()},
+        "curves": None
+        if curves is None
+        else _records(curves.summary, ["system", "metric", "k", "mean", "ci_low", "ci_high"]),
+        "history": None if history is None else history_data(history, metrics),
+        "suite": None if suite is None else suite_data(suite, metrics),
+        "judges": None if judges is None else judges_data(judges),
+    }
+    shared_bytes = len(json.dumps(shared, separators=(",", ":"), ensure_ascii=False, default=str))
+    sample = choose_queries(
+        result,
+        metrics,
+        baseline,
+        sizes,
+        max_bytes=max(max_bytes - shared_bytes, 0),
+        extremes=extremes,
+        seed=seed,
+    )
+    ids = sample.query_ids
+    kept = pl.DataFrame({"query_id": ids}, schema={"query_id": pl.String})
+    top = every_top.join(kept.lazy(), on="query_id", how="semi").collect()
+    relevant = relevant.join(kept, on="query_id", how="semi")
     docs = (
         pl.concat(
             [
@@ -269,16 +322,8 @@ def assemble(
         .unique(["query_id", "doc_id"], keep="first", maintain_order=True)
         .with_columns(idx=pl.int_range(pl.len(), dtype=pl.Int64).over("query_id"))
         .join(labels.select("query_id", "doc_id", "grade"), on=["query_id", "doc_id"], how="left")
+        .sort("query_id", "idx")
     )
-    refs = top.group_by("query_id", "doc_id").agg(n_refs=pl.len())
-    docs = docs.join(refs, on=["query_id", "doc_id"], how="left")
-    sizes = _estimate_bytes(all_queries, docs, texts, query_texts, len(systems), len(metrics))
-    sample = choose_queries(
-        result, metrics, baseline, sizes, max_bytes=max_bytes, extremes=extremes, seed=seed
-    )
-    ids = sample.query_ids
-    kept = pl.DataFrame({"query_id": ids}, schema={"query_id": pl.String})
-    docs = docs.join(kept, on="query_id", how="semi").sort("query_id", "idx")
     grouped = kept.join(
         docs.with_columns(grade=_as_ints_if_whole(docs["grade"]))
         .group_by("query_id", maintain_order=True)
@@ -288,8 +333,7 @@ def assemble(
         maintain_order="left",
     )
     positions = (
-        top.join(kept, on="query_id", how="semi")
-        .join(docs.select("query_id", "doc_id", "idx"), on=["query_id", "doc_id"])
+        top.join(docs.select("query_id", "doc_id", "idx"), on=["query_id", "doc_id"])
         .sort("system", "query_id", "pos")
         .group_by("system", "query_id", maintain_order=True)
         .agg("idx")
@@ -335,18 +379,13 @@ def assemble(
         "grades": [row or [] for row in grouped["grade"].to_list()],
         "rankings": rankings,
         "texts": _doc_texts(texts, docs),
-        "summary": _records(
-            result.summary.filter(pl.col("metric").is_in(list(metrics))),
-            ["system", "metric", "mean", "ci_low", "ci_high", "n_queries", "n_na"],
-        ),
-        "compare": {name: _records(frame, _COMPARE_SHOWN) for name, frame in comparisons.items()},
-        "curves": None
-        if curves is None
-        else _records(curves.summary, ["system", "metric", "k", "mean", "ci_low", "ci_high"]),
+        "summary": shared["summary"],
+        "compare": shared["compare"],
+        "curves": shared["curves"],
         "diagnosis": None if diagnosis is None else _diagnosis(diagnosis, systems, ids),
-        "history": None if history is None else history_data(history, metrics),
-        "suite": None if suite is None else suite_data(suite, metrics),
-        "judges": None if judges is None else judges_data(judges),
+        "history": shared["history"],
+        "suite": shared["suite"],
+        "judges": shared["judges"],
         "deep_ranks": None
         if all_positions is None
         else _deep_ranks(all_positions, docs, depth, ids, systems),

@@ -63,6 +63,7 @@ _BODY: Final = """
 <section data-view="overview" aria-label="Overview">
 <h2>Systems</h2>
 <p class="explain">{significance}</p>
+<p class="note" id="untested-note" hidden></p>
 <table id="systems-table"></table>
 <div class="charts">
 <div><div id="chart-summary"></div></div>
@@ -164,13 +165,17 @@ def holdings(data: Mapping[str, Any]) -> str:
             f"(seed {data['seed']})."
         )
     elif data["sample"]["sampled"]:
+        rest = (
+            "as many as fit"  # the extremes of many systems can fill the budget
+            if data["sample"]["n_extremes"] >= n_shown
+            else f"and a random sample of the rest (seed {data['seed']})"
+        )
         text += (
             f" The queries are a sample: the file would pass {data['sample']['max_bytes']:,} "
             f"bytes of data with all {n_total:,}, so it keeps the biggest wins and losses of "
             f"every system against {data['baseline']} on {data['metrics'][0]} "
-            f"({data['sample']['n_extremes']:,} queries) and a random sample of the rest "
-            f"(seed {data['seed']}). Means, intervals, tests, curves and quadrant counts use "
-            f"all {n_total:,} queries."
+            f"({data['sample']['n_extremes']:,} queries), {rest}. Means, intervals, tests, "
+            f"curves and quadrant counts use all {n_total:,} queries."
         )
     return text
 
