@@ -27,6 +27,7 @@ ranked instead.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -57,6 +58,7 @@ _SYSTEM_CODE = "_system_code"
 _FIRST = "_group_first"  # a code group's first place in the sorted rows
 _START = "_ranking_start"  # its ranking's first place
 _WITHIN = "_within"
+_RANKING = "_ranking"
 # A code of at most 52 bits: its largest value is a double exactly, so clipping to it
 # in floating point cannot step into the next ranking's codes.
 _MOST_CODE_BITS = 52
@@ -94,12 +96,29 @@ def packed_frames(rows: pl.LazyFrame, labels: pl.LazyFrame) -> list[pl.LazyFrame
 
 @dataclass(frozen=True)
 class Rankings:
-    """The rankings of a run read by the packed numbering's pass."""
+    """The rankings of a run read by the packed numbering's pass.
 
-    frame: pl.DataFrame  # system, query_id, NUM_RET: one row per ranking
-    numbers: npt.NDArray[np.uint64] | None  # each row's ranking number; None: a null code
-    queries: int  # query ids coded
+    Rankings are numbered in the order of their names (system, then query id), so the
+    packed integers sort the rows as ``(system, query_id)`` would.
+    """
+
+    frame: pl.DataFrame  # system, query_id, NUM_RET: one row per ranking, in that order
+    numbers: npt.NDArray[np.uint64] | None  # each row's ranking number; None: not numbered
     count: int  # ranking numbers in use: queries coded x systems coded
+    # the number of the query (and system) of each dictionary code: (system, query)
+    places: tuple[npt.NDArray[np.uint64] | None, npt.NDArray[np.uint64]] | None = None
+
+    def of(self, frame: pl.DataFrame) -> npt.NDArray[np.uint64]:
+        """Return the ranking number of each row of ``frame`` (it has the code columns)."""
+        import numpy as np
+
+        assert self.places is not None  # numbered rankings only
+        systems, queries = self.places
+        numbers: npt.NDArray[np.uint64] = queries[frame[_QUERY_CODE].to_physical().to_numpy()]
+        if systems is not None:
+            number_of_system = systems[frame[_SYSTEM_CODE].to_physical().to_numpy()]
+            numbers += number_of_system * np.uint64(len(queries))
+        return numbers
 
 
 def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
@@ -107,43 +126,51 @@ def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
 
     ``system``: the name of every row's system (a run of one system), else None. A row
     without a query id (or system) has no code: its ranking is named null, for the
-    pass's checks to refuse, and the rows get no numbers.
+    pass's checks to refuse, and the rows are not numbered.
 
     Examples
     --------
-    >>> run = pl.LazyFrame({"system": "s", "query_id": ["q", "r", "q"], "doc_id": ["a", "a", "b"],
+    >>> run = pl.LazyFrame({"system": "s", "query_id": ["r", "q", "r"], "doc_id": ["a", "a", "b"],
     ...                     "score": [1.0, 2.0, 3.0]})
     >>> rows = packed_rows(run, pl.col("score"), one_system=True).collect()
-    >>> rankings_of(rows, "s").frame.rows()
-    [('s', 'q', 2.0), ('s', 'r', 1.0)]
+    >>> rankings = rankings_of(rows, "s")
+    >>> rankings.frame.rows(), rankings.numbers.tolist()
+    ([('s', 'q', 1.0), ('s', 'r', 2.0)], [1, 0, 1])
     """
     import numpy as np
 
     columns = [_QUERY_CODE] if system is not None else [_SYSTEM_CODE, _QUERY_CODE]
     names = [rows[column].dtype.categories.to_series() for column in columns]  # type: ignore[attr-defined]
-    if any(rows[column].null_count() for column in columns):
+    if any(
+        rows[column].null_count() or names_.null_count()
+        for column, names_ in zip(columns, names, strict=True)
+    ):
         # a ranking of no query id, for the checks to refuse; no system: ranked instead
         missing = {GROUP[0]: [system], GROUP[1]: [None], NUM_RET: [0.0]}
-        return Rankings(pl.DataFrame(missing, schema=_RANKINGS_SCHEMA), None, 0, 0)
-    queries = len(names[-1])
-    numbers = rows[_QUERY_CODE].to_physical().to_numpy().astype(np.uint64)
-    if system is None:
-        systems = rows[_SYSTEM_CODE].to_physical().to_numpy().astype(np.uint64)
-        numbers += systems * np.uint64(queries)
-    count = queries * (len(names[0]) if system is None else 1)
-    counts = np.bincount(numbers.view(np.int64), minlength=count)
+        return Rankings(pl.DataFrame(missing, schema=_RANKINGS_SCHEMA), None, 0)
+    # each code's place among the names, in byte order
+    places = [(names_.rank("ordinal") - 1).cast(pl.UInt64).to_numpy() for names_ in names]
+    ordered = [names_.sort() for names_ in names]
+    rankings = Rankings(
+        pl.DataFrame(schema=_RANKINGS_SCHEMA),
+        None,
+        len(names[-1]) * (len(names[0]) if system is None else 1),
+        (places[0] if system is None else None, places[-1]),
+    )
+    numbers = rankings.of(rows)
+    counts = np.bincount(numbers.view(np.int64), minlength=rankings.count)
     present = np.flatnonzero(counts)
-    ids = pl.Series(present % queries)
+    queries = len(names[-1])
     frame = pl.DataFrame(
         {
-            GROUP[0]: names[0].gather(pl.Series(present // queries))
+            GROUP[0]: ordered[0].gather(pl.Series(present // queries))
             if system is None
             else pl.repeat(system, len(present), dtype=pl.String, eager=True),
-            GROUP[1]: names[-1].gather(ids),
+            GROUP[1]: ordered[-1].gather(pl.Series(present % queries)),
             NUM_RET: counts[present].astype(np.float64),
         }
     )
-    return Rankings(frame, numbers, queries, count)
+    return dataclasses.replace(rankings, frame=frame, numbers=numbers)
 
 
 def descending_codes(
@@ -197,8 +224,9 @@ def number_packed(
     """Give the labelled rows their positions from the sorted packed integers.
 
     Returns the labelled rows as ``system, query_id, doc_id, pos`` and the label
-    columns; None when the ranking and row numbers leave no bit for the key's code, or
-    a row has no system (the ranked numbering then numbers the run).
+    columns, in rank order (by system, query id and position); None when the ranking
+    and row numbers leave no bit for the key's code, or a row has no system (the ranked
+    numbering then numbers the run).
     ``rankings.numbers`` is used up (the packed integers are built in its place).
 
     Examples
@@ -235,11 +263,8 @@ def number_packed(
     packed |= np.arange(rows.height, dtype=np.uint64)
     packed.sort()
 
-    hit_numbers = hits[_QUERY_CODE].to_physical().to_numpy().astype(np.uint64)
-    if _SYSTEM_CODE in hits.columns:
-        systems = hits[_SYSTEM_CODE].to_physical().to_numpy().astype(np.uint64)
-        hit_numbers += systems * np.uint64(rankings.queries)
-    hit_numbers <<= np.uint64(code_bits)
+    ranking_of_hit = rankings.of(hits)
+    hit_numbers = ranking_of_hit << np.uint64(code_bits)
     hit_numbers |= descending_codes(hits[PACKED_KEY].to_numpy(), low, high, code_bits)
     # Each labelled row's group once, in order: the searches walk the sorted rows forward.
     wanted, group_of_hit = np.unique(hit_numbers, return_inverse=True)
@@ -250,13 +275,17 @@ def number_packed(
     in_rankings, ranking_of_group = np.unique(wanted >> np.uint64(code_bits), return_inverse=True)
     start = np.searchsorted(packed, in_rankings << ranking_shift)[ranking_of_group][group_of_hit]
     hits = hits.with_columns(
-        pl.Series(_FIRST, first, dtype=pl.Int64), pl.Series(_START, start, dtype=pl.Int64)
+        pl.Series(_FIRST, first, dtype=pl.Int64),
+        pl.Series(_START, start, dtype=pl.Int64),
+        pl.Series(_RANKING, ranking_of_hit),
     )
     tied = after - first > 1
     shared, index = np.unique(first[tied], return_index=True)
     within = _places_within_groups(shared, after[tied][index], packed, row_bits, rows)
     hits = hits.join(within, on=[_FIRST, "doc_id"], how="left")
-    return _positioned(hits, pl.col(_FIRST) - pl.col(_START) + pl.col(_WITHIN).fill_null(1))
+    position = pl.col(_FIRST) - pl.col(_START) + pl.col(_WITHIN).fill_null(1)
+    # in rank order: by ranking (as by system and query id), then position
+    return _positioned(hits.with_columns(position.alias("pos")).sort(_RANKING, "pos"), "pos")
 
 
 def _finite_range(keys: npt.NDArray[np.generic]) -> tuple[float | None, float | None]:
@@ -303,11 +332,11 @@ def _places_within_groups(
     return ordered.select(_FIRST, "doc_id", place.alias(_WITHIN))
 
 
-def _positioned(hits: pl.DataFrame, position: pl.Expr) -> pl.DataFrame:
-    extra = (PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE, _FIRST, _START, _WITHIN)
+def _positioned(hits: pl.DataFrame, position: pl.Expr | str) -> pl.DataFrame:
+    extra = (PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE, _FIRST, _START, _WITHIN, _RANKING)
     return hits.select(
         *GROUP,
         "doc_id",
-        position.cast(pl.Int64).alias("pos"),
-        pl.exclude(*GROUP, "doc_id", *extra),
+        pl.col(position) if isinstance(position, str) else position.cast(pl.Int64).alias("pos"),
+        pl.exclude(*GROUP, "doc_id", "pos", *extra),
     )

@@ -230,6 +230,7 @@ class _Measured:
     counts: pl.DataFrame  # system, query_id, NUM_RET
     checks: pl.DataFrame  # one row: N_ROWS, and LAYOUT_KEPT for a scanned file
     hashes: pl.DataFrame | None  # one row hash per run row (duplicates="error")
+    in_rank_order: bool = False  # hits sorted by system, query id and position already
 
     @property
     def maybe_duplicates(self) -> bool:
@@ -418,7 +419,7 @@ def _resolve_packed(frames: Sequence[Any]) -> _Measured | _Numbering:
     numbered = number_packed(hits, every_row, numbered_rankings)
     if numbered is None:
         return "ranked"
-    return _Measured(numbered, rankings, checks, hashes[0] if hashes else None)
+    return _Measured(numbered, rankings, checks, hashes[0] if hashes else None, True)
 
 
 def _pass_frames(
@@ -453,8 +454,9 @@ def measure_pass(
     """Run the pass over every run, collected together with ``others``.
 
     Returns the labelled rows with their positions (``system, query_id, doc_id, pos``
-    and the label columns), one row per ranking with :data:`NUM_RET`, and ``others``
-    collected. Runs that looked in order but were not are measured again, ranked.
+    and the label columns) in rank order (by system, query id and position), one row per
+    ranking with :data:`NUM_RET`, and ``others`` collected. Runs that looked in order
+    but were not are measured again, ranked.
 
     Raises
     ------
@@ -516,5 +518,10 @@ def measure_pass(
     counts = pl.concat([result.counts for result in results])
     if len(results) > 1:
         refuse_shared_rankings(counts, runs)
+    # The small phase adds in row order (rankset.measures' sequential sums): the rows are
+    # put in rank order here, eagerly, whatever order the engine's pass gave them in
+    # (a lazy sort before a group-by is no promise the query optimizer keeps).
+    if len(results) == 1 and results[0].in_rank_order:
+        return results[0].hits, counts, rest
     hits = pl.concat([result.hits for result in results])
-    return hits, counts, rest
+    return hits.sort(*GROUP, "pos", maintain_order=True), counts, rest
