@@ -22,7 +22,8 @@ wrappers add microseconds):
   row's checks, ranking code, key and document id, the row hashes (``collect_frames``);
 - rank: naming and counting the rankings, numbering the labelled rows (``_with_rankings``
   and ``_resolve`` in the pass);
-- duplicates: the duplicate check over the row hashes (``_Measured.maybe_duplicates``);
+- duplicates: the wait for the duplicate check over the row hashes, which runs in a
+  thread beside the numbering for large runs (``_Measured.maybe_duplicates``);
 - measure: the rest of the kernel: the labels' statistics, the five measures over the
   labelled rows, their per-query aggregates;
 - aggregate: the rest of the call: the pass's counts read back, the result's per-query
@@ -71,7 +72,9 @@ class Stages:
         self.times: dict[str, float] = defaultdict(float)
 
     def wrap(self, owner: Any, name: str, stage: str) -> None:
-        original = getattr(owner, name)
+        original = getattr(owner, name, None)
+        if original is None:  # an older rankset (PYTHONPATH=<worktree>/src): not split
+            return
         times = self.times
 
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -85,7 +88,9 @@ class Stages:
         setattr(owner, name, timed)
 
     def wrap_property(self, owner: type, name: str, stage: str) -> None:
-        original = getattr(owner, name)
+        original = getattr(owner, name, None)
+        if original is None:
+            return
         times = self.times
 
         def timed(instance: Any) -> Any:

@@ -39,7 +39,8 @@ collision and goes on).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -231,31 +232,59 @@ class _Measured:
     checks: pl.DataFrame  # one row: N_ROWS, and LAYOUT_KEPT for a scanned file
     hashes: pl.DataFrame | None  # one row hash per run row (duplicates="error")
     in_rank_order: bool = False  # hits sorted by system, query id and position already
+    repeats: Future[bool] | None = None  # the duplicate check, when it ran meanwhile
 
     @property
     def maybe_duplicates(self) -> bool:
-        """Whether two rows of one ranking have the same hash (counted in memory).
+        """Whether two rows of one ranking have the same hash (:func:`_repeats_a_hash`)."""
+        if self.repeats is not None:
+            return self.repeats.result()
+        return _repeats_a_hash(self.hashes)
 
-        The ordered numbering counts its rows' blocks (one per ranking) in the pass, and the
-        distinct hashes are counted per block: small sets that stay in cache, cheaper
-        than one set of every row. A distinct count or a sort inside the streaming pass
-        costs more than either. The other numberings' hashes are sorted by value (numpy's
-        sort of 20 million integers is a fraction of a hash set of them) and compared
-        with their neighbours.
-        """
-        if self.hashes is None:
-            return False
-        if _BLOCK not in self.hashes.columns:
-            import numpy as np
 
-            hashes = np.sort(self.hashes[_HASH].to_numpy())
-            return bool(np.any(hashes[1:] == hashes[:-1]))
-        distinct = (
-            self.hashes.with_columns(pl.col(_BLOCK).set_sorted())
-            .group_by(_BLOCK)
-            .agg(pl.col(_HASH).n_unique())
-        )
-        return bool(distinct[_HASH].sum() < self.hashes.height)
+def _repeats_a_hash(hashes: pl.DataFrame | None) -> bool:
+    """Whether two rows of one ranking have the same hash (counted in memory).
+
+    The ordered numbering counts its rows' blocks (one per ranking) in the pass, and the
+    distinct hashes are counted per block: small sets that stay in cache, cheaper than
+    one set of every row. A distinct count or a sort inside the streaming pass costs
+    more than either. The other numberings' hashes are sorted by value (numpy's sort of
+    20 million integers is a fraction of a hash set of them) and compared with their
+    neighbours.
+    """
+    if hashes is None:
+        return False
+    if _BLOCK not in hashes.columns:
+        import numpy as np
+
+        values = np.sort(hashes[_HASH].to_numpy())
+        return bool(np.any(values[1:] == values[:-1]))
+    distinct = (
+        hashes.with_columns(pl.col(_BLOCK).set_sorted())
+        .group_by(_BLOCK)
+        .agg(pl.col(_HASH).n_unique())
+    )
+    return bool(distinct[_HASH].sum() < hashes.height)
+
+
+def _resolve_checking(
+    order: _Numbering, frames: Sequence[Any], checker: ThreadPoolExecutor
+) -> _Measured | _Numbering:
+    """Resolve a numbering; a large run's duplicate check runs meanwhile on ``checker``.
+
+    Both are numpy and Polars work that lets go of the GIL: on two cores the check of
+    20 million row hashes costs no wall time beside the numbering.
+    """
+    hashes = next((f for f in frames if isinstance(f, pl.DataFrame) and _HASH in f.columns), None)
+    if hashes is None or hashes.height < _CHECKED_MEANWHILE:
+        return _resolve(order, frames)
+    repeats = checker.submit(_repeats_a_hash, hashes)
+    result = _resolve(order, frames)
+    return dataclasses.replace(result, repeats=repeats) if isinstance(result, _Measured) else result
+
+
+#: Row hashes from which the duplicate check runs beside the numbering.
+_CHECKED_MEANWHILE = 1_000_000
 
 
 def _layout_kept(scan: TextScan, frames: Sequence[pl.DataFrame]) -> bool:
@@ -485,6 +514,21 @@ def measure_pass(
             scanned = ", ".join(part.source for part in runs.inputs if part.scan is not None)
             raise TextScanRejected(f"{scanned}: {error}") from error
         raise
+    with ThreadPoolExecutor(max_workers=1) as checker:
+        return _measured_pass(runs, labels, bucket, engine, planned, tried, collected, checker)
+
+
+def _measured_pass(
+    runs: Runs,
+    labels: pl.LazyFrame,
+    bucket: tuple[int, int] | None,
+    engine: Literal["streaming", "in-memory", "gpu", "dask"],
+    planned: list[list[pl.LazyFrame]],
+    tried: list[_Numbering],
+    collected: Iterator[pl.DataFrame],
+    checker: ThreadPoolExecutor,
+) -> tuple[pl.DataFrame, pl.DataFrame, list[pl.DataFrame]]:
+    """Resolve the collected pass of :func:`measure_pass`, measuring again where needed."""
     measured: list[_Measured | _Numbering] = []
     for part, frames, order in zip(runs.inputs, planned, tried, strict=True):
         got = [next(collected) for _ in frames]
@@ -492,7 +536,7 @@ def measure_pass(
         if part.scan is not None and not _layout_kept(part.scan, got):
             raise TextScanRejected(f"{part.source}: a line left the plain layout")
         refuse_bad_rows(runs, part, bucket, got)
-        measured.append(_resolve(order, got))
+        measured.append(_resolve_checking(order, got, checker))
     rest = list(collected)
 
     # Measured again, each by the numbering its rows allow (at most twice more: a run
@@ -507,7 +551,7 @@ def measure_pass(
         for i, order, frames in zip(again, orders, replanned, strict=True):
             got = [next(recollected) for _ in frames]
             got = _with_rankings(runs.inputs[i], got) if order == "any" else got
-            measured[i] = _resolve(order, got)
+            measured[i] = _resolve_checking(order, got, checker)
 
     results = cast(list[_Measured], measured)  # every None was measured again above
     for part, result in zip(runs.inputs, results, strict=True):
