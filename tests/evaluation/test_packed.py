@@ -290,3 +290,24 @@ def test_shuffled_files_equal_pytrec_eval(
             if got[query, metric] != values[NAMES[metric]]
         ]
         assert not wrong, (path.name, wrong[:5])
+
+
+def test_a_hash_collision_in_a_shuffled_run_changes_nothing(
+    plans: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = [("s", f"q{q}", f"d{d}", float(d % 5)) for q in range(5) for d in range(30)]
+    random.Random(4).shuffle(rows)
+    labelled = [(q, d) for _, q, d, _ in rows[::3]]
+    expected = _positions(rows, labelled)
+    seven = pl.DataFrame({"_hash": [7, 7]}, schema={"_hash": pl.UInt64})
+    monkeypatch.setattr(run_pass, "row_hashes", lambda rows: seven)  # every hash equal
+    assert _positions(rows, labelled) == expected
+    assert plans == ["packed", "packed"]
+
+
+def test_a_duplicate_in_a_shuffled_run_is_refused(plans: list[str]) -> None:
+    rows = [("s", "q", f"d{d}", float(d)) for d in range(40)] + [("s", "q", "d7", 0.5)]
+    random.Random(5).shuffle(rows)
+    with pytest.raises(SchemaError, match=r"duplicate documents.*doc 'd7' \(2 times\)"):
+        _positions(rows, [("q", "d7")])
+    assert plans == ["packed"]

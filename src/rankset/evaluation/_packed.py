@@ -49,6 +49,7 @@ __all__ = [
     "packed_frames",
     "packed_rows",
     "rankings_of",
+    "row_hashes",
 ]
 
 #: The ordering key's column in the packed numbering's frames.
@@ -62,6 +63,8 @@ _RANKING = "_ranking"
 # A code of at most 52 bits: its largest value is a double exactly, so clipping to it
 # in floating point cannot step into the next ranking's codes.
 _MOST_CODE_BITS = 52
+# Seeds of the row hash (document id, query code, system code).
+_HASH_SEEDS = (71, 1_013, 20_011)
 _RANKINGS_SCHEMA = {GROUP[0]: pl.String, GROUP[1]: pl.String, NUM_RET: pl.Float64}
 
 
@@ -171,6 +174,21 @@ def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
         }
     )
     return dataclasses.replace(rankings, frame=frame, numbers=numbers)
+
+
+def row_hashes(rows: pl.DataFrame) -> pl.DataFrame:
+    """Return ``_hash``: a 64-bit hash of each row's ranking codes and document id.
+
+    What the duplicate check sorts: two rows of one ranking with one document have the
+    same hash (equal hashes otherwise are a collision, which the check's second look
+    tells apart).
+    """
+    hashed = pl.col("doc_id").hash(_HASH_SEEDS[0]) ^ pl.col(_QUERY_CODE).to_physical().hash(
+        _HASH_SEEDS[1]
+    )
+    if _SYSTEM_CODE in rows.columns:
+        hashed = hashed ^ pl.col(_SYSTEM_CODE).to_physical().hash(_HASH_SEEDS[2])
+    return rows.select(hashed.alias("_hash"))
 
 
 def descending_codes(

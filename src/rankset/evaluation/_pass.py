@@ -52,6 +52,7 @@ from rankset.evaluation._packed import (
     packed_frames,
     packed_rows,
     rankings_of,
+    row_hashes,
 )
 from rankset.evaluation._pass_checks import (
     LAYOUT_KEPT,
@@ -232,13 +233,15 @@ class _Measured:
     checks: pl.DataFrame  # one row: N_ROWS, and LAYOUT_KEPT for a scanned file
     hashes: pl.DataFrame | None  # one row hash per run row (duplicates="error")
     in_rank_order: bool = False  # hits sorted by system, query id and position already
-    repeats: Future[bool] | None = None  # the duplicate check, when it ran meanwhile
+    repeats: Future[bool] | bool | None = None  # the duplicate check, when it ran already
 
     @property
     def maybe_duplicates(self) -> bool:
         """Whether two rows of one ranking have the same hash (:func:`_repeats_a_hash`)."""
-        if self.repeats is not None:
+        if isinstance(self.repeats, Future):
             return self.repeats.result()
+        if self.repeats is not None:
+            return self.repeats
         return _repeats_a_hash(self.hashes)
 
 
@@ -273,14 +276,41 @@ def _resolve_checking(
     """Resolve a numbering; a large run's duplicate check runs meanwhile on ``checker``.
 
     Both are numpy and Polars work that lets go of the GIL: on two cores the check of
-    20 million row hashes costs no wall time beside the numbering.
+    20 million row hashes costs no wall time beside the numbering. The packed numbering
+    hashes its rows there too, from the codes and document ids it collected.
     """
-    hashes = next((f for f in frames if isinstance(f, pl.DataFrame) and _HASH in f.columns), None)
-    if hashes is None or hashes.height < _CHECKED_MEANWHILE:
+    source = next(
+        (f for f in frames if isinstance(f, (pl.DataFrame, _PackedHashes)) and _HASH in f.columns),
+        None,
+    )
+    if source is None:
         return _resolve(order, frames)
-    repeats = checker.submit(_repeats_a_hash, hashes)
+    repeats: Future[bool] | bool
+    if source.height < _CHECKED_MEANWHILE:
+        repeats = _repeats_a_hash(_materialised(source))
+    else:
+        repeats = checker.submit(lambda: _repeats_a_hash(_materialised(source)))
     result = _resolve(order, frames)
     return dataclasses.replace(result, repeats=repeats) if isinstance(result, _Measured) else result
+
+
+def _materialised(source: pl.DataFrame | _PackedHashes) -> pl.DataFrame:
+    return source.collect() if isinstance(source, _PackedHashes) else source
+
+
+@dataclass(frozen=True)
+class _PackedHashes:
+    """The row hashes of a packed pass, computed when asked (:func:`row_hashes`)."""
+
+    rows: pl.DataFrame
+    columns = (_HASH,)
+
+    @property
+    def height(self) -> int:
+        return self.rows.height
+
+    def collect(self) -> pl.DataFrame:
+        return row_hashes(self.rows)
 
 
 #: Row hashes from which the duplicate check runs beside the numbering.
@@ -422,33 +452,31 @@ def packed_pass_frames(
 ) -> list[pl.LazyFrame]:
     """Build one run's pass in any order, for :func:`_resolve_packed`.
 
-    The labelled rows, the checks, every row's codes, key and document id
-    (:mod:`rankset.evaluation._packed`), and the row hashes; :func:`_with_rankings`
-    adds the rankings once they are collected.
+    The labelled rows, the checks, and every row's codes, key and document id
+    (:mod:`rankset.evaluation._packed`); :func:`_with_rankings` adds the rankings once
+    they are collected, and the row hashes to compute from them.
     """
     cast, key = runs.cast(part, bucket)
     one_system = part.name is not None
     rows = packed_rows(cast, key, one_system, *scan_columns(part))
     hits, every_row = packed_frames(rows, labels)
-    frames = [hits, rows.select(row_check_counts(part, PACKED_KEY)), every_row]
-    if not part.unique_docs:
-        frames.append(rows.select(row_hash(one_system).alias(_HASH)))
-    return frames
+    return [hits, rows.select(row_check_counts(part, PACKED_KEY)), every_row]
 
 
 def _with_rankings(part: RunPart, frames: list[pl.DataFrame]) -> list[Any]:
     """Put the packed pass's frames in the others' layout: rankings second."""
-    hits, checks, every_row, *hashes = frames
+    hits, checks, every_row = frames
     rankings = rankings_of(every_row, part.name)
+    hashes = [] if part.unique_docs else [_PackedHashes(every_row)]
     return [hits, rankings.frame, checks, (every_row, rankings), *hashes]
 
 
 def _resolve_packed(frames: Sequence[Any]) -> _Measured | _Numbering:
-    hits, rankings, checks, (every_row, numbered_rankings), *hashes = frames
+    hits, rankings, checks, (every_row, numbered_rankings), *_ = frames
     numbered = number_packed(hits, every_row, numbered_rankings)
     if numbered is None:
         return "ranked"
-    return _Measured(numbered, rankings, checks, hashes[0] if hashes else None, True)
+    return _Measured(numbered, rankings, checks, None, True)
 
 
 def _pass_frames(
