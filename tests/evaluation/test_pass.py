@@ -1,19 +1,19 @@
-"""The pass over the runs: the ordered, tied and ranked plans, and scanned TREC files.
+"""The pass over the runs: the ordered, tied, packed and ranked plans, and TREC scans.
 
 What is checked here:
 
-* the three plans give every labelled row the position of a plain-Python reference
-  (trec_eval's order: score descending, ties by document id descending) and every
-  ranking its length, on random runs with ties, several systems in one frame, and
-  the rows in trec_eval's order, with ties ascending or shuffled, shuffled whole, or
-  in order except for one swap;
+* the plans (ordered, tied, packed, ranked) give every labelled row the position of a
+  plain-Python reference (trec_eval's order: score descending, ties by document id
+  descending) and every ranking its length, on random runs with ties, several systems
+  in one frame, and the rows in trec_eval's order, with ties ascending or shuffled,
+  shuffled whole, or in order except for one swap;
 * the ordered plan is the one taken for a run in order (also bucket by bucket), the
   tied plan for rankings sorted by score with ties in another order (Anserini's
-  ascending ids, the sample's bm25 run), the ranked plan at once for a run in no
-  order; a run that only starts in order, a ranking split over two blocks, a NaN after
-  a number or ties out of order later in the file are measured again by the plan their
-  rows allow, with the reference's positions; ranks beyond 2**53 keep their integer
-  order;
+  ascending ids, the sample's bm25 run), the packed plan at once for a run in no order
+  (``test_packed.py`` checks it further); a run that only starts in order, a ranking
+  split over two blocks, a NaN after a number or ties out of order later in the file
+  are measured again by the plan their rows allow, with the reference's positions;
+  ranks beyond 2**53 keep their integer order;
 * duplicates are found by either plan (adjacent or far apart), a hash collision
   without a duplicate changes nothing, and a ranking shared by two inputs is refused;
 * a plain TREC file is scanned lazily (its parse is part of the pass) and gives the
@@ -236,7 +236,8 @@ def test_every_plan_matches_the_reference(rows: list[Row], seed: int, arrangemen
         key: pos for key, pos in reference_positions(rows).items() if key[1:] in judged
     }
     runs = _runs(_frame(arranged))
-    for row_order in ("trec_eval", "by_key", "any"):  # every guess: the pass checks it
+    # every guess (the pass checks it), and the rank over each ranking ("any" is packed)
+    for row_order in ("trec_eval", "by_key", "any", "ranked"):
         forced = dataclasses.replace(
             runs, inputs=[dataclasses.replace(p, row_order=row_order) for p in runs.inputs]
         )
