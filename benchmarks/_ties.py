@@ -9,13 +9,17 @@ import argparse
 
 #: Tie orders: trec_eval's (doc id descending), Anserini's (ascending), a seeded shuffle.
 TIE_ORDERS = ("trec_eval", "ascending", "random")
+#: Row orders written and measured only when asked for: ``shuffled`` lists every row of
+#: the run in a seeded random order (scores not in rank order, rankings interleaved).
+EXTRA_ORDERS = ("shuffled",)
 
 
 def tie_orders_option(text: str) -> tuple[str, ...]:
-    """Parse ``--ties``: a comma-separated subset of :data:`TIE_ORDERS`, in the order given."""
+    """Parse ``--ties``: a comma-separated subset of the orders known, in the order given."""
+    known = TIE_ORDERS + EXTRA_ORDERS
     orders = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in orders if name not in TIE_ORDERS]
+    unknown = [name for name in orders if name not in known]
     if unknown or not orders:
-        msg = f"--ties takes a comma-separated list of {', '.join(TIE_ORDERS)}; got {text!r}"
+        msg = f"--ties takes a comma-separated list of {', '.join(known)}; got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     return orders

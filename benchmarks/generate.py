@@ -21,6 +21,9 @@ Writes to ``--out``:
     on retrieved documents (more often near the top), the rest on documents outside the
     run. Every query has at least one label of grade >= 1 and a full ranking: the two cases
     where pytrec_eval 0.5.11 can hang are kept out.
+``run-shuffled.trec`` (only with ``--ties ...,shuffled``)
+    Every row of the run in a seeded random order: rankings interleaved and scores in
+    no order, each line keeping its rank in trec_eval's order.
 ``run.parquet``, ``run-ascending.parquet``, ``run-random.parquet``, ``qrels.parquet``
     The same data as ``query_id, doc_id, rank, score`` and ``query_id, doc_id, grade``.
 
@@ -155,6 +158,10 @@ def reorder_ties(run: pl.DataFrame, ties: str, rng: np.random.Generator) -> pl.D
     """
     if ties == "trec_eval":
         return run
+    if ties == "shuffled":
+        # Every row anywhere: rankings interleaved, scores in no order; each row keeps
+        # its rank in trec_eval's order (the rank column a reader ignores given scores).
+        return run[rng.permutation(run.height)]
     if ties == "ascending":
         tie_key = pl.col("doc_id")
     else:
@@ -255,6 +262,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--size", choices=sorted(SIZES), default="small")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--queries", type=int, default=None, help="override the size's number of queries"
+    )
     parser.add_argument("--text", action="store_true", help="huge: also write TREC text")
     parser.add_argument(
         "--ties",
@@ -264,6 +274,8 @@ def main(argv: list[str] | None = None) -> None:
         "huge: trec_eval)",
     )
     args = parser.parse_args(argv)
+    if args.queries is not None:
+        SIZES[args.size] = SIZES[args.size]._replace(queries=args.queries)
     start = time.perf_counter()
     if args.size in CHUNKED:
         ties = args.ties or ("trec_eval",)  # 100 million rows: one order unless asked

@@ -14,8 +14,10 @@ RSS, and for each rankset variant the medians of the per-repeat ratios rankset /
 Each tie order that ``generate.py`` wrote is measured in turn (``--ties``; by default every
 one present, realistic orders first): ``run-ascending.*`` (ties by ascending document id,
 as Anserini writes them), ``run-random.*`` (ties in a random order) and ``run.*`` (ties in
-trec_eval's order, the one order a run can be numbered in without counting). Every tool
-reads the same file in a round, and each order gets its own tables and checks.
+trec_eval's order, the one order a run can be numbered in without counting); ``--ties
+shuffled`` measures ``run-shuffled.*`` (every row in a random order), when
+``generate.py --ties ...,shuffled`` wrote it. Every tool reads the same file in a round,
+and each order gets its own tables and checks.
 
 rankset is timed twice: ``rankset evaluate`` (the CLI; its summary carries bootstrap
 confidence intervals) and ``rankset.evaluate(..., confidence=None)`` from a short script.
@@ -365,6 +367,7 @@ TIE_WORDS = {
     "ascending": "ties by ascending document id (as Anserini writes them)",
     "random": "ties in a random order",
     "trec_eval": "ties in trec_eval's order (document id descending)",
+    "shuffled": "every row in a random order (rankings interleaved, scores in no order)",
 }
 
 

@@ -134,3 +134,33 @@ def test_every_tie_order_equals_pytrec_eval(workload: Path) -> None:
         assert ours.height == len(names) * len(theirs)
         for metric, query, value in ours.select("metric", "query_id", "value").iter_rows():
             assert value == pytest.approx(theirs[query][names[metric]], abs=1e-12), (ties, metric)
+
+
+@pytest.fixture(scope="module")
+def shuffled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("shuffled")
+    _benchmark_module("generate").generate("small", out, seed=3, tie_orders=("shuffled",))
+    return out
+
+
+def test_a_shuffled_run_holds_the_rows_in_no_order(workload: Path, shuffled: Path) -> None:
+    key = ["query_id", "doc_id"]
+    frame = _run(shuffled, "shuffled")
+    # the same rows, each keeping its rank in trec_eval's order
+    assert_frame_equal(frame.sort(key), _run(workload, "trec_eval").sort(key))
+    starts = frame.select((pl.col("query_id") != pl.col("query_id").shift(1)).sum()).item()
+    assert starts > frame.height // 2  # rankings interleaved: a new one on most rows
+    assert (frame["score"].diff().drop_nulls() > 0).sum() > frame.height // 3
+
+
+def test_rankset_gives_a_shuffled_run_the_values_of_trec_evals_order(
+    workload: Path, shuffled: Path
+) -> None:
+    expected = rankset.evaluate(
+        workload / "run.trec", workload / "qrels.txt", METRICS, confidence=None
+    ).per_query.drop("system")
+    for suffix, labels in ((".trec", "qrels.txt"), (".parquet", "qrels.parquet")):
+        got = rankset.evaluate(
+            shuffled / f"run-shuffled{suffix}", shuffled / labels, METRICS, confidence=None
+        )
+        assert_frame_equal(got.per_query.drop("system"), expected, check_exact=True)

@@ -1,19 +1,19 @@
-"""The pass over the runs: the ordered, tied and ranked plans, and scanned TREC files.
+"""The pass over the runs: the ordered, tied, packed and ranked plans, and TREC scans.
 
 What is checked here:
 
-* the three plans give every labelled row the position of a plain-Python reference
-  (trec_eval's order: score descending, ties by document id descending) and every
-  ranking its length, on random runs with ties, several systems in one frame, and
-  the rows in trec_eval's order, with ties ascending or shuffled, shuffled whole, or
-  in order except for one swap;
+* the plans (ordered, tied, packed, ranked) give every labelled row the position of a
+  plain-Python reference (trec_eval's order: score descending, ties by document id
+  descending) and every ranking its length, on random runs with ties, several systems
+  in one frame, and the rows in trec_eval's order, with ties ascending or shuffled,
+  shuffled whole, or in order except for one swap;
 * the ordered plan is the one taken for a run in order (also bucket by bucket), the
   tied plan for rankings sorted by score with ties in another order (Anserini's
-  ascending ids, the sample's bm25 run), the ranked plan at once for a run in no
-  order; a run that only starts in order, a ranking split over two blocks, a NaN after
-  a number or ties out of order later in the file are measured again by the plan their
-  rows allow, with the reference's positions; ranks beyond 2**53 keep their integer
-  order;
+  ascending ids, the sample's bm25 run), the packed plan at once for a run in no order
+  (``test_packed.py`` checks it further); a run that only starts in order, a ranking
+  split over two blocks, a NaN after a number or ties out of order later in the file
+  are measured again by the plan their rows allow, with the reference's positions;
+  ranks beyond 2**53 keep their integer order;
 * duplicates are found by either plan (adjacent or far apart), a hash collision
   without a duplicate changes nothing, and a ranking shared by two inputs is refused;
 * a plain TREC file is scanned lazily (its parse is part of the pass) and gives the
@@ -173,6 +173,7 @@ def plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record which plan measured each run part: ordered, ties (ordered by key) or ranked."""
     taken: list[str] = []
     ordered, ranked = run_pass.ordered_pass_frames, run_pass.ranked_pass_frames
+    packed = run_pass.packed_pass_frames
 
     def spy_ordered(*args: Any, **kwargs: Any) -> Any:
         taken.append("ties" if kwargs.get("ties") else "ordered")
@@ -182,8 +183,13 @@ def plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         taken.append("ranked")
         return ranked(*args, **kwargs)
 
+    def spy_packed(*args: Any, **kwargs: Any) -> Any:
+        taken.append("packed")
+        return packed(*args, **kwargs)
+
     monkeypatch.setattr(run_pass, "ordered_pass_frames", spy_ordered)
     monkeypatch.setattr(run_pass, "ranked_pass_frames", spy_ranked)
+    monkeypatch.setattr(run_pass, "packed_pass_frames", spy_packed)
     return taken
 
 
@@ -230,7 +236,8 @@ def test_every_plan_matches_the_reference(rows: list[Row], seed: int, arrangemen
         key: pos for key, pos in reference_positions(rows).items() if key[1:] in judged
     }
     runs = _runs(_frame(arranged))
-    for row_order in ("trec_eval", "by_key", "any"):  # every guess: the pass checks it
+    # every guess (the pass checks it), and the rank over each ranking ("any" is packed)
+    for row_order in ("trec_eval", "by_key", "any", "ranked"):
         forced = dataclasses.replace(
             runs, inputs=[dataclasses.replace(p, row_order=row_order) for p in runs.inputs]
         )
@@ -257,7 +264,7 @@ def test_a_run_with_ascending_ties_takes_the_tied_plan(plans: list[str]) -> None
         runs, inputs=[dataclasses.replace(runs.inputs[0], row_order="any")]
     )
     again, again_counts, _ = measure_pass(ranked, labels, None, "streaming")
-    assert plans == ["ties", "ranked"]
+    assert plans == ["ties", "packed"]
     assert_frame_equal(hits.sort([*GROUP, "doc_id"]), again.sort([*GROUP, "doc_id"]))
     assert_frame_equal(counts.sort(list(GROUP)), again_counts.sort(list(GROUP)))
 
@@ -269,7 +276,7 @@ def test_a_run_in_no_order_from_its_first_rows_is_ranked_at_once(plans: list[str
     assert _guessed(runs) == ["any"]
     labels = _labels([(q, d, 1) for _, q, d, _ in rows[::3]])
     positions, _ = _measured(runs, labels)
-    assert plans == ["ranked"]
+    assert plans == ["packed"]
     assert positions == {k: v for k, v in reference_positions(rows).items() if k in positions}
     assert len(positions) == len(rows[::3])
 
@@ -283,7 +290,7 @@ def test_interleaved_rankings_are_ranked_at_once(plans: list[str]) -> None:
     assert _guessed(runs) == ["any"]
     labels = _labels([(q, d, 1) for _, q, d, _ in rows[::5]])
     positions, lengths = _measured(runs, labels)
-    assert plans == ["ranked"]
+    assert plans == ["packed"]
     assert positions == {k: v for k, v in reference_positions(rows).items() if k in positions}
     assert len(positions) == len(rows[::5])
     assert lengths == reference_lengths(rows)
@@ -299,7 +306,7 @@ def _late_disorder_rows() -> list[Row]:
 def test_a_run_that_only_starts_in_order_is_measured_again_ranked(plans: list[str]) -> None:
     # the first 1,000 rows are in order
     _measured_like_the_reference(_late_disorder_rows(), "trec_eval", every=7)
-    assert plans == ["ordered", "ranked"]
+    assert plans == ["ordered", "packed"]
 
 
 def test_a_ranking_split_within_the_first_rows_is_ranked_at_once(plans: list[str]) -> None:
@@ -312,7 +319,7 @@ def test_a_ranking_split_within_the_first_rows_is_ranked_at_once(plans: list[str
     runs = _runs(_frame(rows))
     labels = _labels([("q1", "c", 1), ("q2", "x", 1)])
     positions, lengths = _measured(runs, labels)
-    assert plans == ["ranked"]
+    assert plans == ["packed"]
     assert positions == {("s", "q1", "c"): 3, ("s", "q2", "x"): 1}
     assert lengths == {("s", "q1"): 3, ("s", "q2"): 1}
 
@@ -331,7 +338,7 @@ def test_a_ranking_split_after_the_first_rows_is_measured_again_ranked(
     assert _guessed(runs) == ["trec_eval"]
     labels = _labels([("q0000", "d50", 1), ("q0001", "d03", 1)])
     positions, lengths = _measured(runs, labels)
-    assert plans == ["ordered", "ranked"]
+    assert plans == ["ordered", "packed"]
     assert positions == {("s", "q0000", "d50"): 51, ("s", "q0001", "d03"): 4}
     assert lengths[("s", "q0000")] == 51
 
@@ -378,7 +385,7 @@ def test_a_run_that_only_starts_in_key_order_is_measured_again_ranked(plans: lis
     rows = _tied_rows(ascending=True)
     rows[-50], rows[-1] = rows[-1], rows[-50]  # the last ranking's best and worst swapped
     _measured_like_the_reference(rows, "by_key", every=4)
-    assert plans == ["ties", "ranked"]
+    assert plans == ["ties", "packed"]
 
 
 def test_buckets_number_runs_with_ascending_ties_like_one_pass(plans: list[str]) -> None:
@@ -389,7 +396,7 @@ def test_buckets_number_runs_with_ascending_ties_like_one_pass(plans: list[str])
     reference = rankset.evaluate(
         frame.sample(fraction=1.0, shuffle=True, seed=5), labels, METRICS, confidence=None
     ).per_query  # shuffled whole: ranked
-    assert plans == ["ties", "ranked"]
+    assert plans == ["ties", "packed"]
     assert_frame_equal(whole, reference, check_exact=True)
     for buckets in (2, 7):
         plans.clear()
@@ -481,7 +488,7 @@ def test_ranks_beyond_float_precision_keep_their_integer_order(plans: list[str])
     )
     labels = _labels([("q", "a", 1), ("q", "b", 1)])
     positions, _ = _measured(forced, labels)
-    assert plans == ["ties", "ranked"]  # the pass's own check refuses the order too
+    assert plans == ["ties", "packed"]  # the pass's own check refuses the order too
     assert positions == {("s", "q", "a"): 1, ("s", "q", "b"): 2}
 
 
@@ -511,7 +518,7 @@ def test_a_hash_collision_without_a_duplicate_changes_nothing(
 ) -> None:
     expected = rankset.evaluate(SAMPLE / "rerank.trec", SAMPLE / "qrels.txt", METRICS).per_query
     every_row_seven = (pl.col("doc_id").str.len_bytes() * 0 + 7).cast(pl.UInt64)
-    monkeypatch.setattr(run_pass, "_row_hash", lambda one_system: every_row_seven)
+    monkeypatch.setattr(run_pass, "row_hash", lambda one_system: every_row_seven)
     collided = rankset.evaluate(SAMPLE / "rerank.trec", SAMPLE / "qrels.txt", METRICS)
     assert_frame_equal(collided.per_query, expected, check_exact=True)
 

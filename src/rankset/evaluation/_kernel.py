@@ -173,10 +173,8 @@ def measure_queries(
     if identical:
         extra[IDENTICAL_ROWS] = dropped
 
-    # The small phase adds in row order (rankset.measures' sequential sums): the rows are
-    # put in rank order here, eagerly, whatever order the engine's pass gave them in
-    # (a lazy sort before a group-by is no promise the query optimizer keeps).
-    hits_frame = hits_frame.sort(*GROUP, "pos", maintain_order=True)
+    # The small phase adds in row order (rankset.measures' sequential sums): the pass
+    # gives the labelled rows in rank order.
     rows = _run_rows(features, hits_frame.lazy(), query_stats)
     aggregates, stats = pl.collect_all(
         [_aggregate_run(features, rows, counts_frame.lazy(), query_stats), query_stats],

@@ -2,7 +2,7 @@
 
 This is the step that reads every row of every run (besides a profile of runs whose
 tags and scores are not known beforehand); what comes after it works on the labelled
-rows (a small share of a deep run) and one row per ranking. Three numberings give the
+rows (a small share of a deep run) and one row per ranking. Four numberings give the
 same frames:
 
 * **in order** (:data:`RowOrder` ``"trec_eval"``): most run files list each ranking as
@@ -16,8 +16,12 @@ same frames:
   of tied rows with a greater document id; the pass keeps each row's tie group (a
   running maximum of tie starts) and the document ids of tied rows only, and the
   counting is done afterwards for the tie groups that hold a labelled row.
-* **ranked** (``"any"``): any order; each ranking is numbered by a rank over ``(system,
-  query_id)`` of (key, doc id), which the streaming engine runs natively.
+* **packed** (``"any"``): any order; each row gets one 64-bit integer (ranking number,
+  a code of its key, row number) and one sort of those integers numbers every ranking
+  (:mod:`rankset.evaluation._packed`).
+* **ranked**: any order; each ranking is numbered by a rank over ``(system, query_id)``
+  of (key, doc id), which the streaming engine runs natively. It numbers runs whose
+  duplicates are kept (it drops or renames the copies) and runs too large to pack.
 
 The first two check their order on the way (each row against the one before it, in the
 same streaming pass) and keep the first row of each block; when a run turns out not to
@@ -35,14 +39,32 @@ collision and goes on).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 import polars as pl
 
-from rankset._validation import warn_user
-from rankset.errors import RanksetWarning, SchemaError
+from rankset.evaluation._packed import (
+    PACKED_KEY,
+    number_packed,
+    packed_frames,
+    packed_rows,
+    rankings_of,
+    row_hashes,
+)
+from rankset.evaluation._pass_checks import (
+    LAYOUT_KEPT,
+    N_ROWS,
+    ordering_word,
+    refuse_bad_rows,
+    refuse_shared_rankings,
+    row_check_counts,
+    row_checks,
+    row_hash,
+    scan_columns,
+)
 from rankset.evaluation._runs import (
     RowOrder,
     RunPart,
@@ -50,20 +72,9 @@ from rankset.evaluation._runs import (
     TextScanRejected,
     collect_frames,
 )
-from rankset.io._shared import (
-    TextScan,
-    count_problems,
-    id_problems,
-    number_problems,
-    score_problems,
-)
+from rankset.io._shared import TextScan
 from rankset.measures._shared import GROUP, NUM_RET
-from rankset.schema._rules import (
-    cast_run,
-    duplicate_docs,
-    raise_on_bad_rows,
-    raise_on_duplicate_docs,
-)
+from rankset.schema._rules import cast_run, duplicate_docs, raise_on_duplicate_docs
 
 __all__ = [
     "PEEK_ROWS",
@@ -86,13 +97,10 @@ _TIE = "_tie"
 _TIED = "_tied"
 _FIRST_DOC = "_first_doc"
 _MATE = "_mate"
-_LAYOUT_KEPT = "_layout_kept"
-_N_ROWS = "_n_rows"
-_N_INF = "_n_infinite_scores"
 _HASH = "_hash"
 _BLOCK = "_block"
-# Seeds of the row hash that counts distinct (system, query, document) triples.
-_HASH_SEEDS = (71, 1_013, 20_011)
+#: A numbering: one of the row orders (``"any"``: packed), or the rank over each ranking.
+_Numbering = RowOrder | Literal["ranked"]
 #: Rows of a run looked at to decide whether it is worth trying the ordered numbering.
 PEEK_ROWS = 1_000
 # The small steps always run here: the in-memory engine sums each group's rows in row
@@ -101,7 +109,7 @@ PEEK_ROWS = 1_000
 # DL19 runs in 11 of 12 repetitions).
 SMALL_ENGINE: Literal["in-memory"] = "in-memory"
 
-# --- the three numberings ------------------------------------------------------------------
+# --- the numberings ---------------------------------------------------------------------------
 
 
 def same_ranking_as_previous_row(one_system: bool) -> pl.Expr:
@@ -113,13 +121,6 @@ def same_ranking_as_previous_row(one_system: bool) -> pl.Expr:
     if not one_system:
         same = same & (pl.col("system") == pl.col("system").shift(1))
     return same.fill_null(False)
-
-
-def _row_hash(one_system: bool) -> pl.Expr:
-    hashed = pl.col("query_id").hash(_HASH_SEEDS[0]) ^ pl.col("doc_id").hash(_HASH_SEEDS[1])
-    if not one_system:
-        hashed = hashed ^ pl.col("system").hash(_HASH_SEEDS[2])
-    return hashed
 
 
 def _keyed(frame: pl.LazyFrame, key: pl.Expr, *others: str) -> pl.LazyFrame:
@@ -146,65 +147,6 @@ def _in_order(one_system: bool, *, ties_too: bool = True) -> pl.Expr:
     return (~same | follows).fill_null(False).all() & pl.col(_KEY).is_not_null().all()
 
 
-def _ordering_word(part: RunPart) -> str:
-    """Name the column a run is ordered by: ``score`` or ``rank``."""
-    return "score" if part.has_scores else "rank"
-
-
-def _row_problems(part: RunPart, ordering_column: str) -> dict[str, pl.Expr]:
-    """Return the problems looked for in every row: the doc id's, a NaN score.
-
-    Query ids are checked on the rankings after the pass (one row per ranking); doc ids
-    only when the reader has not checked them (a text scan over its strings is the
-    costly part of these checks).
-    """
-    ids = {} if part.rows_checked else id_problems("doc_id")
-    if part.has_scores:  # ±inf are ordered scores; NaN is refused
-        return {**ids, **score_problems(ordering_column)}
-    return {**ids, **number_problems(ordering_column, _ordering_word(part))}
-
-
-def _checks(part: RunPart, ordering_column: str) -> list[pl.Expr]:
-    checks = [pl.len().alias(_N_ROWS), *count_problems(_row_problems(part, ordering_column))]
-    if part.has_scores:
-        checks.append(pl.col(ordering_column).cast(pl.Float64).is_infinite().sum().alias(_N_INF))
-    if part.scan is not None:
-        # The scan's assumptions: every field of every line read, and one tag. Lines
-        # starting with '#' are looked for in the rankings' query ids after the pass.
-        checks.append(part.scan.layout_kept().alias(_LAYOUT_KEPT))
-    return checks
-
-
-def row_checks(runs: Runs, part: RunPart) -> pl.LazyFrame:
-    """One row of counts, each zero when a run held in memory passes one of the checks.
-
-    What the pass counts in every row (ids, scores, infinite scores too) and, unless
-    the reader rules them out, rows whose ``(query_id, doc_id)`` hash repeats (a
-    document twice in a ranking, or a hash collision): all zero means the pass would
-    find nothing to refuse, warn about or look at again.
-    """
-    if part.scan is not None:
-        msg = "row_checks() checks a run held in memory, not a scanned file."
-        raise ValueError(msg)
-    cast, _ = runs.cast(part, None)
-    checks = [
-        check
-        for check in _checks(part, _ordering_word(part))
-        if check.meta.output_name() != _N_ROWS
-    ]
-    if not part.unique_docs:
-        repeats = pl.len() - _row_hash(part.name is not None).n_unique()
-        checks.append(repeats.alias("repeated row hashes"))
-    return cast.select(checks)
-
-
-def _scan_columns(part: RunPart) -> list[str]:
-    """Return the columns a scanned file's checks need besides the numbered ones."""
-    if part.scan is None:
-        return []
-    return list(part.scan.CHECKED_FIELDS)
-
-
 def ranked_pass_frames(
     runs: Runs, part: RunPart, labels: pl.LazyFrame, bucket: tuple[int, int] | None = None
 ) -> list[pl.LazyFrame]:
@@ -215,16 +157,16 @@ def ranked_pass_frames(
     queries; ``labels`` are those of the same bucket already.
     """
     normalized = runs.numbered(part, bucket)
-    numbered = normalized.select("system", "query_id", "doc_id", "pos", *_scan_columns(part))
+    numbered = normalized.select("system", "query_id", "doc_id", "pos", *scan_columns(part))
     # keep_best drops copies while numbering: a scanned file's lines are checked before.
     every_row = normalized if runs.duplicates == "error" else part.rows(bucket)
     frames = [
         numbered.select(*GROUP, "doc_id", "pos").join(labels, on=["query_id", "doc_id"]),
         numbered.group_by(list(GROUP)).agg(pl.len().cast(pl.Float64).alias(NUM_RET)),
-        every_row.select(_checks(part, _ordering_word(part))),
+        every_row.select(row_check_counts(part, ordering_word(part))),
     ]
     if runs.duplicates == "error" and not part.unique_docs:
-        frames.append(numbered.select(_row_hash(part.name is not None).alias(_HASH)))
+        frames.append(numbered.select(row_hash(part.name is not None).alias(_HASH)))
     return frames
 
 
@@ -250,7 +192,7 @@ def ordered_pass_frames(
     """
     cast, key = runs.cast(part, bucket)
     one_system = part.name is not None
-    rows = _keyed(cast, key, *_scan_columns(part)).with_row_index(_ROW)
+    rows = _keyed(cast, key, *scan_columns(part)).with_row_index(_ROW)
     same_ranking = same_ranking_as_previous_row(one_system)
     starts = ~same_ranking
     order_checks = [
@@ -269,9 +211,9 @@ def ordered_pass_frames(
     frames = [
         rows.select(*hit_columns, *GROUP, "doc_id").join(labels, on=["query_id", "doc_id"]),
         rows.filter(starts).select(*GROUP, _ROW),
-        rows.select(*order_checks, *_checks(part, _KEY)),
+        rows.select(*order_checks, *row_check_counts(part, _KEY)),
         rows.select(
-            starts.cum_sum().cast(pl.UInt32).alias(_BLOCK), _row_hash(one_system).alias(_HASH)
+            starts.cum_sum().cast(pl.UInt32).alias(_BLOCK), row_hash(one_system).alias(_HASH)
         ),
     ]
     if ties:
@@ -288,28 +230,91 @@ def ordered_pass_frames(
 class _Measured:
     hits: pl.DataFrame  # system, query_id, doc_id, pos, grade...
     counts: pl.DataFrame  # system, query_id, NUM_RET
-    checks: pl.DataFrame  # one row: _N_ROWS, and _LAYOUT_KEPT for a scanned file
+    checks: pl.DataFrame  # one row: N_ROWS, and LAYOUT_KEPT for a scanned file
     hashes: pl.DataFrame | None  # one row hash per run row (duplicates="error")
+    in_rank_order: bool = False  # hits sorted by system, query id and position already
+    repeats: Future[bool] | bool | None = None  # the duplicate check, when it ran already
 
     @property
     def maybe_duplicates(self) -> bool:
-        """Whether two rows of one ranking have the same hash (counted in memory).
+        """Whether two rows of one ranking have the same hash (:func:`_repeats_a_hash`)."""
+        if isinstance(self.repeats, Future):
+            return self.repeats.result()
+        if self.repeats is not None:
+            return self.repeats
+        return _repeats_a_hash(self.hashes)
 
-        The ordered numbering counts its rows' blocks (one per ranking) in the pass, and the
-        distinct hashes are counted per block: small sets that stay in cache, cheaper
-        than one set of every row. A distinct count or a sort inside the streaming pass
-        costs more than either.
-        """
-        if self.hashes is None:
-            return False
-        if _BLOCK not in self.hashes.columns:
-            return self.hashes[_HASH].n_unique() < self.hashes.height
-        distinct = (
-            self.hashes.with_columns(pl.col(_BLOCK).set_sorted())
-            .group_by(_BLOCK)
-            .agg(pl.col(_HASH).n_unique())
-        )
-        return bool(distinct[_HASH].sum() < self.hashes.height)
+
+def _repeats_a_hash(hashes: pl.DataFrame | None) -> bool:
+    """Whether two rows of one ranking have the same hash (counted in memory).
+
+    The ordered numbering counts its rows' blocks (one per ranking) in the pass, and the
+    distinct hashes are counted per block: small sets that stay in cache, cheaper than
+    one set of every row. A distinct count or a sort inside the streaming pass costs
+    more than either. The other numberings' hashes are sorted by value (numpy's sort of
+    20 million integers is a fraction of a hash set of them) and compared with their
+    neighbours.
+    """
+    if hashes is None:
+        return False
+    if _BLOCK not in hashes.columns:
+        import numpy as np
+
+        values = np.sort(hashes[_HASH].to_numpy())
+        return bool(np.any(values[1:] == values[:-1]))
+    distinct = (
+        hashes.with_columns(pl.col(_BLOCK).set_sorted())
+        .group_by(_BLOCK)
+        .agg(pl.col(_HASH).n_unique())
+    )
+    return bool(distinct[_HASH].sum() < hashes.height)
+
+
+def _resolve_checking(
+    order: _Numbering, frames: Sequence[Any], checker: ThreadPoolExecutor
+) -> _Measured | _Numbering:
+    """Resolve a numbering; a large run's duplicate check runs meanwhile on ``checker``.
+
+    Both are numpy and Polars work that lets go of the GIL: on two cores the check of
+    20 million row hashes costs no wall time beside the numbering. The packed numbering
+    hashes its rows there too, from the codes and document ids it collected.
+    """
+    source = next(
+        (f for f in frames if isinstance(f, (pl.DataFrame, _PackedHashes)) and _HASH in f.columns),
+        None,
+    )
+    if source is None:
+        return _resolve(order, frames)
+    repeats: Future[bool] | bool
+    if source.height < _CHECKED_MEANWHILE:
+        repeats = _repeats_a_hash(_materialised(source))
+    else:
+        repeats = checker.submit(lambda: _repeats_a_hash(_materialised(source)))
+    result = _resolve(order, frames)
+    return dataclasses.replace(result, repeats=repeats) if isinstance(result, _Measured) else result
+
+
+def _materialised(source: pl.DataFrame | _PackedHashes) -> pl.DataFrame:
+    return source.collect() if isinstance(source, _PackedHashes) else source
+
+
+@dataclass(frozen=True)
+class _PackedHashes:
+    """The row hashes of a packed pass, computed when asked (:func:`row_hashes`)."""
+
+    rows: pl.DataFrame
+    columns = (_HASH,)
+
+    @property
+    def height(self) -> int:
+        return self.rows.height
+
+    def collect(self) -> pl.DataFrame:
+        return row_hashes(self.rows)
+
+
+#: Row hashes from which the duplicate check runs beside the numbering.
+_CHECKED_MEANWHILE = 1_000_000
 
 
 def _layout_kept(scan: TextScan, frames: Sequence[pl.DataFrame]) -> bool:
@@ -320,7 +325,7 @@ def _layout_kept(scan: TextScan, frames: Sequence[pl.DataFrame]) -> bool:
     """
     _, rankings, checks, *_ = frames
     return (
-        bool(checks[_LAYOUT_KEPT].item())
+        bool(checks[LAYOUT_KEPT].item())
         and rankings.select(scan.rankings_kept(pl.col("query_id"))).item()
     )
 
@@ -347,7 +352,7 @@ def _resolve_ordered(frames: Sequence[pl.DataFrame]) -> _Measured | RowOrder:
             return "by_key"
     first = pl.col(_FIRST)
     starts = starts.select(*GROUP, pl.col(_ROW).cast(pl.Int64).alias(_FIRST)).with_columns(
-        (first.shift(-1, fill_value=checks[_N_ROWS].item()) - first).cast(pl.Float64).alias(NUM_RET)
+        (first.shift(-1, fill_value=checks[N_ROWS].item()) - first).cast(pl.Float64).alias(NUM_RET)
     )
     hits = hits.join(starts.select(*GROUP, _FIRST), on=list(GROUP), how="left")
     if checks[_IN_ORDER].item():
@@ -442,12 +447,58 @@ def first_rows_order(runs: Runs, part: RunPart) -> RowOrder:
     return "trec_eval" if in_order else "by_key" if by_key else "any"
 
 
-def _pass_frames(
-    order: RowOrder, runs: Runs, part: RunPart, labels: pl.LazyFrame, bucket: tuple[int, int] | None
+def packed_pass_frames(
+    runs: Runs, part: RunPart, labels: pl.LazyFrame, bucket: tuple[int, int] | None = None
 ) -> list[pl.LazyFrame]:
-    if order == "any":
+    """Build one run's pass in any order, for :func:`_resolve_packed`.
+
+    The labelled rows, the checks, and every row's codes, key and document id
+    (:mod:`rankset.evaluation._packed`); :func:`_with_rankings` adds the rankings once
+    they are collected, and the row hashes to compute from them.
+    """
+    cast, key = runs.cast(part, bucket)
+    one_system = part.name is not None
+    rows = packed_rows(cast, key, one_system, *scan_columns(part))
+    hits, every_row = packed_frames(rows, labels)
+    return [hits, rows.select(row_check_counts(part, PACKED_KEY)), every_row]
+
+
+def _with_rankings(part: RunPart, frames: list[pl.DataFrame]) -> list[Any]:
+    """Put the packed pass's frames in the others' layout: rankings second."""
+    hits, checks, every_row = frames
+    rankings = rankings_of(every_row, part.name)
+    hashes = [] if part.unique_docs else [_PackedHashes(every_row)]
+    return [hits, rankings.frame, checks, (every_row, rankings), *hashes]
+
+
+def _resolve_packed(frames: Sequence[Any]) -> _Measured | _Numbering:
+    hits, rankings, checks, (every_row, numbered_rankings), *_ = frames
+    numbered = number_packed(hits, every_row, numbered_rankings)
+    if numbered is None:
+        return "ranked"
+    return _Measured(numbered, rankings, checks, None, True)
+
+
+def _pass_frames(
+    order: _Numbering,
+    runs: Runs,
+    part: RunPart,
+    labels: pl.LazyFrame,
+    bucket: tuple[int, int] | None,
+) -> list[pl.LazyFrame]:
+    if order == "ranked":
         return ranked_pass_frames(runs, part, labels, bucket)
+    if order == "any":
+        return packed_pass_frames(runs, part, labels, bucket)
     return ordered_pass_frames(runs, part, labels, bucket, ties=order == "by_key")
+
+
+def _resolve(order: _Numbering, frames: Sequence[pl.DataFrame]) -> _Measured | _Numbering:
+    if order == "ranked":
+        return _resolve_ranked(frames)
+    if order == "any":
+        return _resolve_packed(frames)
+    return _resolve_ordered(frames)
 
 
 def measure_pass(
@@ -460,8 +511,9 @@ def measure_pass(
     """Run the pass over every run, collected together with ``others``.
 
     Returns the labelled rows with their positions (``system, query_id, doc_id, pos``
-    and the label columns), one row per ranking with :data:`NUM_RET`, and ``others``
-    collected. Runs that looked in order but were not are measured again, ranked.
+    and the label columns) in rank order (by system, query id and position), one row per
+    ranking with :data:`NUM_RET`, and ``others`` collected. Runs that looked in order
+    but were not are measured again, ranked.
 
     Raises
     ------
@@ -470,8 +522,8 @@ def measure_pass(
         ranking of the same system and query.
     """
     # keep_best numbers while it drops copies: only the ranked numbering does that
-    tried: list[RowOrder] = [
-        "any"
+    tried: list[_Numbering] = [
+        "ranked"
         if runs.duplicates != "error"
         else first_rows_order(runs, part)
         if part.row_order is None
@@ -490,19 +542,35 @@ def measure_pass(
             scanned = ", ".join(part.source for part in runs.inputs if part.scan is not None)
             raise TextScanRejected(f"{scanned}: {error}") from error
         raise
-    measured: list[_Measured | RowOrder] = []
+    with ThreadPoolExecutor(max_workers=1) as checker:
+        return _measured_pass(runs, labels, bucket, engine, planned, tried, collected, checker)
+
+
+def _measured_pass(
+    runs: Runs,
+    labels: pl.LazyFrame,
+    bucket: tuple[int, int] | None,
+    engine: Literal["streaming", "in-memory", "gpu", "dask"],
+    planned: list[list[pl.LazyFrame]],
+    tried: list[_Numbering],
+    collected: Iterator[pl.DataFrame],
+    checker: ThreadPoolExecutor,
+) -> tuple[pl.DataFrame, pl.DataFrame, list[pl.DataFrame]]:
+    """Resolve the collected pass of :func:`measure_pass`, measuring again where needed."""
+    measured: list[_Measured | _Numbering] = []
     for part, frames, order in zip(runs.inputs, planned, tried, strict=True):
         got = [next(collected) for _ in frames]
+        got = _with_rankings(part, got) if order == "any" else got
         if part.scan is not None and not _layout_kept(part.scan, got):
             raise TextScanRejected(f"{part.source}: a line left the plain layout")
-        _refuse_bad_rows(runs, part, bucket, got)
-        measured.append(_resolve_ranked(got) if order == "any" else _resolve_ordered(got))
+        refuse_bad_rows(runs, part, bucket, got)
+        measured.append(_resolve_checking(order, got, checker))
     rest = list(collected)
 
     # Measured again, each by the numbering its rows allow (at most twice more: a run
     # that starts in key order but turns out split or unordered is then ranked).
     while again := [i for i, result in enumerate(measured) if not isinstance(result, _Measured)]:
-        orders = [cast(RowOrder, measured[i]) for i in again]
+        orders = [cast(_Numbering, measured[i]) for i in again]
         replanned = [
             _pass_frames(order, runs, runs.inputs[i], labels, bucket)
             for i, order in zip(again, orders, strict=True)
@@ -510,7 +578,8 @@ def measure_pass(
         recollected = iter(collect_frames([f for frames in replanned for f in frames], engine))
         for i, order, frames in zip(again, orders, replanned, strict=True):
             got = [next(recollected) for _ in frames]
-            measured[i] = _resolve_ranked(got) if order == "any" else _resolve_ordered(got)
+            got = _with_rankings(runs.inputs[i], got) if order == "any" else got
+            measured[i] = _resolve_checking(order, got, checker)
 
     results = cast(list[_Measured], measured)  # every None was measured again above
     for part, result in zip(runs.inputs, results, strict=True):
@@ -520,65 +589,11 @@ def measure_pass(
             raise_on_duplicate_docs(offenders, part.source)
     counts = pl.concat([result.counts for result in results])
     if len(results) > 1:
-        _refuse_shared_rankings(counts, runs)
+        refuse_shared_rankings(counts, runs)
+    # The small phase adds in row order (rankset.measures' sequential sums): the rows are
+    # put in rank order here, eagerly, whatever order the engine's pass gave them in
+    # (a lazy sort before a group-by is no promise the query optimizer keeps).
+    if len(results) == 1 and results[0].in_rank_order:
+        return results[0].hits, counts, rest
     hits = pl.concat([result.hits for result in results])
-    return hits, counts, rest
-
-
-def _refuse_bad_rows(
-    runs: Runs, part: RunPart, bucket: tuple[int, int] | None, frames: Sequence[pl.DataFrame]
-) -> None:
-    """Refuse rows with unusable ids or a non-finite score, naming the first of them.
-
-    ``frames`` are either numbering's: the second has one row per ranking (its query
-    ids are checked there), the third the row checks' counts. A scanned TREC file is
-    read again instead, for its general parser to name the line.
-    """
-    _, rankings, checks, *_ = frames
-    query_problems = id_problems("query_id")
-    checked = checks.row(0, named=True)  # a row read as it is, no query run on it
-    if checked.get(_N_INF):
-        warn_user(
-            f"{part.source}: {checked[_N_INF]} score(s) are infinite; they are ranked as "
-            "+inf (first) or -inf (last), as trec_eval, pytrec_eval and ranx rank them.",
-            RanksetWarning,
-        )
-    counts = {
-        **rankings.select(count_problems(query_problems)).row(0, named=True),
-        **{problem: checked[problem] for problem in _row_problems(part, "_")},
-    }
-    if not any(counts.values()):
-        return
-    if part.scan is not None:
-        raise TextScanRejected(f"{part.source}: a line has an unusable id or score")
-    word = _ordering_word(part)
-    frame, _ = runs.cast(part, bucket)
-    raise_on_bad_rows(
-        frame.select("query_id", "doc_id", word),
-        {**query_problems, **_row_problems(part, word)},
-        None,
-        source=part.source,
-        what="run",
-        advice=(
-            "every run row needs a query id and a document id (non-empty, without control "
-            "characters or surrounding spaces) and "
-            + (
-                "a score that is a number (±inf rank first or last)."
-                if word == "score"
-                else "a finite rank."
-            )
-        ),
-        number_rows=bucket is None and part.dataset_buckets is None,
-    )
-
-
-def _refuse_shared_rankings(counts: pl.DataFrame, runs: Runs) -> None:
-    shared = counts.filter(pl.struct(GROUP).is_duplicated()).select(GROUP).unique().sort(GROUP)
-    if shared.height:
-        system, query = shared.row(0)
-        msg = (
-            f"System {system!r} has a ranking for query {query!r} in more than one run input "
-            f"({', '.join(runs.sources)}); give each input its own system name (names=..., "
-            "CLI --name) or stack the rows into one input."
-        )
-        raise SchemaError(msg)
+    return hits.sort(*GROUP, "pos", maintain_order=True), counts, rest

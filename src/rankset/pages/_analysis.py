@@ -37,13 +37,14 @@ from rankset.evaluation import (
     numbered_runs,
 )
 from rankset.experiments._shared import read_history
-from rankset.io import scan_labels
 from rankset.pages._analysis_steps import (
     compare_all,
     diagnosis_of,
     evaluate_shown,
     explanations_of,
+    label_frame,
     metric_curves,
+    picked_baseline,
     split_num_rel,
 )
 from rankset.pages._contrasts import no_evaluation, ranking_contrasts
@@ -494,7 +495,7 @@ def _analysed(
     full, shown, diagnosable = evaluate_shown(
         runs, labels, shown, k, options, n_resamples or DEFAULT_RESAMPLES, seed, notes
     )
-    baseline = _baseline(baseline, full.systems)
+    baseline = picked_baseline(baseline, full.systems)
     rows = (len(full.systems) - 1) * len(shown)  # comparisons per baseline
     policy = policy_for(rows)
     if policy.sized:
@@ -529,7 +530,7 @@ def _analysed(
         diagnosis=diagnosis,
         k=k,
         depth=depth,
-        labels=_label_frame(labels),
+        labels=label_frame(labels),
         relevant_queries=tuple(relevant),
         agreement=agreement,
         stability=stability,
@@ -572,7 +573,7 @@ def _label_free(
     analysis = Analysis(
         result=no_evaluation(systems),
         metrics=(),
-        baseline=_baseline(baseline, systems),
+        baseline=picked_baseline(baseline, systems),
         comparisons=None,
         curves=None,
         curve_of={},
@@ -594,20 +595,3 @@ def _label_free(
     )
     vars(analysis)["positions"] = positions  # read once: the cached property's value
     return analysis
-
-
-def _baseline(baseline: str | None, systems: list[str]) -> str | None:
-    if baseline is None:
-        return systems[0] if len(systems) > 1 else None
-    check_choice("baseline", baseline, systems)
-    return baseline
-
-
-def _label_frame(labels: Any) -> pl.DataFrame | None:
-    if labels is None:
-        return None
-    return (
-        scan_labels(labels)
-        .collect()
-        .select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String), "grade")
-    )

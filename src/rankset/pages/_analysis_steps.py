@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
+from rankset._validation import check_choice
 from rankset.errors import GradeScaleError, RanksetWarning
 from rankset.evaluation import Curves, EvaluateOptions, EvaluationResult, evaluate_with
+from rankset.io import scan_labels
 from rankset.pages._measures import needs_grade_scale
 from rankset.pages._resampling import Resampling
 
@@ -30,7 +32,9 @@ __all__ = [
     "diagnosis_of",
     "evaluate_shown",
     "explanations_of",
+    "label_frame",
     "metric_curves",
+    "picked_baseline",
     "split_num_rel",
 ]
 
@@ -233,4 +237,23 @@ def explanations_of(
         # the level the evaluation used (the labels may have implied it)
         relevance_level=result.config.get("relevance_level", options.relevance_level),
         names=options.names,
+    )
+
+
+def picked_baseline(baseline: str | None, systems: list[str]) -> str | None:
+    """Return the baseline asked (checked), else the first of several systems."""
+    if baseline is None:
+        return systems[0] if len(systems) > 1 else None
+    check_choice("baseline", baseline, systems)
+    return baseline
+
+
+def label_frame(labels: Any) -> pl.DataFrame | None:
+    """Return the labels as ``query_id, doc_id, grade`` (text ids), or None without."""
+    if labels is None:
+        return None
+    return (
+        scan_labels(labels)
+        .collect()
+        .select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String), "grade")
     )

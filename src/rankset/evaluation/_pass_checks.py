@@ -1,0 +1,165 @@
+"""The checks of the pass over the runs: what is counted in every row, and the refusals.
+
+Every numbering of :mod:`rankset.evaluation._pass` counts the same problems in the same
+pass (ids, scores, infinite scores, a scanned file's layout) and collects a hash of each
+row for the duplicate check; after the pass the counts are read back here, and a run
+with a problem is refused with its first offending row named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from rankset._validation import warn_user
+from rankset.errors import RanksetWarning, SchemaError
+from rankset.evaluation._runs import RunPart, Runs, TextScanRejected
+from rankset.io._shared import count_problems, id_problems, number_problems, score_problems
+from rankset.measures._shared import GROUP
+from rankset.schema._rules import raise_on_bad_rows
+
+__all__ = [
+    "LAYOUT_KEPT",
+    "N_INF",
+    "N_ROWS",
+    "ordering_word",
+    "refuse_bad_rows",
+    "refuse_shared_rankings",
+    "row_check_counts",
+    "row_checks",
+    "row_hash",
+    "row_problems",
+    "scan_columns",
+]
+
+LAYOUT_KEPT = "_layout_kept"
+N_ROWS = "_n_rows"
+N_INF = "_n_infinite_scores"
+# Seeds of the row hash that counts distinct (system, query, document) triples.
+_HASH_SEEDS = (71, 1_013, 20_011)
+
+
+def row_hash(one_system: bool) -> pl.Expr:
+    hashed = pl.col("query_id").hash(_HASH_SEEDS[0]) ^ pl.col("doc_id").hash(_HASH_SEEDS[1])
+    if not one_system:
+        hashed = hashed ^ pl.col("system").hash(_HASH_SEEDS[2])
+    return hashed
+
+
+def ordering_word(part: RunPart) -> str:
+    """Name the column a run is ordered by: ``score`` or ``rank``."""
+    return "score" if part.has_scores else "rank"
+
+
+def row_problems(part: RunPart, ordering_column: str) -> dict[str, pl.Expr]:
+    """Return the problems looked for in every row: the doc id's, a NaN score.
+
+    Query ids are checked on the rankings after the pass (one row per ranking); doc ids
+    only when the reader has not checked them (a text scan over its strings is the
+    costly part of these checks).
+    """
+    ids = {} if part.rows_checked else id_problems("doc_id")
+    if part.has_scores:  # ±inf are ordered scores; NaN is refused
+        return {**ids, **score_problems(ordering_column)}
+    return {**ids, **number_problems(ordering_column, ordering_word(part))}
+
+
+def row_check_counts(part: RunPart, ordering_column: str) -> list[pl.Expr]:
+    checks = [pl.len().alias(N_ROWS), *count_problems(row_problems(part, ordering_column))]
+    if part.has_scores:
+        checks.append(pl.col(ordering_column).cast(pl.Float64).is_infinite().sum().alias(N_INF))
+    if part.scan is not None:
+        # The scan's assumptions: every field of every line read, and one tag. Lines
+        # starting with '#' are looked for in the rankings' query ids after the pass.
+        checks.append(part.scan.layout_kept().alias(LAYOUT_KEPT))
+    return checks
+
+
+def row_checks(runs: Runs, part: RunPart) -> pl.LazyFrame:
+    """One row of counts, each zero when a run held in memory passes one of the checks.
+
+    What the pass counts in every row (ids, scores, infinite scores too) and, unless
+    the reader rules them out, rows whose ``(query_id, doc_id)`` hash repeats (a
+    document twice in a ranking, or a hash collision): all zero means the pass would
+    find nothing to refuse, warn about or look at again.
+    """
+    if part.scan is not None:
+        msg = "row_checks() checks a run held in memory, not a scanned file."
+        raise ValueError(msg)
+    cast, _ = runs.cast(part, None)
+    checks = [
+        check
+        for check in row_check_counts(part, ordering_word(part))
+        if check.meta.output_name() != N_ROWS
+    ]
+    if not part.unique_docs:
+        repeats = pl.len() - row_hash(part.name is not None).n_unique()
+        checks.append(repeats.alias("repeated row hashes"))
+    return cast.select(checks)
+
+
+def scan_columns(part: RunPart) -> list[str]:
+    """Return the columns a scanned file's checks need besides the numbered ones."""
+    if part.scan is None:
+        return []
+    return list(part.scan.CHECKED_FIELDS)
+
+
+def refuse_bad_rows(
+    runs: Runs, part: RunPart, bucket: tuple[int, int] | None, frames: Sequence[pl.DataFrame]
+) -> None:
+    """Refuse rows with unusable ids or a non-finite score, naming the first of them.
+
+    ``frames`` are either numbering's: the second has one row per ranking (its query
+    ids are checked there), the third the row checks' counts. A scanned TREC file is
+    read again instead, for its general parser to name the line.
+    """
+    _, rankings, checks, *_ = frames
+    query_problems = id_problems("query_id")
+    checked = checks.row(0, named=True)  # a row read as it is, no query run on it
+    if checked.get(N_INF):
+        warn_user(
+            f"{part.source}: {checked[N_INF]} score(s) are infinite; they are ranked as "
+            "+inf (first) or -inf (last), as trec_eval, pytrec_eval and ranx rank them.",
+            RanksetWarning,
+        )
+    counts = {
+        **rankings.select(count_problems(query_problems)).row(0, named=True),
+        **{problem: checked[problem] for problem in row_problems(part, "_")},
+    }
+    if not any(counts.values()):
+        return
+    if part.scan is not None:
+        raise TextScanRejected(f"{part.source}: a line has an unusable id or score")
+    word = ordering_word(part)
+    frame, _ = runs.cast(part, bucket)
+    raise_on_bad_rows(
+        frame.select("query_id", "doc_id", word),
+        {**query_problems, **row_problems(part, word)},
+        None,
+        source=part.source,
+        what="run",
+        advice=(
+            "every run row needs a query id and a document id (non-empty, without control "
+            "characters or surrounding spaces) and "
+            + (
+                "a score that is a number (±inf rank first or last)."
+                if word == "score"
+                else "a finite rank."
+            )
+        ),
+        number_rows=bucket is None and part.dataset_buckets is None,
+    )
+
+
+def refuse_shared_rankings(counts: pl.DataFrame, runs: Runs) -> None:
+    shared = counts.filter(pl.struct(GROUP).is_duplicated()).select(GROUP).unique().sort(GROUP)
+    if shared.height:
+        system, query = shared.row(0)
+        msg = (
+            f"System {system!r} has a ranking for query {query!r} in more than one run input "
+            f"({', '.join(runs.sources)}); give each input its own system name (names=..., "
+            "CLI --name) or stack the rows into one input."
+        )
+        raise SchemaError(msg)

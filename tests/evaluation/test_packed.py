@@ -1,0 +1,313 @@
+"""The packed numbering of a run in no order: one sorted 64-bit integer per row.
+
+What is checked here:
+
+* the key's code never rises with the key, for any doubles (signed zeros, infinities,
+  subnormals, the largest magnitudes) and any width, and equal keys share a code;
+* shuffled runs get trec_eval's positions (score descending, ties by document id
+  descending in byte order) from the packed numbering, against a plain-Python
+  reference, with tie-heavy scores, signed zeros, infinities, huge and tiny scores,
+  non-ASCII and numeric-looking ids and several systems in one frame; also when the
+  code has one bit, so that most code groups hold unequal keys the exact step puts in
+  order; a run whose numbers leave no bit for the code is ranked instead;
+* shuffled Parquet and TREC files take the packed numbering and give pytrec_eval's
+  values (trec_eval's C code), doubles and ``score_precision="float32"`` alike; a
+  missing query id is refused as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankset
+from _support.pytrec_reference import PytrecEvalWorker, reference
+from rankset.errors import SchemaError
+from rankset.evaluation import _evaluate as executors
+from rankset.evaluation import _packed as packed
+from rankset.evaluation import _pass as run_pass
+from rankset.evaluation._inputs import assign_system_names, read_runs
+from rankset.evaluation._pass import measure_pass
+from rankset.evaluation._runs import Runs
+from rankset.measures._shared import GROUP
+
+Row = tuple[str, str, str, float]  # system, query, doc, score
+
+# Infinite scores are ranked and said so; the warning is tested in test_pass.py.
+pytestmark = pytest.mark.filterwarnings(r"ignore:.*score\(s\) are infinite")
+
+# Scores trec_eval orders like any others: ties, signed zeros, both infinities, the
+# smallest subnormal, the largest doubles and numbers a float32 cannot hold.
+SCORES = (-math.inf, -1.7976931348623157e308, -1.0, -0.0, 0.0, 5e-324, 0.5, 1.5, 1e300, math.inf)
+# Byte order: "10" < "9", "Z" < "e" < "z" < "ß" < "é" < "日本" in UTF-8.
+DOC_IDS = ("1", "10", "9", "Z", "e", "z", "é", "ß", "日本", "x1")
+
+
+def reference_positions(rows: list[Row]) -> dict[tuple[str, str, str], int]:
+    """Position of each (system, query, doc): trec_eval's order, in plain Python."""
+    rankings: dict[tuple[str, str], list[tuple[float, bytes, str]]] = {}
+    for system, query, doc, score in rows:
+        rankings.setdefault((system, query), []).append((score, doc.encode(), doc))
+    positions = {}
+    for (system, query), docs in rankings.items():
+        # -0.0 == 0.0 in the sort key as in trec_eval: ties broken by the id's bytes
+        ordered = sorted(docs, key=lambda entry: (entry[0], entry[1]), reverse=True)
+        for position, (_, _, doc) in enumerate(ordered, start=1):
+            positions[(system, query, doc)] = position
+    return positions
+
+
+@pytest.fixture(autouse=True)
+def _whole_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep one frame in memory on the pass (not measured in one collect by _fused)."""
+    monkeypatch.setattr(executors, "_one_run_in_memory", lambda runs: False)
+
+
+@pytest.fixture
+def plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the numbering each pass took: packed or ranked (or ordered)."""
+    taken: list[str] = []
+    for name, label in (
+        ("packed_pass_frames", "packed"),
+        ("ranked_pass_frames", "ranked"),
+        ("ordered_pass_frames", "ordered"),
+    ):
+        original = getattr(run_pass, name)
+
+        def spy(*args: Any, _original: Any = original, _label: str = label, **kw: Any) -> Any:
+            taken.append(_label)
+            return _original(*args, **kw)
+
+        monkeypatch.setattr(run_pass, name, spy)
+    return taken
+
+
+def _runs(frame: pl.DataFrame, **options: Any) -> Runs:
+    runs = assign_system_names(
+        read_runs(frame, None),
+        order="auto",
+        duplicates="error",
+        engine="streaming",
+        **options,
+    )
+    # the numbering of a run in no order, whatever its first rows look like
+    parts = [dataclasses.replace(part, row_order="any") for part in runs.inputs]
+    return dataclasses.replace(runs, inputs=parts)
+
+
+def _positions(rows: list[Row], labelled: list[tuple[str, str]]) -> dict[Any, int]:
+    frame = pl.DataFrame(
+        rows, schema=["system", "query_id", "doc_id", "score"], orient="row"
+    ).with_columns(pl.col("score").cast(pl.Float64))
+    labels = pl.LazyFrame(
+        {"query_id": [q for q, _ in labelled], "doc_id": [d for _, d in labelled]},
+        schema={"query_id": pl.String, "doc_id": pl.String},
+    ).with_columns(grade=pl.lit(1.0))
+    hits, counts, _ = measure_pass(_runs(frame), labels, None, "streaming")
+    lengths = {(s, q): n for s, q, n in counts.rows()}
+    expected_lengths: dict[tuple[str, str], float] = {}
+    for system, query, _, _ in rows:
+        expected_lengths[system, query] = expected_lengths.get((system, query), 0) + 1
+    assert lengths == expected_lengths
+    return {(s, q, d): p for s, q, d, p in hits.select(*GROUP, "doc_id", "pos").rows()}
+
+
+# --- the key's code -------------------------------------------------------------------
+
+_doubles = st.floats(allow_nan=False, allow_subnormal=True, width=64)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    keys=st.lists(_doubles | st.sampled_from(SCORES), min_size=1, max_size=40),
+    bits=st.integers(1, 52),
+)
+def test_the_code_never_rises_with_the_key(keys: list[float], bits: int) -> None:
+    finite = [key for key in keys if math.isfinite(key)]
+    low, high = (min(finite), max(finite)) if finite else (None, None)
+    ordered = sorted(keys)
+    codes = packed.descending_codes(np.array(ordered), low, high, bits).tolist()
+    assert all(0 <= code < 2**bits for code in codes)
+    for (key, code), (next_key, next_code) in zip(
+        zip(ordered, codes, strict=True), zip(ordered[1:], codes[1:], strict=True), strict=False
+    ):
+        assert next_code <= code, (key, next_key)
+        if key == next_key:  # -0.0 == 0.0 too
+            assert next_code == code
+
+
+def test_the_code_tells_apart_what_its_bits_can() -> None:
+    keys = np.array([math.inf, 3.0, 2.0, 1.0, 0.0, -0.0, -math.inf])
+    assert packed.descending_codes(keys, 0.0, 3.0, 8).tolist() == [0, 0, 85, 170, 255, 255, 255]
+
+
+# --- positions against the reference -------------------------------------------------
+
+_rows = st.lists(
+    st.tuples(
+        st.sampled_from(["sysA", "sysB"]),
+        st.sampled_from(["q1", "q10", "q9", "Q"]),
+        st.sampled_from(DOC_IDS),
+        st.sampled_from(SCORES),
+    ),
+    min_size=1,
+    max_size=80,
+    unique_by=lambda row: row[:3],
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=_rows, seed=st.integers(0, 10_000), one_bit=st.booleans())
+def test_shuffled_runs_get_trec_evals_positions(rows: list[Row], seed: int, one_bit: bool) -> None:
+    rng = random.Random(seed)
+    rng.shuffle(rows)
+    labelled = sorted({(q, d) for _, q, d, _ in rows if rng.random() < 0.6})
+    expected = {k: v for k, v in reference_positions(rows).items() if k[1:] in set(labelled)}
+    with pytest.MonkeyPatch.context() as patch:
+        if one_bit:  # codes of one bit: most groups hold unequal keys
+            patch.setattr(packed, "_MOST_CODE_BITS", 1)
+        assert _positions(rows, labelled) == expected
+
+
+def test_a_shuffled_run_takes_the_packed_numbering(plans: list[str]) -> None:
+    rows = [("s", f"q{q}", f"d{d}", float(d % 7)) for q in range(30) for d in range(40)]
+    random.Random(1).shuffle(rows)
+    labelled = [(q, d) for _, q, d, _ in rows[::4]]
+    assert _positions(rows, labelled) == {
+        k: v for k, v in reference_positions(rows).items() if k[1:] in set(labelled)
+    }
+    assert plans == ["packed"]
+
+
+def test_numbers_without_room_for_the_code_are_ranked_instead(
+    plans: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(packed, "_MOST_CODE_BITS", 0)
+    rows = [("s", "q", f"d{d}", float(d % 3)) for d in range(20)]
+    random.Random(2).shuffle(rows)
+    labelled = [("q", f"d{d}") for d in range(0, 20, 3)]
+    assert _positions(rows, labelled) == {
+        k: v for k, v in reference_positions(rows).items() if k[1:] in set(labelled)
+    }
+    assert plans == ["packed", "ranked"]
+
+
+def test_a_missing_query_id_is_refused(plans: list[str]) -> None:
+    frame = pl.DataFrame(
+        {"system": "s", "query_id": ["q", None], "doc_id": ["a", "b"], "score": [1.0, 2.0]}
+    )
+    labels = pl.LazyFrame({"query_id": ["q"], "doc_id": ["a"], "grade": [1.0]})
+    with pytest.raises(SchemaError, match=r"1 run row\(s\) have no query_id"):
+        measure_pass(_runs(frame), labels, None, "streaming")
+    assert plans == ["packed"]
+
+
+# --- files against pytrec_eval --------------------------------------------------------
+
+CUTOFFS = (1, 3, 5, 10)
+METRICS = ["ndcg@10", "ap", "rr", "precision@3", "recall@5", "ndcg", "num_ret", "num_rel_ret"]
+NAMES = {
+    "ndcg@10": "ndcg_cut_10",
+    "ap": "map",
+    "rr": "recip_rank",
+    "precision@3": "P_3",
+    "recall@5": "recall_5",
+    "ndcg": "ndcg",
+    "num_ret": "num_ret",
+    "num_rel_ret": "num_rel_ret",
+}
+# Exact as float32 too (pytrec_eval keeps float32 scores): the two trec_evals agree.
+FLOAT32_SCORES = (-math.inf, -1.0, -0.0, 0.0, 2.0**-100, 0.5, 1.5, 2.0, math.inf)
+
+
+def _shuffled_case(seed: int, scores: tuple[float, ...]) -> tuple[list[Row], dict[str, Any]]:
+    rng = random.Random(seed)
+    rows: list[Row] = []
+    qrels: dict[str, dict[str, int]] = {}
+    for q in range(12):
+        query = f"{q}" if q % 3 else f"q{q}é"
+        docs = rng.sample([*DOC_IDS, *(f"d{i}" for i in range(30))], rng.randint(3, 35))
+        rows += [("run", query, doc, rng.choice(scores)) for doc in docs]
+        judged = rng.sample(docs, min(len(docs), rng.randint(1, 8)))
+        qrels[query] = {doc: rng.choice([0, 1, 1, 2, 3]) for doc in judged}
+        qrels[query][rng.choice(docs)] = 1  # a relevant retrieved document
+    rng.shuffle(rows)
+    return rows, qrels
+
+
+def _write(rows: list[Row], qrels: dict[str, Any], folder: Path) -> tuple[Path, Path, Path]:
+    frame = pl.DataFrame(rows, schema=["system", "query_id", "doc_id", "score"], orient="row")
+    parquet = folder / "run.parquet"
+    frame.drop("system").write_parquet(parquet)
+    text = folder / "run.trec"
+    lines = [f"{q} Q0 {d} {i + 1} {s!r} run" for i, (_, q, d, s) in enumerate(rows)]
+    text.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    labels = folder / "qrels.txt"
+    labels.write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()),
+        encoding="utf-8",
+    )
+    return parquet, text, labels
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+def test_shuffled_files_equal_pytrec_eval(
+    seed: int,
+    precision: str,
+    tmp_path: Path,
+    plans: list[str],
+    pytrec_worker: PytrecEvalWorker,
+) -> None:
+    scores = FLOAT32_SCORES if precision == "float64" else (3.0, 3.0000001, 1.0, 1.00000001)
+    rows, qrels = _shuffled_case(seed, scores)
+    run = {}
+    for _, query, doc, score in rows:
+        run.setdefault(query, {})[doc] = score
+    expected = reference(pytrec_worker, qrels, run, relevance_level=1, cutoffs=CUTOFFS)
+    for path in _write(rows, qrels, tmp_path)[:2]:
+        plans.clear()
+        result = rankset.evaluate(
+            path, tmp_path / "qrels.txt", METRICS, confidence=None, score_precision=precision
+        )
+        assert plans == ["packed"], path.name
+        got = {
+            (q, m): v for q, m, v in result.per_query.select("query_id", "metric", "value").rows()
+        }
+        wrong = [
+            (query, metric, got[query, metric], values[NAMES[metric]])
+            for query, values in expected.items()
+            for metric in METRICS
+            if got[query, metric] != values[NAMES[metric]]
+        ]
+        assert not wrong, (path.name, wrong[:5])
+
+
+def test_a_hash_collision_in_a_shuffled_run_changes_nothing(
+    plans: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = [("s", f"q{q}", f"d{d}", float(d % 5)) for q in range(5) for d in range(30)]
+    random.Random(4).shuffle(rows)
+    labelled = [(q, d) for _, q, d, _ in rows[::3]]
+    expected = _positions(rows, labelled)
+    seven = pl.DataFrame({"_hash": [7, 7]}, schema={"_hash": pl.UInt64})
+    monkeypatch.setattr(run_pass, "row_hashes", lambda rows: seven)  # every hash equal
+    assert _positions(rows, labelled) == expected
+    assert plans == ["packed", "packed"]
+
+
+def test_a_duplicate_in_a_shuffled_run_is_refused(plans: list[str]) -> None:
+    rows = [("s", "q", f"d{d}", float(d)) for d in range(40)] + [("s", "q", "d7", 0.5)]
+    random.Random(5).shuffle(rows)
+    with pytest.raises(SchemaError, match=r"duplicate documents.*doc 'd7' \(2 times\)"):
+        _positions(rows, [("q", "d7")])
+    assert plans == ["packed"]
