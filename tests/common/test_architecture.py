@@ -31,11 +31,12 @@ LAYERS: list[set[str]] = [
     {"charts"},
     {"pages"},
     {"cli"},
-    {"__init__"},
+    {"__init__", "__main__"},
 ]
 # The ground floor: the only modules directly under src/rankset.
 GROUND_FLOOR = {
     "__init__",
+    "__main__",
     "errors",
     "_version",
     "_typing",
