@@ -344,7 +344,10 @@ class _Coded:
         k_max: int,
     ) -> _Coded:
         ids = pl.concat(
-            [collected.scored["query_id"].cast(pl.String), collected.stats["query_id"].cast(pl.String)]
+            [
+                collected.scored["query_id"].cast(pl.String),
+                collected.stats["query_id"].cast(pl.String),
+            ]
         )
         queries = ids.unique().sort()
         codes = {
@@ -385,9 +388,7 @@ class _Coded:
         label_running = None
         if label_cumulative:
             label_running = (
-                collected.extra["label_cumulative"]
-                .with_columns(_q=codes["_q"])
-                .drop("query_id")
+                collected.extra["label_cumulative"].with_columns(_q=codes["_q"]).drop("query_id")
             )
         heights = scored["_s"].value_counts().sort("_s")
         count = dict(zip(heights["_s"].to_list(), heights["count"].to_list(), strict=True))
@@ -410,7 +411,9 @@ def _key(system: pl.Expr, query: pl.Expr, pos: pl.Expr, n_queries: int, k_max: i
     )
 
 
-def _system_batches(heights: list[int], cutoffs: list[int]) -> list[tuple[tuple[int, ...], list[int]]]:
+def _system_batches(
+    heights: list[int], cutoffs: list[int]
+) -> list[tuple[tuple[int, ...], list[int]]]:
     """Consecutive systems (codes) and cutoffs, about :data:`_BATCH_ROWS` rows a batch."""
     batches: list[tuple[tuple[int, ...], list[int]]] = []
     members: list[int] = []
@@ -437,7 +440,7 @@ def _at_every_k(
     cumulative: dict[str, tuple[pl.Expr, str]],
     label_cumulative: list[str],
 ) -> pl.DataFrame:
-    """The aggregations of consecutive systems at every cutoff, by ``_s``, ``k``, ``_q``.
+    """Return consecutive systems' aggregations at every cutoff, by ``_s``, ``k``, ``_q``.
 
     Planned lazily and collected once, so the engine holds fewer copies of a table of
     systems x queries x cutoffs rows.
@@ -490,7 +493,7 @@ def _tidy_curves(
     *,
     keep_ids: bool,
 ) -> pl.DataFrame:
-    """The systems' values, tidy: by system, metric (in ``metrics`` order), k, query.
+    """Return the systems' values, tidy: by system, metric (in ``metrics`` order), k, query.
 
     The system, metric and measure are enums (4 bytes a row); ``keep_ids=False`` leaves
     out the query ids, which only the per-query table needs (``frame`` is by system, k
