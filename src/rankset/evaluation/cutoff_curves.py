@@ -330,6 +330,7 @@ class _Coded:
     scored: pl.DataFrame  # _s, _q and the aggregations that do not run, by (_s, _q)
     running: pl.DataFrame  # _key and the running values, by _key (see key())
     stats: pl.DataFrame  # _q and the label statistics that do not run
+    stats_row: pl.Series  # each query's row in stats (null: not labelled), by _q
     label_running: pl.DataFrame | None  # _q, _ipos and the ideal running values
     heights: list[int]  # the rankings of each system
     k_max: int
@@ -390,6 +391,9 @@ class _Coded:
             label_running = (
                 collected.extra["label_cumulative"].with_columns(_q=codes["_q"]).drop("query_id")
             )
+        stats_row = pl.Series("_row", [None] * queries.len(), dtype=pl.Int64).scatter(
+            stats["_q"], pl.int_range(stats.height, eager=True)
+        )
         heights = scored["_s"].value_counts().sort("_s")
         count = dict(zip(heights["_s"].to_list(), heights["count"].to_list(), strict=True))
         return cls(
@@ -398,6 +402,7 @@ class _Coded:
             scored=scored,
             running=running,
             stats=stats,
+            stats_row=stats_row,
             label_running=label_running,
             heights=[count.get(number, 0) for number in range(len(systems))],
             k_max=k_max,
@@ -442,21 +447,24 @@ def _at_every_k(
 ) -> pl.DataFrame:
     """Return consecutive systems' aggregations at every cutoff, by ``_s``, ``k``, ``_q``.
 
-    Planned lazily and collected once, so the engine holds fewer copies of a table of
-    systems x queries x cutoffs rows.
+    The rankings' rows are planned lazily and collected once, so the engine holds fewer
+    copies of a table of systems x queries x cutoffs rows; the label statistics are
+    gathered by position, and the rows put in order by one integer key.
     """
-    ks = pl.LazyFrame({"k": cutoffs}, schema={"k": pl.Int64})
+    ks = pl.DataFrame(
+        {"k": cutoffs, "_ki": range(len(cutoffs))}, schema={"k": pl.Int64, "_ki": pl.Int64}
+    )
     n_queries = max(1, coded.queries.len())
     # The value at k is the running value at the last labelled document at or above
     # position k (a ranking shorter than k keeps its value at its last document); none
-    # there: the row at position 0, 0 for sums, null for minima.
+    # there: the row at position 0, 0 for sums, null for minima. The rows come in
+    # (system, query, k) order, so by _key already.
     pos = pl.min_horizontal(pl.col("k"), pl.col(NUM_RET)).cast(pl.Int64)
     runs = (
         coded.scored.lazy()
         .filter(pl.col("_s").is_between(members[0], members[-1]))
-        .join(ks, how="cross")
+        .join(ks.lazy(), how="cross", maintain_order="left_right")
         .with_columns(_key=_key(pl.col("_s"), pl.col("_q"), pos, n_queries, coded.k_max))
-        .sort("_key")
         .join_asof(coded.running.lazy(), on="_key", strategy="backward", check_sortedness=False)
         .drop("_key")
         .with_columns(
@@ -464,20 +472,25 @@ def _at_every_k(
             for name, (_, reducer) in cumulative.items()
             if reducer == "sum"
         )
+        .collect(engine="in-memory")
     )
-    # Each labelled query's statistics at every cutoff (its ideal DCG at k...).
-    stats = coded.stats.lazy().join(ks, how="cross")
+    # Each labelled query's statistics at every cutoff (its ideal DCG at k...), a row
+    # per (labelled query, cutoff) in that order, gathered for each row of the rankings.
+    stats = coded.stats.join(ks, how="cross", maintain_order="left_right")
     if coded.label_running is not None:
         stats = (
             stats.with_columns(_ipos=pl.min_horizontal(pl.col("k"), pl.col("_n_labels")))
-            .join(coded.label_running.lazy(), on=["_q", "_ipos"], how="left")
+            .join(coded.label_running, on=["_q", "_ipos"], how="left", maintain_order="left")
             .with_columns(pl.col(name).fill_null(0.0) for name in label_cumulative)
         )
+    labelled = coded.stats_row.gather(runs["_q"])
+    at = (labelled * len(cutoffs) + runs["_ki"]).cast(pl.UInt32)
+    gathered = stats.drop("_q", "k", "_ki").select(pl.all().gather(pl.lit(at)))
+    order = (runs["_s"].cast(pl.Int64) * len(cutoffs) + runs["_ki"]) * n_queries + runs["_q"]
     return (
-        runs.join(stats, on=["_q", "k"], how="left")
+        pl.concat([runs.drop("_ki"), gathered], how="horizontal")
         .with_columns(pl.col("k").alias(QUERY_K))
-        .sort("_s", "k", "_q")
-        .collect(engine="in-memory")
+        .sort(order)
     )
 
 
