@@ -12,8 +12,8 @@ candidates judged, grades 0-3), then builds the dashboard through the public API
 ``.save(path)``, in a child process, and prints one JSON line:
 
 - ``build_s``: wall seconds of the child's call and save (imports excluded), with
-  ``stages``: each step its progress callback named, its seconds and the child's peak
-  RSS (MiB) at its end;
+  ``stages``: each step its progress callback named, its seconds, the child's peak
+  RSS (MiB) at its end and its CPU seconds (user + system, every thread);
 - ``process_s``, ``cpu_s`` and ``peak_rss_mib``: the whole child's wall and CPU
   (user + system) seconds, imports included, and its peak RSS (``ru_maxrss`` of the
   child, read with ``os.wait4``), with ``load``: the machine's 1-minute load average
@@ -118,18 +118,23 @@ from pathlib import Path
 args = json.loads(sys.argv[1])
 import rankset
 stages = []
-last = [None, time.perf_counter()]
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+last = [None, time.perf_counter(), cpu()]
 def progress(done, total, what):
-    now = time.perf_counter()
+    now, used = time.perf_counter(), cpu()
     what = what.split(":")[0] if "resamples" in what else what
     if what == last[0]:
         return
     if last[0] is not None:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-        stages.append([last[0], round(now - last[1], 3), peak])
-        print(f"  {last[0]}: {now - last[1]:.1f} s, peak {peak} MiB", file=sys.stderr,
-              flush=True)
-    last[0], last[1] = what, now
+        stages.append([last[0], round(now - last[1], 3), peak, round(used - last[2], 2)])
+        with open("/proc/self/statm") as statm:  # resident now, after the step
+            held = int(statm.read().split()[1]) * resource.getpagesize() // 2**20
+        print(f"  {last[0]}: {now - last[1]:.1f} s ({used - last[2]:.1f} s CPU), peak {peak} "
+              f"MiB, {held} MiB resident after", file=sys.stderr, flush=True)
+    last[0], last[1], last[2] = what, now, used
 start = time.perf_counter()
 profiler = cProfile.Profile() if args["profile"] else None
 if profiler: profiler.enable()
@@ -146,7 +151,7 @@ if profiler:
 now = time.perf_counter()
 if last[0] is not None and last[0] != "done":
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-    stages.append([last[0], round(now - last[1], 3), peak])
+    stages.append([last[0], round(now - last[1], 3), peak, round(cpu() - last[2], 2)])
 print(json.dumps({"build_s": round(now - start, 2), "stages": stages,
                   "queries_in_page": board.n_queries, "queries_total": board.n_queries_total}))
 """

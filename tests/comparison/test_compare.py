@@ -18,7 +18,7 @@ from polars.testing import assert_frame_equal
 from scipy import stats as scipy_stats
 
 import rankset
-from rankset.comparison.pairwise import COMPARE_COLUMNS, compare
+from rankset.comparison.pairwise import COMPARE_COLUMNS, compare, compare_each
 from rankset.errors import MissingDependencyError, ParameterError, RanksetWarning, SchemaError
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "sample"
@@ -479,3 +479,55 @@ def test_sample_bm25_versus_rerank() -> None:
     )
     # The same figures from the per-query frame itself.
     assert_frame_equal(compare(res.per_query, "bm25", n_resamples=2000), out)
+
+
+def test_means_are_the_same_to_the_bit_whatever_the_row_order() -> None:
+    # Unrounded values, the rows shuffled: the means (and so the differences) are the
+    # same to the last bit as with the rows sorted (each comparison adds its values in
+    # query-id order), and compare_each's rows for one baseline are compare's.
+    rng = np.random.default_rng(3)
+    queries = [f"q{i:03d}" for i in range(300)]
+    rows = [
+        (system, query, metric, float(value))
+        for system in ("a", "b", "c")
+        for metric in ("ap", "rr")
+        for query, value in zip(rng.permutation(queries), rng.random(300), strict=True)
+    ]
+    ordered = pl.DataFrame(rows, schema=["system", "query_id", "metric", "value"], orient="row")
+    ordered = ordered.sort("system", "metric", "query_id")
+    frame = ordered.sample(fraction=1.0, shuffle=True, seed=2)
+    options = {"tests": ["randomization"], "n_resamples": 200, "seed": 1}
+    got = compare(frame, "a", metrics=["ap", "rr"], **options)
+    expected = compare(ordered, "a", metrics=["ap", "rr"], **options)
+    assert_frame_equal(got.sort("system", "metric"), expected.sort("system", "metric"))
+    each = compare_each(frame, ["a"], metrics=["ap", "rr"], n_resamples=200, seed=1)
+    assert_frame_equal(each.drop("baseline"), got)
+    for system, metric, mean in got.select("system", "metric", "mean").rows():
+        values = ordered.filter(system=system, metric=metric)["value"].to_numpy()
+        assert mean == pytest.approx(float(np.mean(values)), abs=1e-15)
+
+
+def test_the_pairs_are_joined_on_integer_codes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 99 systems x 10,000 queries x 10 metrics pair into 9.9 million rows: with string
+    # system, query and metric columns the join took the dashboard's build past 4 GB.
+    from rankset.comparison import pairwise
+
+    seen: list[pl.Schema] = []
+    original = pairwise.summarise_pairs
+
+    def spy(pairs: pl.DataFrame, *args: object) -> pl.DataFrame:
+        seen.append(pairs.schema)
+        return original(pairs, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pairwise, "summarise_pairs", spy)
+    frame = per_query(
+        {"ap": {"a": {"q1": 0.5, "q2": 0.25}, "b": {"q1": 1.0, "q3": 0.5}, "c": {"q2": 0.0}}}
+    )
+    out = compare_each(frame, n_resamples=100)
+    assert out.select("system", "baseline").rows() == [
+        ("b", "a"), ("c", "a"), ("a", "b"), ("c", "b"), ("a", "c"), ("b", "c")
+    ]  # fmt: skip
+    assert out["n_queries"].to_list() == [1, 1, 1, 0, 1, 0]
+    assert out["n_dropped"].to_list() == [2, 1, 2, 3, 1, 3]
+    assert len(seen) == 1
+    assert not [name for name, dtype in seen[0].items() if dtype in (pl.String, pl.Categorical)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -140,3 +141,59 @@ def test_curves_without_per_query_values_keep_the_same_summary() -> None:
     ).summary
     at_10 = summary_only.summary.filter(pl.col("k") == 10, pl.col("metric") != "ra_nwg")
     assert at_10.select("system", "mean").rows() == expected.select("system", "mean").rows()
+
+
+def _five_systems() -> dict[str, dict[str, dict[str, float]]]:
+    """Five runs of the bundled sample: bm25, rerank and three seeded reshuffles of bm25."""
+    rng = np.random.default_rng(7)
+    systems: dict[str, dict[str, dict[str, float]]] = {}
+    for name in ("bm25", "rerank", "noisy0", "noisy1", "noisy2"):
+        path = DATA / ("rerank.trec" if name == "rerank" else "bm25.trec")
+        rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+        noise = rng.normal(0.0, 2.0, len(rows)) if name.startswith("noisy") else [0.0] * len(rows)
+        run: dict[str, dict[str, float]] = {}
+        for (query, _, doc, _, score, _), shift in zip(rows, noise, strict=True):
+            run.setdefault(query, {})[doc] = float(score) + float(shift)
+        systems[name] = run
+    return systems
+
+
+@pytest.mark.parametrize("batch_rows", [None, 1_000, 60])
+def test_every_system_at_once_is_bit_identical_to_evaluate_at_each_k(
+    monkeypatch: pytest.MonkeyPatch, batch_rows: int | None
+) -> None:
+    # 5 systems x 40 queries x 15 cutoffs: one batch, batches of one or two systems, and
+    # (60 rows) each system's cutoffs in batches of one.
+    if batch_rows is not None:
+        monkeypatch.setattr("rankset.evaluation.cutoff_curves._BATCH_ROWS", batch_rows)
+    runs, qrels = _five_systems(), DATA / "qrels.txt"
+    measures = ["ndcg", "precision", "recall", "rr", "ra_nwg"]
+    curves = rankset.curves(runs, qrels, measures, ks=15, n_resamples=100, scale="trec_dl")
+    for k in (1, 2, 7, 15):
+        names = [f"{measure}@{k}" for measure in measures]
+        expected = rankset.evaluate(runs, qrels, names, scale="trec_dl", confidence=None)
+        got = curves.per_query.filter(pl.col("k") == k)
+        # the same rows in the same order (system as given, metric as asked, query id)
+        assert got["system"].to_list() == expected.per_query["system"].to_list()
+        assert got["query_id"].to_list() == expected.per_query["query_id"].to_list()
+        assert got["value"].to_list() == expected.per_query["value"].to_list()  # to the bit
+        means = curves.summary.filter(pl.col("k") == k)
+        assert means["mean"].to_list() == expected.summary["mean"].to_list()
+        assert means["n_na"].to_list() == expected.summary["n_na"].to_list()
+
+
+def test_the_systems_share_one_table_of_cutoffs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rankset.evaluation import cutoff_curves
+
+    built = []
+    original = cutoff_curves._at_every_k
+
+    def counted(*args: object, **kwargs: object) -> pl.DataFrame:
+        frame = original(*args, **kwargs)  # type: ignore[arg-type]
+        built.append(frame.height)
+        return frame
+
+    monkeypatch.setattr(cutoff_curves, "_at_every_k", counted)
+    rankset.curves(_five_systems(), DATA / "qrels.txt", ["ndcg"], ks=10, n_resamples=50)
+    # one table of every system's rankings at every cutoff: 5 x 40 queries x 10
+    assert built == [5 * 40 * 10]

@@ -68,7 +68,6 @@ from rankset._typing import Test, choices_of
 from rankset._validation import did_you_mean, warn_user
 from rankset.comparison._inputs import (
     COMPARE_COLUMNS,
-    RELATIVE_DELTA,
     check_baseline,
     check_by,
     check_options,
@@ -80,6 +79,15 @@ from rankset.comparison._inputs import (
     warn_unreachable_significance,
 )
 from rankset.comparison._paired_tests import run_paired_tests
+from rankset.comparison._pairs import (
+    BASE,
+    BASELINE_ORDER,
+    METRIC_ORDER,
+    SYSTEM_ORDER,
+    coded_values,
+    pair_with_baseline,
+    summarise_pairs,
+)
 from rankset.comparison.family_tests import FAMILY_TESTS, family_rows
 from rankset.errors import MissingDependencyError, ParameterError, RanksetWarning
 from rankset.evaluation import EvaluationResult
@@ -106,11 +114,7 @@ ALL_TESTS: tuple[Test, ...] = choices_of(Test)  # type: ignore[assignment]
 #: The paired tests, run by default.
 TESTS: tuple[Test, ...] = tuple(t for t in ALL_TESTS if t not in FAMILY_TESTS)
 
-_BASE = "_baseline_value"
-_ORDER = "_metric_order"
-_SYSTEM_ORDER = "_system_order"
 _TEST_ORDER = "_test_order"
-_BASELINE_ORDER = "_baseline_order"
 
 
 def compare(
@@ -247,7 +251,7 @@ def compare(
     order = {name: i for i, name in enumerate(metric_names)}
 
     frame = tidy_values(per_query, metric_names)
-    sort_keys = [_SYSTEM_ORDER, _ORDER, *by_columns]
+    sort_keys = [SYSTEM_ORDER, METRIC_ORDER, *by_columns]
     ranks = {system: position for position, system in enumerate(systems)}
     per_test = []
     paired = [test for test in test_names if test not in FAMILY_TESTS]
@@ -257,7 +261,7 @@ def compare(
                 frame, [baseline], systems, slices, by_columns, ranks, order, greater, paired,
                 test_names, correction, alpha=alpha, seed=seed, n_resamples=n_resamples,
                 confidence=confidence, progress=progress,
-            ).drop("baseline", _BASELINE_ORDER)
+            ).drop("baseline", BASELINE_ORDER)
         )  # fmt: skip
     if family:
         rows = family_rows(
@@ -267,8 +271,8 @@ def compare(
         )  # fmt: skip
         per_test.append(
             rows.drop("baseline").with_columns(
-                pl.col("system").replace_strict(ranks, return_dtype=pl.Int64).alias(_SYSTEM_ORDER),
-                pl.col("metric").replace_strict(order, return_dtype=pl.Int64).alias(_ORDER),
+                pl.col("system").replace_strict(ranks, return_dtype=pl.Int64).alias(SYSTEM_ORDER),
+                pl.col("metric").replace_strict(order, return_dtype=pl.Int64).alias(METRIC_ORDER),
                 pl.col("test")
                 .replace_strict(
                     {test: i for i, test in enumerate(test_names)}, return_dtype=pl.Int64
@@ -280,7 +284,7 @@ def compare(
     columns += [name for name in COMPARE_COLUMNS if name not in ("system", "metric")]
     return (
         pl.concat(
-            [piece.select(*columns, _SYSTEM_ORDER, _ORDER, _TEST_ORDER) for piece in per_test]
+            [piece.select(*columns, SYSTEM_ORDER, METRIC_ORDER, _TEST_ORDER) for piece in per_test]
         )
         .sort([*sort_keys, _TEST_ORDER], nulls_last=True)
         .select(columns)
@@ -354,7 +358,7 @@ def compare_each(
         n_resamples=n_resamples, confidence=confidence, progress=progress,
         n_bootstrap=n_bootstrap,
     )  # fmt: skip
-    return rows.sort(_BASELINE_ORDER, _SYSTEM_ORDER, _ORDER, _TEST_ORDER).select(columns)
+    return rows.sort(BASELINE_ORDER, SYSTEM_ORDER, METRIC_ORDER, _TEST_ORDER).select(columns)
 
 
 def _paired_rows(
@@ -385,35 +389,57 @@ def _paired_rows(
     """
     from rankset import stats
 
+    # Integer codes for the systems (their rank), metrics (their order) and queries (in
+    # query_id order), so that the pairs of 99 systems x 10,000 queries x 10 metrics
+    # (9.9 million rows) are joined, grouped and sorted on integers instead of strings.
+    coded, queries = coded_values(frame, ranks, order)
+    n_queries = max(1, queries.len())
+    cells = n_queries * max(1, len(order))
     pairs = pl.concat(
         [
-            _pair_with_baseline(
-                frame, baseline, [s for s in systems if s != baseline]
-            ).with_columns(
-                pl.lit(baseline, dtype=pl.String).alias("baseline"),
-                pl.lit(number, dtype=pl.Int64).alias(_BASELINE_ORDER),
-            )
+            pair_with_baseline(
+                coded, ranks[baseline], [ranks[s] for s in systems if s != baseline], cells
+            ).with_columns(pl.lit(number, dtype=pl.UInt32).alias(BASELINE_ORDER))
             for number, baseline in enumerate(baselines)
         ],
         how="vertical_relaxed",
     )
-    if slices is not None:
-        pairs = pairs.join(slices, on="query_id", how="left")
-    keys = ["baseline", _BASELINE_ORDER, "system", _SYSTEM_ORDER, "metric", *by_columns]
+    del coded
+    row = pl.col("_row")
     pairs = pairs.with_columns(
-        pl.col("system").replace_strict(ranks, return_dtype=pl.Int64).alias(_SYSTEM_ORDER),
-        pl.col("metric").replace_strict(order, return_dtype=pl.Int64).alias(_ORDER),
-        pl.col("value").is_not_null().and_(pl.col(_BASE).is_not_null()).alias("_aligned"),
+        (row // cells).cast(pl.UInt32).alias(SYSTEM_ORDER),
+        (row % cells // n_queries).cast(pl.UInt32).alias(METRIC_ORDER),
+        pl.col("value").is_not_null().and_(pl.col(BASE).is_not_null()).alias("_aligned"),
     )
-    sort_keys = [_BASELINE_ORDER, _SYSTEM_ORDER, _ORDER, *by_columns]
-    rows = _summarise_pairs(pairs, keys, greater).sort(sort_keys, nulls_last=True)
-    aligned = (  # planned: the sort carries its keys and the two values, not every column
-        pairs.lazy()
-        .filter(pl.col("_aligned"))
-        .sort([*sort_keys, "query_id"], nulls_last=True)
-        .select("value", pl.col(_BASE).alias("baseline"))
-        .collect()
+    sort_keys = [BASELINE_ORDER, SYSTEM_ORDER, METRIC_ORDER, *by_columns]
+    # Sorted once by comparison, then query: each comparison's means add its values in
+    # query order (whatever the order of the input rows), and its aligned rows are
+    # contiguous for the tests. _row is in (system, metric, query) order.
+    if slices is not None:
+        codes = queries.to_frame().with_row_index("_query")
+        slices = slices.join(codes, on="query_id", how="inner").drop("query_id")
+        pairs = pairs.with_columns((row % n_queries).cast(pl.UInt32).alias("_query")).join(
+            slices, on="_query", how="left"
+        )
+        pairs = pairs.sort([*sort_keys, "_query"], nulls_last=True)
+    else:
+        pairs = pairs.sort(BASELINE_ORDER, "_row")
+    names = {
+        "baseline": dict(enumerate(baselines)),
+        "system": {rank: system for system, rank in ranks.items()},
+        "metric": {position: name for name, position in order.items()},
+    }
+    rows = summarise_pairs(pairs, sort_keys, greater, order).with_columns(
+        pl.col(code).cast(pl.Int64) for code in (BASELINE_ORDER, SYSTEM_ORDER, METRIC_ORDER)
     )
+    rows = rows.with_columns(
+        pl.col(code).replace_strict(names[name], return_dtype=pl.String).alias(name)
+        for name, code in (
+            ("baseline", BASELINE_ORDER), ("system", SYSTEM_ORDER), ("metric", METRIC_ORDER)
+        )
+    )  # fmt: skip
+    aligned = pairs.filter(pl.col("_aligned")).select("value", pl.col(BASE).alias("baseline"))
+    del pairs
     p_values, intervals = run_paired_tests(
         aligned,
         rows["n_queries"].to_numpy(),
@@ -429,7 +455,7 @@ def _paired_rows(
         pl.Series("ci_low", intervals[:, 0], dtype=pl.Float64, nan_to_null=True),
         pl.Series("ci_high", intervals[:, 1], dtype=pl.Float64, nan_to_null=True),
     )
-    family = rows[_BASELINE_ORDER].to_numpy()
+    family = rows[BASELINE_ORDER].to_numpy()
     if "randomization" in tests:
         warn_unreachable_significance(rows.height // len(baselines), n_resamples, alpha, correction)
     per_test = []
@@ -487,22 +513,6 @@ def check_tests(tests: Sequence[str]) -> list[Test]:
 # --- alignment and per-comparison figures ------------------------------------------------
 
 
-def _pair_with_baseline(frame: pl.DataFrame, baseline: str, others: list[str]) -> pl.DataFrame:
-    """One row per (system, metric, query) that the system or the baseline has a row for."""
-    base = frame.filter(pl.col("system") == baseline).select(
-        "metric", "query_id", pl.col("value").alias(_BASE)
-    )
-    base_per_system = pl.DataFrame({"system": others}, schema={"system": pl.String}).join(
-        base, how="cross"
-    )
-    return frame.filter(pl.col("system") != baseline).join(
-        base_per_system,
-        on=["system", "metric", "query_id"],
-        how="full",
-        coalesce=True,
-    )
-
-
 def paired_outcome(value: pl.Expr, baseline: pl.Expr, higher_wins: pl.Expr | bool) -> pl.Expr:
     """Return ``"win"``, ``"tie"`` or ``"loss"`` of ``value`` against ``baseline``.
 
@@ -524,29 +534,4 @@ def paired_outcome(value: pl.Expr, baseline: pl.Expr, higher_wins: pl.Expr | boo
         .then(pl.lit("win"))
         .otherwise(pl.lit("loss"))
         .alias("outcome")
-    )
-
-
-def _summarise_pairs(
-    pairs: pl.DataFrame, keys: list[str], greater: dict[str, bool]
-) -> pl.DataFrame:
-    aligned = pl.col("_aligned")
-    value, base = pl.col("value"), pl.col(_BASE)
-    higher_wins = pl.col("metric").replace_strict(greater, return_dtype=pl.Boolean)
-    outcome = paired_outcome(value, base, higher_wins)
-    return (
-        pairs.group_by([*keys, _ORDER])
-        .agg(
-            n_queries=aligned.sum().cast(pl.UInt32),
-            n_dropped=(~aligned).sum().cast(pl.UInt32),
-            mean=value.filter(aligned).mean(),
-            baseline_mean=base.filter(aligned).mean(),
-            wins=((outcome == "win") & aligned).sum().cast(pl.UInt32),
-            ties=((outcome == "tie") & aligned).sum().cast(pl.UInt32),
-        )
-        .with_columns(
-            delta=pl.col("mean") - pl.col("baseline_mean"),
-            relative_delta=RELATIVE_DELTA,
-            losses=(pl.col("n_queries") - pl.col("wins") - pl.col("ties")).cast(pl.UInt32),
-        )
     )

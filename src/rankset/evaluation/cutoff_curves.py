@@ -198,46 +198,38 @@ def curves(
     names = ["cumulative", "label_cumulative"][: len(frames)]
     collected.extra.update(zip(names, pl.collect_all(frames, engine="in-memory"), strict=True))
     label_cumulative = list(features.label_cumulative)
-    # One system at a time, and its cutoffs in batches: a system's table at every k is
-    # queries x cutoffs rows of every aggregation (7,000 queries x 1,000 cutoffs: 1.3 GB),
-    # and a batch of about _BATCH_ROWS rows of it is built, summarised and dropped. Each
-    # batch's bootstrap draws the same resamples (they depend on the seed and the number
-    # of queries only): the values and means are the same, the interval bounds the same
+    systems = [str(system) for system in collected.config["systems"]]  # as the runs were given
+    coded = _Coded.of(collected, systems, list(features.cumulative), label_cumulative, k_max)
+    # Every system and cutoff in one pass over batches of about _BATCH_ROWS (system,
+    # query, cutoff) rows: as many systems as fit in a batch (10 of 10,000 queries at
+    # k = 1..20), and a system whose table at every k alone is larger (7,000 queries x
+    # 1,000 cutoffs: 1.3 GB) has its cutoffs in batches. Each system's bootstrap draws
+    # the same resamples in every batch (they depend on the seed and the number of
+    # queries only): the values and means are the same, the interval bounds the same
     # up to the last bit of a matrix product over fewer columns.
+    batches = _system_batches(coded.heights, cutoffs)
     summaries, kept = [], []
-    for number, system in enumerate(collected.config["systems"]):  # as the runs were given
-        # the system's rankings and running values, taken out once for all its batches
-        scored = collected.scored.filter(pl.col("system") == system)
-        running = collected.extra["cumulative"].filter(pl.col("system") == system).sort("pos")
-        for batch in _batches(cutoffs, _BATCH_ROWS // max(1, scored.height)):
-            frame = _at_every_k(
-                scored,
-                running,
-                batch,
-                features.cumulative,
-                _label_stats_at_every_k(collected, batch, label_cumulative),
+    for members, batch in batches:
+        frame = _at_every_k(coded, members, batch, features.cumulative, label_cumulative)
+        values = _tidy_curves(frame, coded, metrics, plan.values, keep_ids=keep_per_query)
+        del frame
+        summaries.append(
+            summarise_means(
+                values,
+                ["metric", "measure", "k"],
+                confidence=confidence,
+                n_resamples=n_resamples,
+                seed=seed,
             )
-            values = _tidy_curves(frame, system, metrics, plan.values, keep_ids=keep_per_query)
-            del frame
-            summaries.append(
-                (
-                    number,
-                    summarise_means(
-                        values,
-                        ["metric", "measure", "k"],
-                        confidence=confidence,
-                        n_resamples=n_resamples,
-                        seed=seed,
-                    ),
-                )
-            )
-            if keep_per_query:
-                kept.append((number, values))
-            del values
+        )
+        if keep_per_query:
+            kept.append(values)
+        del values
     # Back to one block per (system, metric), k ascending, queries in order (a stable
-    # sort: the enums sort by their order of definition, the metrics' order).
-    summary = _in_curve_order(summaries)
-    per_query = _in_curve_order(kept) if kept else pl.DataFrame(schema=_PER_QUERY_SCHEMA)
+    # sort: the enums sort by their order of definition, the systems' and metrics').
+    split = len(batches) > len({members for members, _ in batches})  # a system's cutoffs
+    summary = _in_curve_order(summaries, split)
+    per_query = _in_curve_order(kept, split) if kept else pl.DataFrame(schema=_PER_QUERY_SCHEMA)
     config = {**collected.config, "metrics": [_curve_name(m) for m in metrics], "ks": cutoffs}
     return Curves(per_query=per_query, summary=summary, config=config)
 
@@ -266,22 +258,17 @@ def _batches(cutoffs: list[int], size: int) -> list[list[int]]:
     return [cutoffs[start : start + size] for start in range(0, len(cutoffs), size)]
 
 
-def _in_curve_order(pieces: list[tuple[int, pl.DataFrame]]) -> pl.DataFrame:
-    """Concatenate numbered per-(system, batch) pieces; sort by system, metric and k.
+def _in_curve_order(pieces: list[pl.DataFrame], split: bool) -> pl.DataFrame:
+    """Concatenate the batches' pieces; sort by system, metric and k if a system was split.
 
-    Each piece is one system's (numbered in the order the systems were given); the metric
-    is an enum in the metrics' order; the sort is stable, so each block keeps its query
-    order. The system, metric and measure come back as strings.
+    The system and metric are enums shared by every piece (the systems in the order
+    they were given, the metrics in the order asked); the sort is stable, so each block
+    keeps its query order. The system, metric and measure come back as strings.
     """
-    # The systems are one enum each (strings before they are stacked); the metric enum
-    # is shared, and sorts in the metrics' order.
-    stacked = pl.concat(
-        piece.with_columns(pl.col("system").cast(pl.String), _system=pl.lit(number))
-        for number, piece in pieces
-    )
-    if len(pieces) > len({number for number, _ in pieces}):  # a system came in batches
-        stacked = stacked.sort("_system", "metric", "k", maintain_order=True)
-    return _as_strings(stacked.drop("_system"))
+    stacked = pl.concat(pieces)
+    if split:  # a system's cutoffs came in batches
+        stacked = stacked.sort("system", "metric", "k", maintain_order=True)
+    return _as_strings(stacked)
 
 
 def _as_strings(frame: pl.DataFrame) -> pl.DataFrame:
@@ -329,62 +316,181 @@ def _accumulate(
     return contribution.cum_sum().over(partition, order_by=order)
 
 
-def _label_stats_at_every_k(
-    collected: Collected, cutoffs: list[int], label_cumulative: list[str]
-) -> pl.LazyFrame:
-    """Each labelled query's statistics at every cutoff (its ideal DCG at k...)."""
-    ks = pl.LazyFrame({"k": cutoffs}, schema={"k": pl.Int64})
-    stats = collected.stats.lazy().drop(label_cumulative).join(ks, how="cross")
-    if label_cumulative:
-        stats = (
-            stats.with_columns(_ipos=pl.min_horizontal(pl.col("k"), pl.col("_n_labels")))
-            .join(collected.extra["label_cumulative"].lazy(), on=["query_id", "_ipos"], how="left")
-            .with_columns(pl.col(name).fill_null(0.0) for name in label_cumulative)
+@dataclass(frozen=True)
+class _Coded:
+    """The measured frames with integer codes for the systems and queries.
+
+    ``_s`` numbers the systems in the order given, ``_q`` the queries in ``query_id``
+    order (so a sort by ``_q`` is a sort by id): the joins and sorts of every system's
+    table at every cutoff run on integers instead of strings.
+    """
+
+    systems: pl.Series  # an enum of the systems, in code order
+    queries: pl.Series  # the query ids, in code order
+    scored: pl.DataFrame  # _s, _q and the aggregations that do not run, by (_s, _q)
+    running: pl.DataFrame  # _key and the running values, by _key (see key())
+    stats: pl.DataFrame  # _q and the label statistics that do not run
+    stats_row: pl.Series  # each query's row in stats (null: not labelled), by _q
+    label_running: pl.DataFrame | None  # _q, _ipos and the ideal running values
+    heights: list[int]  # the rankings of each system
+    k_max: int
+
+    @classmethod
+    def of(
+        cls,
+        collected: Collected,
+        systems: list[str],
+        cumulative: list[str],
+        label_cumulative: list[str],
+        k_max: int,
+    ) -> _Coded:
+        ids = pl.concat(
+            [
+                collected.scored["query_id"].cast(pl.String),
+                collected.stats["query_id"].cast(pl.String),
+            ]
         )
-    return stats
+        queries = ids.unique().sort()
+        codes = {
+            "_s": pl.col("system").cast(pl.String).cast(pl.Enum(systems)).to_physical(),
+            "_q": pl.col("query_id").cast(pl.String).cast(pl.Enum(queries)).to_physical(),
+        }
+        scored = (
+            collected.scored.lazy()
+            .drop(cumulative)
+            .with_columns(**codes)
+            .drop(*GROUP)
+            .sort("_s", "_q")
+            .collect(engine="in-memory")
+        )
+        n_queries = max(1, queries.len())
+        # Each ranking's running values start with a row at position 0 (nothing yet:
+        # 0 for sums, null for minima), so the value at k of every ranking is the last
+        # row at or before its key (system, query, min(k, documents retrieved)).
+        start = scored.select("_s", "_q", pos=pl.lit(0, dtype=pl.Int64))
+        running = (
+            pl.concat(
+                [
+                    start.lazy(),
+                    collected.extra["cumulative"].lazy().with_columns(**codes).drop(*GROUP),
+                ],
+                how="diagonal_relaxed",
+            )
+            .select(
+                _key(pl.col("_s"), pl.col("_q"), pl.col("pos"), n_queries, k_max).alias("_key"),
+                *cumulative,
+            )
+            .sort("_key")
+            .collect(engine="in-memory")
+        )
+        sums = [name for name in cumulative if name in collected.extra["cumulative"].columns]
+        del sums
+        stats = collected.stats.drop(label_cumulative).with_columns(_q=codes["_q"]).drop("query_id")
+        label_running = None
+        if label_cumulative:
+            label_running = (
+                collected.extra["label_cumulative"].with_columns(_q=codes["_q"]).drop("query_id")
+            )
+        stats_row = pl.Series("_row", [None] * queries.len(), dtype=pl.Int64).scatter(
+            stats["_q"], pl.int_range(stats.height, eager=True)
+        )
+        heights = scored["_s"].value_counts().sort("_s")
+        count = dict(zip(heights["_s"].to_list(), heights["count"].to_list(), strict=True))
+        return cls(
+            systems=pl.Series("system", systems, dtype=pl.Enum(systems)),
+            queries=queries.rename("query_id"),
+            scored=scored,
+            running=running,
+            stats=stats,
+            stats_row=stats_row,
+            label_running=label_running,
+            heights=[count.get(number, 0) for number in range(len(systems))],
+            k_max=k_max,
+        )
+
+
+def _key(system: pl.Expr, query: pl.Expr, pos: pl.Expr, n_queries: int, k_max: int) -> pl.Expr:
+    """One integer per (system, query, position <= k_max), in that order."""
+    return (system.cast(pl.Int64) * n_queries + query.cast(pl.Int64)) * (k_max + 1) + pos.cast(
+        pl.Int64
+    )
+
+
+def _system_batches(
+    heights: list[int], cutoffs: list[int]
+) -> list[tuple[tuple[int, ...], list[int]]]:
+    """Consecutive systems (codes) and cutoffs, about :data:`_BATCH_ROWS` rows a batch."""
+    batches: list[tuple[tuple[int, ...], list[int]]] = []
+    members: list[int] = []
+    rows = 0
+    for system, height in enumerate(heights):
+        size = height * len(cutoffs)
+        if members and rows + size > _BATCH_ROWS:
+            batches.append((tuple(members), cutoffs))
+            members, rows = [], 0
+        if size > _BATCH_ROWS:  # alone, its cutoffs in batches
+            batches.extend(((system,), batch) for batch in _batches(cutoffs, _BATCH_ROWS // height))
+            continue
+        members.append(system)
+        rows += size
+    if members:
+        batches.append((tuple(members), cutoffs))
+    return batches
 
 
 def _at_every_k(
-    scored: pl.DataFrame,
-    running: pl.DataFrame,
+    coded: _Coded,
+    members: tuple[int, ...],
     cutoffs: list[int],
     cumulative: dict[str, tuple[pl.Expr, str]],
-    stats: pl.LazyFrame,
+    label_cumulative: list[str],
 ) -> pl.DataFrame:
-    """One system's aggregations at every cutoff, sorted by ``k`` then ``query_id``.
+    """Return consecutive systems' aggregations at every cutoff, by ``_s``, ``k``, ``_q``.
 
-    ``scored`` holds the system's rankings (one row each), ``running`` its running values
-    at each labelled position, sorted by position. Planned lazily and collected once, so
-    the engine holds fewer copies of a table of queries x cutoffs rows.
+    The rankings' rows are planned lazily and collected once, so the engine holds fewer
+    copies of a table of systems x queries x cutoffs rows; the label statistics are
+    gathered by position, and the rows put in order by one integer key.
     """
-    ks = pl.LazyFrame({"k": cutoffs}, schema={"k": pl.Int64})
+    ks = pl.DataFrame(
+        {"k": cutoffs, "_ki": range(len(cutoffs))}, schema={"k": pl.Int64, "_ki": pl.Int64}
+    )
+    n_queries = max(1, coded.queries.len())
     # The value at k is the running value at the last labelled document at or above
     # position k (a ranking shorter than k keeps its value at its last document); none
-    # there: 0 for sums, null for minima.
+    # there: the row at position 0, 0 for sums, null for minima. The rows come in
+    # (system, query, k) order, so by _key already.
+    pos = pl.min_horizontal(pl.col("k"), pl.col(NUM_RET)).cast(pl.Int64)
     runs = (
-        scored.lazy()
-        .drop(list(cumulative))
-        .join(ks, how="cross")
-        .with_columns(pos=pl.min_horizontal(pl.col("k"), pl.col(NUM_RET)).cast(pl.Int64))
-        .sort("pos")
-        .join_asof(
-            running.lazy(),
-            on="pos",
-            by=list(GROUP),
-            strategy="backward",
-            check_sortedness=False,
-        )
+        coded.scored.lazy()
+        .filter(pl.col("_s").is_between(members[0], members[-1]))
+        .join(ks.lazy(), how="cross", maintain_order="left_right")
+        .with_columns(_key=_key(pl.col("_s"), pl.col("_q"), pos, n_queries, coded.k_max))
+        .join_asof(coded.running.lazy(), on="_key", strategy="backward", check_sortedness=False)
+        .drop("_key")
         .with_columns(
             pl.col(name).fill_null(0.0)
             for name, (_, reducer) in cumulative.items()
             if reducer == "sum"
         )
-    )
-    return (
-        runs.join(stats, on=["query_id", "k"], how="left")
-        .with_columns(pl.col("k").alias(QUERY_K))
-        .sort("k", "query_id")
         .collect(engine="in-memory")
+    )
+    # Each labelled query's statistics at every cutoff (its ideal DCG at k...), a row
+    # per (labelled query, cutoff) in that order, gathered for each row of the rankings.
+    stats = coded.stats.join(ks, how="cross", maintain_order="left_right")
+    if coded.label_running is not None:
+        stats = (
+            stats.with_columns(_ipos=pl.min_horizontal(pl.col("k"), pl.col("_n_labels")))
+            .join(coded.label_running, on=["_q", "_ipos"], how="left", maintain_order="left")
+            .with_columns(pl.col(name).fill_null(0.0) for name in label_cumulative)
+        )
+    labelled = coded.stats_row.gather(runs["_q"])
+    at = (labelled * len(cutoffs) + runs["_ki"]).cast(pl.UInt32)
+    gathered = stats.drop("_q", "k", "_ki").select(pl.all().gather(pl.lit(at)))
+    order = (runs["_s"].cast(pl.Int64) * len(cutoffs) + runs["_ki"]) * n_queries + runs["_q"]
+    return (
+        pl.concat([runs.drop("_ki"), gathered], how="horizontal")
+        .with_columns(pl.col("k").alias(QUERY_K))
+        .sort(order)
     )
 
 
@@ -394,29 +500,33 @@ def _curve_name(metric: Metric) -> str:
 
 def _tidy_curves(
     frame: pl.DataFrame,
-    system: str,
+    coded: _Coded,
     metrics: list[Metric],
     values: dict[str, pl.Expr],
     *,
     keep_ids: bool,
 ) -> pl.DataFrame:
-    """One system's values, tidy: sorted by metric (in ``metrics`` order), k, query.
+    """Return the systems' values, tidy: by system, metric (in ``metrics`` order), k, query.
 
     The system, metric and measure are enums (4 bytes a row); ``keep_ids=False`` leaves
-    out the query ids, which only the per-query table needs (``frame`` is in query order).
+    out the query ids, which only the per-query table needs (``frame`` is by system, k
+    and query).
     """
     names = list(dict.fromkeys(_curve_name(metric) for metric in metrics))
     measures = list(dict.fromkeys(metric.measure for metric in metrics))
-    ids = ["query_id"] if keep_ids else []
+    columns = [coded.systems.gather(frame["_s"])]
+    if keep_ids:
+        columns.append(coded.queries.gather(frame["_q"]))
     pieces = [
-        frame.select(
-            pl.lit(system, dtype=pl.Enum([system])).alias("system"),
-            *ids,
+        pl.DataFrame(columns).with_columns(
             pl.lit(_curve_name(metric), dtype=pl.Enum(names)).alias("metric"),
             pl.lit(metric.measure, dtype=pl.Enum(measures)).alias("measure"),
-            "k",
-            values[metric.name].cast(pl.Float64).alias("value"),
+            frame["k"],
+            frame.select(values[metric.name].cast(pl.Float64).alias("value")).to_series(),
         )
         for metric in metrics
     ]
-    return pl.concat(pieces)
+    tidy = pl.concat(pieces)  # by metric, system, k, query
+    if frame["_s"].n_unique() > 1:  # a block per system, its metrics in turn
+        tidy = tidy.sort("system", maintain_order=True)
+    return tidy
