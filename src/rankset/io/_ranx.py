@@ -98,13 +98,10 @@ def _flat_columns(mapping: Mapping[Any, Any]) -> tuple[_Columns, pl.Series | Non
             return None
         doc_ids.extend(docs)
         values.extend(docs.values())
-    try:
-        doc_series = pl.Series("doc_id", doc_ids, dtype=pl.String, strict=True)
-        value_series = pl.Series("value", values, dtype=pl.Float64, strict=True)
-    except TypeError:
+    converted = _converted(doc_ids, values, "value")
+    if converted is None:
         return None
-    if value_series.null_count() or not _no_booleans(values, value_series):
-        return None
+    doc_series, value_series = converted
     if len(values) <= _SMALL:  # a list is quicker than Polars' fixed costs
         query_ids = [query for query, docs in mapping.items() for _ in range(len(docs))]
         query_series = pl.Series("query_id", query_ids, dtype=pl.String)
@@ -154,13 +151,10 @@ def parse_ranx_runs(runs: Mapping[Any, Any], names: Sequence[str] | None) -> Par
             rows_per_ranking.append(len(docs))
             doc_ids.extend(docs)
             values.extend(docs.values())
-    try:
-        doc_series = pl.Series("doc_id", doc_ids, dtype=pl.String, strict=True)
-        value_series = pl.Series("score", values, dtype=pl.Float64, strict=True)
-    except TypeError:
+    converted = _converted(doc_ids, values, "score")
+    if converted is None:
         return None
-    if value_series.null_count() or not _no_booleans(values, value_series):
-        return None
+    doc_series, value_series = converted
     rows = pl.Series(rows_per_ranking, dtype=pl.UInt32)
     rankings = _repeated(rows)
     ranking_systems = _repeated(pl.Series(rankings_per_run, dtype=pl.UInt32))
@@ -190,6 +184,24 @@ def parse_ranx_runs(runs: Mapping[Any, Any], names: Sequence[str] | None) -> Par
         query_ids=tuple(dict.fromkeys(query_ids)),
         systems=tuple(systems),
     )
+
+
+def _converted(
+    doc_ids: list[Any], values: list[Any], value_name: str
+) -> tuple[pl.Series, pl.Series] | None:
+    """Return the doc ids as text and the values as doubles; None if any will not do.
+
+    Strict conversions: a doc id that is not text, a value that is not a number (or is
+    None, or a boolean) gives None, and the row-by-row reader names it.
+    """
+    try:
+        doc_series = pl.Series("doc_id", doc_ids, dtype=pl.String, strict=True)
+        value_series = pl.Series(value_name, values, dtype=pl.Float64, strict=True)
+    except TypeError:
+        return None
+    if value_series.null_count() or not _no_booleans(values, value_series):
+        return None
+    return doc_series, value_series
 
 
 def _repeated(counts: pl.Series) -> pl.Series:

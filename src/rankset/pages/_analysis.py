@@ -17,10 +17,10 @@ from __future__ import annotations
 import functools
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar
 
 import polars as pl
 
@@ -65,6 +65,9 @@ if TYPE_CHECKING:
     from rankset.label_quality.rank_stability import RankingStability
 
 __all__ = ["ANALYSIS_STEPS", "Analysis", "analyse", "analyse_in"]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 #: The steps :func:`analyse` counts (a page adds one: drawing it).
 ANALYSIS_STEPS: Final = 5
@@ -402,6 +405,20 @@ def analyse(
     return analysis
 
 
+def _reusing_draws(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run ``function`` with one seed's bootstrap draws made once for all its resamplings."""
+
+    @functools.wraps(function)
+    def reusing(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        from rankset.stats import reused_draws
+
+        with reused_draws():
+            return function(*args, **kwargs)
+
+    return reusing
+
+
+@_reusing_draws
 def analyse_in(
     step: Steps,
     runs: Any,
@@ -426,48 +443,6 @@ def analyse_in(
     The summary, the curves and the comparisons resample the same queries with one seed:
     their bootstrap draws are made once (:func:`rankset.stats.reused_draws`).
     """
-    from rankset.stats import reused_draws
-
-    with reused_draws():
-        return _analysed(
-            step,
-            runs,
-            labels,
-            metrics=metrics,
-            baseline=baseline,
-            k=k,
-            depth=depth,
-            label_sets=label_sets,
-            history=history,
-            suite=suite,
-            n_resamples=n_resamples,
-            test=test,
-            correction=correction,
-            alpha=alpha,
-            seed=seed,
-            **evaluate_options,
-        )
-
-
-def _analysed(
-    step: Steps,
-    runs: Any,
-    labels: Any,
-    *,
-    metrics: str | Sequence[str] | None,
-    baseline: str | None,
-    k: int,
-    depth: int,
-    label_sets: Mapping[str, Any] | None,
-    history: Any,
-    suite: SuiteResult | None,
-    n_resamples: int | None,
-    test: Test,
-    correction: Correction | None,
-    alpha: float,
-    seed: int,
-    **evaluate_options: Any,
-) -> Analysis:
     k = check_int("k", k, 1)
     depth = check_int("depth", depth, 1)
     seed = check_int("seed", seed, 0)
