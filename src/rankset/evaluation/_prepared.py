@@ -126,8 +126,10 @@ def evaluate_run_queries(
         or type(run) is not dict
         or type(labels) is not dict
         or not all(type(query) is str for query in run)
-        or not all(type(query) is str and type(docs) is dict for query, docs in labels.items())
     ):
+        return None
+    n_label_queries = _labelled_queries(labels)
+    if n_label_queries is None:
         return None
     own = {query: labels[query] for query in run if query in labels}
     if not own or len(own) == len(labels):
@@ -139,9 +141,22 @@ def evaluate_run_queries(
     fused = None if plan is None else prepared.fused_values(plan)
     if plan is None or fused is None:
         return None
-    n_label_queries = sum(1 for docs in labels.values() if docs)
     fused = dataclasses.replace(fused, n_label_queries=n_label_queries)
     return fused_result(plan, fused, confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+
+def _labelled_queries(labels: dict[Any, Any]) -> int | None:
+    """Count the queries with labels of plain ``{text id: {doc: grade}}`` labels; else None.
+
+    One pass over the mapping: the check that it is plain and the count the query policy
+    reports (a query whose mapping is empty has no labels).
+    """
+    count = 0
+    for query, docs in labels.items():
+        if type(query) is not str or type(docs) is not dict:
+            return None
+        count += bool(docs)
+    return count
 
 
 def result_of(
