@@ -162,12 +162,8 @@ class Evaluator:
         """
         if isinstance(run, Mapping) and not is_ranx_run(run):
             return self._values_by_system(run)
-        prepared = self._prepared
-        plan = None if prepared is None else prepared.with_runs(run, None)
-        fused = None if prepared is None or plan is None else prepared.fused_values(plan)
-        if fused is not None:  # the fused plan takes one system's run only
-            wide = fused.values
-        else:
+        wide, plan = self._fused_wide(run)
+        if wide is None:
             wide = self._wide(run, plan)
             if wide["system"].n_unique() > 1:
                 msg = (
@@ -176,10 +172,25 @@ class Evaluator:
                 )
                 raise ParameterError(msg)
         names = self.metrics
-        return {
-            row[0]: dict(zip(names, row[1:], strict=True))
-            for row in wide.select("query_id", *names).iter_rows()
-        }
+        if wide.columns != ["query_id", *names]:  # a select costs more than the rows
+            wide = wide.select("query_id", *names)
+        return {row[0]: dict(zip(names, row[1:], strict=True)) for row in wide.iter_rows()}
+
+    def _fused_wide(self, run: IntoRun) -> tuple[pl.DataFrame | None, EvaluationPlan | None]:
+        """``query_id`` and each metric's value of one system's run, by the fused plan.
+
+        A plain dict is measured without its frame. When the fused plan does not take
+        the run: None, and the run's plan for the general kernel (None: a whole plan).
+        """
+        prepared = self._prepared
+        if prepared is None:
+            return None, None
+        wide = prepared.mapping_values(run)
+        if wide is not None:
+            return wide, None
+        plan = prepared.with_runs(run, None)
+        fused = None if plan is None else prepared.fused_values(plan)
+        return (None, plan) if fused is None else (fused.values, plan)
 
     def _values_by_system(
         self, runs: Mapping[str, IntoRun]

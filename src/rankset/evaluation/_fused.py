@@ -21,9 +21,11 @@ the values are bit-identical to :func:`rankset.evaluate`'s.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
+from rankset.evaluation._fused_mapping import MappingPlan, plain_id
 from rankset.evaluation._kernel import PreparedLabels
 from rankset.evaluation._pass import SMALL_ENGINE, row_checks, same_ranking_as_previous_row
 from rankset.evaluation._plan import EvaluationPlan
@@ -86,6 +88,8 @@ class FusedPlan:
     values: list[pl.Expr]
     spans: dict[str, tuple[int, int]]
     stats_rows: dict[str, int]
+    # What a plain dict run is measured with (:meth:`measure_mapping`); None: not taken.
+    mappings: MappingPlan | None = None
 
     @classmethod
     def prepare(cls, plan: EvaluationPlan, prepared: PreparedLabels) -> FusedPlan | None:
@@ -129,7 +133,17 @@ class FusedPlan:
             )
         )
         stats_rows = {query: row for row, query in enumerate(prepared.stats["query_id"])}
-        return cls(labels, prepared.stats, queries, fills, plan.value_columns(), spans, stats_rows)
+        values = plan.value_columns()
+        return cls(
+            labels,
+            prepared.stats,
+            queries,
+            fills,
+            values,
+            spans,
+            stats_rows,
+            MappingPlan.prepare(plan, (labels, prepared.stats), (spans, stats_rows), fills, values),
+        )
 
     def for_queries(
         self, queries: tuple[str, ...] | None
@@ -153,6 +167,19 @@ class FusedPlan:
             labels = self.labels[pl.int_ranges(starts, ends, eager=True).explode()]
         stats = self.stats[pl.Series(rows, dtype=pl.Int64)]
         return labels, stats, stats["query_id"].implode()
+
+    def measure_mapping(self, run: Any, system: str) -> FusedValues | None:
+        """Return the values of a plain dict run (:class:`MappingPlan`); None if unfit."""
+        found = None if self.mappings is None else self.mappings.measure(run, system)
+        if found is None:
+            return None
+        return FusedValues(
+            found.values,
+            system,
+            found.n_answered,
+            found.n_run_queries_without_labels,
+            self.stats.height,
+        )
 
     def measure(self, plan: EvaluationPlan) -> FusedValues | None:
         """Return the run's values and query counts.
@@ -257,7 +284,7 @@ class FusedPlan:
         kernel then names it): a dict's keys need no Polars query.
         """
         queries, system = part.query_ids, part.name
-        if queries is None or system is None or not all(map(_plain_id, queries)):
+        if queries is None or system is None or not all(map(plain_id, queries)):
             return None
         labelled = sum(query in self.stats_rows for query in queries)
         return system, labelled, len(queries) - labelled
@@ -279,12 +306,3 @@ class FusedPlan:
             labelled.sum().alias(_LABELLED),
             (~labelled).sum().alias(_UNLABELLED),
         )
-
-
-def _plain_id(value: str) -> bool:
-    """Whether an id is surely usable: not empty, printable, no leading or trailing space.
-
-    Stricter than the id rules (``isprintable`` refuses more than control characters):
-    an id it doubts is checked by the general kernel, which applies the rules.
-    """
-    return bool(value) and value.isprintable() and value[0] != " " and value[-1] != " "

@@ -246,7 +246,9 @@ def _run_part(
     run = item.parsed.run
     assert run is not None  # checked by assign_system_names
     costs = item.parsed.costs
-    if name is None and "system" in run.collect_schema().names():
+    # One dict run's system column is null on every row (parse_ranx): the fallback.
+    one_dict = item.parsed.format == "ranx" and item.parsed.systems is None
+    if name is None and not one_dict and "system" in run.collect_schema().names():
         system = pl.col("system").cast(pl.String).fill_null(fallback)
         literal = None
     else:

@@ -67,9 +67,27 @@ class PreparedEvaluation:
         """Return the plan with these runs read and named; None when they need a whole plan."""
         return with_runs(self.plan, runs, names)
 
-    def fused_values(self, plan: EvaluationPlan) -> FusedValues | None:
-        """Measure ``plan``'s run in one collect; None when the fused plan does not take it."""
-        return None if self.fused is None else self.fused.measure(plan)
+    def fused_values(self, plan: EvaluationPlan, run: Any = None) -> FusedValues | None:
+        """Measure ``plan``'s run in one collect; None when the fused plan does not take it.
+
+        ``run`` is the run as given: a plain dict is measured without its frame.
+        """
+        if self.fused is None:
+            return None
+        parts = plan.runs.inputs
+        if run is not None and plan.engine == "in-memory" and len(parts) == 1 and parts[0].name:
+            found = self.fused.measure_mapping(run, parts[0].name)
+            if found is not None:
+                return found
+        return self.fused.measure(plan)
+
+    def mapping_values(self, run: Any) -> pl.DataFrame | None:
+        """Return a plain dict run's values by query id, read without a frame; else None.
+
+        The frame has ``query_id`` then each metric's value (the fused plan's).
+        """
+        found = None if self.fused is None else self.fused.measure_mapping(run, "run")
+        return None if found is None else found.values
 
     def collected(self, plan: EvaluationPlan) -> Collected:
         """Measure ``plan``'s runs with the general kernel on the prepared labels."""
@@ -88,7 +106,7 @@ class PreparedEvaluation:
         plan = self.with_runs(runs, names)
         if plan is None:
             return None
-        fused = self.fused_values(plan)
+        fused = self.fused_values(plan, runs)
         if fused is not None:
             return fused_result(
                 plan, fused, confidence=confidence, n_resamples=n_resamples, seed=seed
@@ -138,7 +156,7 @@ def evaluate_run_queries(
     if prepared is None:
         return None
     plan = prepared.with_runs(run, options.names)
-    fused = None if plan is None else prepared.fused_values(plan)
+    fused = None if plan is None else prepared.fused_values(plan, run)
     if plan is None or fused is None:
         return None
     fused = dataclasses.replace(fused, n_label_queries=n_label_queries)

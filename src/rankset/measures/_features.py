@@ -58,6 +58,7 @@ __all__ = [
     "GROUP",
     "NUM_RET",
     "PER_QUERY",
+    "POSITIONS_BELOW",
     "QUERY_K",
     "FeatureConflictError",
     "Features",
@@ -66,6 +67,7 @@ __all__ = [
     "log2_of_positions",
     "ratio_or_zero",
     "sequential_sum",
+    "with_positions_below",
 ]
 
 #: The group-by key of every evaluation.
@@ -398,6 +400,34 @@ def _log2_plus_one(positions: pl.Series) -> pl.Series:
 
 # Integer positions below this read log2(position + 1) from a table (8 MB at most).
 _LOG2_TABLE_LIMIT = 1 << 20
+#: Runs whose rankings are all shorter than this may take :func:`with_positions_below`.
+POSITIONS_BELOW = _LOG2_TABLE_LIMIT
+
+
+def with_positions_below(row_columns: dict[str, pl.Expr]) -> dict[str, pl.Expr]:
+    """Return row columns that read ``log2(pos + 1)`` from the table without Python.
+
+    :func:`log2_of_positions` calls Python on every chunk of a column; on a small frame
+    of a few chunks that costs more than the rest of a with_columns (the chunks' calls
+    wait on one another for the interpreter). A ranking shorter than
+    :data:`POSITIONS_BELOW` has every position in the table, so a row column that is
+    exactly ``log2_of_positions("pos")`` is replaced by a gather from the same table:
+    the same doubles, read by Polars. The caller vouches for the positions' bound.
+
+    Examples
+    --------
+    >>> columns = {"_discount": log2_of_positions("pos").alias("_discount")}
+    >>> frame = pl.DataFrame({"pos": [1, 3]})
+    >>> frame.select(*with_positions_below(columns).values())["_discount"].to_list()
+    [1.0, 2.0]
+    """
+    lookup = pl.lit(_log2_table(_LOG2_TABLE_LIMIT - 1)).gather(pl.col("pos"))
+    return {
+        name: lookup.alias(name) if expr.meta.eq(log2_of_positions("pos").alias(name)) else expr
+        for name, expr in row_columns.items()
+    }
+
+
 _log2_table_kept: list[pl.Series] = []  # the largest table built, alone
 
 

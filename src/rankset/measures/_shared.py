@@ -11,15 +11,23 @@ import from where each name is defined.
 
 from __future__ import annotations
 
-from rankset.measures._features import GROUP, NUM_RET, QUERY_K
+from rankset.measures._features import (
+    GROUP,
+    NUM_RET,
+    POSITIONS_BELOW,
+    QUERY_K,
+    with_positions_below,
+)
 from rankset.measures._gains import gain_map
 from rankset.measures._names import geometric_metrics, needs_grade_scale
 
 __all__ = [
     "GROUP",
     "NUM_RET",
+    "POSITIONS_BELOW",
     "QUERY_K",
     "gain_map",
     "geometric_metrics",
     "needs_grade_scale",
+    "with_positions_below",
 ]
