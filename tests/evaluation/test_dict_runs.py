@@ -192,3 +192,21 @@ def test_positions_read_from_the_table_equal_math_log2() -> None:
     # Any other expression is kept as it is.
     other = {"_x": (pl.col("pos") * 2).alias("_x")}
     assert with_positions_below(other)["_x"].meta.eq(other["_x"])
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"": 1}, {"d1 ": 1}, {"d1": float("nan")}, {"d1": True}, {"d1": "2"}, {"d1": np.int64(1)}],
+    ids=["empty-id", "trailing-space", "nan", "bool", "text", "numpy"],
+)
+def test_one_shot_labels_of_the_run_s_queries_are_checked(bad: dict[Any, Any]) -> None:
+    labels: dict[str, dict[Any, Any]] = {f"q{i}": {"d1": 1, "d2": 0} for i in range(5)}
+    labels["q1"] = {**bad, "d2": 1}
+    run = {"q1": {"d1": 0.5, "d2": 0.4}}
+    if type(bad.get("d1")) is np.int64:  # a numpy grade is a grade, checked by Polars
+        general = _general(run, labels, ["rr"], confidence=None)
+        got = rankset.evaluate(run, labels, ["rr"], confidence=None)
+        assert_frame_equal(got.per_query, general.per_query, check_exact=True)
+        return
+    with pytest.raises((SchemaError, InputFormatError)):
+        rankset.evaluate(run, labels, ["rr"], confidence=None)

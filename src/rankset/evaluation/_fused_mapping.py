@@ -29,7 +29,7 @@ import polars as pl
 from rankset.evaluation._plan import SMALL_RUN_ROWS, EvaluationPlan
 from rankset.measures._shared import GROUP, NUM_RET, POSITIONS_BELOW, with_positions_below
 
-__all__ = ["MappingPlan", "MappingValues", "plain_id"]
+__all__ = ["MappingPlan", "MappingValues", "plain_id", "plain_numbers"]
 
 # The frames are in memory and every step is needed (see _fused).
 _NO_OPTIMIZATIONS = pl.QueryOptFlags.none()
@@ -194,8 +194,35 @@ def _selects_alike(
     """Whether the aggregations selected over one ranking's rows give its grouped row.
 
     True when each aggregation has the same dtype selected as grouped (a scalar per
-    group, not a list) and no name is also a statistic's; read from the schemas only.
+    group, not a list) and no name is also a statistic's; read from the schemas only,
+    and kept for the same expressions over the same columns (a loop of one-shot calls
+    builds them once: :func:`rankset.evaluation._plan._built`).
     """
+    labels, stats = tables
+    key = (
+        tuple(map(id, row_columns + aggregations)),
+        tuple(labels.schema.items()),
+        tuple(stats.columns),
+    )
+    kept = _selected_alike.get(key)
+    if kept is None:
+        kept = (row_columns + aggregations, _selected_as_grouped(tables, row_columns, aggregations))
+        if len(_selected_alike) >= _KEPT:
+            _selected_alike.pop(next(iter(_selected_alike)))
+        _selected_alike[key] = kept
+    return kept[1]
+
+
+# The last _KEPT answers of _selects_alike, with the expressions (their ids are the key).
+_KEPT = 32
+_selected_alike: dict[tuple[Any, ...], tuple[list[pl.Expr], bool]] = {}
+
+
+def _selected_as_grouped(
+    tables: tuple[pl.DataFrame, pl.DataFrame],
+    row_columns: list[pl.Expr],
+    aggregations: list[pl.Expr],
+) -> bool:
     labels, stats = tables
     rows = labels.lazy().with_columns(
         pl.lit("", dtype=pl.String).alias("system"), pl.lit(1, dtype=pl.Int64).alias("pos")
@@ -230,7 +257,7 @@ def _ranked(run: Any) -> list[tuple[str, list[str]]] | None:
             return None
         if not docs:
             continue  # no rows: the query is not answered
-        if not _plain_scores(docs) or not all(type(doc) is str for doc in docs):
+        if not plain_numbers(docs) or not all(type(doc) is str for doc in docs):
             return None
         if not all(map(plain_id, docs)):
             return None
@@ -241,8 +268,8 @@ def _ranked(run: Any) -> list[tuple[str, list[str]]] | None:
     return ranked if rows <= SMALL_RUN_ROWS else None
 
 
-def _plain_scores(docs: Mapping[str, Any]) -> bool:
-    """Whether every score is a finite double, or an integer a double holds exactly."""
+def plain_numbers(docs: Mapping[Any, Any]) -> bool:
+    """Whether every value is a finite double, or an integer a double holds exactly."""
     kinds = set(map(type, docs.values()))
     if not kinds <= {float, int}:
         return False

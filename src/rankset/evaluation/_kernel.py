@@ -185,13 +185,14 @@ def measure_queries(
     return PartialResult(aggregates, stats, extra, rows=rows, label_rows=label_rows, bucket=bucket)
 
 
-def prepare_labels(plan: EvaluationPlan) -> PreparedLabels:
+def prepare_labels(plan: EvaluationPlan, *, checked: bool = False) -> PreparedLabels:
     """Read, check and summarise a plan's labels once, for runs measured later.
 
     The same steps :func:`measure_queries` takes on the labels, in one collect: the
     checks (ids, grades, duplicates, cutoffs, the grade scale) raise the same errors.
+    ``checked``: the caller has applied the row checks (ids, grades, no pair twice).
     """
-    at_once = _prepared_at_once(plan)
+    at_once = _prepared_at_once(plan, checked=checked)
     if at_once is not None:
         return at_once
     label_side = _label_side(plan, plan.labels)
@@ -205,12 +206,12 @@ def prepare_labels(plan: EvaluationPlan) -> PreparedLabels:
     return PreparedLabels(label_frame, label_rows, query_stats.collect(engine=SMALL_ENGINE))
 
 
-def _prepared_at_once(plan: EvaluationPlan) -> PreparedLabels | None:
+def _prepared_at_once(plan: EvaluationPlan, *, checked: bool) -> PreparedLabels | None:
     """Prepare labels without cutoffs or grade tiers in one collect, checks included.
 
     Optimistic: the labels' problem counts and distinct pairs are collected with their
-    statistics; when either finds something (or Polars raises), None, and the step by
-    step preparation raises the error it always did.
+    statistics (unless ``checked``); when either finds something (or Polars raises),
+    None, and the step by step preparation raises the error it always did.
     """
     if plan.cutoffs is not None or plan.features.uses_tiers:
         return None
@@ -218,16 +219,16 @@ def _prepared_at_once(plan: EvaluationPlan) -> PreparedLabels | None:
     ordered = labels.sort("query_id", "doc_id", maintain_order=True)
     k = plan.options.k or plan.options.default_k
     stats = _label_statistics(features, _label_rows(features, ordered, None, k))
+    checks = [] if checked else [label_problem_counts(labels), _label_pairs(labels)]
     try:
-        frame, problems, pairs, stats_frame = pl.collect_all(
-            [ordered, label_problem_counts(labels), _label_pairs(labels), stats],
-            engine=SMALL_ENGINE,
-        )
+        frame, stats_frame, *found = pl.collect_all([ordered, stats, *checks], engine=SMALL_ENGINE)
     except pl.exceptions.PolarsError:
         return None
-    rows, distinct = pairs.row(0)
-    if any(problems.row(0)) or distinct != rows:
-        return None
+    if found:
+        problems, pairs = found
+        rows, distinct = pairs.row(0)
+        if any(problems.row(0)) or distinct != rows:
+            return None
     return PreparedLabels(frame, _label_rows(features, frame.lazy(), None, k), stats_frame)
 
 

@@ -19,6 +19,7 @@ import polars as pl
 
 from rankset.evaluation._costs import carried_cost_summary
 from rankset.evaluation._fused import FusedPlan, FusedValues
+from rankset.evaluation._fused_mapping import plain_id, plain_numbers
 from rankset.evaluation._kernel import (
     Collected,
     PreparedLabels,
@@ -51,16 +52,22 @@ class PreparedEvaluation:
 
     @classmethod
     def of(
-        cls, labels: Any, metrics: list[Metric], options: EvaluateOptions
+        cls,
+        labels: Any,
+        metrics: list[Metric],
+        options: EvaluateOptions,
+        *,
+        checked: bool = False,
     ) -> PreparedEvaluation | None:
         """Read, check and summarise the labels; None when only a whole plan will do.
 
-        Raises the labels' errors, as the whole plan does.
+        Raises the labels' errors, as the whole plan does; ``checked``: the caller has
+        applied the row checks (:func:`_plain_labels`).
         """
         plan = plan_labels(labels, metrics, options)
         if plan is None:
             return None
-        prepared = prepare_labels(plan)
+        prepared = prepare_labels(plan, checked=checked)
         return cls(plan, prepared, FusedPlan.prepare(plan, prepared))
 
     def with_runs(self, runs: Any, names: Any) -> EvaluationPlan | None:
@@ -152,7 +159,7 @@ def evaluate_run_queries(
     own = {query: labels[query] for query in run if query in labels}
     if not own or len(own) == len(labels):
         return None  # nothing in common (the whole labels name it) or nothing to save
-    prepared = PreparedEvaluation.of(own, metrics, options)
+    prepared = PreparedEvaluation.of(own, metrics, options, checked=_plain_labels(own))
     if prepared is None:
         return None
     plan = prepared.with_runs(run, options.names)
@@ -175,6 +182,19 @@ def _labelled_queries(labels: dict[Any, Any]) -> int | None:
             return None
         count += bool(docs)
     return count
+
+
+def _plain_labels(labels: dict[str, dict[Any, Any]]) -> bool:
+    """Whether labels surely pass the label row checks, read in Python.
+
+    Every query id and document id plain text (:func:`plain_id`), every grade a
+    finite double or an integer a double holds exactly; a dict holds no pair twice.
+    False leaves the checks to Polars, which name what they find.
+    """
+    return all(map(plain_id, labels)) and all(
+        all(type(doc) is str for doc in docs) and all(map(plain_id, docs)) and plain_numbers(docs)
+        for docs in labels.values()
+    )
 
 
 def result_of(
