@@ -9,6 +9,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
+from itertools import chain
 from operator import itemgetter
 from typing import Any
 
@@ -136,21 +137,22 @@ def parse_ranx_runs(runs: Mapping[Any, Any], names: Sequence[str] | None) -> Par
     if len(set(systems)) != len(systems):  # the naming rule says what to do then
         return None
     query_ids: list[Any] = []
-    doc_ids: list[Any] = []
-    values: list[Any] = []
+    rankings: list[Any] = []
     rankings_per_run: list[int] = []
-    rows_per_ranking: list[int] = []
     for system, run in zip(systems, runs.values(), strict=True):
         if type(system) is not str or type(run) is not dict or not run:
             return None
         rankings_per_run.append(len(run))
-        for query, docs in run.items():
-            if type(query) is not str or type(docs) is not dict:
-                return None
-            query_ids.append(query)
-            rows_per_ranking.append(len(docs))
-            doc_ids.extend(docs)
-            values.extend(docs.values())
+        query_ids.extend(run)
+        rankings.extend(run.values())
+    if not all(type(query) is str for query in query_ids) or not all(
+        type(docs) is dict for docs in rankings
+    ):
+        return None
+    # Flattened by the interpreter's own loops: no Python step per row.
+    doc_ids = list(chain.from_iterable(rankings))
+    values = list(chain.from_iterable(map(dict.values, rankings)))
+    rows_per_ranking = list(map(len, rankings))
     converted = _converted(doc_ids, values, "score")
     if converted is None:
         return None
