@@ -137,22 +137,22 @@ def parse_ranx_runs(runs: Mapping[Any, Any], names: Sequence[str] | None) -> Par
     if len(set(systems)) != len(systems):  # the naming rule says what to do then
         return None
     query_ids: list[Any] = []
-    rankings: list[Any] = []
+    ranked_docs: list[Any] = []
     rankings_per_run: list[int] = []
     for system, run in zip(systems, runs.values(), strict=True):
         if type(system) is not str or type(run) is not dict or not run:
             return None
         rankings_per_run.append(len(run))
         query_ids.extend(run)
-        rankings.extend(run.values())
+        ranked_docs.extend(run.values())
     if not all(type(query) is str for query in query_ids) or not all(
-        type(docs) is dict for docs in rankings
+        type(docs) is dict for docs in ranked_docs
     ):
         return None
     # Flattened by the interpreter's own loops: no Python step per row.
-    doc_ids = list(chain.from_iterable(rankings))
-    values = list(chain.from_iterable(map(dict.values, rankings)))
-    rows_per_ranking = list(map(len, rankings))
+    doc_ids = list(chain.from_iterable(ranked_docs))
+    values = list(chain.from_iterable(map(dict.values, ranked_docs)))
+    rows_per_ranking = list(map(len, ranked_docs))
     converted = _converted(doc_ids, values, "score")
     if converted is None:
         return None
