@@ -231,15 +231,7 @@ def query_values(
             if column.metric and not column.metric.startswith(OTHER_FORMATS)
         }
     )
-    jobs = []
-    # A large run is measured a share of its queries at a time (each query's values do
-    # not depend on the others'), so the pass holds a share of the rows: 7 million rows
-    # of random ties peaked 870 MB in one pass, about 740 MB in four.
-    shares = -(-cut.height // _PART_ROWS) if ranked else 0
-    for share in range(shares):
-        queries = ranked[share * len(ranked) // shares : (share + 1) * len(ranked) // shares]
-        frame = cut if shares == 1 else cut.filter(pl.col("query_id").is_in(queries))
-        jobs.append((frame, queries, False))
+    jobs = [(frame, queries, False) for frame, queries in _shares(cut, ranked)]
     if empty:
         jobs.append((_with_stand_ins(cut.clear(), empty), empty, True))
     parts = [pl.DataFrame(schema={"query_id": pl.String, "metric": pl.String, "value": pl.Float64})]
@@ -264,7 +256,53 @@ def query_values(
 
 _VALUES = {"query_id": pl.String, "metric": pl.String, "value": pl.Float64}
 #: About how many run rows one evaluation call of :func:`query_values` measures.
-_PART_ROWS = 2_000_000
+_PART_ROWS = 250000
+
+
+def _shares(cut: pl.DataFrame, ranked: list[str]) -> list[tuple[pl.DataFrame, list[str]]]:
+    """Split ``cut`` into shares of about :data:`_PART_ROWS` rows of whole ``ranked`` queries.
+
+    Each query's values do not depend on the others', so a large run is measured a
+    share at a time and the pass holds a share's rows. When every query's rows are
+    together (as runs are written), a share is a slice of ``cut`` at a query's first
+    row, which copies nothing; otherwise (or where a slice holds a query not in
+    ``ranked``) the share's rows are filtered out of it.
+
+    Examples
+    --------
+    >>> cut = pl.DataFrame({"query_id": ["a", "a", "b", "c"], "doc_id": ["1", "2", "1", "1"]})
+    >>> [(f.height, q) for f, q in _shares(cut, ["a", "b", "c"])]
+    [(4, ['a', 'b', 'c'])]
+    """
+    if not ranked:
+        return []
+    count = -(-cut.height // _PART_ROWS)
+    if count == 1:
+        return [(cut, ranked)]
+    runs = cut.get_column("query_id").rle().struct.unnest()  # one row per block of a query
+    ids = runs["value"].to_list()
+    if len(set(ids)) != len(ids):  # a query's rows in two places
+        bounds = [share * len(ranked) // count for share in range(count + 1)]
+        return [
+            (cut.filter(pl.col("query_id").is_in(queries)), queries)
+            for start, end in itertools.pairwise(bounds)
+            if (queries := ranked[start:end])
+        ]
+    offsets = [0, *itertools.accumulate(runs["len"].to_list())][:-1]
+    wanted = set(ranked)
+    shares, first = [], 0
+    for index in range(1, len(offsets) + 1):
+        end = offsets[index] if index < len(offsets) else cut.height
+        if end - offsets[first] < _PART_ROWS and index < len(offsets):
+            continue
+        frame = cut.slice(offsets[first], end - offsets[first])
+        queries = [query for query in ids[first:index] if query in wanted]
+        if len(queries) < index - first:
+            frame = frame.filter(pl.col("query_id").is_in(queries))
+        if queries:
+            shares.append((frame, queries))
+        first = index
+    return shares
 
 
 def _preference_columns(
