@@ -73,14 +73,14 @@ def test_shares_are_whole_queries_of_about_the_rows_asked(
     monkeypatch.setattr(_command, "_PART_ROWS", 4)
     ids = ["a"] * 3 + ["b"] * 2 + ["c"] * 4 + ["d"]
     cut = pl.DataFrame({"query_id": ids, "doc_id": [str(i) for i in range(10)]})
-    shares = _command._shares(cut, ["a", "b", "c", "d"])
+    shares = list(_command._shares(cut, ["a", "b", "c", "d"]))
     assert [(frame["query_id"].to_list(), queries) for frame, queries in shares] == [
         (["a"] * 3 + ["b"] * 2, ["a", "b"]),
         (["c"] * 4, ["c"]),
         (["d"], ["d"]),
     ]
     # a query not ranked (no labels) leaves its share; a share of none is not made
-    shares = _command._shares(cut, ["a", "d"])
+    shares = list(_command._shares(cut, ["a", "d"]))
     assert [(frame["doc_id"].to_list(), queries) for frame, queries in shares] == [
         (["0", "1", "2"], ["a"]),
         (["9"], ["d"]),
@@ -88,7 +88,7 @@ def test_shares_are_whole_queries_of_about_the_rows_asked(
     # a query's rows in two places: shares of the ranked queries, filtered
     cut = pl.DataFrame({"query_id": ["a", "b", "a", "c", "c"], "doc_id": list("12345")})
     monkeypatch.setattr(_command, "_PART_ROWS", 2)
-    shares = _command._shares(cut, ["a", "b", "c"])
+    shares = list(_command._shares(cut, ["a", "b", "c"]))
     assert [(frame["doc_id"].to_list(), queries) for frame, queries in shares] == [
         (["1", "3"], ["a"]),
         (["2"], ["b"]),
