@@ -318,6 +318,8 @@ def test_evaluate_builds_its_options_once_and_passes_the_metrics_and_ks(
     assert (received["options"].k, received["options"].relevance_level) == (3, 2)
     # the names as given: evaluate_with names the metrics (and applies --ks) itself
     assert (received["metrics"], received["rest"]["ks"]) == (["ndcg", "P@5"], None)
+    # nothing it prints or writes holds an interval: none is drawn
+    assert received["rest"]["confidence"] is None
     with pytest.raises(_Called):
         main([*argv, "--ks", "1,10"])
     assert received["rest"]["ks"] == [1, 10]
