@@ -92,8 +92,8 @@ def _main(argv: Sequence[str] | None) -> int:
         from rankset.compat import sample_eval
 
         return sample_eval.main(arguments[1:])
-    parser = _parser.build_parser()
-    args = parser.parse_args(argv)
+    parser = _parser.build_parser(arguments[0] if arguments else None)  # that one alone
+    args = parser.parse_args(arguments)
     if args.version:
         print(__version__)
         return EXIT_OK
