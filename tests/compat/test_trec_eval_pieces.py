@@ -42,7 +42,10 @@ def _arrangements(lines: list[str]) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("arrangement", ["as written", "shuffled", "split and unlabelled"])
-@pytest.mark.parametrize(("block_bytes", "part_rows"), [(1 << 24, 1 << 20), (333, 300), (40, 1)])
+@pytest.mark.parametrize(
+    ("block_bytes", "part_rows", "part_labels"),
+    [(1 << 24, 1 << 20, 1 << 20), (333, 300, 1 << 20), (40, 1, 1 << 20), (1 << 24, 1 << 20, 1000)],
+)
 def test_blocks_and_shares_print_trec_evals_lines(
     trec_eval_data: Path,
     tmp_path: Path,
@@ -50,11 +53,14 @@ def test_blocks_and_shares_print_trec_evals_lines(
     arrangement: str,
     block_bytes: int,
     part_rows: int,
+    part_labels: int,
 ) -> None:
+    # the last: shares set by the labels (3,681 in qrels.test), as -J's short runs get
     run = tmp_path / "run"
     run.write_text("".join(_arrangements(_plain_lines(trec_eval_data))[arrangement]))
     monkeypatch.setattr(_inputs, "_BLOCK_BYTES", block_bytes)
     monkeypatch.setattr(_command, "_PART_ROWS", part_rows)
+    monkeypatch.setattr(_command, "_PART_LABELS", part_labels)
     read = _inputs._scan_plain_run(str(run))
     assert read is not None  # the block reader took the file, not the general parser
     assert read.height == len(run.read_text().splitlines())
@@ -85,6 +91,11 @@ def test_shares_are_whole_queries_of_about_the_rows_asked(
         (["0", "1", "2"], ["a"]),
         (["9"], ["d"]),
     ]
+    # many labels beside few rows: as many shares as the labels ask, of as many rows each
+    monkeypatch.setattr(_command, "_PART_ROWS", 100)
+    monkeypatch.setattr(_command, "_PART_LABELS", 10)
+    shares = list(_command._shares(cut, ["a", "b", "c", "d"], label_rows=40))
+    assert [queries for _, queries in shares] == [["a"], ["b", "c"], ["d"]]
     # a query's rows in two places: shares of the ranked queries, filtered
     cut = pl.DataFrame({"query_id": ["a", "b", "a", "c", "c"], "doc_id": list("12345")})
     monkeypatch.setattr(_command, "_PART_ROWS", 2)
