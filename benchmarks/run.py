@@ -19,8 +19,9 @@ shuffled`` measures ``run-shuffled.*`` (every row in a random order), when
 ``generate.py --ties ...,shuffled`` wrote it. Every tool reads the same file in a round,
 and each order gets its own tables and checks.
 
-rankset is timed twice: ``rankset evaluate`` (the CLI; its summary carries bootstrap
-confidence intervals) and ``rankset.evaluate(..., confidence=None)`` from a short script.
+rankset is timed twice: ``rankset evaluate`` (the CLI, which prints the means and writes
+the per-query values; since issue 49 it draws no bootstrap interval, as it shows none)
+and ``rankset.evaluate(..., confidence=None)`` from a short script.
 ``floor`` is just ``pl.read_csv`` of the TREC run in a fresh process, ``floor_parquet``
 the Parquet run's three columns read and joined to the labels (``rankset_parquet`` is
 compared with it).

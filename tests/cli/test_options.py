@@ -17,7 +17,7 @@ import pytest
 
 import rankset.evaluation
 from rankset.cli import main
-from rankset.cli._parser import build_parser
+from rankset.cli._parser import SUBCOMMANDS, build_parser
 from rankset.evaluation import EvaluateOptions
 from rankset.evaluation._evaluate import metrics_of
 
@@ -318,6 +318,8 @@ def test_evaluate_builds_its_options_once_and_passes_the_metrics_and_ks(
     assert (received["options"].k, received["options"].relevance_level) == (3, 2)
     # the names as given: evaluate_with names the metrics (and applies --ks) itself
     assert (received["metrics"], received["rest"]["ks"]) == (["ndcg", "P@5"], None)
+    # nothing it prints or writes holds an interval: none is drawn
+    assert received["rest"]["confidence"] is None
     with pytest.raises(_Called):
         main([*argv, "--ks", "1,10"])
     assert received["rest"]["ks"] == [1, 10]
@@ -362,3 +364,30 @@ def test_trec_eval_keeps_its_own_flags(capsys: pytest.CaptureFixture[str]) -> No
     assert {line[0] for line in lines} == {"recip_rank"}
     assert len({line[1] for line in lines}) > 2  # every query, then "all"
     assert lines[-1][1] == "all"
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(actions[0].choices)
+
+
+def test_a_command_named_first_builds_its_own_parser_alone_and_the_same() -> None:
+    # main() builds only the parser of the command it is given first (its start-up):
+    # that parser must be the one the full parser holds, option for option
+    full = _subparsers(build_parser())
+    assert set(full) == {*SUBCOMMANDS, "trec_eval", "sample_eval"}
+    for name in SUBCOMMANDS:
+        alone = _subparsers(build_parser(name))
+        assert set(alone) == {name, "trec_eval", "sample_eval"}
+        assert alone[name].format_help() == full[name].format_help()
+    assert set(_subparsers(build_parser("nosuch"))) == set(full)
+
+
+def test_the_command_line_parses_as_before_with_one_subparser(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["evaluate", "run.trec", "--qrels", "q.txt", "-m", "ap", "-k", "3", "--quiet"]
+    assert vars(build_parser("evaluate").parse_args(argv)) == vars(build_parser().parse_args(argv))
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--no-such-option"])
+    assert "unrecognized arguments: --no-such-option" in capsys.readouterr().err

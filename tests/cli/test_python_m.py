@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from rankset import __version__
+from rankset.cli import main
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 
@@ -22,3 +28,20 @@ def test_python_m_rankset_is_the_rankset_command() -> None:
     ]
     assert "rr" in outputs[0]
     assert outputs[0] == outputs[1]
+
+
+def test_the_program_freezes_what_is_left_and_a_call_in_process_does_not(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # main() without argv is the program (its script, python -m): the exit then skips a
+    # walk over every object for cycles. With argv it is a call in someone's process.
+    gc.unfreeze()
+    try:
+        assert main(["--version"]) == 0
+        assert gc.get_freeze_count() == 0
+        monkeypatch.setattr(sys, "argv", ["rankset", "--version"])
+        assert main() == 0
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    assert capsys.readouterr().out.splitlines() == [__version__, __version__]

@@ -62,3 +62,20 @@ def test_the_trec_eval_drop_in_loads_no_numpy() -> None:
         f"with contextlib.redirect_stdout(io.StringIO()):\n    main({arguments!r})"
     )
     assert _loaded_after(code) == ["polars"]  # of polars, pyarrow, numpy, altair
+
+
+def test_the_evaluate_command_loads_no_numpy(tmp_path: Path) -> None:
+    # it prints and writes no interval, so it draws none: numpy is the intervals' import
+    # (and the numbering's of a run out of trec_eval's order: this one is in it)
+    run, qrels, out = tmp_path / "run", tmp_path / "qrels", tmp_path / "per_query.parquet"
+    lines = [f"q{q} Q0 d{d} {4 - d} {d / 2} bm25\n" for q in (1, 2) for d in (3, 2, 1)]
+    run.write_text("".join(lines), encoding="utf-8")
+    qrels.write_text("q1 0 d1 1\nq2 0 d3 2\nq2 0 d9 1\n", encoding="utf-8")
+    arguments = ["evaluate", str(run), "--qrels", str(qrels)]
+    arguments += ["-m", "ndcg@10", "-m", "ap", "--per-query", str(out), "--json", "--quiet"]
+    code = (
+        "import contextlib, io\nfrom rankset.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    main({arguments!r})"
+    )
+    assert _loaded_after(code) == ["polars"]  # of polars, pyarrow, numpy, altair
+    assert out.stat().st_size > 0

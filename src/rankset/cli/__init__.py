@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import sys
 import warnings
@@ -65,7 +66,20 @@ _COMMANDS = _by_name(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status.
+
+    Called without ``argv``, as the ``rankset`` program is (its script, ``python -m
+    rankset``), it freezes the objects left (:func:`gc.freeze`) before it returns, so
+    that the interpreter's exit does not walk them for cycles: the program ends next.
+    """
+    try:
+        return _main(argv)
+    finally:
+        if argv is None:
+            gc.freeze()
+
+
+def _main(argv: Sequence[str] | None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["trec_eval"]:  # trec_eval's own option grammar, not argparse's
         if _trec_eval_help.asks_for_help(arguments[1:]):
@@ -78,8 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rankset.compat import sample_eval
 
         return sample_eval.main(arguments[1:])
-    parser = _parser.build_parser()
-    args = parser.parse_args(argv)
+    parser = _parser.build_parser(arguments[0] if arguments else None)  # that one alone
+    args = parser.parse_args(arguments)
     if args.version:
         print(__version__)
         return EXIT_OK

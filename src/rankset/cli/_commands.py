@@ -92,7 +92,11 @@ def evaluate_runs(args: argparse.Namespace) -> int:
         runs, labels = _matched_chunks(args), None
     with progress(args) as step:
         step(f"evaluating {len(args.runs)} run(s)")
-        result = evaluate_with(runs, labels, metrics, options, ks=args.ks, progress=step.count)
+        # no interval is printed or written (the table and --json give the means, and
+        # --per-query the values): none is drawn, nor numpy imported for it
+        result = evaluate_with(
+            runs, labels, metrics, options, ks=args.ks, confidence=None, progress=step.count
+        )
     report_dropped(result.query_counts)
     if args.per_query:
         write_table(result.per_query, args.per_query, config=result.config)
