@@ -34,6 +34,7 @@ from _support.pytrec_reference import PytrecEvalWorker, reference
 from rankset.errors import SchemaError
 from rankset.evaluation import _evaluate as executors
 from rankset.evaluation import _packed as packed
+from rankset.evaluation import _packed_pass as packed_pass
 from rankset.evaluation import _pass as run_pass
 from rankset.evaluation._inputs import assign_system_names, read_runs
 from rankset.evaluation._pass import measure_pass
@@ -300,7 +301,7 @@ def test_a_hash_collision_in_a_shuffled_run_changes_nothing(
     labelled = [(q, d) for _, q, d, _ in rows[::3]]
     expected = _positions(rows, labelled)
     seven = pl.DataFrame({"_hash": [7, 7]}, schema={"_hash": pl.UInt64})
-    monkeypatch.setattr(run_pass, "row_hashes", lambda rows: seven)  # every hash equal
+    monkeypatch.setattr(packed_pass, "row_hashes", lambda rows: seven)  # every hash equal
     assert _positions(rows, labelled) == expected
     assert plans == ["packed", "packed"]
 

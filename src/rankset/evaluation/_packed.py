@@ -57,9 +57,7 @@ PACKED_KEY = "_key"
 _QUERY_CODE = "_query_code"
 _SYSTEM_CODE = "_system_code"
 _FIRST = "_group_first"  # a code group's first place in the sorted rows
-_START = "_ranking_start"  # its ranking's first place
 _WITHIN = "_within"
-_RANKING = "_ranking"
 # A code of at most 52 bits: its largest value is a double exactly, so clipping to it
 # in floating point cannot step into the next ranking's codes.
 _MOST_CODE_BITS = 52
@@ -101,26 +99,28 @@ def packed_frames(rows: pl.LazyFrame, labels: pl.LazyFrame) -> list[pl.LazyFrame
 class Rankings:
     """The rankings of a run read by the packed numbering's pass.
 
-    Rankings are numbered in the order of their names (system, then query id), so the
-    packed integers sort the rows as ``(system, query_id)`` would.
+    A ranking's number is its dictionary codes' (``system code x queries coded + query
+    code``): the order the pass met them in, read off each row without a gather. The
+    packed integers sort the rows by that number; :attr:`places` gives each number's
+    place in the order of the names (system, then query id), in which the labelled
+    rows are returned.
     """
 
-    frame: pl.DataFrame  # system, query_id, NUM_RET: one row per ranking, in that order
+    frame: pl.DataFrame  # system, query_id, NUM_RET: one row per ranking, by name
     numbers: npt.NDArray[np.uint64] | None  # each row's ranking number; None: not numbered
     count: int  # ranking numbers in use: queries coded x systems coded
-    # the number of the query (and system) of each dictionary code: (system, query)
-    places: tuple[npt.NDArray[np.uint64] | None, npt.NDArray[np.uint64]] | None = None
+    queries: int = 0  # queries coded
+    places: npt.NDArray[np.int64] | None = None  # each ranking number's place by name
+    starts: npt.NDArray[np.int64] | None = None  # each number's first row once sorted
 
     def of(self, frame: pl.DataFrame) -> npt.NDArray[np.uint64]:
         """Return the ranking number of each row of ``frame`` (it has the code columns)."""
         import numpy as np
 
-        assert self.places is not None  # numbered rankings only
-        systems, queries = self.places
-        numbers: npt.NDArray[np.uint64] = queries[frame[_QUERY_CODE].to_physical().to_numpy()]
-        if systems is not None:
-            number_of_system = systems[frame[_SYSTEM_CODE].to_physical().to_numpy()]
-            numbers += number_of_system * np.uint64(len(queries))
+        numbers = frame[_QUERY_CODE].to_physical().to_numpy().astype(np.uint64)
+        if _SYSTEM_CODE in frame.columns:
+            systems = frame[_SYSTEM_CODE].to_physical().to_numpy().astype(np.uint64)
+            numbers += systems * np.uint64(self.queries)
         return numbers
 
 
@@ -137,8 +137,8 @@ def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
     ...                     "score": [1.0, 2.0, 3.0]})
     >>> rows = packed_rows(run, pl.col("score"), one_system=True).collect()
     >>> rankings = rankings_of(rows, "s")
-    >>> rankings.frame.rows(), rankings.numbers.tolist()
-    ([('s', 'q', 1.0), ('s', 'r', 2.0)], [1, 0, 1])
+    >>> rankings.frame.rows(), rankings.numbers.tolist(), rankings.places.tolist()
+    ([('s', 'q', 1.0), ('s', 'r', 2.0)], [0, 1, 0], [1, 0])
     """
     import numpy as np
 
@@ -151,29 +151,28 @@ def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
         # a ranking of no query id, for the checks to refuse; no system: ranked instead
         missing = {GROUP[0]: [system], GROUP[1]: [None], NUM_RET: [0.0]}
         return Rankings(pl.DataFrame(missing, schema=_RANKINGS_SCHEMA), None, 0)
-    # each code's place among the names, in byte order
-    places = [(names_.rank("ordinal") - 1).cast(pl.UInt64).to_numpy() for names_ in names]
-    ordered = [names_.sort() for names_ in names]
-    rankings = Rankings(
-        pl.DataFrame(schema=_RANKINGS_SCHEMA),
-        None,
-        len(names[-1]) * (len(names[0]) if system is None else 1),
-        (places[0] if system is None else None, places[-1]),
-    )
-    numbers = rankings.of(rows)
-    counts = np.bincount(numbers.view(np.int64), minlength=rankings.count)
-    present = np.flatnonzero(counts)
     queries = len(names[-1])
-    frame = pl.DataFrame(
+    count = queries * (len(names[0]) if system is None else 1)
+    rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, count, queries)
+    numbers = rankings.of(rows)
+    counts = np.bincount(numbers.view(np.int64), minlength=count)
+    present = np.flatnonzero(counts)
+    named = pl.DataFrame(
         {
-            GROUP[0]: ordered[0].gather(pl.Series(present // queries))
+            GROUP[0]: names[0].gather(pl.Series(present // queries))
             if system is None
             else pl.repeat(system, len(present), dtype=pl.String, eager=True),
-            GROUP[1]: ordered[-1].gather(pl.Series(present % queries)),
+            GROUP[1]: names[-1].gather(pl.Series(present % queries)),
             NUM_RET: counts[present].astype(np.float64),
         }
     )
-    return dataclasses.replace(rankings, frame=frame, numbers=numbers)
+    by_name = named.select(pl.arg_sort_by(GROUP)).to_series().to_numpy()
+    places = np.zeros(count, dtype=np.int64)
+    places[present[by_name]] = np.arange(len(present))
+    starts = np.cumsum(counts) - counts
+    return dataclasses.replace(
+        rankings, frame=named[by_name], numbers=numbers, places=places, starts=starts
+    )
 
 
 def row_hashes(rows: pl.DataFrame) -> pl.DataFrame:
@@ -203,8 +202,7 @@ def descending_codes(
     a positive constant, subtracting from a constant and the floor are each monotone in
     IEEE arithmetic, so a larger key never gets a larger code and equal keys (``-0.0``
     and ``0.0`` too) get the same one: keys sharing a code are put in order afterwards.
-    ``keys`` (float64) are overwritten when writable. NaN is refused before a run is
-    ranked.
+    NaN is refused before a run is ranked.
 
     Examples
     --------
@@ -221,15 +219,14 @@ def descending_codes(
     scale = 0.5 * top / span if span is not None and span > 0.0 else math.inf
     offset = top + (low or 0.0) * scale
     values = np.asarray(keys, dtype=np.float64)
-    if not values.flags.writeable:
-        values = values.copy()
     if low is None or not (math.isfinite(scale) and math.isfinite(offset)):
         # no spread to use: one code for the finite keys, the exact order decides
+        values = values.copy()
         finite = np.isfinite(values)
         values[~finite] = np.where(values[~finite] > 0, 0, top)
         values[finite] = 0.5 * top
     else:
-        np.multiply(values, -scale, out=values)
+        values = np.multiply(values, -scale)  # a new array: ``keys`` stay as they are
         values += offset
         np.floor(values, out=values)
         np.clip(values, 0.0, float(top), out=values)
@@ -265,18 +262,18 @@ def number_packed(
         return None
     if rows.height == 0:
         return _positioned(hits, pl.lit(0, pl.Int64))
+    assert rankings.places is not None  # numbered rankings have places and starts
+    assert rankings.starts is not None
     row_bits = (rows.height - 1).bit_length()
     # 63 bits in all: the group after the last one still fits (the searches below)
     code_bits = min(63 - (rankings.count - 1).bit_length() - row_bits, _MOST_CODE_BITS)
     if code_bits < 1:
         return None
-    keys = rows[PACKED_KEY].to_numpy(writable=True)
+    keys = rows[PACKED_KEY].to_numpy()
     low, high = _finite_range(keys)
     packed <<= np.uint64(code_bits)
-    codes = descending_codes(keys, low, high, code_bits)
+    packed |= descending_codes(keys, low, high, code_bits)
     del keys
-    packed |= codes
-    del codes
     packed <<= np.uint64(row_bits)
     packed |= np.arange(rows.height, dtype=np.uint64)
     packed.sort()
@@ -287,23 +284,33 @@ def number_packed(
     # Each labelled row's group once, in order: the searches walk the sorted rows forward.
     wanted, group_of_hit = np.unique(hit_numbers, return_inverse=True)
     shift = np.uint64(row_bits)
-    first = np.searchsorted(packed, wanted << shift)[group_of_hit]
-    after = np.searchsorted(packed, (wanted + np.uint64(1)) << shift)[group_of_hit]
-    ranking_shift = np.uint64(code_bits + row_bits)
-    in_rankings, ranking_of_group = np.unique(wanted >> np.uint64(code_bits), return_inverse=True)
-    start = np.searchsorted(packed, in_rankings << ranking_shift)[ranking_of_group][group_of_hit]
-    hits = hits.with_columns(
-        pl.Series(_FIRST, first, dtype=pl.Int64),
-        pl.Series(_START, start, dtype=pl.Int64),
-        pl.Series(_RANKING, ranking_of_hit),
-    )
-    tied = after - first > 1
-    shared, index = np.unique(first[tied], return_index=True)
-    within = _places_within_groups(shared, after[tied][index], packed, row_bits, rows)
-    hits = hits.join(within, on=[_FIRST, "doc_id"], how="left")
-    position = pl.col(_FIRST) - pl.col(_START) + pl.col(_WITHIN).fill_null(1)
-    # in rank order: by ranking (as by system and query id), then position
-    return _positioned(hits.with_columns(position.alias("pos")).sort(_RANKING, "pos"), "pos")
+    first = np.searchsorted(packed, wanted << shift)
+    after = np.searchsorted(packed, (wanted + np.uint64(1)) << shift)
+    tied = np.flatnonzero(after - first > 1)  # groups of more than one row
+    within = _places_within_groups(first[tied], after[tied], packed, row_bits, rows)
+    # a labelled row's place in its group: 1 when alone in it
+    place = np.ones(len(hits), dtype=np.int64)
+    if len(tied):
+        in_tied = np.zeros(len(wanted), dtype=bool)
+        in_tied[tied] = True
+        tied_hits = np.flatnonzero(in_tied[group_of_hit])
+        asked = pl.DataFrame(
+            {
+                _FIRST: first[group_of_hit[tied_hits]],
+                "doc_id": hits["doc_id"].gather(pl.Series(tied_hits)),
+            }
+        )
+        found = asked.join(within, on=[_FIRST, "doc_id"], how="left", maintain_order="left")
+        if found.height != asked.height:  # a document twice in a ranking, refused later
+            within = within.unique([_FIRST, "doc_id"], keep="first", maintain_order=True)
+            found = asked.join(within, on=[_FIRST, "doc_id"], how="left", maintain_order="left")
+        place[tied_hits] = found[_WITHIN].to_numpy()
+    start = rankings.starts[ranking_of_hit.view(np.int64)]
+    positions = first[group_of_hit] - start + place
+    # in rank order: by ranking name (system, query id), then position
+    order = np.lexsort((positions, rankings.places[ranking_of_hit.view(np.int64)]))
+    hits = hits.with_columns(pl.Series("pos", positions, dtype=pl.Int64))
+    return _positioned(hits[order], "pos")
 
 
 def _finite_range(keys: npt.NDArray[np.generic]) -> tuple[float | None, float | None]:
@@ -328,15 +335,16 @@ def _places_within_groups(
 ) -> pl.DataFrame:
     """Return ``_FIRST, doc_id, _WITHIN``: the place of each row of some code groups.
 
-    The groups are the sorted places ``firsts[i]`` to ``ends[i] - 1`` (those of more
-    than one row that hold a labelled row, each once); their rows are gathered by their
-    row numbers and put in trec_eval's order.
+    The groups are the sorted places ``firsts[i]`` to ``ends[i] - 1`` (ascending, each
+    once); their rows are gathered by their row numbers and put in trec_eval's order,
+    which keeps the groups where they are: a row's place is its index less its group's.
     """
     import numpy as np
 
     sizes = ends - firsts
     offsets = np.cumsum(sizes) - sizes
-    places = np.repeat(firsts - offsets, sizes) + np.arange(sizes.sum())
+    group_offsets = np.repeat(offsets, sizes)
+    places = np.repeat(firsts, sizes) + np.arange(sizes.sum()) - group_offsets
     members = pl.Series((packed[places] & np.uint64((1 << row_bits) - 1)).astype(np.int64))
     frame = pl.DataFrame(
         {
@@ -346,12 +354,12 @@ def _places_within_groups(
         }
     )
     ordered = sorted_best_first(frame.lazy(), pl.col(PACKED_KEY), _FIRST).collect()
-    place = pl.int_range(1, pl.len() + 1).over(_FIRST)
-    return ordered.select(_FIRST, "doc_id", place.alias(_WITHIN))
+    within = np.arange(1, len(places) + 1) - group_offsets
+    return ordered.select(_FIRST, "doc_id").with_columns(pl.Series(_WITHIN, within))
 
 
 def _positioned(hits: pl.DataFrame, position: pl.Expr | str) -> pl.DataFrame:
-    extra = (PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE, _FIRST, _START, _WITHIN, _RANKING)
+    extra = (PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE)
     return hits.select(
         *GROUP,
         "doc_id",
