@@ -166,9 +166,31 @@ _rows = st.lists(
 )
 
 
+def _in_chunks(collect: Any, pieces: int) -> Any:
+    """Wrap the pass's collect: every frame it returns comes in ``pieces`` chunks."""
+
+    def collect_in_chunks(*args: Any, **kwargs: Any) -> list[pl.DataFrame]:
+        frames = collect(*args, **kwargs)
+        out = []
+        for frame in frames:
+            size = -(-frame.height // pieces) or 1
+            parts = [frame.slice(i * size, size) for i in range(pieces)]
+            out.append(pl.concat(parts, rechunk=False))
+        return out
+
+    return collect_in_chunks
+
+
 @settings(max_examples=150, deadline=None)
-@given(rows=_rows, seed=st.integers(0, 10_000), one_bit=st.booleans())
-def test_shuffled_runs_get_trec_evals_positions(rows: list[Row], seed: int, one_bit: bool) -> None:
+@given(
+    rows=_rows,
+    seed=st.integers(0, 10_000),
+    one_bit=st.booleans(),
+    pieces=st.sampled_from([1, 2, 3, 7]),
+)
+def test_shuffled_runs_get_trec_evals_positions(
+    rows: list[Row], seed: int, one_bit: bool, pieces: int
+) -> None:
     rng = random.Random(seed)
     rng.shuffle(rows)
     labelled = sorted({(q, d) for _, q, d, _ in rows if rng.random() < 0.6})
@@ -176,6 +198,9 @@ def test_shuffled_runs_get_trec_evals_positions(rows: list[Row], seed: int, one_
     with pytest.MonkeyPatch.context() as patch:
         if one_bit:  # codes of one bit: most groups hold unequal keys
             patch.setattr(packed, "_MOST_CODE_BITS", 1)
+        if pieces > 1:  # the rows in several chunks, packed on two threads as a large run's
+            patch.setattr(run_pass, "collect_frames", _in_chunks(run_pass.collect_frames, pieces))
+            patch.setattr(packed, "_PACKED_ON_TWO_THREADS", 1)
         assert _positions(rows, labelled) == expected
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -114,14 +114,34 @@ class Rankings:
     starts: npt.NDArray[np.int64] | None = None  # each number's first row once sorted
 
     def of(self, frame: pl.DataFrame) -> npt.NDArray[np.uint64]:
-        """Return the ranking number of each row of ``frame`` (it has the code columns)."""
+        """Return the ranking number of each row of ``frame`` (it has the code columns).
+
+        Written chunk by chunk into one array: the codes are never gathered into one
+        column first.
+        """
         import numpy as np
 
-        numbers = frame[_QUERY_CODE].to_physical().to_numpy().astype(np.uint64)
+        numbers = np.empty(frame.height, dtype=np.uint64)
+        for start, end, codes in _chunks(frame[_QUERY_CODE]):
+            numbers[start:end] = codes
         if _SYSTEM_CODE in frame.columns:
             systems = frame[_SYSTEM_CODE].to_physical().to_numpy().astype(np.uint64)
             numbers += systems * np.uint64(self.queries)
         return numbers
+
+
+def _chunks(column: pl.Series) -> list[tuple[int, int, npt.NDArray[Any]]]:
+    """Return each chunk of ``column`` (its physical values) with its first and end rows.
+
+    Each chunk's values are read without a copy where Polars allows it (no nulls).
+    """
+    physical = column.to_physical()
+    chunks = []
+    start = 0
+    for chunk in physical.get_chunks():
+        chunks.append((start, start + len(chunk), chunk.to_numpy()))
+        start += len(chunk)
+    return chunks
 
 
 def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
@@ -156,7 +176,7 @@ def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
     rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, count, queries)
     numbers = rankings.of(rows)
     counts = np.bincount(numbers.view(np.int64), minlength=count)
-    present = np.flatnonzero(counts)
+    present = np.flatnonzero(counts != 0)  # quicker than on the counts themselves
     named = pl.DataFrame(
         {
             GROUP[0]: names[0].gather(pl.Series(present // queries))
@@ -167,9 +187,12 @@ def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
         }
     )
     by_name = named.select(pl.arg_sort_by(GROUP)).to_series().to_numpy()
+    # only the numbers in use are written: queries x systems can be many more
     places = np.zeros(count, dtype=np.int64)
     places[present[by_name]] = np.arange(len(present))
-    starts = np.cumsum(counts) - counts
+    starts = np.zeros(count, dtype=np.int64)
+    in_use = counts[present]
+    starts[present] = np.cumsum(in_use) - in_use
     return dataclasses.replace(
         rankings, frame=named[by_name], numbers=numbers, places=places, starts=starts
     )
@@ -269,13 +292,8 @@ def number_packed(
     code_bits = min(63 - (rankings.count - 1).bit_length() - row_bits, _MOST_CODE_BITS)
     if code_bits < 1:
         return None
-    keys = rows[PACKED_KEY].to_numpy()
-    low, high = _finite_range(keys)
-    packed <<= np.uint64(code_bits)
-    packed |= descending_codes(keys, low, high, code_bits)
-    del keys
-    packed <<= np.uint64(row_bits)
-    packed |= np.arange(rows.height, dtype=np.uint64)
+    low, high = _finite_range(rows[PACKED_KEY])
+    _pack(packed, _chunks(rows[PACKED_KEY]), low, high, code_bits, row_bits)
     packed.sort()
 
     ranking_of_hit = rankings.of(hits)
@@ -287,7 +305,6 @@ def number_packed(
     first = np.searchsorted(packed, wanted << shift)
     after = np.searchsorted(packed, (wanted + np.uint64(1)) << shift)
     tied = np.flatnonzero(after - first > 1)  # groups of more than one row
-    within = _places_within_groups(first[tied], after[tied], packed, row_bits, rows)
     # a labelled row's place in its group: 1 when alone in it
     place = np.ones(len(hits), dtype=np.int64)
     if len(tied):
@@ -300,44 +317,98 @@ def number_packed(
                 "doc_id": hits["doc_id"].gather(pl.Series(tied_hits)),
             }
         )
-        found = asked.join(within, on=[_FIRST, "doc_id"], how="left", maintain_order="left")
-        if found.height != asked.height:  # a document twice in a ranking, refused later
-            within = within.unique([_FIRST, "doc_id"], keep="first", maintain_order=True)
-            found = asked.join(within, on=[_FIRST, "doc_id"], how="left", maintain_order="left")
-        place[tied_hits] = found[_WITHIN].to_numpy()
-    start = rankings.starts[ranking_of_hit.view(np.int64)]
-    positions = first[group_of_hit] - start + place
+        found = _places_within_groups(asked, first[tied], after[tied], packed, row_bits, rows)
+        place[tied_hits] = found
+    ranking_of_hit = ranking_of_hit.view(np.int64)
+    positions = first[group_of_hit] - rankings.starts[ranking_of_hit] + place
     # in rank order: by ranking name (system, query id), then position
-    order = np.lexsort((positions, rankings.places[ranking_of_hit.view(np.int64)]))
-    hits = hits.with_columns(pl.Series("pos", positions, dtype=pl.Int64))
-    return _positioned(hits[order], "pos")
+    order = _rank_order(rankings.places[ranking_of_hit], positions)
+    hits = hits.select(pl.exclude(PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE))
+    return _positioned(hits[order].with_columns(pl.Series("pos", positions[order])), "pos")
 
 
-def _finite_range(keys: npt.NDArray[np.generic]) -> tuple[float | None, float | None]:
-    """Return the smallest and largest finite keys (None, None when none is finite)."""
+def _rank_order(
+    places: npt.NDArray[np.int64], positions: npt.NDArray[np.int64]
+) -> npt.NDArray[np.intp]:
+    """Return the order of rows by ranking place, then position (both from 0 or 1 up)."""
     import numpy as np
 
+    if not len(places):
+        return np.arange(0)
+    shift = int(positions.max()).bit_length()
+    if int(places.max()).bit_length() + shift > 62:
+        return np.lexsort((positions, places))
+    return np.argsort((places << shift) | positions)
+
+
+def _finite_range(keys: pl.Series) -> tuple[float | None, float | None]:
+    """Return the smallest and largest finite keys (None, None when none is finite)."""
     if len(keys) == 0:
         return None, None
-    low, high = float(keys.min()), float(keys.max())
-    if math.isfinite(low) and math.isfinite(high):
-        return low, high
-    finite = keys[np.isfinite(keys)]
-    return (float(finite.min()), float(finite.max())) if len(finite) else (None, None)
+    low, high = keys.min(), keys.max()
+    numbers = isinstance(low, (int, float)) and isinstance(high, (int, float))
+    if numbers and math.isfinite(low) and math.isfinite(high):  # type: ignore[arg-type]
+        return float(low), float(high)  # type: ignore[arg-type]
+    finite = keys.filter(keys.is_finite())
+    if finite.len() == 0:
+        return None, None
+    return float(finite.min()), float(finite.max())  # type: ignore[arg-type]
+
+
+#: Rows from which the packed integers are built on two threads, half the chunks each.
+_PACKED_ON_TWO_THREADS = 1_000_000
+
+
+def _pack(
+    packed: npt.NDArray[np.uint64],
+    keys: list[tuple[int, int, npt.NDArray[Any]]],
+    low: float | None,
+    high: float | None,
+    code_bits: int,
+    row_bits: int,
+) -> None:
+    """Turn each row's ranking number in ``packed`` into its packed integer, in place.
+
+    ``ranking number | code of the key | row number``, chunk by chunk of the keys (each
+    chunk's steps stay in cache); a large run's chunks are split over two threads
+    (numpy lets go of the GIL).
+    """
+    import numpy as np
+
+    def pack(chunks: list[tuple[int, int, npt.NDArray[Any]]]) -> None:
+        for start, end, chunk in chunks:
+            part = packed[start:end]
+            part <<= np.uint64(code_bits)
+            part |= descending_codes(chunk, low, high, code_bits)
+            part <<= np.uint64(row_bits)
+            part |= np.arange(start, end, dtype=np.uint64)
+
+    if len(packed) < _PACKED_ON_TWO_THREADS or len(keys) < 2:
+        pack(keys)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    half = len(keys) // 2
+    with ThreadPoolExecutor(max_workers=1) as other:
+        done = other.submit(pack, keys[half:])
+        pack(keys[:half])
+        done.result()
 
 
 def _places_within_groups(
+    asked: pl.DataFrame,
     firsts: npt.NDArray[np.int64],
     ends: npt.NDArray[np.int64],
     packed: npt.NDArray[np.uint64],
     row_bits: int,
     rows: pl.DataFrame,
-) -> pl.DataFrame:
-    """Return ``_FIRST, doc_id, _WITHIN``: the place of each row of some code groups.
+) -> npt.NDArray[np.int64]:
+    """Return the place of each ``asked`` row (``_FIRST, doc_id``) within its code group.
 
     The groups are the sorted places ``firsts[i]`` to ``ends[i] - 1`` (ascending, each
     once); their rows are gathered by their row numbers and put in trec_eval's order,
     which keeps the groups where they are: a row's place is its index less its group's.
+    One query sorts them and finds the asked rows.
     """
     import numpy as np
 
@@ -353,9 +424,15 @@ def _places_within_groups(
             "doc_id": rows["doc_id"].gather(members),
         }
     )
-    ordered = sorted_best_first(frame.lazy(), pl.col(PACKED_KEY), _FIRST).collect()
-    within = np.arange(1, len(places) + 1) - group_offsets
-    return ordered.select(_FIRST, "doc_id").with_columns(pl.Series(_WITHIN, within))
+    within = pl.Series(_WITHIN, np.arange(1, len(places) + 1) - group_offsets)
+    ordered = sorted_best_first(frame.lazy(), pl.col(PACKED_KEY), _FIRST)
+    ordered = ordered.select(_FIRST, "doc_id", pl.lit(within))
+    on = [_FIRST, "doc_id"]
+    found = asked.lazy().join(ordered, on=on, how="left", maintain_order="left").collect()
+    if found.height != asked.height:  # a document twice in a ranking, refused later
+        ordered = ordered.unique(on, keep="first", maintain_order=True)
+        found = asked.lazy().join(ordered, on=on, how="left", maintain_order="left").collect()
+    return found[_WITHIN].to_numpy()
 
 
 def _positioned(hits: pl.DataFrame, position: pl.Expr | str) -> pl.DataFrame:

@@ -9,6 +9,7 @@ with a problem is refused with its first offending row named.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -199,37 +200,48 @@ def doc_id_problem_counts(doc_ids: pl.Series) -> dict[str, int]:
     [1, 1, 1, 1]
     """
     import numpy as np
-    import pyarrow as pa
 
     problems = list(id_problems("doc_id"))  # no doc_id, empty, control character, space
+    counts = np.zeros(3, dtype=np.int64)  # empty, control character, space
+    # chunk by chunk: each one's arrays stay in cache
+    for chunk in doc_ids.cast(pl.String).get_chunks():
+        array = chunk.to_arrow(compat_level=pl.CompatLevel.oldest())
+        for piece in getattr(array, "chunks", [array]):
+            if len(piece):
+                counts += _id_byte_problems(piece)
+    empty, control, spaced = (int(count) for count in counts)
     nulls = doc_ids.null_count()
-    array = doc_ids.cast(pl.String).to_arrow(compat_level=pl.CompatLevel.oldest())
-    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
-    empty = control = spaced = 0
-    for chunk in chunks:
-        _, offsets_buffer, data_buffer = chunk.buffers()
-        width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
-        bounds = np.frombuffer(offsets_buffer, dtype=width)
-        bounds = bounds[chunk.offset : chunk.offset + len(chunk) + 1]
-        if len(chunk) == 0:
-            continue
-        data = np.frombuffer(data_buffer or b"", dtype=np.uint8)[bounds[0] : bounds[-1]]
-        offsets = bounds.astype(np.int64) - bounds[0]
-        valid = None if chunk.null_count == 0 else chunk.is_valid().to_numpy(zero_copy_only=False)
-        filled = np.diff(offsets) > 0
-        empty += len(filled) - int(np.count_nonzero(filled))
-        if valid is not None:
-            empty -= int(np.count_nonzero(~valid & ~filled))
-            filled &= valid
-        if len(data) and (data.min() < 32 or data.max() >= 127):
-            bad = (data < 32) | (data == 127)
-            seen = np.concatenate([[0], np.cumsum(bad, dtype=np.int64)])
-            with_bad = (seen[offsets[1:]] > seen[offsets[:-1]]) & filled
-            control += int(np.count_nonzero(with_bad))
-        first = offsets[:-1][filled]
-        last = offsets[1:][filled] - 1
-        spaced += int(np.count_nonzero((data[first] == 32) | (data[last] == 32)))
     return dict(zip(problems, (nulls, empty, control, spaced), strict=True))
+
+
+def _id_byte_problems(array: Any) -> list[int]:
+    """Count one Arrow string array's empty ids, ids with a control byte, spaced ids."""
+    import numpy as np
+    import pyarrow as pa
+
+    _, offsets_buffer, data_buffer = array.buffers()
+    width = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    bounds = np.frombuffer(offsets_buffer, dtype=width)
+    bounds = bounds[array.offset : array.offset + len(array) + 1]
+    data = np.frombuffer(data_buffer or b"", dtype=np.uint8)
+    valid = None if array.null_count == 0 else array.is_valid().to_numpy(zero_copy_only=False)
+    filled = bounds[1:] != bounds[:-1]
+    if valid is not None:
+        filled &= valid
+    empty = len(array) - int(np.count_nonzero(filled)) - array.null_count
+    used = data[bounds[0] : bounds[-1]]
+    control = 0
+    if len(used) and (used.min() < 32 or used.max() >= 127):
+        bad = (data < 32) | (data == 127)
+        seen = np.concatenate([[0], np.cumsum(bad, dtype=np.int64)])
+        control = int(np.count_nonzero((seen[bounds[1:]] > seen[bounds[:-1]]) & filled))
+    if not len(used):
+        return [empty, control, 0]
+    top = len(data) - 1  # an empty id's first byte is not read, whatever its offset
+    spaced = (data[np.minimum(bounds[:-1], top)] == 32) | (data[bounds[1:] - 1] == 32)
+    if empty or valid is not None:
+        spaced &= filled
+    return [empty, control, int(np.count_nonzero(spaced))]
 
 
 def refuse_shared_rankings(counts: pl.DataFrame, runs: Runs) -> None:
