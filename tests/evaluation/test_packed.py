@@ -187,9 +187,10 @@ def _in_chunks(collect: Any, pieces: int) -> Any:
     seed=st.integers(0, 10_000),
     one_bit=st.booleans(),
     pieces=st.sampled_from([1, 2, 3, 7]),
+    sparse=st.booleans(),
 )
 def test_shuffled_runs_get_trec_evals_positions(
-    rows: list[Row], seed: int, one_bit: bool, pieces: int
+    rows: list[Row], seed: int, one_bit: bool, pieces: int, sparse: bool
 ) -> None:
     rng = random.Random(seed)
     rng.shuffle(rows)
@@ -201,6 +202,8 @@ def test_shuffled_runs_get_trec_evals_positions(
         if pieces > 1:  # the rows in several chunks, packed on two threads as a large run's
             patch.setattr(run_pass, "collect_frames", _in_chunks(run_pass.collect_frames, pieces))
             patch.setattr(packed, "_PACKED_ON_TWO_THREADS", 1)
+        if sparse:  # rankings counted by a sort, as many systems x queries are
+            patch.setattr(packed, "_DENSE_COUNTS", 0)
         assert _positions(rows, labelled) == expected
 
 

@@ -63,6 +63,9 @@ _WITHIN = "_within"
 _MOST_CODE_BITS = 52
 # Seeds of the row hash (document id, query code, system code).
 _HASH_SEEDS = (71, 1_013, 20_011)
+# Rankings are counted in an array of every number while there are at most this many
+# numbers per row (many systems x queries, few ranked: counted by a sort instead).
+_DENSE_COUNTS = 2
 _RANKINGS_SCHEMA = {GROUP[0]: pl.String, GROUP[1]: pl.String, NUM_RET: pl.Float64}
 
 
@@ -110,8 +113,12 @@ class Rankings:
     numbers: npt.NDArray[np.uint64] | None  # each row's ranking number; None: not numbered
     count: int  # ranking numbers in use: queries coded x systems coded
     queries: int = 0  # queries coded
-    places: npt.NDArray[np.int64] | None = None  # each ranking number's place by name
-    starts: npt.NDArray[np.int64] | None = None  # each number's first row once sorted
+    # for the rankings in use, in the order of their numbers: each one's place by name
+    # and its first row once sorted; ``slots`` gives a number's index in them (only
+    # the numbers in use are written)
+    places: npt.NDArray[np.int64] | None = None
+    starts: npt.NDArray[np.int64] | None = None
+    slots: npt.NDArray[np.int64] | None = None
 
     def of(self, frame: pl.DataFrame) -> npt.NDArray[np.uint64]:
         """Return the ranking number of each row of ``frame`` (it has the code columns).
@@ -159,6 +166,8 @@ def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
     >>> rankings = rankings_of(rows, "s")
     >>> rankings.frame.rows(), rankings.numbers.tolist(), rankings.places.tolist()
     ([('s', 'q', 1.0), ('s', 'r', 2.0)], [0, 1, 0], [1, 0])
+    >>> rankings.starts.tolist()  # of r (number 0), then q (number 1), once sorted
+    [0, 2]
     """
     import numpy as np
 
@@ -175,26 +184,33 @@ def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
     count = queries * (len(names[0]) if system is None else 1)
     rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, count, queries)
     numbers = rankings.of(rows)
-    counts = np.bincount(numbers.view(np.int64), minlength=count)
-    present = np.flatnonzero(counts != 0)  # quicker than on the counts themselves
+    if count <= _DENSE_COUNTS * len(numbers):
+        counts = np.bincount(numbers.view(np.int64), minlength=count)
+        present = np.flatnonzero(counts != 0)  # quicker than on the counts themselves
+        counts = counts[present]
+    else:  # many systems x queries, few of them ranked: no array of every pair
+        present, counts = np.unique(numbers.view(np.int64), return_counts=True)
     named = pl.DataFrame(
         {
             GROUP[0]: names[0].gather(pl.Series(present // queries))
             if system is None
             else pl.repeat(system, len(present), dtype=pl.String, eager=True),
             GROUP[1]: names[-1].gather(pl.Series(present % queries)),
-            NUM_RET: counts[present].astype(np.float64),
+            NUM_RET: counts.astype(np.float64),
         }
     )
     by_name = named.select(pl.arg_sort_by(GROUP)).to_series().to_numpy()
-    # only the numbers in use are written: queries x systems can be many more
-    places = np.zeros(count, dtype=np.int64)
-    places[present[by_name]] = np.arange(len(present))
-    starts = np.zeros(count, dtype=np.int64)
-    in_use = counts[present]
-    starts[present] = np.cumsum(in_use) - in_use
+    places = np.empty(len(present), dtype=np.int64)
+    places[by_name] = np.arange(len(present))
+    slots = np.empty(count, dtype=np.int64)  # read only where written
+    slots[present] = np.arange(len(present))
     return dataclasses.replace(
-        rankings, frame=named[by_name], numbers=numbers, places=places, starts=starts
+        rankings,
+        frame=named[by_name],
+        numbers=numbers,
+        places=places,
+        starts=np.cumsum(counts) - counts,
+        slots=slots,
     )
 
 
@@ -285,8 +301,9 @@ def number_packed(
         return None
     if rows.height == 0:
         return _positioned(hits, pl.lit(0, pl.Int64))
-    assert rankings.places is not None  # numbered rankings have places and starts
+    assert rankings.places is not None  # numbered rankings have places, starts, slots
     assert rankings.starts is not None
+    assert rankings.slots is not None
     row_bits = (rows.height - 1).bit_length()
     # 63 bits in all: the group after the last one still fits (the searches below)
     code_bits = min(63 - (rankings.count - 1).bit_length() - row_bits, _MOST_CODE_BITS)
@@ -319,11 +336,12 @@ def number_packed(
         )
         found = _places_within_groups(asked, first[tied], after[tied], packed, row_bits, rows)
         place[tied_hits] = found
-    ranking_of_hit = ranking_of_hit.view(np.int64)
-    positions = first[group_of_hit] - rankings.starts[ranking_of_hit] + place
+    slot_of_hit = rankings.slots[ranking_of_hit.view(np.int64)]
+    positions = first[group_of_hit] - rankings.starts[slot_of_hit] + place
     # in rank order: by ranking name (system, query id), then position
-    order = _rank_order(rankings.places[ranking_of_hit], positions)
+    order = _rank_order(rankings.places[slot_of_hit], positions)
     hits = hits.select(pl.exclude(PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE))
+    # eager: a lazy gather of each column costs several times more on small frames
     return _positioned(hits[order].with_columns(pl.Series("pos", positions[order])), "pos")
 
 
@@ -408,7 +426,6 @@ def _places_within_groups(
     The groups are the sorted places ``firsts[i]`` to ``ends[i] - 1`` (ascending, each
     once); their rows are gathered by their row numbers and put in trec_eval's order,
     which keeps the groups where they are: a row's place is its index less its group's.
-    One query sorts them and finds the asked rows.
     """
     import numpy as np
 
@@ -425,13 +442,14 @@ def _places_within_groups(
         }
     )
     within = pl.Series(_WITHIN, np.arange(1, len(places) + 1) - group_offsets)
-    ordered = sorted_best_first(frame.lazy(), pl.col(PACKED_KEY), _FIRST)
-    ordered = ordered.select(_FIRST, "doc_id", pl.lit(within))
+    # eager steps: quicker than one lazy query on the small frames of many small runs
+    ordered = sorted_best_first(frame.lazy(), pl.col(PACKED_KEY), _FIRST).collect()
+    ordered = ordered.select(_FIRST, "doc_id").with_columns(within)
     on = [_FIRST, "doc_id"]
-    found = asked.lazy().join(ordered, on=on, how="left", maintain_order="left").collect()
+    found = asked.join(ordered, on=on, how="left", maintain_order="left")
     if found.height != asked.height:  # a document twice in a ranking, refused later
         ordered = ordered.unique(on, keep="first", maintain_order=True)
-        found = asked.lazy().join(ordered, on=on, how="left", maintain_order="left").collect()
+        found = asked.join(ordered, on=on, how="left", maintain_order="left")
     return found[_WITHIN].to_numpy()
 
 

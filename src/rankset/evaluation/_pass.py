@@ -261,7 +261,8 @@ def _repeats_a_hash(hashes: pl.DataFrame | None) -> bool:
     if _BLOCK not in hashes.columns:
         import numpy as np
 
-        values = np.sort(hashes[_HASH].to_numpy())
+        values = hashes[_HASH].to_numpy(writable=True)  # one copy, sorted in place
+        values.sort()
         return bool(np.any(values[1:] == values[:-1]))
     distinct = (
         hashes.with_columns(pl.col(_BLOCK).set_sorted())
