@@ -340,3 +340,92 @@ def test_a_duplicate_in_a_shuffled_run_is_refused(plans: list[str]) -> None:
     with pytest.raises(SchemaError, match=r"duplicate documents.*doc 'd7' \(2 times\)"):
         _positions(rows, [("q", "d7")])
     assert plans == ["packed"]
+
+
+def test_a_readers_ranking_numbers_number_the_run_as_its_codes_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A large dict's reader numbers each row's ranking (in the dict's order, not the
+    # ids'); the packed pass takes those numbers instead of coding the query ids.
+    rng = random.Random(7)
+    queries = [f"q{q}" for q in rng.sample(range(40), 40)]  # "q10" before "q9" and after
+    run = {
+        q: {f"d{d}": float(rng.randrange(8)) for d in rng.sample(range(90), 70)} for q in queries
+    }
+    rows = [("run", q, d, score) for q, docs in run.items() for d, score in docs.items()]
+    labelled = sorted({(q, d) for _, q, d, _ in rows if rng.random() < 0.3})
+    labels = pl.LazyFrame(
+        {"query_id": [q for q, _ in labelled], "doc_id": [d for _, d in labelled]},
+        schema={"query_id": pl.String, "doc_id": pl.String},
+    ).with_columns(grade=pl.lit(1.0))
+    given = packed.packed_rows
+    numbered: list[bool] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        numbered.append(kwargs.get("ranking_numbers") is not None)
+        return given(*args, **kwargs)
+
+    monkeypatch.setattr(packed_pass, "packed_rows", spy)
+    runs = assign_system_names(
+        read_runs(run, None), order="auto", duplicates="error", engine="streaming"
+    )
+    part = runs.inputs[0]
+    assert part.ranking_numbers is not None  # the reader's numbers, past 2,000 rows
+    results = []
+    for numbers in (part.ranking_numbers, None):
+        parts = [dataclasses.replace(part, row_order="any", ranking_numbers=numbers)]
+        hits, counts, _ = measure_pass(
+            dataclasses.replace(runs, inputs=parts), labels, None, "streaming"
+        )
+        results.append((hits, counts))
+    assert numbered == [True, False]
+    (hits, counts), (coded_hits, coded_counts) = results
+    assert hits.equals(coded_hits)
+    assert counts.equals(coded_counts)
+    assert counts["query_id"].to_list() == sorted(queries)  # by name, as the codes give
+    expected = {k: v for k, v in reference_positions(rows).items() if k[1:] in set(labelled)}
+    assert {(s, q, d): p for s, q, d, p in hits.select(*GROUP, "doc_id", "pos").rows()} == expected
+
+
+def test_ranking_numbers_over_several_systems_name_each_ranking_by_its_first_row() -> None:
+    # As a mapping of runs read into one frame would number them: one block per ranking.
+    rng = random.Random(8)
+    rows = [
+        (system, query, f"d{d}", float(rng.randrange(4)))
+        for system in ("sysB", "sysA")
+        for query in ("q2", "q10", "q1")
+        for d in range(25)
+    ]
+    labelled = sorted({(q, d) for _, q, d, _ in rows if rng.random() < 0.4})
+    frame = pl.DataFrame(
+        rows,
+        schema=["system", "query_id", "doc_id", "score"],
+        orient="row",
+        infer_schema_length=None,
+    )
+    labels = pl.LazyFrame(
+        {"query_id": [q for q, _ in labelled], "doc_id": [d for _, d in labelled]},
+        schema={"query_id": pl.String, "doc_id": pl.String},
+    ).with_columns(grade=pl.lit(1.0))
+    runs = _runs(frame)
+    numbers = pl.Series(np.repeat(np.arange(6), 25), dtype=pl.UInt32).set_sorted()
+    given = [dataclasses.replace(runs.inputs[0], ranking_numbers=numbers)]
+    hits, counts, _ = measure_pass(
+        dataclasses.replace(runs, inputs=given), labels, None, "streaming"
+    )
+    coded_hits, coded_counts, _ = measure_pass(runs, labels, None, "streaming")
+    assert hits.equals(coded_hits)
+    assert counts.equals(coded_counts)
+    assert counts.select(GROUP).rows() == sorted({(s, q) for s, q, _, _ in rows})
+
+
+def test_a_duplicate_is_refused_in_a_run_its_reader_numbered() -> None:
+    rows = [("s", "q", f"d{d}", float(d % 3)) for d in range(30)] + [("s", "r", "d1", 1.0)]
+    rows.insert(12, ("s", "q", "d7", 0.5))
+    frame = pl.DataFrame(rows, schema=["system", "query_id", "doc_id", "score"], orient="row")
+    runs = _runs(frame)
+    numbers = pl.Series([0] * 31 + [1], dtype=pl.UInt32).set_sorted()
+    given = [dataclasses.replace(runs.inputs[0], ranking_numbers=numbers)]
+    labels = pl.LazyFrame({"query_id": ["q"], "doc_id": ["d7"], "grade": [1.0]})
+    with pytest.raises(SchemaError, match=r"duplicate documents.*doc 'd7' \(2 times\)"):
+        measure_pass(dataclasses.replace(runs, inputs=given), labels, None, "streaming")

@@ -56,6 +56,7 @@ __all__ = [
 PACKED_KEY = "_key"
 _QUERY_CODE = "_query_code"
 _SYSTEM_CODE = "_system_code"
+_RANKING = "_ranking"  # each row's ranking as its reader numbered them
 _FIRST = "_group_first"  # a code group's first place in the sorted rows
 _WITHIN = "_within"
 # A code of at most 52 bits: its largest value is a double exactly, so clipping to it
@@ -69,15 +70,26 @@ _DENSE_COUNTS = 2
 _RANKINGS_SCHEMA = {GROUP[0]: pl.String, GROUP[1]: pl.String, NUM_RET: pl.Float64}
 
 
-def packed_rows(cast: pl.LazyFrame, key: pl.Expr, one_system: bool, *others: str) -> pl.LazyFrame:
+def packed_rows(
+    cast: pl.LazyFrame,
+    key: pl.Expr,
+    one_system: bool,
+    *others: str,
+    ranking_numbers: pl.Series | None = None,
+) -> pl.LazyFrame:
     """Select what the packed numbering reads: ids, the ordering key and the dictionary codes.
 
     A fresh dictionary per pass codes the query ids (and the systems) from 0 as they
     come; it lives in the collected columns' dtype, which names the codes afterwards.
+    With ``ranking_numbers`` (each row's ranking as its reader numbered them, sorted,
+    aligned with ``cast``'s rows) the rows carry those instead, and no id is coded.
     """
-    codes = [_dictionary_code("query_id", _QUERY_CODE)]
-    if not one_system:
-        codes.append(_dictionary_code("system", _SYSTEM_CODE))
+    if ranking_numbers is not None:
+        codes = [pl.lit(ranking_numbers).cast(pl.UInt32).alias(_RANKING)]
+    else:
+        codes = [_dictionary_code("query_id", _QUERY_CODE)]
+        if not one_system:
+            codes.append(_dictionary_code("system", _SYSTEM_CODE))
     return cast.select("system", "query_id", "doc_id", key.alias(PACKED_KEY), *codes, *others)
 
 
@@ -89,13 +101,20 @@ def packed_frames(rows: pl.LazyFrame, labels: pl.LazyFrame) -> list[pl.LazyFrame
     """Return the labelled rows and each row's codes, key and document id.
 
     ``rows`` come from :func:`packed_rows`; :func:`rankings_of` and
-    :func:`number_packed` take the two frames collected.
+    :func:`number_packed` take the frames collected. Rows numbered by their reader
+    also give each ranking's ids, from its first row (a third frame).
     """
-    codes = [name for name in (_QUERY_CODE, _SYSTEM_CODE) if name in rows.collect_schema()]
-    return [
+    schema = rows.collect_schema()
+    codes = [name for name in (_QUERY_CODE, _SYSTEM_CODE, _RANKING) if name in schema]
+    frames = [
         rows.select(*GROUP, "doc_id", PACKED_KEY, *codes).join(labels, on=["query_id", "doc_id"]),
         rows.select(*codes, PACKED_KEY, "doc_id"),
     ]
+    if _RANKING in schema:
+        ranking = pl.col(_RANKING)
+        starts = (ranking != ranking.shift(1)).fill_null(True)
+        frames.append(rows.filter(starts).select(_RANKING, *GROUP))
+    return frames
 
 
 @dataclass(frozen=True)
@@ -129,7 +148,8 @@ class Rankings:
         import numpy as np
 
         numbers = np.empty(frame.height, dtype=np.uint64)
-        for start, end, codes in _chunks(frame[_QUERY_CODE]):
+        given = _RANKING if _RANKING in frame.columns else _QUERY_CODE
+        for start, end, codes in _chunks(frame[given]):
             numbers[start:end] = codes
         if _SYSTEM_CODE in frame.columns:
             systems = frame[_SYSTEM_CODE].to_physical().to_numpy().astype(np.uint64)
@@ -151,12 +171,15 @@ def _chunks(column: pl.Series) -> list[tuple[int, int, npt.NDArray[Any]]]:
     return chunks
 
 
-def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
+def rankings_of(
+    rows: pl.DataFrame, system: str | None, named: pl.DataFrame | None = None
+) -> Rankings:
     """Count each ranking's rows and name it from the dictionaries; number each row's.
 
     ``system``: the name of every row's system (a run of one system), else None. A row
     without a query id (or system) has no code: its ranking is named null, for the
-    pass's checks to refuse, and the rows are not numbered.
+    pass's checks to refuse, and the rows are not numbered. Rows numbered by their
+    reader are named from ``named`` (each ranking number's ids: :func:`packed_frames`).
 
     Examples
     --------
@@ -171,6 +194,8 @@ def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
     """
     import numpy as np
 
+    if named is not None:
+        return _given_rankings(rows, named)
     columns = [_QUERY_CODE] if system is not None else [_SYSTEM_CODE, _QUERY_CODE]
     names = [rows[column].dtype.categories.to_series() for column in columns]  # type: ignore[attr-defined]
     if any(
@@ -199,10 +224,23 @@ def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
             NUM_RET: counts.astype(np.float64),
         }
     )
+    return _counted(rankings, numbers, named, present, counts)
+
+
+def _counted(
+    rankings: Rankings,
+    numbers: npt.NDArray[np.uint64],
+    named: pl.DataFrame,
+    present: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.int64],
+) -> Rankings:
+    """Finish :func:`rankings_of`: the rankings in use (``present``, ascending), named."""
+    import numpy as np
+
     by_name = named.select(pl.arg_sort_by(GROUP)).to_series().to_numpy()
     places = np.empty(len(present), dtype=np.int64)
     places[by_name] = np.arange(len(present))
-    slots = np.empty(count, dtype=np.int64)  # read only where written
+    slots = np.empty(rankings.count, dtype=np.int64)  # read only where written
     slots[present] = np.arange(len(present))
     return dataclasses.replace(
         rankings,
@@ -214,6 +252,19 @@ def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
     )
 
 
+def _given_rankings(rows: pl.DataFrame, named: pl.DataFrame) -> Rankings:
+    """Rankings numbered by the run's reader: each one's ids are its first row's."""
+    import numpy as np
+
+    present = named[_RANKING].to_numpy().astype(np.int64)  # ascending: the rows are sorted
+    count = int(present[-1]) + 1 if len(present) else 0
+    rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, count)
+    numbers = rankings.of(rows)
+    counts = np.bincount(numbers.view(np.int64), minlength=count)[present]
+    frame = named.select(*GROUP, pl.Series(NUM_RET, counts.astype(np.float64)))
+    return _counted(rankings, numbers, frame, present, counts)
+
+
 def row_hashes(rows: pl.DataFrame) -> pl.DataFrame:
     """Return ``_hash``: a 64-bit hash of each row's ranking codes and document id.
 
@@ -221,7 +272,8 @@ def row_hashes(rows: pl.DataFrame) -> pl.DataFrame:
     same hash (equal hashes otherwise are a collision, which the check's second look
     tells apart).
     """
-    hashed = pl.col("doc_id").hash(_HASH_SEEDS[0]) ^ pl.col(_QUERY_CODE).to_physical().hash(
+    ranking = _RANKING if _RANKING in rows.columns else _QUERY_CODE  # a reader's numbers
+    hashed = pl.col("doc_id").hash(_HASH_SEEDS[0]) ^ pl.col(ranking).to_physical().hash(
         _HASH_SEEDS[1]
     )
     if _SYSTEM_CODE in rows.columns:
@@ -340,7 +392,7 @@ def number_packed(
     positions = first[group_of_hit] - rankings.starts[slot_of_hit] + place
     # in rank order: by ranking name (system, query id), then position
     order = _rank_order(rankings.places[slot_of_hit], positions)
-    hits = hits.select(pl.exclude(PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE))
+    hits = hits.select(pl.exclude(PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE, _RANKING))
     # eager: a lazy gather of each column costs several times more on small frames
     return _positioned(hits[order].with_columns(pl.Series("pos", positions[order])), "pos")
 
@@ -454,7 +506,7 @@ def _places_within_groups(
 
 
 def _positioned(hits: pl.DataFrame, position: pl.Expr | str) -> pl.DataFrame:
-    extra = (PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE)
+    extra = (PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE, _RANKING)
     return hits.select(
         *GROUP,
         "doc_id",

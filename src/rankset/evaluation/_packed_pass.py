@@ -58,13 +58,17 @@ def packed_pass_frames(
 
     The labelled rows, the counts of the rows' problems but the document ids' (counted
     from the collected ids by :func:`with_rankings`), and every row's codes, key and
-    document id (:mod:`rankset.evaluation._packed`).
+    document id (:mod:`rankset.evaluation._packed`). A run whose reader numbered its
+    rankings (:attr:`RunPart.ranking_numbers`) carries those numbers instead of codes,
+    and a fourth frame names each ranking.
     """
     cast, key = runs.cast(part, bucket)
     one_system = part.name is not None
-    rows = packed_rows(cast, key, one_system, *scan_columns(part))
-    hits, every_row = packed_frames(rows, labels)
-    return [hits, rows.select(row_check_counts(part, PACKED_KEY, ids=False)), every_row]
+    # a reader's ranking numbers are aligned with the run's rows: not with a bucket's
+    numbers = part.ranking_numbers if bucket is None else None
+    rows = packed_rows(cast, key, one_system, *scan_columns(part), ranking_numbers=numbers)
+    hits, every_row, *named = packed_frames(rows, labels)
+    return [hits, rows.select(row_check_counts(part, PACKED_KEY, ids=False)), every_row, *named]
 
 
 @dataclass(frozen=True)
@@ -102,8 +106,8 @@ def with_rankings(
     (and ids the reader did not check) the document ids' problems are counted, on
     ``checker`` for a large run.
     """
-    hits, checks, every_row = frames
-    rankings = rankings_of(every_row, part.name)
+    hits, checks, every_row, *named = frames  # named: the rankings a reader numbered
+    rankings = rankings_of(every_row, part.name, *named)
     counts: Future[dict[str, int]] | dict[str, int] | None = None
     if ids and not part.rows_checked:
         doc_ids = every_row["doc_id"]
