@@ -19,11 +19,13 @@ wrappers add microseconds):
 
 - plan: reading the files' schemas and planning the labels (``plan_evaluation_inputs``);
 - pass: the one streaming collect over the run: the read, the join to the labels, each
-  row's checks, ranking code, key and document id, the row hashes (``collect_frames``);
+  row's checks (but a run in no order's document ids'), ranking code, key and document
+  id (``collect_frames``);
 - rank: naming and counting the rankings, numbering the labelled rows (``_with_rankings``
   and ``_resolve`` in the pass);
-- duplicates: the wait for the duplicate check over the row hashes, which runs in a
-  thread beside the numbering for large runs (``_Measured.maybe_duplicates``);
+- checks: the wait for the checker thread, which runs beside the numbering for large
+  runs: the document ids' checks of a run in no order (``refuse_bad_packed_ids``) and
+  the duplicate check over the row hashes (``_Measured.maybe_duplicates``);
 - measure: the rest of the kernel: the labels' statistics, the five measures over the
   labelled rows, their per-query aggregates;
 - aggregate: the rest of the call: the pass's counts read back, the result's per-query
@@ -62,7 +64,7 @@ METRICS: list[tuple[str, str, str]] = [
     ("recall@100", "recall.100", "recall_100"),
     ("precision@10", "P.10", "P_10"),
 ]
-STAGES = ["plan", "pass", "rank", "duplicates", "measure", "aggregate"]
+STAGES = ["plan", "pass", "rank", "checks", "measure", "aggregate"]
 
 
 class Stages:
@@ -110,7 +112,8 @@ def install(stages: Stages) -> None:
     stages.wrap(_pass, "collect_frames", "pass")
     stages.wrap(_pass, "_with_rankings", "rank")
     stages.wrap(_pass, "_resolve", "rank")
-    stages.wrap_property(_pass._Measured, "maybe_duplicates", "duplicates")
+    stages.wrap_property(_pass._Measured, "maybe_duplicates", "checks")
+    stages.wrap(_pass, "refuse_bad_packed_ids", "checks")
     stages.wrap(_kernel, "measure_pass", "_measure_pass")
     stages.wrap(_evaluate, "measure_queries", "_measure_queries")
 

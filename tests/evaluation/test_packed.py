@@ -34,6 +34,7 @@ from _support.pytrec_reference import PytrecEvalWorker, reference
 from rankset.errors import SchemaError
 from rankset.evaluation import _evaluate as executors
 from rankset.evaluation import _packed as packed
+from rankset.evaluation import _packed_pass as packed_pass
 from rankset.evaluation import _pass as run_pass
 from rankset.evaluation._inputs import assign_system_names, read_runs
 from rankset.evaluation._pass import measure_pass
@@ -165,9 +166,32 @@ _rows = st.lists(
 )
 
 
+def _in_chunks(collect: Any, pieces: int) -> Any:
+    """Wrap the pass's collect: every frame it returns comes in ``pieces`` chunks."""
+
+    def collect_in_chunks(*args: Any, **kwargs: Any) -> list[pl.DataFrame]:
+        frames = collect(*args, **kwargs)
+        out = []
+        for frame in frames:
+            size = -(-frame.height // pieces) or 1
+            parts = [frame.slice(i * size, size) for i in range(pieces)]
+            out.append(pl.concat(parts, rechunk=False))
+        return out
+
+    return collect_in_chunks
+
+
 @settings(max_examples=150, deadline=None)
-@given(rows=_rows, seed=st.integers(0, 10_000), one_bit=st.booleans())
-def test_shuffled_runs_get_trec_evals_positions(rows: list[Row], seed: int, one_bit: bool) -> None:
+@given(
+    rows=_rows,
+    seed=st.integers(0, 10_000),
+    one_bit=st.booleans(),
+    pieces=st.sampled_from([1, 2, 3, 7]),
+    sparse=st.booleans(),
+)
+def test_shuffled_runs_get_trec_evals_positions(
+    rows: list[Row], seed: int, one_bit: bool, pieces: int, sparse: bool
+) -> None:
     rng = random.Random(seed)
     rng.shuffle(rows)
     labelled = sorted({(q, d) for _, q, d, _ in rows if rng.random() < 0.6})
@@ -175,6 +199,11 @@ def test_shuffled_runs_get_trec_evals_positions(rows: list[Row], seed: int, one_
     with pytest.MonkeyPatch.context() as patch:
         if one_bit:  # codes of one bit: most groups hold unequal keys
             patch.setattr(packed, "_MOST_CODE_BITS", 1)
+        if pieces > 1:  # the rows in several chunks, packed on two threads as a large run's
+            patch.setattr(run_pass, "collect_frames", _in_chunks(run_pass.collect_frames, pieces))
+            patch.setattr(packed, "_PACKED_ON_TWO_THREADS", 1)
+        if sparse:  # rankings counted by a sort, as many systems x queries are
+            patch.setattr(packed, "_DENSE_COUNTS", 0)
         assert _positions(rows, labelled) == expected
 
 
@@ -300,7 +329,7 @@ def test_a_hash_collision_in_a_shuffled_run_changes_nothing(
     labelled = [(q, d) for _, q, d, _ in rows[::3]]
     expected = _positions(rows, labelled)
     seven = pl.DataFrame({"_hash": [7, 7]}, schema={"_hash": pl.UInt64})
-    monkeypatch.setattr(run_pass, "row_hashes", lambda rows: seven)  # every hash equal
+    monkeypatch.setattr(packed_pass, "row_hashes", lambda rows: seven)  # every hash equal
     assert _positions(rows, labelled) == expected
     assert plans == ["packed", "packed"]
 
@@ -311,3 +340,92 @@ def test_a_duplicate_in_a_shuffled_run_is_refused(plans: list[str]) -> None:
     with pytest.raises(SchemaError, match=r"duplicate documents.*doc 'd7' \(2 times\)"):
         _positions(rows, [("q", "d7")])
     assert plans == ["packed"]
+
+
+def test_a_readers_ranking_numbers_number_the_run_as_its_codes_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A large dict's reader numbers each row's ranking (in the dict's order, not the
+    # ids'); the packed pass takes those numbers instead of coding the query ids.
+    rng = random.Random(7)
+    queries = [f"q{q}" for q in rng.sample(range(40), 40)]  # "q10" before "q9" and after
+    run = {
+        q: {f"d{d}": float(rng.randrange(8)) for d in rng.sample(range(90), 70)} for q in queries
+    }
+    rows = [("run", q, d, score) for q, docs in run.items() for d, score in docs.items()]
+    labelled = sorted({(q, d) for _, q, d, _ in rows if rng.random() < 0.3})
+    labels = pl.LazyFrame(
+        {"query_id": [q for q, _ in labelled], "doc_id": [d for _, d in labelled]},
+        schema={"query_id": pl.String, "doc_id": pl.String},
+    ).with_columns(grade=pl.lit(1.0))
+    given = packed.packed_rows
+    numbered: list[bool] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        numbered.append(kwargs.get("ranking_numbers") is not None)
+        return given(*args, **kwargs)
+
+    monkeypatch.setattr(packed_pass, "packed_rows", spy)
+    runs = assign_system_names(
+        read_runs(run, None), order="auto", duplicates="error", engine="streaming"
+    )
+    part = runs.inputs[0]
+    assert part.ranking_numbers is not None  # the reader's numbers, past 2,000 rows
+    results = []
+    for numbers in (part.ranking_numbers, None):
+        parts = [dataclasses.replace(part, row_order="any", ranking_numbers=numbers)]
+        hits, counts, _ = measure_pass(
+            dataclasses.replace(runs, inputs=parts), labels, None, "streaming"
+        )
+        results.append((hits, counts))
+    assert numbered == [True, False]
+    (hits, counts), (coded_hits, coded_counts) = results
+    assert hits.equals(coded_hits)
+    assert counts.equals(coded_counts)
+    assert counts["query_id"].to_list() == sorted(queries)  # by name, as the codes give
+    expected = {k: v for k, v in reference_positions(rows).items() if k[1:] in set(labelled)}
+    assert {(s, q, d): p for s, q, d, p in hits.select(*GROUP, "doc_id", "pos").rows()} == expected
+
+
+def test_ranking_numbers_over_several_systems_name_each_ranking_by_its_first_row() -> None:
+    # As a mapping of runs read into one frame would number them: one block per ranking.
+    rng = random.Random(8)
+    rows = [
+        (system, query, f"d{d}", float(rng.randrange(4)))
+        for system in ("sysB", "sysA")
+        for query in ("q2", "q10", "q1")
+        for d in range(25)
+    ]
+    labelled = sorted({(q, d) for _, q, d, _ in rows if rng.random() < 0.4})
+    frame = pl.DataFrame(
+        rows,
+        schema=["system", "query_id", "doc_id", "score"],
+        orient="row",
+        infer_schema_length=None,
+    )
+    labels = pl.LazyFrame(
+        {"query_id": [q for q, _ in labelled], "doc_id": [d for _, d in labelled]},
+        schema={"query_id": pl.String, "doc_id": pl.String},
+    ).with_columns(grade=pl.lit(1.0))
+    runs = _runs(frame)
+    numbers = pl.Series(np.repeat(np.arange(6), 25), dtype=pl.UInt32).set_sorted()
+    given = [dataclasses.replace(runs.inputs[0], ranking_numbers=numbers)]
+    hits, counts, _ = measure_pass(
+        dataclasses.replace(runs, inputs=given), labels, None, "streaming"
+    )
+    coded_hits, coded_counts, _ = measure_pass(runs, labels, None, "streaming")
+    assert hits.equals(coded_hits)
+    assert counts.equals(coded_counts)
+    assert counts.select(GROUP).rows() == sorted({(s, q) for s, q, _, _ in rows})
+
+
+def test_a_duplicate_is_refused_in_a_run_its_reader_numbered() -> None:
+    rows = [("s", "q", f"d{d}", float(d % 3)) for d in range(30)] + [("s", "r", "d1", 1.0)]
+    rows.insert(12, ("s", "q", "d7", 0.5))
+    frame = pl.DataFrame(rows, schema=["system", "query_id", "doc_id", "score"], orient="row")
+    runs = _runs(frame)
+    numbers = pl.Series([0] * 31 + [1], dtype=pl.UInt32).set_sorted()
+    given = [dataclasses.replace(runs.inputs[0], ranking_numbers=numbers)]
+    labels = pl.LazyFrame({"query_id": ["q"], "doc_id": ["d7"], "grade": [1.0]})
+    with pytest.raises(SchemaError, match=r"duplicate documents.*doc 'd7' \(2 times\)"):
+        measure_pass(dataclasses.replace(runs, inputs=given), labels, None, "streaming")

@@ -43,6 +43,7 @@ from rankset.errors import RanksetWarning, SchemaError
 from rankset.evaluation import EvaluateOptions
 from rankset.evaluation import _evaluate as executors
 from rankset.evaluation import _kernel as kernel
+from rankset.evaluation import _packed_pass as packed_pass
 from rankset.evaluation import _pass as run_pass
 from rankset.evaluation._evaluate import plan_and_measure
 from rankset.evaluation._inputs import assign_system_names, read_runs
@@ -449,6 +450,35 @@ def test_every_plan_refuses_a_nan_score(row_order: str, where: int) -> None:
     labels = _labels([("q", "b", 1)])
     with pytest.raises(SchemaError, match=r"1 run row\(s\) have a score that is NaN"):
         measure_pass(runs, labels, None, "streaming")
+
+
+@pytest.mark.parametrize(
+    ("doc_id", "problem"),
+    [
+        ("", "an empty doc_id"),
+        ("c\x00", "a doc_id with a control character"),
+        ("c\x7f", "a doc_id with a control character"),
+        ("\tc", "a doc_id with a control character"),
+        (" c", "a doc_id with a leading or trailing space"),
+        ("cé ", "a doc_id with a leading or trailing space"),
+    ],
+)
+@pytest.mark.parametrize("row_order", ["trec_eval", "by_key", "any"])
+@pytest.mark.parametrize("meanwhile", [False, True])
+def test_every_plan_refuses_a_bad_doc_id_on_an_unlabelled_row(
+    doc_id: str, problem: str, row_order: str, meanwhile: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The packed numbering counts the ids' problems after its pass (on the checker
+    # thread for a large run: ``meanwhile``), the others inside it.
+    if meanwhile:
+        monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
+    rows: list[Row] = [("s", "q", "a", 3.0), ("s", "q", "b", 2.0), ("s", "q", doc_id, 1.0)]
+    runs = _runs(_frame(rows))
+    runs = dataclasses.replace(
+        runs, inputs=[dataclasses.replace(runs.inputs[0], row_order=row_order)]
+    )
+    with pytest.raises(SchemaError, match=rf"1 run row\(s\) have {problem}.*row 3"):
+        measure_pass(runs, _labels([("q", "b", 1)]), None, "streaming")
 
 
 @pytest.mark.parametrize("score", [float("inf"), float("-inf")])

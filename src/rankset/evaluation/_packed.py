@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -56,27 +56,40 @@ __all__ = [
 PACKED_KEY = "_key"
 _QUERY_CODE = "_query_code"
 _SYSTEM_CODE = "_system_code"
+_RANKING = "_ranking"  # each row's ranking as its reader numbered them
 _FIRST = "_group_first"  # a code group's first place in the sorted rows
-_START = "_ranking_start"  # its ranking's first place
 _WITHIN = "_within"
-_RANKING = "_ranking"
 # A code of at most 52 bits: its largest value is a double exactly, so clipping to it
 # in floating point cannot step into the next ranking's codes.
 _MOST_CODE_BITS = 52
 # Seeds of the row hash (document id, query code, system code).
 _HASH_SEEDS = (71, 1_013, 20_011)
+# Rankings are counted in an array of every number while there are at most this many
+# numbers per row (many systems x queries, few ranked: counted by a sort instead).
+_DENSE_COUNTS = 2
 _RANKINGS_SCHEMA = {GROUP[0]: pl.String, GROUP[1]: pl.String, NUM_RET: pl.Float64}
 
 
-def packed_rows(cast: pl.LazyFrame, key: pl.Expr, one_system: bool, *others: str) -> pl.LazyFrame:
+def packed_rows(
+    cast: pl.LazyFrame,
+    key: pl.Expr,
+    one_system: bool,
+    *others: str,
+    ranking_numbers: pl.Series | None = None,
+) -> pl.LazyFrame:
     """Select what the packed numbering reads: ids, the ordering key and the dictionary codes.
 
     A fresh dictionary per pass codes the query ids (and the systems) from 0 as they
     come; it lives in the collected columns' dtype, which names the codes afterwards.
+    With ``ranking_numbers`` (each row's ranking as its reader numbered them, sorted,
+    aligned with ``cast``'s rows) the rows carry those instead, and no id is coded.
     """
-    codes = [_dictionary_code("query_id", _QUERY_CODE)]
-    if not one_system:
-        codes.append(_dictionary_code("system", _SYSTEM_CODE))
+    if ranking_numbers is not None:
+        codes = [pl.lit(ranking_numbers).cast(pl.UInt32).alias(_RANKING)]
+    else:
+        codes = [_dictionary_code("query_id", _QUERY_CODE)]
+        if not one_system:
+            codes.append(_dictionary_code("system", _SYSTEM_CODE))
     return cast.select("system", "query_id", "doc_id", key.alias(PACKED_KEY), *codes, *others)
 
 
@@ -88,48 +101,85 @@ def packed_frames(rows: pl.LazyFrame, labels: pl.LazyFrame) -> list[pl.LazyFrame
     """Return the labelled rows and each row's codes, key and document id.
 
     ``rows`` come from :func:`packed_rows`; :func:`rankings_of` and
-    :func:`number_packed` take the two frames collected.
+    :func:`number_packed` take the frames collected. Rows numbered by their reader
+    also give each ranking's ids, from its first row (a third frame).
     """
-    codes = [name for name in (_QUERY_CODE, _SYSTEM_CODE) if name in rows.collect_schema()]
-    return [
+    schema = rows.collect_schema()
+    codes = [name for name in (_QUERY_CODE, _SYSTEM_CODE, _RANKING) if name in schema]
+    frames = [
         rows.select(*GROUP, "doc_id", PACKED_KEY, *codes).join(labels, on=["query_id", "doc_id"]),
         rows.select(*codes, PACKED_KEY, "doc_id"),
     ]
+    if _RANKING in schema:
+        ranking = pl.col(_RANKING)
+        starts = (ranking != ranking.shift(1)).fill_null(True)
+        frames.append(rows.filter(starts).select(_RANKING, *GROUP))
+    return frames
 
 
 @dataclass(frozen=True)
 class Rankings:
     """The rankings of a run read by the packed numbering's pass.
 
-    Rankings are numbered in the order of their names (system, then query id), so the
-    packed integers sort the rows as ``(system, query_id)`` would.
+    A ranking's number is its dictionary codes' (``system code x queries coded + query
+    code``): the order the pass met them in, read off each row without a gather. The
+    packed integers sort the rows by that number; :attr:`places` gives each number's
+    place in the order of the names (system, then query id), in which the labelled
+    rows are returned.
     """
 
-    frame: pl.DataFrame  # system, query_id, NUM_RET: one row per ranking, in that order
+    frame: pl.DataFrame  # system, query_id, NUM_RET: one row per ranking, by name
     numbers: npt.NDArray[np.uint64] | None  # each row's ranking number; None: not numbered
     count: int  # ranking numbers in use: queries coded x systems coded
-    # the number of the query (and system) of each dictionary code: (system, query)
-    places: tuple[npt.NDArray[np.uint64] | None, npt.NDArray[np.uint64]] | None = None
+    queries: int = 0  # queries coded
+    # for the rankings in use, in the order of their numbers: each one's place by name
+    # and its first row once sorted; ``slots`` gives a number's index in them (only
+    # the numbers in use are written)
+    places: npt.NDArray[np.int64] | None = None
+    starts: npt.NDArray[np.int64] | None = None
+    slots: npt.NDArray[np.int64] | None = None
 
     def of(self, frame: pl.DataFrame) -> npt.NDArray[np.uint64]:
-        """Return the ranking number of each row of ``frame`` (it has the code columns)."""
+        """Return the ranking number of each row of ``frame`` (it has the code columns).
+
+        Written chunk by chunk into one array: the codes are never gathered into one
+        column first.
+        """
         import numpy as np
 
-        assert self.places is not None  # numbered rankings only
-        systems, queries = self.places
-        numbers: npt.NDArray[np.uint64] = queries[frame[_QUERY_CODE].to_physical().to_numpy()]
-        if systems is not None:
-            number_of_system = systems[frame[_SYSTEM_CODE].to_physical().to_numpy()]
-            numbers += number_of_system * np.uint64(len(queries))
+        numbers = np.empty(frame.height, dtype=np.uint64)
+        given = _RANKING if _RANKING in frame.columns else _QUERY_CODE
+        for start, end, codes in _chunks(frame[given]):
+            numbers[start:end] = codes
+        if _SYSTEM_CODE in frame.columns:
+            systems = frame[_SYSTEM_CODE].to_physical().to_numpy().astype(np.uint64)
+            numbers += systems * np.uint64(self.queries)
         return numbers
 
 
-def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
+def _chunks(column: pl.Series) -> list[tuple[int, int, npt.NDArray[Any]]]:
+    """Return each chunk of ``column`` (its physical values) with its first and end rows.
+
+    Each chunk's values are read without a copy where Polars allows it (no nulls).
+    """
+    physical = column.to_physical()
+    chunks = []
+    start = 0
+    for chunk in physical.get_chunks():
+        chunks.append((start, start + len(chunk), chunk.to_numpy()))
+        start += len(chunk)
+    return chunks
+
+
+def rankings_of(
+    rows: pl.DataFrame, system: str | None, named: pl.DataFrame | None = None
+) -> Rankings:
     """Count each ranking's rows and name it from the dictionaries; number each row's.
 
     ``system``: the name of every row's system (a run of one system), else None. A row
     without a query id (or system) has no code: its ranking is named null, for the
-    pass's checks to refuse, and the rows are not numbered.
+    pass's checks to refuse, and the rows are not numbered. Rows numbered by their
+    reader are named from ``named`` (each ranking number's ids: :func:`packed_frames`).
 
     Examples
     --------
@@ -137,11 +187,15 @@ def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
     ...                     "score": [1.0, 2.0, 3.0]})
     >>> rows = packed_rows(run, pl.col("score"), one_system=True).collect()
     >>> rankings = rankings_of(rows, "s")
-    >>> rankings.frame.rows(), rankings.numbers.tolist()
-    ([('s', 'q', 1.0), ('s', 'r', 2.0)], [1, 0, 1])
+    >>> rankings.frame.rows(), rankings.numbers.tolist(), rankings.places.tolist()
+    ([('s', 'q', 1.0), ('s', 'r', 2.0)], [0, 1, 0], [1, 0])
+    >>> rankings.starts.tolist()  # of r (number 0), then q (number 1), once sorted
+    [0, 2]
     """
     import numpy as np
 
+    if named is not None:
+        return _given_rankings(rows, named)
     columns = [_QUERY_CODE] if system is not None else [_SYSTEM_CODE, _QUERY_CODE]
     names = [rows[column].dtype.categories.to_series() for column in columns]  # type: ignore[attr-defined]
     if any(
@@ -151,29 +205,64 @@ def rankings_of(rows: pl.DataFrame, system: str | None) -> Rankings:
         # a ranking of no query id, for the checks to refuse; no system: ranked instead
         missing = {GROUP[0]: [system], GROUP[1]: [None], NUM_RET: [0.0]}
         return Rankings(pl.DataFrame(missing, schema=_RANKINGS_SCHEMA), None, 0)
-    # each code's place among the names, in byte order
-    places = [(names_.rank("ordinal") - 1).cast(pl.UInt64).to_numpy() for names_ in names]
-    ordered = [names_.sort() for names_ in names]
-    rankings = Rankings(
-        pl.DataFrame(schema=_RANKINGS_SCHEMA),
-        None,
-        len(names[-1]) * (len(names[0]) if system is None else 1),
-        (places[0] if system is None else None, places[-1]),
-    )
-    numbers = rankings.of(rows)
-    counts = np.bincount(numbers.view(np.int64), minlength=rankings.count)
-    present = np.flatnonzero(counts)
     queries = len(names[-1])
-    frame = pl.DataFrame(
+    count = queries * (len(names[0]) if system is None else 1)
+    rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, count, queries)
+    numbers = rankings.of(rows)
+    if count <= _DENSE_COUNTS * len(numbers):
+        counts = np.bincount(numbers.view(np.int64), minlength=count)
+        present = np.flatnonzero(counts != 0)  # quicker than on the counts themselves
+        counts = counts[present]
+    else:  # many systems x queries, few of them ranked: no array of every pair
+        present, counts = np.unique(numbers.view(np.int64), return_counts=True)
+    named = pl.DataFrame(
         {
-            GROUP[0]: ordered[0].gather(pl.Series(present // queries))
+            GROUP[0]: names[0].gather(pl.Series(present // queries))
             if system is None
             else pl.repeat(system, len(present), dtype=pl.String, eager=True),
-            GROUP[1]: ordered[-1].gather(pl.Series(present % queries)),
-            NUM_RET: counts[present].astype(np.float64),
+            GROUP[1]: names[-1].gather(pl.Series(present % queries)),
+            NUM_RET: counts.astype(np.float64),
         }
     )
-    return dataclasses.replace(rankings, frame=frame, numbers=numbers)
+    return _counted(rankings, numbers, named, present, counts)
+
+
+def _counted(
+    rankings: Rankings,
+    numbers: npt.NDArray[np.uint64],
+    named: pl.DataFrame,
+    present: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.int64],
+) -> Rankings:
+    """Finish :func:`rankings_of`: the rankings in use (``present``, ascending), named."""
+    import numpy as np
+
+    by_name = named.select(pl.arg_sort_by(GROUP)).to_series().to_numpy()
+    places = np.empty(len(present), dtype=np.int64)
+    places[by_name] = np.arange(len(present))
+    slots = np.empty(rankings.count, dtype=np.int64)  # read only where written
+    slots[present] = np.arange(len(present))
+    return dataclasses.replace(
+        rankings,
+        frame=named[by_name],
+        numbers=numbers,
+        places=places,
+        starts=np.cumsum(counts) - counts,
+        slots=slots,
+    )
+
+
+def _given_rankings(rows: pl.DataFrame, named: pl.DataFrame) -> Rankings:
+    """Rankings numbered by the run's reader: each one's ids are its first row's."""
+    import numpy as np
+
+    present = named[_RANKING].to_numpy().astype(np.int64)  # ascending: the rows are sorted
+    count = int(present[-1]) + 1 if len(present) else 0
+    rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, count)
+    numbers = rankings.of(rows)
+    counts = np.bincount(numbers.view(np.int64), minlength=count)[present]
+    frame = named.select(*GROUP, pl.Series(NUM_RET, counts.astype(np.float64)))
+    return _counted(rankings, numbers, frame, present, counts)
 
 
 def row_hashes(rows: pl.DataFrame) -> pl.DataFrame:
@@ -183,7 +272,8 @@ def row_hashes(rows: pl.DataFrame) -> pl.DataFrame:
     same hash (equal hashes otherwise are a collision, which the check's second look
     tells apart).
     """
-    hashed = pl.col("doc_id").hash(_HASH_SEEDS[0]) ^ pl.col(_QUERY_CODE).to_physical().hash(
+    ranking = _RANKING if _RANKING in rows.columns else _QUERY_CODE  # a reader's numbers
+    hashed = pl.col("doc_id").hash(_HASH_SEEDS[0]) ^ pl.col(ranking).to_physical().hash(
         _HASH_SEEDS[1]
     )
     if _SYSTEM_CODE in rows.columns:
@@ -203,8 +293,7 @@ def descending_codes(
     a positive constant, subtracting from a constant and the floor are each monotone in
     IEEE arithmetic, so a larger key never gets a larger code and equal keys (``-0.0``
     and ``0.0`` too) get the same one: keys sharing a code are put in order afterwards.
-    ``keys`` (float64) are overwritten when writable. NaN is refused before a run is
-    ranked.
+    NaN is refused before a run is ranked.
 
     Examples
     --------
@@ -221,15 +310,14 @@ def descending_codes(
     scale = 0.5 * top / span if span is not None and span > 0.0 else math.inf
     offset = top + (low or 0.0) * scale
     values = np.asarray(keys, dtype=np.float64)
-    if not values.flags.writeable:
-        values = values.copy()
     if low is None or not (math.isfinite(scale) and math.isfinite(offset)):
         # no spread to use: one code for the finite keys, the exact order decides
+        values = values.copy()
         finite = np.isfinite(values)
         values[~finite] = np.where(values[~finite] > 0, 0, top)
         values[finite] = 0.5 * top
     else:
-        np.multiply(values, -scale, out=values)
+        values = np.multiply(values, -scale)  # a new array: ``keys`` stay as they are
         values += offset
         np.floor(values, out=values)
         np.clip(values, 0.0, float(top), out=values)
@@ -265,20 +353,16 @@ def number_packed(
         return None
     if rows.height == 0:
         return _positioned(hits, pl.lit(0, pl.Int64))
+    assert rankings.places is not None  # numbered rankings have places, starts, slots
+    assert rankings.starts is not None
+    assert rankings.slots is not None
     row_bits = (rows.height - 1).bit_length()
     # 63 bits in all: the group after the last one still fits (the searches below)
     code_bits = min(63 - (rankings.count - 1).bit_length() - row_bits, _MOST_CODE_BITS)
     if code_bits < 1:
         return None
-    keys = rows[PACKED_KEY].to_numpy(writable=True)
-    low, high = _finite_range(keys)
-    packed <<= np.uint64(code_bits)
-    codes = descending_codes(keys, low, high, code_bits)
-    del keys
-    packed |= codes
-    del codes
-    packed <<= np.uint64(row_bits)
-    packed |= np.arange(rows.height, dtype=np.uint64)
+    low, high = _finite_range(rows[PACKED_KEY])
+    _pack(packed, _chunks(rows[PACKED_KEY]), low, high, code_bits, row_bits)
     packed.sort()
 
     ranking_of_hit = rankings.of(hits)
@@ -287,56 +371,120 @@ def number_packed(
     # Each labelled row's group once, in order: the searches walk the sorted rows forward.
     wanted, group_of_hit = np.unique(hit_numbers, return_inverse=True)
     shift = np.uint64(row_bits)
-    first = np.searchsorted(packed, wanted << shift)[group_of_hit]
-    after = np.searchsorted(packed, (wanted + np.uint64(1)) << shift)[group_of_hit]
-    ranking_shift = np.uint64(code_bits + row_bits)
-    in_rankings, ranking_of_group = np.unique(wanted >> np.uint64(code_bits), return_inverse=True)
-    start = np.searchsorted(packed, in_rankings << ranking_shift)[ranking_of_group][group_of_hit]
-    hits = hits.with_columns(
-        pl.Series(_FIRST, first, dtype=pl.Int64),
-        pl.Series(_START, start, dtype=pl.Int64),
-        pl.Series(_RANKING, ranking_of_hit),
-    )
-    tied = after - first > 1
-    shared, index = np.unique(first[tied], return_index=True)
-    within = _places_within_groups(shared, after[tied][index], packed, row_bits, rows)
-    hits = hits.join(within, on=[_FIRST, "doc_id"], how="left")
-    position = pl.col(_FIRST) - pl.col(_START) + pl.col(_WITHIN).fill_null(1)
-    # in rank order: by ranking (as by system and query id), then position
-    return _positioned(hits.with_columns(position.alias("pos")).sort(_RANKING, "pos"), "pos")
+    first = np.searchsorted(packed, wanted << shift)
+    after = np.searchsorted(packed, (wanted + np.uint64(1)) << shift)
+    tied = np.flatnonzero(after - first > 1)  # groups of more than one row
+    # a labelled row's place in its group: 1 when alone in it
+    place = np.ones(len(hits), dtype=np.int64)
+    if len(tied):
+        in_tied = np.zeros(len(wanted), dtype=bool)
+        in_tied[tied] = True
+        tied_hits = np.flatnonzero(in_tied[group_of_hit])
+        asked = pl.DataFrame(
+            {
+                _FIRST: first[group_of_hit[tied_hits]],
+                "doc_id": hits["doc_id"].gather(pl.Series(tied_hits)),
+            }
+        )
+        found = _places_within_groups(asked, first[tied], after[tied], packed, row_bits, rows)
+        place[tied_hits] = found
+    slot_of_hit = rankings.slots[ranking_of_hit.view(np.int64)]
+    positions = first[group_of_hit] - rankings.starts[slot_of_hit] + place
+    # in rank order: by ranking name (system, query id), then position
+    order = _rank_order(rankings.places[slot_of_hit], positions)
+    hits = hits.select(pl.exclude(PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE, _RANKING))
+    # eager: a lazy gather of each column costs several times more on small frames
+    return _positioned(hits[order].with_columns(pl.Series("pos", positions[order])), "pos")
 
 
-def _finite_range(keys: npt.NDArray[np.generic]) -> tuple[float | None, float | None]:
-    """Return the smallest and largest finite keys (None, None when none is finite)."""
+def _rank_order(
+    places: npt.NDArray[np.int64], positions: npt.NDArray[np.int64]
+) -> npt.NDArray[np.intp]:
+    """Return the order of rows by ranking place, then position (both from 0 or 1 up)."""
     import numpy as np
 
+    if not len(places):
+        return np.arange(0)
+    shift = int(positions.max()).bit_length()
+    if int(places.max()).bit_length() + shift > 62:
+        return np.lexsort((positions, places))
+    return np.argsort((places << shift) | positions)
+
+
+def _finite_range(keys: pl.Series) -> tuple[float | None, float | None]:
+    """Return the smallest and largest finite keys (None, None when none is finite)."""
     if len(keys) == 0:
         return None, None
-    low, high = float(keys.min()), float(keys.max())
-    if math.isfinite(low) and math.isfinite(high):
-        return low, high
-    finite = keys[np.isfinite(keys)]
-    return (float(finite.min()), float(finite.max())) if len(finite) else (None, None)
+    low, high = keys.min(), keys.max()
+    numbers = isinstance(low, (int, float)) and isinstance(high, (int, float))
+    if numbers and math.isfinite(low) and math.isfinite(high):  # type: ignore[arg-type]
+        return float(low), float(high)  # type: ignore[arg-type]
+    finite = keys.filter(keys.is_finite())
+    if finite.len() == 0:
+        return None, None
+    return float(finite.min()), float(finite.max())  # type: ignore[arg-type]
+
+
+#: Rows from which the packed integers are built on two threads, half the chunks each.
+_PACKED_ON_TWO_THREADS = 1_000_000
+
+
+def _pack(
+    packed: npt.NDArray[np.uint64],
+    keys: list[tuple[int, int, npt.NDArray[Any]]],
+    low: float | None,
+    high: float | None,
+    code_bits: int,
+    row_bits: int,
+) -> None:
+    """Turn each row's ranking number in ``packed`` into its packed integer, in place.
+
+    ``ranking number | code of the key | row number``, chunk by chunk of the keys (each
+    chunk's steps stay in cache); a large run's chunks are split over two threads
+    (numpy lets go of the GIL).
+    """
+    import numpy as np
+
+    def pack(chunks: list[tuple[int, int, npt.NDArray[Any]]]) -> None:
+        for start, end, chunk in chunks:
+            part = packed[start:end]
+            part <<= np.uint64(code_bits)
+            part |= descending_codes(chunk, low, high, code_bits)
+            part <<= np.uint64(row_bits)
+            part |= np.arange(start, end, dtype=np.uint64)
+
+    if len(packed) < _PACKED_ON_TWO_THREADS or len(keys) < 2:
+        pack(keys)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    half = len(keys) // 2
+    with ThreadPoolExecutor(max_workers=1) as other:
+        done = other.submit(pack, keys[half:])
+        pack(keys[:half])
+        done.result()
 
 
 def _places_within_groups(
+    asked: pl.DataFrame,
     firsts: npt.NDArray[np.int64],
     ends: npt.NDArray[np.int64],
     packed: npt.NDArray[np.uint64],
     row_bits: int,
     rows: pl.DataFrame,
-) -> pl.DataFrame:
-    """Return ``_FIRST, doc_id, _WITHIN``: the place of each row of some code groups.
+) -> npt.NDArray[np.int64]:
+    """Return the place of each ``asked`` row (``_FIRST, doc_id``) within its code group.
 
-    The groups are the sorted places ``firsts[i]`` to ``ends[i] - 1`` (those of more
-    than one row that hold a labelled row, each once); their rows are gathered by their
-    row numbers and put in trec_eval's order.
+    The groups are the sorted places ``firsts[i]`` to ``ends[i] - 1`` (ascending, each
+    once); their rows are gathered by their row numbers and put in trec_eval's order,
+    which keeps the groups where they are: a row's place is its index less its group's.
     """
     import numpy as np
 
     sizes = ends - firsts
     offsets = np.cumsum(sizes) - sizes
-    places = np.repeat(firsts - offsets, sizes) + np.arange(sizes.sum())
+    group_offsets = np.repeat(offsets, sizes)
+    places = np.repeat(firsts, sizes) + np.arange(sizes.sum()) - group_offsets
     members = pl.Series((packed[places] & np.uint64((1 << row_bits) - 1)).astype(np.int64))
     frame = pl.DataFrame(
         {
@@ -345,13 +493,20 @@ def _places_within_groups(
             "doc_id": rows["doc_id"].gather(members),
         }
     )
+    within = pl.Series(_WITHIN, np.arange(1, len(places) + 1) - group_offsets)
+    # eager steps: quicker than one lazy query on the small frames of many small runs
     ordered = sorted_best_first(frame.lazy(), pl.col(PACKED_KEY), _FIRST).collect()
-    place = pl.int_range(1, pl.len() + 1).over(_FIRST)
-    return ordered.select(_FIRST, "doc_id", place.alias(_WITHIN))
+    ordered = ordered.select(_FIRST, "doc_id").with_columns(within)
+    on = [_FIRST, "doc_id"]
+    found = asked.join(ordered, on=on, how="left", maintain_order="left")
+    if found.height != asked.height:  # a document twice in a ranking, refused later
+        ordered = ordered.unique(on, keep="first", maintain_order=True)
+        found = asked.join(ordered, on=on, how="left", maintain_order="left")
+    return found[_WITHIN].to_numpy()
 
 
 def _positioned(hits: pl.DataFrame, position: pl.Expr | str) -> pl.DataFrame:
-    extra = (PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE, _FIRST, _START, _WITHIN, _RANKING)
+    extra = (PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE, _RANKING)
     return hits.select(
         *GROUP,
         "doc_id",

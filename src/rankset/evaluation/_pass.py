@@ -46,14 +46,15 @@ from typing import Any, Literal, cast
 
 import polars as pl
 
-from rankset.evaluation._packed import (
-    PACKED_KEY,
-    number_packed,
-    packed_frames,
-    packed_rows,
-    rankings_of,
-    row_hashes,
+from rankset.evaluation._packed import number_packed
+from rankset.evaluation._packed_pass import (
+    CHECKED_MEANWHILE,
+    HASH,
+    PackedHashes,
+    packed_pass_frames,
+    refuse_bad_packed_ids,
 )
+from rankset.evaluation._packed_pass import with_rankings as _with_rankings
 from rankset.evaluation._pass_checks import (
     LAYOUT_KEPT,
     N_ROWS,
@@ -97,7 +98,7 @@ _TIE = "_tie"
 _TIED = "_tied"
 _FIRST_DOC = "_first_doc"
 _MATE = "_mate"
-_HASH = "_hash"
+_HASH = HASH
 _BLOCK = "_block"
 #: A numbering: one of the row orders (``"any"``: packed), or the rank over each ranking.
 _Numbering = RowOrder | Literal["ranked"]
@@ -260,7 +261,8 @@ def _repeats_a_hash(hashes: pl.DataFrame | None) -> bool:
     if _BLOCK not in hashes.columns:
         import numpy as np
 
-        values = np.sort(hashes[_HASH].to_numpy())
+        values = hashes[_HASH].to_numpy(writable=True)  # one copy, sorted in place
+        values.sort()
         return bool(np.any(values[1:] == values[:-1]))
     distinct = (
         hashes.with_columns(pl.col(_BLOCK).set_sorted())
@@ -280,13 +282,13 @@ def _resolve_checking(
     hashes its rows there too, from the codes and document ids it collected.
     """
     source = next(
-        (f for f in frames if isinstance(f, (pl.DataFrame, _PackedHashes)) and _HASH in f.columns),
+        (f for f in frames if isinstance(f, (pl.DataFrame, PackedHashes)) and _HASH in f.columns),
         None,
     )
     if source is None:
         return _resolve(order, frames)
     repeats: Future[bool] | bool
-    if source.height < _CHECKED_MEANWHILE:
+    if source.height < CHECKED_MEANWHILE:
         repeats = _repeats_a_hash(_materialised(source))
     else:
         repeats = checker.submit(lambda: _repeats_a_hash(_materialised(source)))
@@ -294,27 +296,8 @@ def _resolve_checking(
     return dataclasses.replace(result, repeats=repeats) if isinstance(result, _Measured) else result
 
 
-def _materialised(source: pl.DataFrame | _PackedHashes) -> pl.DataFrame:
-    return source.collect() if isinstance(source, _PackedHashes) else source
-
-
-@dataclass(frozen=True)
-class _PackedHashes:
-    """The row hashes of a packed pass, computed when asked (:func:`row_hashes`)."""
-
-    rows: pl.DataFrame
-    columns = (_HASH,)
-
-    @property
-    def height(self) -> int:
-        return self.rows.height
-
-    def collect(self) -> pl.DataFrame:
-        return row_hashes(self.rows)
-
-
-#: Row hashes from which the duplicate check runs beside the numbering.
-_CHECKED_MEANWHILE = 1_000_000
+def _materialised(source: pl.DataFrame | PackedHashes) -> pl.DataFrame:
+    return source.collect() if isinstance(source, PackedHashes) else source
 
 
 def _layout_kept(scan: TextScan, frames: Sequence[pl.DataFrame]) -> bool:
@@ -447,33 +430,9 @@ def first_rows_order(runs: Runs, part: RunPart) -> RowOrder:
     return "trec_eval" if in_order else "by_key" if by_key else "any"
 
 
-def packed_pass_frames(
-    runs: Runs, part: RunPart, labels: pl.LazyFrame, bucket: tuple[int, int] | None = None
-) -> list[pl.LazyFrame]:
-    """Build one run's pass in any order, for :func:`_resolve_packed`.
-
-    The labelled rows, the checks, and every row's codes, key and document id
-    (:mod:`rankset.evaluation._packed`); :func:`_with_rankings` adds the rankings once
-    they are collected, and the row hashes to compute from them.
-    """
-    cast, key = runs.cast(part, bucket)
-    one_system = part.name is not None
-    rows = packed_rows(cast, key, one_system, *scan_columns(part))
-    hits, every_row = packed_frames(rows, labels)
-    return [hits, rows.select(row_check_counts(part, PACKED_KEY)), every_row]
-
-
-def _with_rankings(part: RunPart, frames: list[pl.DataFrame]) -> list[Any]:
-    """Put the packed pass's frames in the others' layout: rankings second."""
-    hits, checks, every_row = frames
-    rankings = rankings_of(every_row, part.name)
-    hashes = [] if part.unique_docs else [_PackedHashes(every_row)]
-    return [hits, rankings.frame, checks, (every_row, rankings), *hashes]
-
-
 def _resolve_packed(frames: Sequence[Any]) -> _Measured | _Numbering:
-    hits, rankings, checks, (every_row, numbered_rankings), *_ = frames
-    numbered = number_packed(hits, every_row, numbered_rankings)
+    hits, rankings, checks, every_row, *_ = frames
+    numbered = number_packed(hits, every_row.rows, every_row.rankings)
     if numbered is None:
         return "ranked"
     return _Measured(numbered, rankings, checks, None, True)
@@ -560,11 +519,12 @@ def _measured_pass(
     measured: list[_Measured | _Numbering] = []
     for part, frames, order in zip(runs.inputs, planned, tried, strict=True):
         got = [next(collected) for _ in frames]
-        got = _with_rankings(part, got) if order == "any" else got
+        got = _with_rankings(part, got, checker, ids=True) if order == "any" else got
         if part.scan is not None and not _layout_kept(part.scan, got):
             raise TextScanRejected(f"{part.source}: a line left the plain layout")
-        refuse_bad_rows(runs, part, bucket, got)
+        refuse_bad_rows(runs, part, bucket, got, ids=order != "any")
         measured.append(_resolve_checking(order, got, checker))
+        refuse_bad_packed_ids(runs, part, bucket, got)  # checked during the numbering
     rest = list(collected)
 
     # Measured again, each by the numbering its rows allow (at most twice more: a run
@@ -578,7 +538,8 @@ def _measured_pass(
         recollected = iter(collect_frames([f for frames in replanned for f in frames], engine))
         for i, order, frames in zip(again, orders, replanned, strict=True):
             got = [next(recollected) for _ in frames]
-            got = _with_rankings(runs.inputs[i], got) if order == "any" else got
+            if order == "any":  # its ids were checked by the first numbering
+                got = _with_rankings(runs.inputs[i], got, checker, ids=False)
             measured[i] = _resolve_checking(order, got, checker)
 
     results = cast(list[_Measured], measured)  # every None was measured again above

@@ -9,6 +9,7 @@ with a problem is refused with its first offending row named.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -23,7 +24,9 @@ __all__ = [
     "LAYOUT_KEPT",
     "N_INF",
     "N_ROWS",
+    "doc_id_problem_counts",
     "ordering_word",
+    "refuse_bad_doc_ids",
     "refuse_bad_rows",
     "refuse_shared_rankings",
     "row_check_counts",
@@ -52,21 +55,24 @@ def ordering_word(part: RunPart) -> str:
     return "score" if part.has_scores else "rank"
 
 
-def row_problems(part: RunPart, ordering_column: str) -> dict[str, pl.Expr]:
+def row_problems(part: RunPart, ordering_column: str, *, ids: bool = True) -> dict[str, pl.Expr]:
     """Return the problems looked for in every row: the doc id's, a NaN score.
 
     Query ids are checked on the rankings after the pass (one row per ranking); doc ids
     only when the reader has not checked them (a text scan over its strings is the
-    costly part of these checks).
+    costly part of these checks), and not with ``ids=False``: the packed numbering
+    collects every document id and counts their problems afterwards
+    (:func:`doc_id_problem_counts`).
     """
-    ids = {} if part.rows_checked else id_problems("doc_id")
+    ids_ = {} if part.rows_checked or not ids else id_problems("doc_id")
     if part.has_scores:  # ±inf are ordered scores; NaN is refused
-        return {**ids, **score_problems(ordering_column)}
-    return {**ids, **number_problems(ordering_column, ordering_word(part))}
+        return {**ids_, **score_problems(ordering_column)}
+    return {**ids_, **number_problems(ordering_column, ordering_word(part))}
 
 
-def row_check_counts(part: RunPart, ordering_column: str) -> list[pl.Expr]:
-    checks = [pl.len().alias(N_ROWS), *count_problems(row_problems(part, ordering_column))]
+def row_check_counts(part: RunPart, ordering_column: str, *, ids: bool = True) -> list[pl.Expr]:
+    problems = row_problems(part, ordering_column, ids=ids)
+    checks = [pl.len().alias(N_ROWS), *count_problems(problems)]
     if part.has_scores:
         checks.append(pl.col(ordering_column).cast(pl.Float64).is_infinite().sum().alias(N_INF))
     if part.scan is not None:
@@ -107,16 +113,21 @@ def scan_columns(part: RunPart) -> list[str]:
 
 
 def refuse_bad_rows(
-    runs: Runs, part: RunPart, bucket: tuple[int, int] | None, frames: Sequence[pl.DataFrame]
+    runs: Runs,
+    part: RunPart,
+    bucket: tuple[int, int] | None,
+    frames: Sequence[pl.DataFrame],
+    *,
+    ids: bool = True,
 ) -> None:
     """Refuse rows with unusable ids or a non-finite score, naming the first of them.
 
     ``frames`` are either numbering's: the second has one row per ranking (its query
-    ids are checked there), the third the row checks' counts. A scanned TREC file is
-    read again instead, for its general parser to name the line.
+    ids are checked there), the third the row checks' counts (without the document
+    ids' with ``ids=False``: :func:`refuse_bad_doc_ids` looks at those afterwards). A
+    scanned TREC file is read again instead, for its general parser to name the line.
     """
     _, rankings, checks, *_ = frames
-    query_problems = id_problems("query_id")
     checked = checks.row(0, named=True)  # a row read as it is, no query run on it
     if checked.get(N_INF):
         warn_user(
@@ -124,10 +135,30 @@ def refuse_bad_rows(
             "+inf (first) or -inf (last), as trec_eval, pytrec_eval and ranx rank them.",
             RanksetWarning,
         )
-    counts = {
-        **rankings.select(count_problems(query_problems)).row(0, named=True),
-        **{problem: checked[problem] for problem in row_problems(part, "_")},
-    }
+    counts = {problem: checked[problem] for problem in row_problems(part, "_", ids=ids)}
+    _refuse(runs, part, bucket, rankings, counts)
+
+
+def refuse_bad_doc_ids(
+    runs: Runs,
+    part: RunPart,
+    bucket: tuple[int, int] | None,
+    rankings: pl.DataFrame,
+    counts: dict[str, int],
+) -> None:
+    """Refuse a run whose document ids :func:`doc_id_problem_counts` found a problem in."""
+    _refuse(runs, part, bucket, rankings, counts)
+
+
+def _refuse(
+    runs: Runs,
+    part: RunPart,
+    bucket: tuple[int, int] | None,
+    rankings: pl.DataFrame,
+    row_counts: dict[str, int],
+) -> None:
+    query_problems = id_problems("query_id")
+    counts = {**rankings.select(count_problems(query_problems)).row(0, named=True), **row_counts}
     if not any(counts.values()):
         return
     if part.scan is not None:
@@ -151,6 +182,66 @@ def refuse_bad_rows(
         ),
         number_rows=bucket is None and part.dataset_buckets is None,
     )
+
+
+def doc_id_problem_counts(doc_ids: pl.Series) -> dict[str, int]:
+    r"""Count the rows of each of :func:`~rankset.io._shared.id_problems`' problems.
+
+    The same counts as those masks give, from the strings' bytes (numpy over the Arrow
+    buffers): a control character is a byte below 32 or 127 (UTF-8 encodes no other
+    character with those bytes), a leading or trailing space a first or last byte of 32.
+    Run beside the packed numbering, on the document ids its pass collected: a byte scan
+    costs a fraction of a contains-any over every row inside the pass.
+
+    Examples
+    --------
+    >>> ids = pl.Series(["d1", "", "d\x00", " d", None, "dé"])
+    >>> list(doc_id_problem_counts(ids).values())
+    [1, 1, 1, 1]
+    """
+    import numpy as np
+
+    problems = list(id_problems("doc_id"))  # no doc_id, empty, control character, space
+    counts = np.zeros(3, dtype=np.int64)  # empty, control character, space
+    # chunk by chunk: each one's arrays stay in cache
+    for chunk in doc_ids.cast(pl.String).get_chunks():
+        array = chunk.to_arrow(compat_level=pl.CompatLevel.oldest())
+        for piece in getattr(array, "chunks", [array]):
+            if len(piece):
+                counts += _id_byte_problems(piece)
+    empty, control, spaced = (int(count) for count in counts)
+    nulls = doc_ids.null_count()
+    return dict(zip(problems, (nulls, empty, control, spaced), strict=True))
+
+
+def _id_byte_problems(array: Any) -> list[int]:
+    """Count one Arrow string array's empty ids, ids with a control byte, spaced ids."""
+    import numpy as np
+    import pyarrow as pa
+
+    _, offsets_buffer, data_buffer = array.buffers()
+    width = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    bounds = np.frombuffer(offsets_buffer, dtype=width)
+    bounds = bounds[array.offset : array.offset + len(array) + 1]
+    data = np.frombuffer(data_buffer or b"", dtype=np.uint8)
+    valid = None if array.null_count == 0 else array.is_valid().to_numpy(zero_copy_only=False)
+    filled = bounds[1:] != bounds[:-1]
+    if valid is not None:
+        filled &= valid
+    empty = len(array) - int(np.count_nonzero(filled)) - array.null_count
+    used = data[bounds[0] : bounds[-1]]
+    control = 0
+    if len(used) and (used.min() < 32 or used.max() >= 127):
+        bad = (data < 32) | (data == 127)
+        seen = np.concatenate([[0], np.cumsum(bad, dtype=np.int64)])
+        control = int(np.count_nonzero((seen[bounds[1:]] > seen[bounds[:-1]]) & filled))
+    if not len(used):
+        return [empty, control, 0]
+    top = len(data) - 1  # an empty id's first byte is not read, whatever its offset
+    spaced = (data[np.minimum(bounds[:-1], top)] == 32) | (data[bounds[1:] - 1] == 32)
+    if empty or valid is not None:
+        spaced &= filled
+    return [empty, control, int(np.count_nonzero(spaced))]
 
 
 def refuse_shared_rankings(counts: pl.DataFrame, runs: Runs) -> None:

@@ -1,0 +1,136 @@
+"""The packed numbering's share of the pass over the runs: its frames and its checks.
+
+A run in no order is read once (:func:`packed_pass_frames`): its labelled rows, the
+counts of its rows' problems, and every row's codes, key and document id. Once they are
+collected, :func:`with_rankings` names and counts the rankings and starts, on the
+checker thread of :mod:`rankset.evaluation._pass`, the work that need not wait: the
+document ids' checks (:func:`~rankset.evaluation._pass_checks.doc_id_problem_counts`, a
+byte scan of the collected ids rather than a contains-any inside the pass) and, after
+them, the duplicate check over the row hashes. The numbering
+(:func:`~rankset.evaluation._packed.number_packed`) runs meanwhile on the calling
+thread; :func:`refuse_bad_packed_ids` then waits for the ids' counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from rankset.evaluation._packed import (
+    PACKED_KEY,
+    Rankings,
+    packed_frames,
+    packed_rows,
+    rankings_of,
+    row_hashes,
+)
+from rankset.evaluation._pass_checks import (
+    doc_id_problem_counts,
+    refuse_bad_doc_ids,
+    row_check_counts,
+    scan_columns,
+)
+from rankset.evaluation._runs import RunPart, Runs
+
+__all__ = [
+    "CHECKED_MEANWHILE",
+    "HASH",
+    "PackedHashes",
+    "PackedRows",
+    "packed_pass_frames",
+    "refuse_bad_packed_ids",
+    "with_rankings",
+]
+
+HASH = "_hash"
+#: Rows from which a check runs on the checker thread, beside the numbering.
+CHECKED_MEANWHILE = 1_000_000
+
+
+def packed_pass_frames(
+    runs: Runs, part: RunPart, labels: pl.LazyFrame, bucket: tuple[int, int] | None = None
+) -> list[pl.LazyFrame]:
+    """Build one run's pass in any order: labelled rows, checks, every row's codes.
+
+    The labelled rows, the counts of the rows' problems but the document ids' (counted
+    from the collected ids by :func:`with_rankings`), and every row's codes, key and
+    document id (:mod:`rankset.evaluation._packed`). A run whose reader numbered its
+    rankings (:attr:`RunPart.ranking_numbers`) carries those numbers instead of codes,
+    and a fourth frame names each ranking.
+    """
+    cast, key = runs.cast(part, bucket)
+    one_system = part.name is not None
+    # a reader's ranking numbers are aligned with the run's rows: not with a bucket's
+    numbers = part.ranking_numbers if bucket is None else None
+    rows = packed_rows(cast, key, one_system, *scan_columns(part), ranking_numbers=numbers)
+    hits, every_row, *named = packed_frames(rows, labels)
+    return [hits, rows.select(row_check_counts(part, PACKED_KEY, ids=False)), every_row, *named]
+
+
+@dataclass(frozen=True)
+class PackedRows:
+    """A packed pass's every row, its rankings, and the count of its ids' problems."""
+
+    rows: pl.DataFrame  # codes, key and document id of every row
+    rankings: Rankings
+    # each document id problem's count (:func:`doc_id_problem_counts`); None: not checked
+    id_counts: Future[dict[str, int]] | dict[str, int] | None
+
+
+@dataclass(frozen=True)
+class PackedHashes:
+    """The row hashes of a packed pass, computed when asked (:func:`row_hashes`)."""
+
+    rows: pl.DataFrame
+    columns = (HASH,)
+
+    @property
+    def height(self) -> int:
+        return self.rows.height
+
+    def collect(self) -> pl.DataFrame:
+        return row_hashes(self.rows)
+
+
+def with_rankings(
+    part: RunPart, frames: Sequence[pl.DataFrame], checker: ThreadPoolExecutor, *, ids: bool
+) -> list[Any]:
+    """Put a packed pass's frames in the other numberings' layout: rankings second.
+
+    Returns the labelled rows, the rankings, the checks, a :class:`PackedRows` and,
+    unless the reader rules duplicates out, the :class:`PackedHashes`. With ``ids``
+    (and ids the reader did not check) the document ids' problems are counted, on
+    ``checker`` for a large run.
+    """
+    hits, checks, every_row, *named = frames  # named: the rankings a reader numbered
+    rankings = rankings_of(every_row, part.name, *named)
+    counts: Future[dict[str, int]] | dict[str, int] | None = None
+    if ids and not part.rows_checked:
+        doc_ids = every_row["doc_id"]
+        if every_row.height < CHECKED_MEANWHILE:
+            counts = doc_id_problem_counts(doc_ids)
+        else:
+            counts = checker.submit(doc_id_problem_counts, doc_ids)
+    hashes = [] if part.unique_docs else [PackedHashes(every_row)]
+    return [hits, rankings.frame, checks, PackedRows(every_row, rankings, counts), *hashes]
+
+
+def refuse_bad_packed_ids(
+    runs: Runs, part: RunPart, bucket: tuple[int, int] | None, frames: Sequence[Any]
+) -> None:
+    """Refuse a packed pass's run if its document ids have a problem (naming the first).
+
+    ``frames`` are :func:`with_rankings`'; any other numbering's checked its ids in the
+    pass.
+    """
+    if len(frames) < 4 or not isinstance(frames[3], PackedRows):
+        return
+    counts = frames[3].id_counts
+    if isinstance(counts, Future):
+        counts = counts.result()
+    if counts is not None:
+        refuse_bad_doc_ids(runs, part, bucket, frames[1], counts)
