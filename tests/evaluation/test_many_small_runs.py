@@ -241,3 +241,21 @@ def test_a_mapping_of_frames_gives_each_frame_s_own_result() -> None:
     tagged = {"a": frames[next(iter(frames))].with_columns(tag=pl.lit("t1")), **frames}
     mixed = rankset.evaluate(tagged, labels, ["rr"], confidence=None)
     assert mixed.summary["system"].to_list() == list(tagged)
+
+
+def test_rankings_numbered_by_the_reader_keep_empty_and_repeated_queries() -> None:
+    # The mapping's reader numbers each (system, query) ranking; an empty ranking has no
+    # rows (a gap in the numbers) and the same query in two systems is two rankings.
+    labels = {"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}, "q3": {"d1": 1}}
+    runs = {
+        "b": {"q1": {}, "q2": {"d3": 0.5, "d1": 0.5}, "q3": {"d1": 0.1, "d9": 0.2}},
+        "a": {"q2": {"d1": 1.0, "d3": 1.0}, "q1": {"d2": 0.3, "d1": 0.3, "d4": 0.9}},
+        "c": {"q3": {"x": 1.0}},
+    }
+    together = Evaluator(labels, METRICS).values(runs)
+    for name, run in runs.items():
+        assert together[name] == Evaluator(labels, METRICS).values(run)
+    # by hand: in "a", q1 ranks d4, d2, d1 (the tie goes to the larger id): rr 1/2
+    assert together["a"]["q1"]["rr"] == 0.5
+    assert together["b"]["q2"]["rr"] == 1.0  # d3 before d1 on the tie
+    assert set(together["b"]) == {"q2", "q3"}

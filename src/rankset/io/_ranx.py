@@ -183,6 +183,7 @@ def parse_ranx_runs(runs: Mapping[Any, Any], names: Sequence[str] | None) -> Par
         profile=profile,
         unique_docs=True,
         rows_in_memory=run_frame.height,
+        ranking_numbers=rankings,  # each (system, query) is one ranking: a dict's keys
         query_ids=tuple(dict.fromkeys(query_ids)),
         systems=tuple(systems),
     )
