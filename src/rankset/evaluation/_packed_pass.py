@@ -30,7 +30,7 @@ from rankset.evaluation._packed import (
 )
 from rankset.evaluation._pass_checks import (
     doc_id_problem_counts,
-    refuse_bad_doc_ids,
+    refuse_counted_problems,
     row_check_counts,
     scan_columns,
 )
@@ -133,4 +133,4 @@ def refuse_bad_packed_ids(
     if isinstance(counts, Future):
         counts = counts.result()
     if counts is not None:
-        refuse_bad_doc_ids(runs, part, bucket, frames[1], counts)
+        refuse_counted_problems(runs, part, bucket, frames[1], counts)

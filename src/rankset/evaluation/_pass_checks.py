@@ -26,8 +26,8 @@ __all__ = [
     "N_ROWS",
     "doc_id_problem_counts",
     "ordering_word",
-    "refuse_bad_doc_ids",
     "refuse_bad_rows",
+    "refuse_counted_problems",
     "refuse_shared_rankings",
     "row_check_counts",
     "row_checks",
@@ -124,7 +124,7 @@ def refuse_bad_rows(
 
     ``frames`` are either numbering's: the second has one row per ranking (its query
     ids are checked there), the third the row checks' counts (without the document
-    ids' with ``ids=False``: :func:`refuse_bad_doc_ids` looks at those afterwards). A
+    ids' with ``ids=False``: :func:`refuse_counted_problems` is given those afterwards). A
     scanned TREC file is read again instead, for its general parser to name the line.
     """
     _, rankings, checks, *_ = frames
@@ -136,27 +136,22 @@ def refuse_bad_rows(
             RanksetWarning,
         )
     counts = {problem: checked[problem] for problem in row_problems(part, "_", ids=ids)}
-    _refuse(runs, part, bucket, rankings, counts)
+    refuse_counted_problems(runs, part, bucket, rankings, counts)
 
 
-def refuse_bad_doc_ids(
-    runs: Runs,
-    part: RunPart,
-    bucket: tuple[int, int] | None,
-    rankings: pl.DataFrame,
-    counts: dict[str, int],
-) -> None:
-    """Refuse a run whose document ids :func:`doc_id_problem_counts` found a problem in."""
-    _refuse(runs, part, bucket, rankings, counts)
-
-
-def _refuse(
+def refuse_counted_problems(
     runs: Runs,
     part: RunPart,
     bucket: tuple[int, int] | None,
     rankings: pl.DataFrame,
     row_counts: dict[str, int],
 ) -> None:
+    """Refuse a run when its rankings' query ids or ``row_counts`` count any problem.
+
+    ``row_counts`` are the pass's row checks (:func:`refuse_bad_rows`) or the problems
+    :func:`doc_id_problem_counts` found in the document ids; the error names the
+    first bad row.
+    """
     query_problems = id_problems("query_id")
     counts = {**rankings.select(count_problems(query_problems)).row(0, named=True), **row_counts}
     if not any(counts.values()):
