@@ -210,3 +210,20 @@ def test_one_shot_labels_of_the_run_s_queries_are_checked(bad: dict[Any, Any]) -
         return
     with pytest.raises((SchemaError, InputFormatError)):
         rankset.evaluate(run, labels, ["rr"], confidence=None)
+
+
+def test_the_labels_kept_by_document_stay_bounded(
+    path: _Taken, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_fused_mapping, "_KEPT_QUERIES", 3)
+    run, qrels = _ties(6)
+    evaluator = Evaluator(qrels, METRICS)
+    for query in sorted(set(run) & set(qrels)):
+        one = {query: run[query]}
+        assert evaluator.values(one) == _reference(one, qrels, METRICS)
+    assert evaluator._prepared is not None
+    assert evaluator._prepared.fused is not None
+    mappings = evaluator._prepared.fused.mappings
+    assert mappings is not None
+    assert len(mappings.doc_rows) == 3
+    assert path.taken > 3

@@ -35,6 +35,9 @@ __all__ = ["MappingPlan", "MappingValues", "plain_id", "plain_numbers"]
 _NO_OPTIMIZATIONS = pl.QueryOptFlags.none()
 # Integers are scores when a double holds them exactly (Polars reads them as doubles).
 _EXACT_INTEGERS = 1 << 53
+# Queries whose labels are kept by document: a loop over every query of a large label
+# table holds at most this many lookups.
+_KEPT_QUERIES = 10_000
 _BEST_FIRST = itemgetter(1, 0)  # (score, doc id), sorted descending: trec_eval's order
 
 
@@ -68,7 +71,7 @@ class MappingPlan:
     values: list[pl.Expr]
     # Whether one query's aggregations may be selected rather than grouped by query.
     selects_one_query: bool
-    # {doc id: row in ``labels``} of each query looked up so far.
+    # {doc id: row in ``labels``} of the last _KEPT_QUERIES queries looked up.
     doc_rows: dict[str, dict[str, int]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -182,6 +185,8 @@ class MappingPlan:
             start, length = self.spans.get(query, (0, 0))
             docs = self.labels["doc_id"].slice(start, length).to_list()
             found = dict(zip(docs, range(start, start + length), strict=True))
+            if len(self.doc_rows) >= _KEPT_QUERIES:  # the oldest goes: memory stays bounded
+                self.doc_rows.pop(next(iter(self.doc_rows)), None)
             self.doc_rows[query] = found
         return found
 
