@@ -510,7 +510,9 @@ def test_codes_are_exact_only_when_each_distinct_key_has_its_own() -> None:
 
 def test_ids_are_ranked_in_descending_byte_order() -> None:
     ids = pl.Series(["é", "z", "10", "9", "日本", "z", "Z"])
-    ranks, hit_ranks, bits = packed._doc_ranks(ids, pl.Series(["9", "日本"]), 0)
+    ranks, hit_ranks, bits = packed._doc_ranks(
+        packed.coded_doc_ids(ids), pl.Series(["9", "日本"]), 0
+    )
     by_bytes = sorted(set(ids.to_list()), key=str.encode, reverse=True)
     assert ranks.tolist() == [by_bytes.index(d) for d in ids.to_list()]
     assert hit_ranks.tolist() == [by_bytes.index("9"), by_bytes.index("日本")]
@@ -564,3 +566,23 @@ def test_a_run_of_many_distinct_ids_keeps_the_tie_groups(tie_groups: list[int]) 
         k: v for k, v in expected.items() if k[1:] in set(labelled)
     }
     assert tie_groups != []
+
+
+@pytest.mark.parametrize("bad", ["", " d1", "d\x07", "d1 "])
+def test_a_bad_id_among_coded_ids_is_refused(bad: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the ids' problems counted on the distinct ids the packed numbering coded
+    coded: list[bool] = []
+    original = packed_pass.coded_doc_ids
+
+    def spied(doc_ids: pl.Series) -> pl.Series | None:
+        result = original(doc_ids)
+        coded.append(result is not None)
+        return result
+
+    monkeypatch.setattr(packed_pass, "coded_doc_ids", spied)
+    rows = [("s", f"q{q}", f"d{d}", float(d % 3)) for q in range(5) for d in range(20)]
+    rows[37] = ("s", "q1", bad, 1.0)
+    random.Random(4).shuffle(rows)
+    with pytest.raises(SchemaError, match="document id"):
+        _positions(rows, [("q1", "d2")])
+    assert coded == [True]

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PACKED_KEY",
     "Rankings",
+    "coded_doc_ids",
     "descending_codes",
     "number_packed",
     "packed_frames",
@@ -327,14 +328,14 @@ def descending_codes(
 
 
 def number_packed(
-    hits: pl.DataFrame, rows: pl.DataFrame, rankings: Rankings
+    hits: pl.DataFrame, rows: pl.DataFrame, rankings: Rankings, doc_codes: pl.Series | None = None
 ) -> pl.DataFrame | None:
     """Give the labelled rows their positions from the sorted packed integers.
 
     Returns the labelled rows as ``system, query_id, doc_id, pos`` and the label
     columns, in rank order (by system, query id and position); None when the ranking
     and row numbers leave no bit for the key's code, or a row has no system (the ranked
-    numbering then numbers the run).
+    numbering then numbers the run). ``doc_codes``: :func:`coded_doc_ids`' of the rows.
     ``rankings.numbers`` is used up (the packed integers are built in its place).
 
     Examples
@@ -360,7 +361,7 @@ def number_packed(
     assert rankings.slots is not None
     row_bits = (rows.height - 1).bit_length()
     ranking_bits = (rankings.count - 1).bit_length()
-    doc_ranks = _doc_ranks(rows["doc_id"], hits["doc_id"], ranking_bits)
+    doc_ranks = None if doc_codes is None else _doc_ranks(doc_codes, hits["doc_id"], ranking_bits)
     low, high = _finite_range(rows[PACKED_KEY])
     # 63 bits in all: the group after the last one still fits (the searches below)
     code_bits = min(63 - ranking_bits - row_bits, _MOST_CODE_BITS)
@@ -419,25 +420,18 @@ def _in_rank_order(
     positions: npt.NDArray[np.int64],
 ) -> pl.DataFrame:
     """Return the labelled rows with their positions, by ranking name, then position."""
+    import numpy as np
+
     assert rankings.places is not None
-    order = _rank_order(rankings.places[slot_of_hit], positions)
+    places = rankings.places[slot_of_hit]
+    shift = int(positions.max()).bit_length() if len(positions) else 0
+    if len(places) and int(places.max()).bit_length() + shift > 62:
+        order = np.lexsort((positions, places))
+    else:
+        order = np.argsort((places << shift) | positions)
     hits = hits.select(pl.exclude(PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE, _RANKING))
     # eager: a lazy gather of each column costs several times more on small frames
     return _positioned(hits[order].with_columns(pl.Series("pos", positions[order])), "pos")
-
-
-def _rank_order(
-    places: npt.NDArray[np.int64], positions: npt.NDArray[np.int64]
-) -> npt.NDArray[np.intp]:
-    """Return the order of rows by ranking place, then position (both from 0 or 1 up)."""
-    import numpy as np
-
-    if not len(places):
-        return np.arange(0)
-    shift = int(positions.max()).bit_length()
-    if int(places.max()).bit_length() + shift > 62:
-        return np.lexsort((positions, places))
-    return np.argsort((places << shift) | positions)
 
 
 def _finite_range(keys: pl.Series) -> tuple[float | None, float | None]:
@@ -507,24 +501,31 @@ _DOC_SAMPLE = 4_096
 _LEAST_CODE_BITS = 20
 
 
+def coded_doc_ids(doc_ids: pl.Series) -> pl.Series | None:
+    """Code a run's document ids afresh (Categorical) when their ranks may number it.
+
+    None for a large run, a missing id (refused later), or first rows that hold many
+    distinct ids: coding costs about 0.1 µs a row but 0.1-0.4 µs more per distinct id,
+    more than the tie groups' step it saves (:func:`number_packed`).
+    """
+    if len(doc_ids) > _DOC_RANKED_ROWS or doc_ids.null_count():
+        return None
+    if len(doc_ids) > _DOC_SAMPLE and doc_ids.head(_DOC_SAMPLE).n_unique() > _DOC_SAMPLE // 16:
+        return None
+    return doc_ids.cast(pl.Categorical(pl.Categories.random()))
+
+
 def _doc_ranks(
-    doc_ids: pl.Series, hit_ids: pl.Series, ranking_bits: int
+    coded: pl.Series, hit_ids: pl.Series, ranking_bits: int
 ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], int] | None:
     """Rank the distinct document ids, the greatest (in byte order) 0: trec_eval's ties.
 
-    Returns each row's rank, each labelled row's (``hit_ids``) and the ranks' bits; None
-    for a large run, or one whose first rows hold many distinct ids (coding them costs
-    more than the tie groups' step saves), a missing id (refused later), or ranks that
-    would leave the key's code fewer than :data:`_LEAST_CODE_BITS` bits.
+    ``coded``: :func:`coded_doc_ids`'. Returns each row's rank, each labelled row's
+    (``hit_ids``) and the ranks' bits; None when the ranks would leave the key's code
+    fewer than :data:`_LEAST_CODE_BITS` bits.
     """
     import numpy as np
 
-    if len(doc_ids) > _DOC_RANKED_ROWS or doc_ids.null_count():
-        return None
-    # ids coded afresh cost about 0.1 µs a row, but 0.1-0.4 µs more per distinct id
-    if len(doc_ids) > _DOC_SAMPLE and doc_ids.head(_DOC_SAMPLE).n_unique() > _DOC_SAMPLE // 16:
-        return None
-    coded = doc_ids.cast(pl.Categorical(pl.Categories.random()))
     names = coded.dtype.categories.to_series()  # type: ignore[attr-defined]
     doc_bits = (len(names) - 1).bit_length()
     if 63 - ranking_bits - doc_bits < _LEAST_CODE_BITS:
@@ -537,11 +538,9 @@ def _doc_ranks(
 
 
 def _codes_exact(keys: pl.Series, low: float | None, high: float | None, code_bits: int) -> bool:
-    """Tell whether :func:`descending_codes` gives each distinct key its own code.
+    """Tell whether each distinct key has its own code (``-0.0`` and ``0.0`` are one key).
 
-    Then the document ranks alone order the rows of one code (:func:`_doc_ranks`);
-    keys closer than the code tells apart need their groups put in order instead.
-    ``-0.0`` and ``0.0`` are one key (``np.unique`` keeps one of them).
+    Else keys closer than the code tells apart need their groups put in order.
     """
     import numpy as np
 

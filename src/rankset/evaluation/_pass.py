@@ -432,7 +432,7 @@ def first_rows_order(runs: Runs, part: RunPart) -> RowOrder:
 
 def _resolve_packed(frames: Sequence[Any]) -> _Measured | _Numbering:
     hits, rankings, checks, every_row, *_ = frames
-    numbered = number_packed(hits, every_row.rows, every_row.rankings)
+    numbered = number_packed(hits, every_row.rows, every_row.rankings, every_row.doc_codes)
     if numbered is None:
         return "ranked"
     return _Measured(numbered, rankings, checks, None, True)
