@@ -112,3 +112,41 @@ def test_kernel_parameter_errors() -> None:
         plan_evaluation(RUNS[0], QRELS, ["ap"], engine="dask")
     with pytest.raises(rankset.ParameterError, match="unexpected option"):
         plan_evaluation(RUNS[0], QRELS, ["ap"], confidence=0.9)
+
+
+@pytest.mark.parametrize("highest", [None, 5])
+def test_short_rankings_read_the_discount_without_python(
+    monkeypatch: pytest.MonkeyPatch, highest: int | None
+) -> None:
+    """Positions below the log2 table's size are read by Polars, with pytrec_eval's values."""
+    import random
+
+    from rankset.evaluation import Evaluator
+    from rankset.evaluation import _kernel as kernel
+
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    if highest is not None:  # rankings reach past the bound: the Python discount stays
+        monkeypatch.setattr(kernel, "POSITIONS_BELOW", highest)
+    udf_in_plan: list[bool] = []
+    original = kernel._run_rows
+
+    def spied(*args: object, **options: bool) -> pl.LazyFrame:
+        rows = original(*args, **options)  # type: ignore[arg-type]
+        udf_in_plan.append("python_udf" in rows.explain())
+        return rows
+
+    monkeypatch.setattr(kernel, "_run_rows", spied)
+    rng = random.Random(5)
+    labels = {f"q{q}": {f"d{d}": rng.randrange(4) for d in range(0, 30, 3)} for q in range(4)}
+    runs = {
+        f"r{i}": {f"q{i % 4}": {f"d{d}": round(rng.random(), 1) for d in range(30)}}
+        for i in range(8)
+    }
+    got = Evaluator(labels, ["ndcg@10", "ndcg"]).values(runs)
+    reference = pytrec_eval.RelevanceEvaluator(labels, {"ndcg_cut.10", "ndcg"})
+    for name, run in runs.items():
+        want = reference.evaluate(run)
+        assert got[name] == {
+            q: {"ndcg@10": want[q]["ndcg_cut_10"], "ndcg": want[q]["ndcg"]} for q in want
+        }
+    assert udf_in_plan == [highest is not None]

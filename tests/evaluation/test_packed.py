@@ -12,7 +12,12 @@ What is checked here:
   order; a run whose numbers leave no bit for the code is ranked instead;
 * shuffled Parquet and TREC files take the packed numbering and give pytrec_eval's
   values (trec_eval's C code), doubles and ``score_precision="float32"`` alike; a
-  missing query id is refused as before.
+  missing query id is refused as before;
+* with few distinct document ids and a code that gives every distinct key its own, the
+  ids' ranks in the packed integers put each ranking in trec_eval's order with no tie
+  group put in order afterwards (ties, signed zeros, non-ASCII ids); keys the code
+  cannot tell apart keep that step; many dict runs numbered by their reader skip the
+  first rows' look and give pytrec_eval's values.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from hypothesis import strategies as st
 import rankset
 from _support.pytrec_reference import PytrecEvalWorker, reference
 from rankset.errors import SchemaError
+from rankset.evaluation import Evaluator
 from rankset.evaluation import _evaluate as executors
 from rankset.evaluation import _packed as packed
 from rankset.evaluation import _packed_pass as packed_pass
@@ -429,3 +435,154 @@ def test_a_duplicate_is_refused_in_a_run_its_reader_numbered() -> None:
     labels = pl.LazyFrame({"query_id": ["q"], "doc_id": ["d7"], "grade": [1.0]})
     with pytest.raises(SchemaError, match=r"duplicate documents.*doc 'd7' \(2 times\)"):
         measure_pass(dataclasses.replace(runs, inputs=given), labels, None, "streaming")
+
+
+# --- the document ids' ranks in the packed integers (issue 49) ----------------------
+
+
+@pytest.fixture
+def tie_groups(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the calls that put tie groups in order (the step the ranks make needless)."""
+    calls: list[int] = []
+    original = packed._places_within_groups
+
+    def counted(*args: Any) -> Any:
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(packed, "_places_within_groups", counted)
+    return calls
+
+
+def _shuffled(scores: tuple[float, ...], seed: int) -> tuple[list[Row], list[tuple[str, str]]]:
+    rng = random.Random(seed)
+    rows = [
+        (system, query, doc, rng.choice(scores))
+        for system in ("sysB", "sysA")
+        for query in ("q1", "q2", "q10")
+        for doc in DOC_IDS
+    ]
+    rng.shuffle(rows)
+    labelled = sorted({(q, d) for _, q, d, _ in rows if rng.random() < 0.7})
+    return rows, labelled
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_few_ids_with_exact_codes_need_no_tie_groups(seed: int, tie_groups: list[int]) -> None:
+    # hundredths, and both zeros: ties everywhere, every distinct key its own code
+    rows, labelled = _shuffled((-0.0, 0.0, 0.25, 0.5, 0.75, -1.0), seed)
+    expected = reference_positions(rows)
+    got = _positions(rows, labelled)
+    assert got == {k: v for k, v in expected.items() if k[1:] in set(labelled)}
+    assert tie_groups == []
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [
+        (0.0, -0.0, 5e-324, 1e300),  # the subnormal shares zero's code
+        (1.0, 2.0, math.inf, -math.inf),  # the largest finite key shares infinity's
+    ],
+)
+def test_keys_the_code_cannot_tell_apart_keep_the_tie_groups(
+    scores: tuple[float, ...], tie_groups: list[int]
+) -> None:
+    rows, labelled = _shuffled(scores, 7)
+    expected = reference_positions(rows)
+    got = _positions(rows, labelled)
+    assert got == {k: v for k, v in expected.items() if k[1:] in set(labelled)}
+    assert tie_groups != []
+
+
+def test_codes_are_exact_only_when_each_distinct_key_has_its_own() -> None:
+    def exact(keys: list[float], bits: int) -> bool:
+        series = pl.Series(keys, dtype=pl.Float64)
+        finite = [k for k in keys if math.isfinite(k)]
+        low, high = (min(finite), max(finite)) if finite else (None, None)
+        return packed._codes_exact(series, low, high, bits)
+
+    assert exact([-0.0, 0.0, 1.0, 0.5], 2)  # the zeros are one key
+    assert not exact([0.0, 0.25, 0.5, 0.75, 1.0], 2)  # five keys, four codes
+    assert exact([0.0, 0.25, 0.5, 0.75, 1.0], 3)
+    assert not exact([1.0, 2.0, math.inf], 52)  # 2.0 and inf: both the best code
+    assert not exact([0.0, 5e-324, 1.0], 52)
+
+
+def test_ids_are_ranked_in_descending_byte_order() -> None:
+    ids = pl.Series(["é", "z", "10", "9", "日本", "z", "Z"])
+    ranks, hit_ranks, bits = packed._doc_ranks(
+        packed.coded_doc_ids(ids), pl.Series(["9", "日本"]), 0
+    )
+    by_bytes = sorted(set(ids.to_list()), key=str.encode, reverse=True)
+    assert ranks.tolist() == [by_bytes.index(d) for d in ids.to_list()]
+    assert hit_ranks.tolist() == [by_bytes.index("9"), by_bytes.index("日本")]
+    assert bits == 3  # six distinct ids
+    assert ranks.dtype == np.uint64
+
+
+def test_many_dict_runs_skip_the_peek_and_equal_pytrec_eval(
+    monkeypatch: pytest.MonkeyPatch, tie_groups: list[int]
+) -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rng = random.Random(49)
+    docs = [*DOC_IDS, *(f"d{d}" for d in range(40))]
+    labels = {f"q{q}": {d: rng.randrange(4) for d in rng.sample(docs, 15)} for q in range(20)}
+    zeros = (-0.0, 0.0)
+    runs = {
+        f"run{i}": {
+            f"q{i % 20}": {
+                d: rng.choice(zeros) if rng.random() < 0.2 else round(rng.random(), 1) for d in docs
+            }
+        }
+        for i in range(60)  # 3,000 rows: past the first rows' look
+    }
+    assert sum(len(d) for run in runs.values() for d in run.values()) > run_pass.PEEK_ROWS
+
+    def no_peek(*args: Any) -> Any:
+        raise AssertionError("looked at the first rows of runs their reader numbered")
+
+    monkeypatch.setattr(run_pass, "first_rows_order", no_peek)
+    metrics = ["ndcg@10", "ap", "rr", "recall@100", "precision@10"]
+    trec = ["ndcg_cut_10", "map", "recip_rank", "recall_100", "P_10"]
+    reference = pytrec_eval.RelevanceEvaluator(
+        labels, {"ndcg_cut.10", "map", "recip_rank"} | {"recall.100", "P.10"}
+    )
+    got = Evaluator(labels, metrics).values(runs)
+    for name, run in runs.items():
+        want = reference.evaluate(run)
+        assert got[name] == {
+            q: {m: want[q][t] for m, t in zip(metrics, trec, strict=True)} for q in want
+        }
+    assert tie_groups == []
+
+
+def test_a_run_of_many_distinct_ids_keeps_the_tie_groups(tie_groups: list[int]) -> None:
+    # 6,000 rows, each id once: coding the ids would cost more than the step it saves
+    rows = [("s", f"q{q}", f"d{q}-{d}", float(d % 5)) for q in range(30) for d in range(200)]
+    random.Random(3).shuffle(rows)
+    labelled = [(q, d) for _, q, d, _ in rows[::7]]
+    expected = reference_positions(rows)
+    assert _positions(rows, labelled) == {
+        k: v for k, v in expected.items() if k[1:] in set(labelled)
+    }
+    assert tie_groups != []
+
+
+@pytest.mark.parametrize("bad", ["", " d1", "d\x07", "d1 "])
+def test_a_bad_id_among_coded_ids_is_refused(bad: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the ids' problems counted on the distinct ids the packed numbering coded
+    coded: list[bool] = []
+    original = packed_pass.coded_doc_ids
+
+    def spied(doc_ids: pl.Series) -> pl.Series | None:
+        result = original(doc_ids)
+        coded.append(result is not None)
+        return result
+
+    monkeypatch.setattr(packed_pass, "coded_doc_ids", spied)
+    rows = [("s", f"q{q}", f"d{d}", float(d % 3)) for q in range(5) for d in range(20)]
+    rows[37] = ("s", "q1", bad, 1.0)
+    random.Random(4).shuffle(rows)
+    with pytest.raises(SchemaError, match="document id"):
+        _positions(rows, [("q1", "d2")])
+    assert coded == [True]

@@ -36,7 +36,7 @@ from rankset.evaluation._query_policy import (
 )
 from rankset.evaluation._runs import Runs, bucket_of, keep_bucket
 from rankset.measures import Features
-from rankset.measures._shared import GROUP, QUERY_K
+from rankset.measures._shared import GROUP, POSITIONS_BELOW, QUERY_K, with_positions_below
 from rankset.measures.scales import check_grades_in_scale
 from rankset.schema import normalize_labels
 from rankset.schema._rules import (
@@ -175,7 +175,9 @@ def measure_queries(
 
     # The small phase adds in row order (rankset.measures' sequential sums): the pass
     # gives the labelled rows in rank order.
-    rows = _run_rows(features, hits_frame.lazy(), query_stats)
+    highest = hits_frame["pos"].max() if hits_frame.height else 0
+    bounded = isinstance(highest, int) and highest < POSITIONS_BELOW
+    rows = _run_rows(features, hits_frame.lazy(), query_stats, bounded=bounded)
     aggregates, stats = pl.collect_all(
         [_aggregate_run(features, rows, counts_frame.lazy(), query_stats), query_stats],
         engine=SMALL_ENGINE,
@@ -488,15 +490,23 @@ def _label_statistics(features: Features, label_rows: pl.LazyFrame) -> pl.LazyFr
     return label_rows.group_by("query_id").agg(aggregations)
 
 
-def _run_rows(features: Features, hits: pl.LazyFrame, stats: pl.LazyFrame) -> pl.LazyFrame:
-    """Add the features' row columns to the labelled run rows, given in rank order."""
+def _run_rows(
+    features: Features, hits: pl.LazyFrame, stats: pl.LazyFrame, *, bounded: bool = False
+) -> pl.LazyFrame:
+    """Add the features' row columns to the labelled run rows, given in rank order.
+
+    ``bounded``: every position is below :data:`POSITIONS_BELOW`.
+    """
     on_rows = sorted(features.label_stats_on_rows)
     rows = hits
+    row_columns = features.row_columns
+    if bounded:  # read log2(pos + 1) by Polars: no Python call per chunk
+        row_columns = with_positions_below(row_columns)
     if on_rows:
         rows = rows.join(
             stats.select("query_id", *on_rows), on="query_id", how="left", maintain_order="left"
         )
-    for expr in features.row_columns.values():
+    for expr in row_columns.values():
         rows = rows.with_columns(expr)
     return rows
 

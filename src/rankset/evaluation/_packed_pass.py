@@ -23,6 +23,7 @@ import polars as pl
 from rankset.evaluation._packed import (
     PACKED_KEY,
     Rankings,
+    coded_doc_ids,
     packed_frames,
     packed_rows,
     rankings_of,
@@ -77,6 +78,7 @@ class PackedRows:
 
     rows: pl.DataFrame  # codes, key and document id of every row
     rankings: Rankings
+    doc_codes: pl.Series | None  # the document ids coded afresh (:func:`coded_doc_ids`)
     # each document id problem's count (:func:`doc_id_problem_counts`); None: not checked
     id_counts: Future[dict[str, int]] | dict[str, int] | None
 
@@ -109,14 +111,17 @@ def with_rankings(
     hits, checks, every_row, *named = frames  # named: the rankings a reader numbered
     rankings = rankings_of(every_row, part.name, *named)
     counts: Future[dict[str, int]] | dict[str, int] | None = None
+    coded = coded_doc_ids(every_row["doc_id"])
     if ids and not part.rows_checked:
         doc_ids = every_row["doc_id"]
-        if every_row.height < CHECKED_MEANWHILE:
+        if coded is not None:  # each distinct id once: the counts only tell whether any
+            counts = doc_id_problem_counts(coded.dtype.categories.to_series())  # type: ignore[attr-defined]
+        elif every_row.height < CHECKED_MEANWHILE:
             counts = doc_id_problem_counts(doc_ids)
         else:
             counts = checker.submit(doc_id_problem_counts, doc_ids)
     hashes = [] if part.unique_docs else [PackedHashes(every_row)]
-    return [hits, rankings.frame, checks, PackedRows(every_row, rankings, counts), *hashes]
+    return [hits, rankings.frame, checks, PackedRows(every_row, rankings, coded, counts), *hashes]
 
 
 def refuse_bad_packed_ids(

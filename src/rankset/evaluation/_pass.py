@@ -432,7 +432,7 @@ def first_rows_order(runs: Runs, part: RunPart) -> RowOrder:
 
 def _resolve_packed(frames: Sequence[Any]) -> _Measured | _Numbering:
     hits, rankings, checks, every_row, *_ = frames
-    numbered = number_packed(hits, every_row.rows, every_row.rankings)
+    numbered = number_packed(hits, every_row.rows, every_row.rankings, every_row.doc_codes)
     if numbered is None:
         return "ranked"
     return _Measured(numbered, rankings, checks, None, True)
@@ -480,13 +480,16 @@ def measure_pass(
         A ranking repeats a document (``duplicates="error"``), or two run inputs hold a
         ranking of the same system and query.
     """
-    # keep_best numbers while it drops copies: only the ranked numbering does that
+    # keep_best numbers while it drops copies: only the ranked numbering does that.
+    # A reader's ranking numbers make the packed numbering as cheap as any: no peek.
     tried: list[_Numbering] = [
         "ranked"
         if runs.duplicates != "error"
-        else first_rows_order(runs, part)
-        if part.row_order is None
         else part.row_order
+        if part.row_order is not None
+        else "any"
+        if part.ranking_numbers is not None and bucket is None
+        else first_rows_order(runs, part)
         for part in runs.inputs
     ]
     planned = [
