@@ -187,14 +187,15 @@ def measure_queries(
     return PartialResult(aggregates, stats, extra, rows=rows, label_rows=label_rows, bucket=bucket)
 
 
-def prepare_labels(plan: EvaluationPlan, *, checked: bool = False) -> PreparedLabels:
+def prepare_labels(plan: EvaluationPlan, *, checked_rows: int | None = None) -> PreparedLabels:
     """Read, check and summarise a plan's labels once, for runs measured later.
 
     The same steps :func:`measure_queries` takes on the labels, in one collect: the
     checks (ids, grades, duplicates, cutoffs, the grade scale) raise the same errors.
-    ``checked``: the caller has applied the row checks (ids, grades, no pair twice).
+    ``checked_rows``: the caller has applied the row checks (ids, grades, no pair
+    twice) to the labels, which have this many rows.
     """
-    at_once = _prepared_at_once(plan, checked=checked)
+    at_once = _prepared_at_once(plan, checked_rows=checked_rows)
     if at_once is not None:
         return at_once
     label_side = _label_side(plan, plan.labels)
@@ -208,20 +209,25 @@ def prepare_labels(plan: EvaluationPlan, *, checked: bool = False) -> PreparedLa
     return PreparedLabels(label_frame, label_rows, query_stats.collect(engine=SMALL_ENGINE))
 
 
-def _prepared_at_once(plan: EvaluationPlan, *, checked: bool) -> PreparedLabels | None:
+def _prepared_at_once(plan: EvaluationPlan, *, checked_rows: int | None) -> PreparedLabels | None:
     """Prepare labels without cutoffs or grade tiers in one collect, checks included.
 
     Optimistic: the labels' problem counts and distinct pairs are collected with their
-    statistics (unless ``checked``); when either finds something (or Polars raises),
-    None, and the step by step preparation raises the error it always did.
+    statistics (unless ``checked_rows`` says the caller checked them); when either finds
+    something (or Polars raises), None, and the step by step preparation raises the
+    error it always did.
     """
     if plan.cutoffs is not None or plan.features.uses_tiers:
         return None
     features, labels = plan.features, plan.labels
     ordered = labels.sort("query_id", "doc_id", maintain_order=True)
     k = plan.options.k or plan.options.default_k
-    stats = _label_statistics(features, _label_rows(features, ordered, None, k))
-    checks = [] if checked else [label_problem_counts(labels), _label_pairs(labels)]
+    # An ideal ranking is no longer than the labels: its log2 discount from the table.
+    short = checked_rows is not None and checked_rows < POSITIONS_BELOW
+    stats = _label_statistics(features, _label_rows(features, ordered, None, k, short=short))
+    checks = (
+        [] if checked_rows is not None else [label_problem_counts(labels), _label_pairs(labels)]
+    )
     try:
         frame, stats_frame, *found = pl.collect_all([ordered, stats, *checks], engine=SMALL_ENGINE)
     except pl.exceptions.PolarsError:
@@ -231,7 +237,8 @@ def _prepared_at_once(plan: EvaluationPlan, *, checked: bool) -> PreparedLabels 
         rows, distinct = pairs.row(0)
         if any(problems.row(0)) or distinct != rows:
             return None
-    return PreparedLabels(frame, _label_rows(features, frame.lazy(), None, k), stats_frame)
+    label_rows = _label_rows(features, frame.lazy(), None, k, short=short)
+    return PreparedLabels(frame, label_rows, stats_frame)
 
 
 def _label_side(plan: EvaluationPlan, labels: pl.LazyFrame) -> dict[str, pl.LazyFrame]:
@@ -468,9 +475,17 @@ def describe(plan: EvaluationPlan, systems: list[str]) -> dict[str, Any]:
 
 
 def _label_rows(
-    features: Features, labels: pl.LazyFrame, cutoffs: pl.LazyFrame | None, k: int
+    features: Features,
+    labels: pl.LazyFrame,
+    cutoffs: pl.LazyFrame | None,
+    k: int,
+    *,
+    short: bool = False,
 ) -> pl.LazyFrame:
-    """Add the label row columns to the labels, given in (query, doc) order."""
+    """Add the label row columns to the labels, given in (query, doc) order.
+
+    ``short``: each query has fewer labels than :data:`POSITIONS_BELOW`.
+    """
     rows = labels
     if features.uses_query_k:
         if cutoffs is not None:
@@ -478,7 +493,10 @@ def _label_rows(
             rows = rows.with_columns(pl.col("k").fill_null(k).alias(QUERY_K)).drop("k")
         else:
             rows = rows.with_columns(pl.lit(k, dtype=pl.Int64).alias(QUERY_K))
-    for expr in features.label_row_columns.values():
+    label_row_columns = features.label_row_columns
+    if short:  # read log2(_ipos + 1) by Polars: no Python call per chunk
+        label_row_columns = with_positions_below(label_row_columns, "_ipos")
+    for expr in label_row_columns.values():
         rows = rows.with_columns(expr)
     return rows
 

@@ -57,17 +57,17 @@ class PreparedEvaluation:
         metrics: list[Metric],
         options: EvaluateOptions,
         *,
-        checked: bool = False,
+        checked_rows: int | None = None,
     ) -> PreparedEvaluation | None:
         """Read, check and summarise the labels; None when only a whole plan will do.
 
-        Raises the labels' errors, as the whole plan does; ``checked``: the caller has
-        applied the row checks (:func:`_plain_labels`).
+        Raises the labels' errors, as the whole plan does; ``checked_rows``: the caller
+        has applied the row checks (:func:`_plain_labels`) to this many label rows.
         """
         plan = plan_labels(labels, metrics, options)
         if plan is None:
             return None
-        prepared = prepare_labels(plan, checked=checked)
+        prepared = prepare_labels(plan, checked_rows=checked_rows)
         return cls(plan, prepared, FusedPlan.prepare(plan, prepared))
 
     def with_runs(self, runs: Any, names: Any) -> EvaluationPlan | None:
@@ -159,7 +159,8 @@ def evaluate_run_queries(
     own = {query: labels[query] for query in run if query in labels}
     if not own or len(own) == len(labels):
         return None  # nothing in common (the whole labels name it) or nothing to save
-    prepared = PreparedEvaluation.of(own, metrics, options, checked=_plain_labels(own))
+    checked_rows = sum(map(len, own.values())) if _plain_labels(own) else None
+    prepared = PreparedEvaluation.of(own, metrics, options, checked_rows=checked_rows)
     if prepared is None:
         return None
     plan = prepared.with_runs(run, options.names)

@@ -404,15 +404,18 @@ _LOG2_TABLE_LIMIT = 1 << 20
 POSITIONS_BELOW = _LOG2_TABLE_LIMIT
 
 
-def with_positions_below(row_columns: dict[str, pl.Expr]) -> dict[str, pl.Expr]:
-    """Return row columns that read ``log2(pos + 1)`` from the table without Python.
+def with_positions_below(
+    row_columns: dict[str, pl.Expr], position: str = "pos"
+) -> dict[str, pl.Expr]:
+    """Return row columns that read ``log2(position + 1)`` from the table without Python.
 
     :func:`log2_of_positions` calls Python on every chunk of a column; on a small frame
     of a few chunks that costs more than the rest of a with_columns (the chunks' calls
     wait on one another for the interpreter). A ranking shorter than
     :data:`POSITIONS_BELOW` has every position in the table, so a row column that is
-    exactly ``log2_of_positions("pos")`` is replaced by a gather from the same table:
-    the same doubles, read by Polars. The caller vouches for the positions' bound.
+    exactly ``log2_of_positions(position)`` is replaced by a gather from the same table:
+    the same doubles, read by Polars. The caller vouches for the positions' bound (the
+    run's positions, or the ideal ranking's ``_ipos`` of the labels).
 
     Examples
     --------
@@ -421,9 +424,9 @@ def with_positions_below(row_columns: dict[str, pl.Expr]) -> dict[str, pl.Expr]:
     >>> frame.select(*with_positions_below(columns).values())["_discount"].to_list()
     [1.0, 2.0]
     """
-    lookup = pl.lit(_log2_table(_LOG2_TABLE_LIMIT - 1)).gather(pl.col("pos"))
+    lookup = pl.lit(_log2_table(_LOG2_TABLE_LIMIT - 1)).gather(pl.col(position))
     return {
-        name: lookup.alias(name) if expr.meta.eq(log2_of_positions("pos").alias(name)) else expr
+        name: lookup.alias(name) if expr.meta.eq(log2_of_positions(position).alias(name)) else expr
         for name, expr in row_columns.items()
     }
 
