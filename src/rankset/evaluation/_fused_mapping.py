@@ -56,16 +56,15 @@ class MappingPlan:
 
     ``labels`` and ``stats`` are the fused plan's (labels by query, with their
     statistics on rows), ``spans`` and ``stats_rows`` where each query's rows are;
-    ``row_columns`` are the features' row columns and ``bounded_rows`` the same with
-    ``log2(pos + 1)`` read from its table by Polars (:func:`with_positions_below`).
+    ``row_columns`` are the features' row columns (``log2(pos + 1)`` read from its
+    table by Polars for rankings short enough: :func:`with_positions_below`).
     """
 
     labels: pl.DataFrame
     stats: pl.DataFrame
     spans: dict[str, tuple[int, int]]
     stats_rows: dict[str, int]
-    row_columns: list[pl.Expr]
-    bounded_rows: list[pl.Expr]
+    row_columns: dict[str, pl.Expr]
     aggregations: list[pl.Expr]
     fills: list[pl.Expr]
     values: list[pl.Expr]
@@ -102,8 +101,7 @@ class MappingPlan:
         return cls(
             *tables,
             *rows,
-            list(row_columns.values()),
-            list(with_positions_below(row_columns).values()),
+            row_columns,
             aggregations,
             fills,
             values,
@@ -162,9 +160,11 @@ class MappingPlan:
             ]
         )
         deepest = max(len(docs) for _, docs in ranked)
-        row_columns = self.bounded_rows if deepest < POSITIONS_BELOW else self.row_columns
+        row_columns = self.row_columns
+        if deepest < POSITIONS_BELOW:
+            row_columns = with_positions_below(row_columns, deepest)
         frame = labelled.lazy()
-        for expr in row_columns:
+        for expr in row_columns.values():
             frame = frame.with_columns(expr)
         if len(scored) == 1 and rows and self.selects_one_query:
             # One ranking with labelled rows: its one group, without grouping.

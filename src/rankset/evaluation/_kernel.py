@@ -176,8 +176,8 @@ def measure_queries(
     # The small phase adds in row order (rankset.measures' sequential sums): the pass
     # gives the labelled rows in rank order.
     highest = hits_frame["pos"].max() if hits_frame.height else 0
-    bounded = isinstance(highest, int) and highest < POSITIONS_BELOW
-    rows = _run_rows(features, hits_frame.lazy(), query_stats, bounded=bounded)
+    bounded = highest if isinstance(highest, int) and highest < POSITIONS_BELOW else None
+    rows = _run_rows(features, hits_frame.lazy(), query_stats, highest=bounded)
     aggregates, stats = pl.collect_all(
         [_aggregate_run(features, rows, counts_frame.lazy(), query_stats), query_stats],
         engine=SMALL_ENGINE,
@@ -223,8 +223,8 @@ def _prepared_at_once(plan: EvaluationPlan, *, checked_rows: int | None) -> Prep
     ordered = labels.sort("query_id", "doc_id", maintain_order=True)
     k = plan.options.k or plan.options.default_k
     # An ideal ranking is no longer than the labels: its log2 discount from the table.
-    short = checked_rows is not None and checked_rows < POSITIONS_BELOW
-    stats = _label_statistics(features, _label_rows(features, ordered, None, k, short=short))
+    short = checked_rows if checked_rows is not None and checked_rows < POSITIONS_BELOW else None
+    stats = _label_statistics(features, _label_rows(features, ordered, None, k, highest=short))
     checks = (
         [] if checked_rows is not None else [label_problem_counts(labels), _label_pairs(labels)]
     )
@@ -237,7 +237,7 @@ def _prepared_at_once(plan: EvaluationPlan, *, checked_rows: int | None) -> Prep
         rows, distinct = pairs.row(0)
         if any(problems.row(0)) or distinct != rows:
             return None
-    label_rows = _label_rows(features, frame.lazy(), None, k, short=short)
+    label_rows = _label_rows(features, frame.lazy(), None, k, highest=short)
     return PreparedLabels(frame, label_rows, stats_frame)
 
 
@@ -480,11 +480,11 @@ def _label_rows(
     cutoffs: pl.LazyFrame | None,
     k: int,
     *,
-    short: bool = False,
+    highest: int | None = None,
 ) -> pl.LazyFrame:
     """Add the label row columns to the labels, given in (query, doc) order.
 
-    ``short``: each query has fewer labels than :data:`POSITIONS_BELOW`.
+    ``highest``: no query has more labels (below :data:`POSITIONS_BELOW`).
     """
     rows = labels
     if features.uses_query_k:
@@ -494,8 +494,8 @@ def _label_rows(
         else:
             rows = rows.with_columns(pl.lit(k, dtype=pl.Int64).alias(QUERY_K))
     label_row_columns = features.label_row_columns
-    if short:  # read log2(_ipos + 1) by Polars: no Python call per chunk
-        label_row_columns = with_positions_below(label_row_columns, "_ipos")
+    if highest is not None:  # read log2(_ipos + 1) by Polars: no Python call per chunk
+        label_row_columns = with_positions_below(label_row_columns, highest, "_ipos")
     for expr in label_row_columns.values():
         rows = rows.with_columns(expr)
     return rows
@@ -509,17 +509,17 @@ def _label_statistics(features: Features, label_rows: pl.LazyFrame) -> pl.LazyFr
 
 
 def _run_rows(
-    features: Features, hits: pl.LazyFrame, stats: pl.LazyFrame, *, bounded: bool = False
+    features: Features, hits: pl.LazyFrame, stats: pl.LazyFrame, *, highest: int | None = None
 ) -> pl.LazyFrame:
     """Add the features' row columns to the labelled run rows, given in rank order.
 
-    ``bounded``: every position is below :data:`POSITIONS_BELOW`.
+    ``highest``: no position is larger (below :data:`POSITIONS_BELOW`).
     """
     on_rows = sorted(features.label_stats_on_rows)
     rows = hits
     row_columns = features.row_columns
-    if bounded:  # read log2(pos + 1) by Polars: no Python call per chunk
-        row_columns = with_positions_below(row_columns)
+    if highest is not None:  # read log2(pos + 1) by Polars: no Python call per chunk
+        row_columns = with_positions_below(row_columns, highest)
     if on_rows:
         rows = rows.join(
             stats.select("query_id", *on_rows), on="query_id", how="left", maintain_order="left"

@@ -405,26 +405,26 @@ POSITIONS_BELOW = _LOG2_TABLE_LIMIT
 
 
 def with_positions_below(
-    row_columns: dict[str, pl.Expr], position: str = "pos"
+    row_columns: dict[str, pl.Expr], highest: int, position: str = "pos"
 ) -> dict[str, pl.Expr]:
     """Return row columns that read ``log2(position + 1)`` from the table without Python.
 
     :func:`log2_of_positions` calls Python on every chunk of a column; on a small frame
     of a few chunks that costs more than the rest of a with_columns (the chunks' calls
-    wait on one another for the interpreter). A ranking shorter than
-    :data:`POSITIONS_BELOW` has every position in the table, so a row column that is
-    exactly ``log2_of_positions(position)`` is replaced by a gather from the same table:
-    the same doubles, read by Polars. The caller vouches for the positions' bound (the
-    run's positions, or the ideal ranking's ``_ipos`` of the labels).
+    wait on one another for the interpreter). When no position exceeds ``highest``
+    (below :data:`POSITIONS_BELOW`, as the caller vouches: the run's positions, or the
+    ideal ranking's ``_ipos`` of the labels), a row column that is exactly
+    ``log2_of_positions(position)`` is replaced by a gather from the same table, built
+    only as long as ``highest`` needs: the same doubles, read by Polars.
 
     Examples
     --------
     >>> columns = {"_discount": log2_of_positions("pos").alias("_discount")}
     >>> frame = pl.DataFrame({"pos": [1, 3]})
-    >>> frame.select(*with_positions_below(columns).values())["_discount"].to_list()
+    >>> frame.select(*with_positions_below(columns, 3).values())["_discount"].to_list()
     [1.0, 2.0]
     """
-    lookup = pl.lit(_log2_table(_LOG2_TABLE_LIMIT - 1)).gather(pl.col(position))
+    lookup = pl.lit(_log2_table(highest)).gather(pl.col(position))
     return {
         name: lookup.alias(name) if expr.meta.eq(log2_of_positions(position).alias(name)) else expr
         for name, expr in row_columns.items()
