@@ -41,8 +41,8 @@ class _Taken:
         self.declined = 0
         measure = _fused_mapping.MappingPlan.measure
 
-        def counted(plan: Any, run: Any, system: str) -> Any:
-            found = measure(plan, run, system)
+        def counted(plan: Any, run: Any, system: str, *tables: Any) -> Any:
+            found = measure(plan, run, system, *tables)
             if found is None:
                 self.declined += 1
             else:

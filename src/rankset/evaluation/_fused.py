@@ -142,7 +142,7 @@ class FusedPlan:
             values,
             spans,
             stats_rows,
-            MappingPlan.prepare(plan, (labels, prepared.stats), (spans, stats_rows), fills, values),
+            MappingPlan.prepare(plan, (labels, prepared.stats)),
         )
 
     def for_queries(
@@ -170,7 +170,7 @@ class FusedPlan:
 
     def measure_mapping(self, run: Any, system: str) -> FusedValues | None:
         """Return the values of a plain dict run (:class:`MappingPlan`); None if unfit."""
-        found = None if self.mappings is None else self.mappings.measure(run, system)
+        found = None if self.mappings is None else self.mappings.measure(run, system, self)
         if found is None:
             return None
         return FusedValues(

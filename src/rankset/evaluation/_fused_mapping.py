@@ -22,14 +22,14 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
 from rankset.evaluation._plan import SMALL_RUN_ROWS, EvaluationPlan
 from rankset.measures._shared import GROUP, NUM_RET, POSITIONS_BELOW, with_positions_below
 
-__all__ = ["MappingPlan", "MappingValues", "plain_id", "plain_numbers"]
+__all__ = ["LabelsByQuery", "MappingPlan", "MappingValues", "plain_id", "plain_numbers"]
 
 # The frames are in memory and every step is needed (see _fused).
 _NO_OPTIMIZATIONS = pl.QueryOptFlags.none()
@@ -50,24 +50,38 @@ class MappingValues:
     n_run_queries_without_labels: int
 
 
+class LabelsByQuery(Protocol):
+    """The fused plan's tables a dict run is measured against (``FusedPlan``'s fields).
+
+    ``labels`` by query with their statistics on rows, ``stats`` the per-query
+    statistics, ``spans`` and ``stats_rows`` where each query's rows are, ``fills``
+    and ``values`` the empty values and the metrics' expressions.
+    """
+
+    @property
+    def labels(self) -> pl.DataFrame: ...
+    @property
+    def stats(self) -> pl.DataFrame: ...
+    @property
+    def spans(self) -> dict[str, tuple[int, int]]: ...
+    @property
+    def stats_rows(self) -> dict[str, int]: ...
+    @property
+    def fills(self) -> list[pl.Expr]: ...
+    @property
+    def values(self) -> list[pl.Expr]: ...
+
+
 @dataclass(frozen=True)
 class MappingPlan:
-    """What a plain dict run is measured with, built once with the fused plan.
+    """What a plain dict run is measured with besides the fused plan's tables.
 
-    ``labels`` and ``stats`` are the fused plan's (labels by query, with their
-    statistics on rows), ``spans`` and ``stats_rows`` where each query's rows are;
     ``row_columns`` are the features' row columns (``log2(pos + 1)`` read from its
     table by Polars for rankings short enough: :func:`with_positions_below`).
     """
 
-    labels: pl.DataFrame
-    stats: pl.DataFrame
-    spans: dict[str, tuple[int, int]]
-    stats_rows: dict[str, int]
     row_columns: dict[str, pl.Expr]
     aggregations: list[pl.Expr]
-    fills: list[pl.Expr]
-    values: list[pl.Expr]
     # Whether one query's aggregations may be selected rather than grouped by query.
     selects_one_query: bool
     # {doc id: row in ``labels``} of the last _KEPT_QUERIES queries looked up.
@@ -75,14 +89,11 @@ class MappingPlan:
 
     @classmethod
     def prepare(
-        cls,
-        plan: EvaluationPlan,
-        tables: tuple[pl.DataFrame, pl.DataFrame],
-        rows: tuple[dict[str, tuple[int, int]], dict[str, int]],
-        fills: list[pl.Expr],
-        values: list[pl.Expr],
+        cls, plan: EvaluationPlan, tables: tuple[pl.DataFrame, pl.DataFrame]
     ) -> MappingPlan | None:
         """Return the plan of dict runs; None when the options need the general steps.
+
+        ``tables`` are the fused plan's labels and statistics (their schemas are read).
 
         Runs ordered by rank or by 32-bit scores, every labelled query scored
         (``missing="zero"``), per-query cutoffs, or an engine asked for by name.
@@ -98,17 +109,10 @@ class MappingPlan:
             return None
         row_columns = dict(features.row_columns)
         aggregations = list(features.aggregations.values())
-        return cls(
-            *tables,
-            *rows,
-            row_columns,
-            aggregations,
-            fills,
-            values,
-            _selects_alike(tables, list(row_columns.values()), aggregations),
-        )
+        selects = _selects_alike(tables, list(row_columns.values()), aggregations)
+        return cls(row_columns, aggregations, selects)
 
-    def measure(self, run: Any, system: str) -> MappingValues | None:
+    def measure(self, run: Any, system: str, fused: LabelsByQuery) -> MappingValues | None:
         """Return the values of a plain dict run named ``system``; None if not plain.
 
         None also when no labelled query is answered (the general kernel says so).
@@ -121,12 +125,12 @@ class MappingPlan:
         scored: list[int] = []
         lengths: list[float] = []
         for query, docs in ranked:
-            stats_row = self.stats_rows.get(query)
+            stats_row = fused.stats_rows.get(query)
             if stats_row is None:
                 continue
             scored.append(stats_row)
             lengths.append(float(len(docs)))
-            labelled = self._doc_rows(query)
+            labelled = self._doc_rows(query, fused)
             for position, doc in enumerate(docs, 1):
                 row = labelled.get(doc)
                 if row is not None:
@@ -134,26 +138,30 @@ class MappingPlan:
                     positions.append(position)
         if not scored:
             return None
-        values = self._values(system, rows, positions, scored, lengths, ranked)
+        values = self._values(fused, system, (rows, positions), (scored, lengths), ranked)
         return MappingValues(values, len(scored), len(ranked) - len(scored))
 
     def _values(
         self,
+        fused: LabelsByQuery,
         system: str,
-        rows: list[int],
-        positions: list[int],
-        scored: list[int],
-        lengths: list[float],
+        labelled_rows: tuple[list[int], list[int]],
+        scored_queries: tuple[list[int], list[float]],
         ranked: list[tuple[str, list[str]]],
     ) -> pl.DataFrame:
-        """Measure the labelled rows (in rank order, by query) in one Polars query."""
-        labelled = self.labels[pl.Series(rows, dtype=pl.Int64)].hstack(
+        """Measure the labelled rows (in rank order, by query) in one Polars query.
+
+        ``labelled_rows``: each labelled row's row in the labels and its position;
+        ``scored_queries``: each scored query's row in the statistics and its length.
+        """
+        (rows, positions), (scored, lengths) = labelled_rows, scored_queries
+        labelled = fused.labels[pl.Series(rows, dtype=pl.Int64)].hstack(
             [
                 pl.Series("system", [system] * len(rows), dtype=pl.String),
                 pl.Series("pos", positions, dtype=pl.Int64),
             ]
         )
-        stats = self.stats[pl.Series(scored, dtype=pl.Int64)].hstack(
+        stats = fused.stats[pl.Series(scored, dtype=pl.Int64)].hstack(
             [
                 pl.Series("system", [system] * len(scored), dtype=pl.String),
                 pl.Series(NUM_RET, lengths, dtype=pl.Float64),
@@ -175,15 +183,15 @@ class MappingPlan:
             aggregated = stats.lazy().join(
                 grouped, on=list(GROUP), how="left", maintain_order="left"
             )
-        planned = aggregated.with_columns(self.fills).select("query_id", *self.values)
+        planned = aggregated.with_columns(fused.fills).select("query_id", *fused.values)
         return planned.collect(engine="in-memory", optimizations=_NO_OPTIMIZATIONS)
 
-    def _doc_rows(self, query: str) -> dict[str, int]:
+    def _doc_rows(self, query: str, fused: LabelsByQuery) -> dict[str, int]:
         """Return ``{doc id: row in labels}`` of one labelled query, kept once read."""
         found = self.doc_rows.get(query)
         if found is None:
-            start, length = self.spans.get(query, (0, 0))
-            docs = self.labels["doc_id"].slice(start, length).to_list()
+            start, length = fused.spans.get(query, (0, 0))
+            docs = fused.labels["doc_id"].slice(start, length).to_list()
             found = dict(zip(docs, range(start, start + length), strict=True))
             if len(self.doc_rows) >= _KEPT_QUERIES:  # the oldest goes: memory stays bounded
                 self.doc_rows.pop(next(iter(self.doc_rows)), None)
