@@ -278,8 +278,9 @@ def evaluate_with(
     replaced here, once, by the labels' official measures, and ``ks`` then applied
     (:func:`metrics_of`). One run held in memory (a ranx-style dict or an eager frame)
     is measured against labels prepared as an :class:`~rankset.evaluation.Evaluator`
-    prepares them, in one collect when the fused plan takes it; any other input, or a
-    run that brings what prepared labels lack, is planned whole. The values are
+    prepares them, in one collect when the fused plan takes it, and so are dict runs
+    given by name (``{name: {query: {doc: score}}}``: one collect for all of them); any
+    other input, or a run that brings what prepared labels lack, is planned whole. The values are
     bit-identical either way.
     """
     check_resampling(confidence, n_resamples, seed)
@@ -295,7 +296,7 @@ def evaluate_with(
             n_resamples=n_resamples,
             seed=seed,
         )
-    if result is None and labels is not None and _one_run_in_memory(runs):
+    if result is None and labels is not None and _in_memory(runs):
         prepared = PreparedEvaluation.of(labels, parsed, options)
         if prepared is not None:
             result = prepared.evaluate(
@@ -330,6 +331,13 @@ def metrics_of(
         [metrics] if isinstance(metrics, str | Metric) else metrics, labels
     )
     return parse_metrics(names) if ks is None else expand_cutoffs(names, ks)
+
+
+def _in_memory(runs: object) -> bool:
+    """Whether ``runs`` is one run held in memory, or dict runs by name (read as one)."""
+    if _one_run_in_memory(runs):
+        return True
+    return isinstance(runs, Mapping) and all(type(run) is dict for run in runs.values())
 
 
 def _one_run_in_memory(runs: object) -> bool:

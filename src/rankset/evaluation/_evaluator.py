@@ -198,7 +198,8 @@ class Evaluator:
         """``{name: {query_id: {metric: value}}}`` of several runs, measured together."""
         prepared = self._prepared
         plan = None if prepared is None else prepared.with_runs(runs, None)
-        wide = self._wide(runs, plan)
+        together = None if prepared is None or plan is None else prepared.systems_values(plan)
+        wide = self._wide(runs, plan) if together is None else together.values
         names = self.metrics
         nested: dict[str, dict[str, dict[str, float | None]]] = {str(name): {} for name in runs}
         if wide.columns != ["system", "query_id", *names]:

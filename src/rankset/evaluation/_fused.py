@@ -20,7 +20,7 @@ the values are bit-identical to :func:`rankset.evaluate`'s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -31,15 +31,21 @@ from rankset.evaluation._pass import SMALL_ENGINE, row_checks, same_ranking_as_p
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._runs import RunPart
 from rankset.io._shared import count_problems, id_problems
-from rankset.measures._shared import GROUP, NUM_RET, QUERY_K
-from rankset.schema._rules import sorted_best_first
+from rankset.measures._shared import (
+    GROUP,
+    NUM_RET,
+    POSITIONS_BELOW,
+    QUERY_K,
+    with_positions_below,
+)
 
-__all__ = ["FusedPlan", "FusedValues"]
+__all__ = ["FusedPlan", "FusedValues", "SystemsValues"]
 
 _SYSTEM = "_system"
 _RANKING = "_ranking"
 _LABELLED = "_labelled"
 _UNLABELLED = "_unlabelled"
+_RANKINGS = "_rankings"
 # The frames are in memory and every step is needed: the optimizer's passes over the
 # plan would cost more than they save (a third of a 100-row call).
 _NO_OPTIMIZATIONS = pl.QueryOptFlags.none()
@@ -63,6 +69,40 @@ class FusedValues:
     n_answered: int
     n_run_queries_without_labels: int
     n_label_queries: int
+
+
+@dataclass(frozen=True)
+class SystemsValues:
+    """Several systems' runs measured together (:meth:`FusedPlan.measure_systems`).
+
+    ``values`` has ``system, query_id`` then each metric's value, by query id;
+    ``systems`` are the systems in the order given, ``n_label_queries`` counts the
+    labelled queries.
+    """
+
+    values: pl.DataFrame
+    systems: tuple[str, ...]
+    # ``values`` with each row's system's count of rankings (``_RANKINGS``).
+    counted: pl.DataFrame = field(repr=False)
+    n_label_queries: int
+
+    def answered(self) -> pl.LazyFrame:
+        """Plan ``system, n_answered, n_run_queries_without_labels``, systems as given.
+
+        A system's rankings are its distinct queries (a dict's keys); those with a
+        row in ``values`` have labels.
+        """
+        answered = (
+            self.counted.lazy()
+            .group_by("system")
+            .agg(pl.len().cast(pl.Int64).alias("n_answered"), pl.col(_RANKINGS).first())
+        )
+        order = pl.LazyFrame({"system": list(self.systems)}, schema={"system": pl.String})
+        return order.join(answered, on="system", how="left", maintain_order="left").select(
+            "system",
+            "n_answered",
+            (pl.col(_RANKINGS) - pl.col("n_answered")).alias("n_run_queries_without_labels"),
+        )
 
 
 @dataclass(frozen=True)
@@ -218,8 +258,49 @@ class FusedPlan:
             return None
         return FusedValues(values, system, labelled, unlabelled, self.stats.height)
 
+    def measure_systems(self, plan: EvaluationPlan) -> SystemsValues | None:
+        """Return the values of several runs read together, and their query counts.
+
+        Taken for a mapping of dict runs read as one (their reader numbered the rankings
+        and knows the query ids and the systems), under the default query policy: one
+        collect for every system, as :meth:`measure` does for one. None when the runs
+        are not such, when a check finds anything, or when a system answers no labelled
+        query: the general kernel measures them then, and says what it found.
+        """
+        runs = plan.runs
+        if len(runs.inputs) != 1 or plan.engine != "in-memory" or plan.options.missing != "skip":
+            return None
+        part = runs.inputs[0]
+        queries, systems = part.query_ids, part.systems
+        if (
+            part.ranking_numbers is None
+            or queries is None
+            or systems is None
+            or part.scan is not None
+            or part.dataset_buckets is not None
+            or not all(map(plain_id, queries))
+        ):
+            return None
+        labels, stats, _ = self.for_queries(queries)
+        planned = [self._values(plan, part, labels, stats, several=True), row_checks(runs, part)]
+        try:
+            values, checks = pl.collect_all(
+                planned, engine=SMALL_ENGINE, optimizations=_NO_OPTIMIZATIONS
+            )
+        except pl.exceptions.PolarsError:  # the general kernel names what went wrong
+            return None
+        if any(checks.row(0)) or values["system"].n_unique() != len(systems):
+            return None
+        return SystemsValues(values.drop(_RANKINGS), systems, values, self.stats.height)
+
     def _values(
-        self, plan: EvaluationPlan, part: RunPart, labels_frame: pl.DataFrame, stats: pl.DataFrame
+        self,
+        plan: EvaluationPlan,
+        part: RunPart,
+        labels_frame: pl.DataFrame,
+        stats: pl.DataFrame,
+        *,
+        several: bool = False,
     ) -> pl.LazyFrame:
         """Plan the values of one system's run: the kernel's steps, in one query.
 
@@ -233,6 +314,7 @@ class FusedPlan:
         length = pl.len().cast(pl.Float64).alias(NUM_RET)
         labels = labels_frame.lazy()
         # In (ranking, position) order: every aggregation adds its rows in rank order.
+        row_columns = features.row_columns
         if part.ranking_numbers is None:
             group = list(GROUP)
             numbered = plan.runs.numbered(part).select(*GROUP, "doc_id", "pos")
@@ -244,13 +326,26 @@ class FusedPlan:
             group = [_RANKING]
             cast, key = plan.runs.cast(part, None)
             cast = cast.with_columns(pl.lit(part.ranking_numbers).alias(_RANKING))
-            # Each row's position is its place in its ranking; the join keeps the order.
-            ranked = sorted_best_first(cast, key, _RANKING)
-            position = (pl.int_range(pl.len(), dtype=pl.Int64) + 1).over(_RANKING)
-            numbered = ranked.select(_RANKING, *GROUP, "doc_id", position.alias("pos"))
-            lengths = cast.group_by(group).agg(pl.col("query_id").first(), length)
+            # A ranking's rows are one block (the numbers are sorted) and its other
+            # columns are constant: its document ids sorted within it, best first, rank
+            # it, at half the cost of sorting every column of every row. Each row's
+            # position is then its place in its block; the join keeps the order.
+            best_first = pl.col("doc_id").sort_by(key, "doc_id", descending=True)
+            numbered = cast.select(
+                _RANKING,
+                *GROUP,
+                best_first.over(_RANKING),
+                (pl.int_range(pl.len(), dtype=pl.Int64) + 1).over(_RANKING).alias("pos"),
+            )
+            kept = GROUP if several else ("query_id",)
+            lengths = cast.group_by(group).agg(pl.col(*kept).first(), length)
+            if several:  # each system's rankings, counted before the unlabelled go
+                lengths = lengths.with_columns(pl.len().over("system").alias(_RANKINGS))
             rows = numbered.join(labels, on=["query_id", "doc_id"], maintain_order="left")
-        for expr in features.row_columns.values():
+            deepest = _longest_block(part.ranking_numbers)
+            if deepest < POSITIONS_BELOW:  # log2(pos + 1) read from its table
+                row_columns = with_positions_below(row_columns, deepest)
+        for expr in row_columns.values():
             rows = rows.with_columns(expr)
         aggregated = rows.group_by(group).agg(features.aggregations.values())
         if plan.options.missing == "zero":  # every labelled query, answered or not
@@ -260,7 +355,12 @@ class FusedPlan:
         return (
             scored.join(aggregated, on=group, how="left", maintain_order="left")
             .with_columns(self.fills)
-            .select("query_id", *([QUERY_K] if features.uses_query_k else []), *self.values)
+            .select(
+                *(GROUP if several else ("query_id",)),
+                *([QUERY_K] if features.uses_query_k else []),
+                *self.values,
+                *([_RANKINGS] if several else []),
+            )
             .sort("query_id", maintain_order=True)
         )
 
@@ -306,3 +406,20 @@ class FusedPlan:
             labelled.sum().alias(_LABELLED),
             (~labelled).sum().alias(_UNLABELLED),
         )
+
+
+def _longest_block(numbers: pl.Series) -> int:
+    """Return the length of the longest block of equal values in sorted ``numbers``.
+
+    Examples
+    --------
+    >>> _longest_block(pl.Series([0, 0, 2, 2, 2, 7]))
+    3
+    """
+    import numpy as np  # a core dependency, loaded with the runs that carry numbers
+
+    values = numbers.to_numpy()
+    if len(values) == 0:
+        return 0
+    edges = np.flatnonzero(values[1:] != values[:-1]) + 1
+    return int(np.diff(edges, prepend=0, append=len(values)).max())

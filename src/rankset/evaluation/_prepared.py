@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from rankset.evaluation._costs import carried_cost_summary
-from rankset.evaluation._fused import FusedPlan, FusedValues
+from rankset.evaluation._fused import FusedPlan, FusedValues, SystemsValues
 from rankset.evaluation._fused_mapping import plain_id, plain_numbers
 from rankset.evaluation._kernel import (
     Collected,
@@ -88,6 +88,13 @@ class PreparedEvaluation:
                 return found
         return self.fused.measure(plan)
 
+    def systems_values(self, plan: EvaluationPlan) -> SystemsValues | None:
+        """Measure several runs read together in one collect; None when not taken.
+
+        (:meth:`FusedPlan.measure_systems`: a mapping of dict runs.)
+        """
+        return None if self.fused is None else self.fused.measure_systems(plan)
+
     def mapping_values(self, run: Any) -> pl.DataFrame | None:
         """Return a plain dict run's values by query id, read without a frame; else None.
 
@@ -117,6 +124,11 @@ class PreparedEvaluation:
         if fused is not None:
             return fused_result(
                 plan, fused, confidence=confidence, n_resamples=n_resamples, seed=seed
+            )
+        together = self.systems_values(plan)
+        if together is not None:
+            return systems_result(
+                plan, together, confidence=confidence, n_resamples=n_resamples, seed=seed
             )
         collected = self.collected(plan)
         return result_of(plan, collected, confidence=confidence, n_resamples=n_resamples, seed=seed)
@@ -229,19 +241,65 @@ def fused_result(
     seed: int,
 ) -> EvaluationResult:
     """Return the result of one run measured by the fused plan (its values, by query)."""
-    systems = [fused.system]
-    names = [metric.name for metric in plan.metrics]
     wide = fused.values.lazy().with_columns(system=pl.lit(fused.system, dtype=pl.String))
-    per_query = planned_tidy(wide, plan.metrics, {name: pl.col(name) for name in names}, systems)
     answered = pl.LazyFrame(
         {
-            "system": systems,
+            "system": [fused.system],
             "n_answered": [fused.n_answered],
             "n_run_queries_without_labels": [fused.n_run_queries_without_labels],
         }
     )
+    return _measured_result(
+        plan,
+        (wide, answered, [fused.system], fused.n_label_queries),
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+
+
+def systems_result(
+    plan: EvaluationPlan,
+    together: SystemsValues,
+    *,
+    confidence: float | None,
+    n_resamples: int,
+    seed: int,
+) -> EvaluationResult:
+    """Return the result of several runs measured together by the fused plan."""
+    return _measured_result(
+        plan,
+        (
+            together.values.lazy(),
+            together.answered(),
+            list(together.systems),
+            together.n_label_queries,
+        ),
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+
+
+def _measured_result(
+    plan: EvaluationPlan,
+    measured: tuple[pl.LazyFrame, pl.LazyFrame, list[str], int],
+    *,
+    confidence: float | None,
+    n_resamples: int,
+    seed: int,
+) -> EvaluationResult:
+    """Return the result of values measured by the fused plan.
+
+    ``measured``: the values (``system, query_id`` and each metric's), each system's
+    ``n_answered`` and ``n_run_queries_without_labels``, the systems in order and the
+    count of labelled queries.
+    """
+    wide, answered, systems, n_label_queries = measured
+    names = [metric.name for metric in plan.metrics]
+    per_query = planned_tidy(wide, plan.metrics, {name: pl.col(name) for name in names}, systems)
     missing = plan.options.missing
-    counts = count_queries(answered, fused.n_label_queries, missing)
+    counts = count_queries(answered, n_label_queries, missing)
     return _summarised(
         plan,
         per_query,

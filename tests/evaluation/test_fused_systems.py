@@ -1,0 +1,134 @@
+"""Dict runs given by name, measured together in one collect against prepared labels.
+
+``Evaluator.values({name: run})``, ``Evaluator.evaluate`` and ``rankset.evaluate`` of a
+mapping of dict runs take the one-collect path for every system at once. It must give
+what each run gets on its own from the general kernel (the whole-plan evaluation: the
+reference here) and from pytrec_eval, and hand the runs it has something to say about
+to the general kernel, whose errors are the ones users know.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+import pytrec_eval
+from polars.testing import assert_frame_equal
+
+import rankset
+from rankset.errors import SchemaError
+from rankset.evaluation import Evaluator
+
+from .test_fused import _general, _KernelCalls, _reference
+
+METRICS = ["ndcg@10", "ap", "rr", "recall@20", "precision@5"]
+TREC = {"ndcg@10": "ndcg_cut_10", "ap": "map", "rr": "recip_rank"}
+TREC |= {"recall@20": "recall_20", "precision@5": "P_5"}
+
+
+@pytest.fixture
+def kernel(monkeypatch: pytest.MonkeyPatch) -> _KernelCalls:
+    return _KernelCalls(monkeypatch)
+
+
+def _labels(rng: random.Random, queries: int) -> dict[str, dict[str, int]]:
+    labels: dict[str, dict[str, int]] = {}
+    for q in range(queries):
+        if q % 7 == 3:
+            continue  # a query some runs rank without labels
+        graded = {f"d{rng.randrange(40)}": rng.randrange(-1, 4) for _ in range(10)}
+        graded[f"d{rng.randrange(40)}"] = 2
+        labels[f"q{q:02d}"] = graded
+    return labels
+
+
+def _runs(rng: random.Random, systems: int, queries: int) -> dict[str, dict[str, Any]]:
+    """Runs named out of order; scores in quarters (ties), signed zeros and integers."""
+    runs: dict[str, dict[str, Any]] = {}
+    for i in range(systems):
+        picked = ["q00"] + [f"q{rng.randrange(queries):02d}" for _ in range(rng.randrange(4))]
+        run: dict[str, Any] = {}
+        for query in picked:
+            docs: dict[str, Any] = {}
+            for d in rng.sample(range(40), rng.randrange(1, 30)):
+                kind = rng.randrange(4)
+                if kind == 0:
+                    docs[f"d{d}"] = rng.choice([0.0, -0.0])
+                elif kind == 1:
+                    docs[f"d{d}"] = rng.randrange(-2, 3)  # an int, as JSON gives them
+                else:
+                    docs[f"d{d}"] = rng.randrange(-8, 8) / 4
+            run[query] = docs
+        runs[f"s{systems - i:02d}"] = run
+    return runs
+
+
+def _pytrec(labels: dict[str, Any], run: dict[str, Any]) -> dict[str, dict[str, float]]:
+    graded = {q: {d: max(g, 0) for d, g in docs.items()} for q, docs in labels.items()}
+    measures = {"ndcg_cut.10", "map", "recip_rank", "recall.20", "P.5"}
+    scored = {q: {d: float(s) for d, s in docs.items()} for q, docs in run.items()}
+    got = pytrec_eval.RelevanceEvaluator(graded, measures).evaluate(scored)
+    return {q: {m: got[q][TREC[m]] for m in METRICS} for q in got}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_each_run_gets_what_it_gets_alone(kernel: _KernelCalls, seed: int) -> None:
+    rng = random.Random(seed)
+    labels, runs = _labels(rng, 12), _runs(rng, 9, 12)
+    evaluator = Evaluator(labels, METRICS)
+    got = evaluator.values(runs)
+    assert kernel.count == 0
+    assert list(got) == list(runs)
+    for name, run in runs.items():
+        assert got[name] == _reference(run, labels, METRICS)
+        assert got[name] == _pytrec(labels, run)
+
+
+def test_signed_zeros_tie_and_the_larger_document_id_goes_first(kernel: _KernelCalls) -> None:
+    labels = {"q": {"a": 1, "b": 0}}
+    runs = {"x": {"q": {"a": 0.0, "b": -0.0}}, "y": {"q": {"a": -0.0, "b": 0.0}}}
+    # trec_eval: equal scores, "b" > "a" ranks first, so "a" (relevant) is second
+    assert Evaluator(labels, ["rr"]).values(runs) == {
+        "x": {"q": {"rr": 0.5}},
+        "y": {"q": {"rr": 0.5}},
+    }
+    assert kernel.count == 0
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_rankset_evaluate_of_dict_runs_is_the_whole_plan_s_result(
+    kernel: _KernelCalls, seed: int
+) -> None:
+    rng = random.Random(seed)
+    labels, runs = _labels(rng, 12), _runs(rng, 7, 12)
+    runs["s99"] = {"q00": {"d1": 1.0}, "q03": {"d2": 1.0}, "q40": {}}  # unlabelled, empty
+    got = rankset.evaluate(runs, labels, METRICS)
+    assert kernel.count == 0
+    want = _general(runs, labels, METRICS)
+    assert_frame_equal(got.per_query, want.per_query)
+    assert_frame_equal(got.summary, want.summary)
+    assert_frame_equal(got.query_counts, want.query_counts)
+    assert got.systems == list(runs)
+    assert got.config == want.config
+    assert Evaluator(labels, METRICS).evaluate(runs).summary.equals(want.summary)
+
+
+def test_runs_with_something_to_say_go_to_the_general_kernel(kernel: _KernelCalls) -> None:
+    labels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    evaluator = Evaluator(labels, ["rr"])
+    good = {"q1": {"d1": 1.0, "d2": 0.5}}
+    with pytest.raises(SchemaError, match="NaN"):
+        evaluator.values({"a": good, "b": {"q1": {"d1": float("nan")}}})
+    with pytest.raises(SchemaError, match=r"doc_id|document id"):
+        evaluator.values({"a": good, "b": {"q1": {" d1": 1.0}}})
+    with pytest.raises(SchemaError, match=r"query_id|query id"):
+        evaluator.values({"a": good, "b": {"q1 ": {"d1": 1.0}}})
+    with pytest.raises(SchemaError, match="No query in common"):
+        evaluator.values({"a": good, "b": {"q9": {"d1": 1.0}}})
+    assert kernel.count == 4
+    # a policy that scores every labelled query is the general kernel's
+    assert Evaluator(labels, ["rr"], missing="zero").values({"a": good, "b": good}) == {
+        name: {"q1": {"rr": 1.0}, "q2": {"rr": 0.0}} for name in ("a", "b")
+    }
+    assert kernel.count == 5
