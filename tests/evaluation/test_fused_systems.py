@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import polars as pl
 import pytest
 import pytrec_eval
 from polars.testing import assert_frame_equal
@@ -132,3 +133,50 @@ def test_runs_with_something_to_say_go_to_the_general_kernel(kernel: _KernelCall
         name: {"q1": {"rr": 1.0}, "q2": {"rr": 0.0}} for name in ("a", "b")
     }
     assert kernel.count == 5
+
+
+def test_frames_given_by_name_are_measured_together(kernel: _KernelCalls) -> None:
+    rng = random.Random(6)
+    labels, runs = _labels(rng, 12), _runs(rng, 6, 12)
+    frames = {
+        name: pl.DataFrame(
+            [(q, d, float(s)) for q, docs in run.items() for d, s in docs.items()],
+            schema=["query_id", "doc_id", "score"],
+            orient="row",
+        ).sample(fraction=1.0, shuffle=True, seed=1)
+        for name, run in runs.items()
+    }
+    got = Evaluator(labels, METRICS).values(frames)
+    assert kernel.count == 0
+    assert got == {name: _reference(run, labels, METRICS) for name, run in runs.items()}
+    frames["s99"] = pl.DataFrame(
+        {"query_id": ["q00", "q03", "q03"], "doc_id": ["d1", "d2", "d1"], "score": [1.0, 2.0, 0.0]}
+    )  # a query without labels
+    want = _general(frames, labels, METRICS, confidence=None)
+    for evaluated in (
+        rankset.evaluate(frames, labels, METRICS, confidence=None),
+        Evaluator(labels, METRICS).evaluate(frames, confidence=None),
+    ):
+        assert_frame_equal(evaluated.per_query, want.per_query)
+        assert_frame_equal(evaluated.query_counts, want.query_counts)
+        assert_frame_equal(evaluated.summary, want.summary)
+    assert kernel.count == 0
+
+
+def test_frames_with_a_bad_query_id_or_a_repeated_document_go_to_the_kernel(
+    kernel: _KernelCalls,
+) -> None:
+    labels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    good = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d2", "d1"], "score": [2.0, 1.0]})
+    evaluator = Evaluator(labels, ["rr"])
+    with pytest.raises(SchemaError, match=r"query_id|query id"):
+        evaluator.values({"a": good, "b": good.with_columns(query_id=pl.lit("q1\t"))})
+    with pytest.raises(SchemaError, match=r"more than once|twice|duplicate"):
+        evaluator.values({"a": good, "b": pl.concat([good, good.head(1)])})
+    assert kernel.count == 2
+    # frames of other schemas are read one by one, and measured by the kernel
+    other = good.with_columns(pl.col("score").cast(pl.Float32))
+    assert evaluator.values({"a": good, "b": other}) == {
+        "a": {"q1": {"rr": 0.5}},
+        "b": {"q1": {"rr": 0.5}},
+    }

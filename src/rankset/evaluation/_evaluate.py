@@ -278,8 +278,8 @@ def evaluate_with(
     replaced here, once, by the labels' official measures, and ``ks`` then applied
     (:func:`metrics_of`). One run held in memory (a ranx-style dict or an eager frame)
     is measured against labels prepared as an :class:`~rankset.evaluation.Evaluator`
-    prepares them, in one collect when the fused plan takes it, and so are dict runs
-    given by name (``{name: {query: {doc: score}}}``: one collect for all of them); any
+    prepares them, in one collect when the fused plan takes it, and so are dict runs or
+    frames given by name (``{name: run}``: one collect for all of them); any
     other input, or a run that brings what prepared labels lack, is planned whole. The values are
     bit-identical either way.
     """
@@ -334,10 +334,12 @@ def metrics_of(
 
 
 def _in_memory(runs: object) -> bool:
-    """Whether ``runs`` is one run held in memory, or dict runs by name (read as one)."""
+    """Whether ``runs`` is one run held in memory, or dicts or frames by name (read as one)."""
     if _one_run_in_memory(runs):
         return True
-    return isinstance(runs, Mapping) and all(type(run) is dict for run in runs.values())
+    return isinstance(runs, Mapping) and all(
+        type(run) is dict or type(run) is pl.DataFrame for run in runs.values()
+    )
 
 
 def _one_run_in_memory(runs: object) -> bool:

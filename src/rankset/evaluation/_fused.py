@@ -261,9 +261,9 @@ class FusedPlan:
     def measure_systems(self, plan: EvaluationPlan) -> SystemsValues | None:
         """Return the values of several runs read together, and their query counts.
 
-        Taken for a mapping of dict runs read as one (their reader numbered the rankings
-        and knows the query ids and the systems), under the default query policy: one
-        collect for every system, as :meth:`measure` does for one. None when the runs
+        Taken for a mapping of dict runs or frames read as one (their reader knows the
+        systems, in order), under the default query policy: one collect for every
+        system, as :meth:`measure` does for one. None when the runs
         are not such, when a check finds anything, or when a system answers no labelled
         query: the general kernel measures them then, and says what it found.
         """
@@ -271,25 +271,22 @@ class FusedPlan:
         if len(runs.inputs) != 1 or plan.engine != "in-memory" or plan.options.missing != "skip":
             return None
         part = runs.inputs[0]
-        queries, systems = part.query_ids, part.systems
-        if (
-            part.ranking_numbers is None
-            or queries is None
-            or systems is None
-            or part.scan is not None
-            or part.dataset_buckets is not None
-            or not all(map(plain_id, queries))
-        ):
+        systems = part.systems
+        if systems is None or part.scan is not None or part.dataset_buckets is not None:
             return None
-        labels, stats, _ = self.for_queries(queries)
+        known = part.query_ids is not None and all(map(plain_id, part.query_ids))
+        labels, stats, _ = self.for_queries(self._run_queries(part))
         planned = [self._values(plan, part, labels, stats, several=True), row_checks(runs, part)]
+        if not known:  # the ids' problems, counted on each ranking's first row
+            planned.append(self._query_problems(part))
         try:
-            values, checks = pl.collect_all(
+            values, *checks = pl.collect_all(
                 planned, engine=SMALL_ENGINE, optimizations=_NO_OPTIMIZATIONS
             )
         except pl.exceptions.PolarsError:  # the general kernel names what went wrong
             return None
-        if any(checks.row(0)) or values["system"].n_unique() != len(systems):
+        found = any(any(check.row(0)) for check in checks)
+        if found or values["system"].n_unique() != len(systems):
             return None
         return SystemsValues(values.drop(_RANKINGS), systems, values, self.stats.height)
 
@@ -319,6 +316,8 @@ class FusedPlan:
             group = list(GROUP)
             numbered = plan.runs.numbered(part).select(*GROUP, "doc_id", "pos")
             lengths = part.rows(None).group_by(group).agg(length)
+            if several:  # each system's rankings, counted before the unlabelled go
+                lengths = lengths.with_columns(pl.len().over("system").alias(_RANKINGS))
             rows = numbered.join(labels, on=["query_id", "doc_id"]).sort(
                 *group, "pos", maintain_order=True
             )
@@ -388,6 +387,11 @@ class FusedPlan:
             return None
         labelled = sum(query in self.stats_rows for query in queries)
         return system, labelled, len(queries) - labelled
+
+    def _query_problems(self, part: RunPart) -> pl.LazyFrame:
+        """One row: the count of each query id problem, read as :meth:`_queries` reads them."""
+        starts = part.rows(None).filter(~same_ranking_as_previous_row(one_system=False))
+        return starts.select(*count_problems(id_problems("query_id")))
 
     def _queries(self, part: RunPart, label_queries: pl.Series) -> pl.LazyFrame:
         """One row: query id problems and other systems (counts), the system, the queries.

@@ -495,11 +495,13 @@ def concat_named_frames(frames: Mapping[Any, Any], names: Sequence[str]) -> pl.D
     values = list(frames.values())
     if not values or not all(type(frame) is pl.DataFrame for frame in values):
         return None
-    schema = values[0].schema
     taken = set(ALIASES["system"])
-    if taken & set(schema) or any(f.schema != schema or f.height == 0 for f in values):
+    if taken & set(values[0].columns) or not all(frame.height for frame in values):
         return None
-    stacked: pl.DataFrame = pl.concat(values, rechunk=False)
+    try:  # a vertical concat refuses other names, orders or dtypes: one schema
+        stacked: pl.DataFrame = pl.concat(values, rechunk=False)
+    except (pl.exceptions.SchemaError, pl.exceptions.ShapeError):
+        return None
     system = pl.Series("system", names, dtype=pl.String)
     counts = pl.Series([frame.height for frame in values], dtype=pl.UInt32)
     index = pl.int_range(len(values), dtype=pl.UInt32, eager=True).repeat_by(counts).explode()
