@@ -180,3 +180,26 @@ def test_frames_with_a_bad_query_id_or_a_repeated_document_go_to_the_kernel(
         "a": {"q1": {"rr": 0.5}},
         "b": {"q1": {"rr": 0.5}},
     }
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_a_one_shot_call_of_dict_runs_reads_only_their_queries_labels(
+    kernel: _KernelCalls, seed: int
+) -> None:
+    rng = random.Random(seed)
+    labels = _labels(rng, 60)
+    labels["q50"] = {"d1": -1}  # judged, nothing relevant: counted among the labelled
+    labels["q51"] = {}  # no labels
+    runs = _runs(rng, 5, 12)
+    runs["s99"] = {"q00": {"d1": 1.0}, "q40": {"d2": 2.0}, "nowhere": {"d1": 1.0}}
+    got = rankset.evaluate(runs, labels, METRICS)
+    assert kernel.count == 0
+    want = _general(runs, labels, METRICS)  # every label read, the general kernel
+    assert_frame_equal(got.per_query, want.per_query)
+    assert_frame_equal(got.summary, want.summary)
+    assert_frame_equal(got.query_counts, want.query_counts)
+    assert got.config == want.config
+    # a grade no evaluation takes, in a query no run answers: not read
+    labels["q59"] = {"d1": "high"}  # type: ignore[dict-item]
+    again = rankset.evaluate(runs, labels, METRICS)
+    assert_frame_equal(again.summary, want.summary)

@@ -286,7 +286,7 @@ def evaluate_with(
     check_resampling(confidence, n_resamples, seed)
     parsed = metrics_of(metrics, labels, ks)
     result: EvaluationResult | None = None
-    if labels is not None and _one_run_in_memory(runs):
+    if labels is not None and _in_memory(runs):
         result = evaluate_run_queries(
             runs,
             labels,

@@ -12,7 +12,9 @@ the whole plan's.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import polars as pl
@@ -20,6 +22,7 @@ import polars as pl
 from rankset.evaluation._costs import carried_cost_summary
 from rankset.evaluation._fused import FusedPlan, FusedValues, SystemsValues
 from rankset.evaluation._fused_mapping import plain_id, plain_numbers
+from rankset.evaluation._inputs import is_ranx_run
 from rankset.evaluation._kernel import (
     Collected,
     PreparedLabels,
@@ -144,43 +147,62 @@ def evaluate_run_queries(
     n_resamples: int,
     seed: int,
 ) -> EvaluationResult | None:
-    """Evaluate one dict run against the labels of its own queries only; None if unfit.
+    """Evaluate dict runs against the labels of their own queries only; None if unfit.
 
-    A one-shot call with ``{query: {doc: grade}}`` labels would read, check and summarise
-    every labelled query to score a run of a few: its cost followed the label table. Under
-    the default query policy (a query is scored when the run answers it and it has
-    labels) the other queries' labels change nothing but the count of labelled queries,
-    which is taken from the mapping. Not taken (None: the whole labels are read) when
-    every labelled query is scored (``missing="zero"``), when a metric maps grades to a
-    scale chosen from all the grades, when the run or the labels are not plain dicts of
-    text ids, or when the fused plan declines the run (it then has something to refuse
-    or report, which the whole evaluation says as it always does). The labels of the
-    other queries are then not checked: they take no part in the values.
+    ``run`` is one dict run or dict runs by name. A one-shot call with
+    ``{query: {doc: grade}}`` labels would read, check and summarise every labelled query
+    to score runs of a few: its cost followed the label table. Under the default query
+    policy (a query is scored when a run answers it and it has labels) the other
+    queries' labels change nothing but the count of labelled queries, which is taken
+    from the mapping. Not taken (None: the whole labels are read) when every labelled
+    query is scored (``missing="zero"``), when a metric maps grades to a scale chosen
+    from all the grades, when the runs or the labels are not plain dicts of text ids, or
+    when the fused plan declines the runs (they then have something to refuse or report,
+    which the whole evaluation says as it always does). The labels of the other queries
+    are then not checked: they take no part in the values.
     """
+    queries = _run_queries(run)
     if (
-        options.missing != "skip"
+        queries is None
+        or options.missing != "skip"
         or (options.scale == "auto" and any(needs_grade_scale(metric) for metric in metrics))
-        or type(run) is not dict
         or type(labels) is not dict
-        or not all(type(query) is str for query in run)
     ):
         return None
     n_label_queries = _labelled_queries(labels)
     if n_label_queries is None:
         return None
-    own = {query: labels[query] for query in run if query in labels}
+    own = {query: labels[query] for query in queries if query in labels}
     if not own or len(own) == len(labels):
         return None  # nothing in common (the whole labels name it) or nothing to save
     checked_rows = sum(map(len, own.values())) if _plain_labels(own) else None
     prepared = PreparedEvaluation.of(own, metrics, options, checked_rows=checked_rows)
-    if prepared is None:
+    plan = None if prepared is None else prepared.with_runs(run, options.names)
+    if prepared is None or plan is None:
         return None
-    plan = prepared.with_runs(run, options.names)
-    fused = None if plan is None else prepared.fused_values(plan, run)
-    if plan is None or fused is None:
+    fused = prepared.fused_values(plan, run)
+    if fused is not None:
+        fused = dataclasses.replace(fused, n_label_queries=n_label_queries)
+        return fused_result(plan, fused, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    together = prepared.systems_values(plan)
+    if together is None:
         return None
-    fused = dataclasses.replace(fused, n_label_queries=n_label_queries)
-    return fused_result(plan, fused, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    together = dataclasses.replace(together, n_label_queries=n_label_queries)
+    return systems_result(plan, together, confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+
+def _run_queries(run: Any) -> Iterable[str] | None:
+    """Return the query ids of a dict run, or of dict runs by name; None if not plain.
+
+    Plain: ``dict`` all the way down to the rankings, the query ids text.
+    """
+    if type(run) is not dict:
+        return None
+    rankings = [run] if is_ranx_run(run) else list(run.values())
+    if not all(type(ranking) is dict for ranking in rankings):
+        return None
+    queries = dict.fromkeys(chain.from_iterable(rankings))
+    return queries if all(type(query) is str for query in queries) else None
 
 
 def _labelled_queries(labels: dict[Any, Any]) -> int | None:
