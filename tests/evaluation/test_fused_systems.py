@@ -203,3 +203,18 @@ def test_a_one_shot_call_of_dict_runs_reads_only_their_queries_labels(
     labels["q59"] = {"d1": "high"}  # type: ignore[dict-item]
     again = rankset.evaluate(runs, labels, METRICS)
     assert_frame_equal(again.summary, want.summary)
+
+
+def test_a_collision_of_pair_hashes_goes_to_the_general_kernel(
+    kernel: _KernelCalls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rankset.evaluation import _fused
+
+    # every pair of a query hashes alike: each run row meets every label of its query
+    monkeypatch.setattr(_fused, "_pair_hash", lambda: pl.col("query_id").hash(1))
+    rng = random.Random(9)
+    labels, runs = _labels(rng, 12), _runs(rng, 4, 12)
+    evaluator = Evaluator(labels, METRICS)
+    got = evaluator.values(runs)
+    assert kernel.count == 1
+    assert got == {name: _pytrec(labels, run) for name, run in runs.items()}

@@ -46,6 +46,12 @@ _RANKING = "_ranking"
 _LABELLED = "_labelled"
 _UNLABELLED = "_unlabelled"
 _RANKINGS = "_rankings"
+# The pair hash a run is joined to its labels on, the suffix of the labels' ids beside
+# the run's, and each ranking's count of joined rows whose ids differ (hash collisions).
+_PAIR = "_pair"
+_LABELLED_AS = "_labelled"
+_MISMATCHED = "_mismatched"
+_PAIR_SEEDS = (20_261_129, 20_261_130)
 # The frames are in memory and every step is needed: the optimizer's passes over the
 # plan would cost more than they save (a third of a 100-row call).
 _NO_OPTIMIZATIONS = pl.QueryOptFlags.none()
@@ -149,7 +155,9 @@ class FusedPlan:
         ):
             return None
         on_rows = sorted(features.label_stats_on_rows)
-        labels = prepared.frame.sort("query_id", maintain_order=True)
+        labels = prepared.frame.sort("query_id", maintain_order=True).with_columns(
+            _pair_hash().alias(_PAIR)
+        )
         if on_rows:
             labels = labels.join(
                 prepared.stats.select("query_id", *on_rows),
@@ -254,9 +262,10 @@ class FusedPlan:
             found |= queries[0].row(0, named=True)
             counted = (found.pop(_SYSTEM), found.pop(_LABELLED), found.pop(_UNLABELLED))
         system, labelled, unlabelled = counted
-        if not labelled or any(found.values()):
+        matched = _matched(values)
+        if not labelled or any(found.values()) or matched is None:
             return None
-        return FusedValues(values, system, labelled, unlabelled, self.stats.height)
+        return FusedValues(matched, system, labelled, unlabelled, self.stats.height)
 
     def measure_systems(self, plan: EvaluationPlan) -> SystemsValues | None:
         """Return the values of several runs read together, and their query counts.
@@ -286,9 +295,10 @@ class FusedPlan:
         except pl.exceptions.PolarsError:  # the general kernel names what went wrong
             return None
         found = any(any(check.row(0)) for check in checks)
-        if found or values["system"].n_unique() != len(systems):
+        counted = _matched(values)
+        if found or counted is None or counted["system"].n_unique() != len(systems):
             return None
-        return SystemsValues(values.drop(_RANKINGS), systems, values, self.stats.height)
+        return SystemsValues(counted.drop(_RANKINGS), systems, counted, self.stats.height)
 
     def _values(
         self,
@@ -312,6 +322,7 @@ class FusedPlan:
         labels = labels_frame.lazy()
         # In (ranking, position) order: every aggregation adds its rows in rank order.
         row_columns = features.row_columns
+        aggregations = list(features.aggregations.values())
         if part.ranking_numbers is None:
             group = list(GROUP)
             numbered = plan.runs.numbered(part).select(*GROUP, "doc_id", "pos")
@@ -340,13 +351,21 @@ class FusedPlan:
             lengths = cast.group_by(group).agg(pl.col(*kept).first(), length)
             if several:  # each system's rankings, counted before the unlabelled go
                 lengths = lengths.with_columns(pl.len().over("system").alias(_RANKINGS))
-            rows = numbered.join(labels, on=["query_id", "doc_id"], maintain_order="left")
+            # Joined on one 64-bit hash of the pair rather than two strings (40% less);
+            # each joined row's ids are compared, and a row that differs (a collision)
+            # sends the run to the general kernel (:func:`_matched`).
+            keyed = numbered.with_columns(_pair_hash().alias(_PAIR))
+            rows = keyed.join(labels, on=_PAIR, maintain_order="left", suffix=_LABELLED_AS)
+            mismatched = pl.col("query_id").ne(pl.col("query_id" + _LABELLED_AS)) | pl.col(
+                "doc_id"
+            ).ne(pl.col("doc_id" + _LABELLED_AS))
+            aggregations.append(mismatched.sum().alias(_MISMATCHED))
             deepest = _longest_block(part.ranking_numbers)
             if deepest < POSITIONS_BELOW:  # log2(pos + 1) read from its table
                 row_columns = with_positions_below(row_columns, deepest)
         for expr in row_columns.values():
             rows = rows.with_columns(expr)
-        aggregated = rows.group_by(group).agg(features.aggregations.values())
+        aggregated = rows.group_by(group).agg(aggregations)
         if plan.options.missing == "zero":  # every labelled query, answered or not
             scored = stats.lazy().join(lengths, on="query_id", how="left", maintain_order="left")
         else:  # the labelled queries the run answers
@@ -359,6 +378,7 @@ class FusedPlan:
                 *([QUERY_K] if features.uses_query_k else []),
                 *self.values,
                 *([_RANKINGS] if several else []),
+                *([] if part.ranking_numbers is None else [_MISMATCHED]),
             )
             .sort("query_id", maintain_order=True)
         )
@@ -427,3 +447,22 @@ def _longest_block(numbers: pl.Series) -> int:
         return 0
     edges = np.flatnonzero(values[1:] != values[:-1]) + 1
     return int(np.diff(edges, prepend=0, append=len(values)).max())
+
+
+def _pair_hash() -> pl.Expr:
+    """Return a 64-bit hash of each row's ``(query_id, doc_id)``, for a join on one integer."""
+    query_seed, doc_seed = _PAIR_SEEDS
+    return pl.col("query_id").hash(query_seed) ^ pl.col("doc_id").hash(doc_seed)
+
+
+def _matched(values: pl.DataFrame) -> pl.DataFrame | None:
+    """Return the values without their count of mismatched rows; None if any mismatched.
+
+    Rankings joined on the pair hash count the joined rows whose ids are not the
+    label's (a collision of two pairs' hashes); frames joined on the ids have none.
+    """
+    if _MISMATCHED not in values.columns:
+        return values
+    if values[_MISMATCHED].sum():
+        return None
+    return values.drop(_MISMATCHED)
