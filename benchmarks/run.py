@@ -21,7 +21,11 @@ and each order gets its own tables and checks.
 
 rankset is timed twice: ``rankset evaluate`` (the CLI, which prints the means and writes
 the per-query values; since issue 49 it draws no bootstrap interval, as it shows none)
-and ``rankset.evaluate(..., confidence=None)`` from a short script.
+and ``rankset.evaluate(..., confidence=None)`` from a short script. ``--trees
+before=/tmp/old/src,...`` times the CLI of other source trees too (``git archive COMMIT
+src | tar -x -C /tmp/old``), as tools ``rankset@before``... in the same A B A B loop,
+each run with that tree first on ``PYTHONPATH``: before and after a change, under the
+same load. The report gives the load average at the start and at the end.
 ``floor`` is just ``pl.read_csv`` of the TREC run in a fresh process, ``floor_parquet``
 the Parquet run's three columns read and joined to the labels (``rankset_parquet`` is
 compared with it).
@@ -236,8 +240,12 @@ WORKERS: dict[str, Callable[[Path, str, Path], None]] = {
 # --------------------------------------------------------------------------- driver
 
 
+#: The source trees of ``--trees``, by name: the CLI of each is timed as ``rankset@NAME``.
+TREES: dict[str, Path] = {}
+
+
 def command(tool: str, data: Path, ties: str, out: Path) -> list[str]:
-    if tool == "rankset":
+    if tool == "rankset" or tool.startswith("rankset@"):
         exe = shutil.which("rankset") or str(Path(sys.executable).with_name("rankset"))
         metrics = [arg for name in RANKSET_METRICS for arg in ("-m", name)]
         return [
@@ -281,12 +289,32 @@ def measure(tool: str, data: Path, ties: str, work: Path, timeout: float) -> dic
         stderr=subprocess.PIPE,
         timeout=timeout,
         check=False,
-        env=MEASURED_ENV,
+        env=environment(tool),
     )
     if done.returncode != 0:
         raise RuntimeError(f"{tool} failed ({done.returncode}):\n{done.stderr.decode()[-2000:]}")
     wall, user, system, rss_kb = stats.read_text().split()[-4:]
     return {"cpu": float(user) + float(system), "wall": float(wall), "mem": float(rss_kb) / 1024}
+
+
+def environment(tool: str) -> dict[str, str]:
+    """The measured processes' environment; a tree's CLI finds that tree first."""
+    if not tool.startswith("rankset@"):
+        return MEASURED_ENV
+    paths = [str(TREES[tool.removeprefix("rankset@")]), MEASURED_ENV.get("PYTHONPATH", "")]
+    return {**MEASURED_ENV, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+
+
+def parse_trees(text: str) -> dict[str, Path]:
+    """Parse ``--trees``: ``NAME=SRC`` pairs, comma-separated (SRC holds ``rankset/``)."""
+    trees: dict[str, Path] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, folder = item.partition("=")
+        path = Path(folder).resolve()
+        if not sep or not name or not (path / "rankset" / "__init__.py").is_file():
+            raise argparse.ArgumentTypeError(f"{item!r}: expected NAME=SRC, SRC/rankset a package")
+        trees[name] = path
+    return trees
 
 
 def available(tool: str) -> bool:
@@ -375,7 +403,11 @@ TIE_WORDS = {
 def markdown(results: dict[str, Any]) -> str:
     lines = [
         f"Workload `{results['data']}`: {results['workload']}; "
-        f"{results['repeats']} repeat(s), A B A B, medians.",
+        f"{results['repeats']} repeat(s), A B A B, medians; load average (1, 5, 15 min) "
+        + " at the start, ".join(
+            ", ".join(f"{v:.1f}" for v in results["load"][when]) for when in ("start", "end")
+        )
+        + " at the end.",
     ]
     for ties, section in results["orders"].items():
         lines += ["", f"#### {TIE_WORDS[ties]}: `{run_file(Path('.'), ties, '.trec')}`", ""]
@@ -451,6 +483,10 @@ def correctness_of(tools: list[str], work: Path, ties: str) -> dict[str, Any]:
     if "rankset" not in tools:
         return correctness
     ours = load_per_query("rankset", work / output_name("rankset", ties))
+    for tree in (t for t in tools if t.startswith("rankset@")):
+        correctness[f"rankset ({tree})"] = check(
+            ours, load_per_query(tree, work / output_name(tree, ties))
+        )
     if "rankset_api" in tools:
         api = load_per_query("rankset_api", work / output_name("rankset_api", ties))
         correctness["rankset (Python API)"] = check(ours, api)
@@ -470,7 +506,8 @@ def ratios_of(
     tools: list[str], timings: dict[str, list[dict[str, float]]]
 ) -> dict[str, dict[str, dict[str, float]]]:
     ratios: dict[str, dict[str, dict[str, float]]] = {}
-    comparisons = [(v, [t for t in COMPARED if t in tools]) for v in VARIANTS if v in tools]
+    variants = [t for t in tools if t in VARIANTS or t.startswith("rankset@")]
+    comparisons = [(v, [t for t in COMPARED if t in tools]) for v in variants]
     if "floor_parquet" in tools and "rankset_parquet" in tools:
         comparisons.append(("rankset_parquet", ["floor_parquet"]))
     if all(t in tools for t in CURVES):
@@ -493,6 +530,7 @@ def drive(args: argparse.Namespace) -> dict[str, Any]:
     requested = [t.strip() for t in args.tools.split(",") if t.strip()]
     tools = list(VARIANTS) if "rankset" in requested else []
     tools += CURVES if "curves" in requested else []
+    tools += [f"rankset@{name}" for name in TREES] if "rankset" in requested else []
     tools += [t for t in requested if t not in ("rankset", "curves", *VARIANTS, *CURVES)]
     if args.floor:
         tools += [floor for floor in ("floor", "floor_parquet") if floor not in tools]
@@ -511,6 +549,7 @@ def drive(args: argparse.Namespace) -> dict[str, Any]:
         ties: {t: [] for t in tools} for ties in orders
     }
     sections: dict[str, Any] = {}
+    load_at_start = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="rankset-bench-") as tmp:
         work = Path(tmp)
         if not args.no_warmup:
@@ -544,6 +583,7 @@ def drive(args: argparse.Namespace) -> dict[str, Any]:
         "skipped": skipped,
         "orders": sections,
         "machine": machine(),
+        "load": {"start": load_at_start, "end": os.getloadavg()},
     }
 
 
@@ -568,6 +608,13 @@ def main(argv: list[str] | None = None) -> int:
         help="tie orders to measure, comma-separated, in this order (default: "
         "ascending,random,trec_eval; those without a run file are skipped)",
     )
+    parser.add_argument(
+        "--trees",
+        type=parse_trees,
+        default={},
+        help="NAME=SRC,...: also time the CLI of each source tree (rankset@NAME), e.g. "
+        "before=/tmp/before/src from `git archive COMMIT src | tar -x -C /tmp/before`",
+    )
     parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -575,6 +622,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         WORKERS[args.worker](args.data, args.ties[0], args.out)
         return 0
+    TREES.update(args.trees)
     results = drive(args)
     text = markdown(results)
     print(text)
@@ -583,8 +631,9 @@ def main(argv: list[str] | None = None) -> int:
     failures = sum(
         row["over_1e-9"] + row["only_rankset"] + row["only_other"]
         for section in results["orders"].values()
-        for other in ("pytrec_eval", "rankset (Python API)", "rankset (Parquet in)")
-        for row in section["correctness"].get(other, {}).values()
+        for other, rows in section["correctness"].items()
+        if other != "ranx" and other != "ir_measures"
+        for row in rows.values()
     )
     if failures:
         print(f"\n{failures} per-query value(s) differ from pytrec_eval", file=sys.stderr)

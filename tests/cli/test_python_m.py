@@ -45,3 +45,32 @@ def test_the_program_freezes_what_is_left_and_a_call_in_process_does_not(
     finally:
         gc.unfreeze()
     assert capsys.readouterr().out.splitlines() == [__version__, __version__]
+
+
+def test_the_program_looks_for_cycles_seldom_and_restores_the_collector(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The modules a command imports live until the exit: the program does not walk them
+    # for cycles every 700 new objects. A call in someone's process changes nothing.
+    import rankset.cli
+
+    seen: list[tuple[int, int, int]] = []
+    real = rankset.cli._main
+
+    def recording(argv: list[str] | None) -> int:
+        seen.append(gc.get_threshold())
+        return real(argv)
+
+    monkeypatch.setattr(rankset.cli, "_main", recording)
+    before = gc.get_threshold()
+    try:
+        assert main(["--version"]) == 0
+        monkeypatch.setattr(sys, "argv", ["rankset", "--version"])
+        assert main() == 0
+    finally:
+        gc.unfreeze()
+    assert seen[0] == before
+    assert seen[1][0] >= 100_000
+    assert seen[1][1:] == before[1:]
+    assert gc.get_threshold() == before
+    capsys.readouterr()

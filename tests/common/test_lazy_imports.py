@@ -79,3 +79,51 @@ def test_the_evaluate_command_loads_no_numpy(tmp_path: Path) -> None:
     )
     assert _loaded_after(code) == ["polars"]  # of polars, pyarrow, numpy, altair
     assert out.stat().st_size > 0
+
+
+def test_the_evaluate_command_on_trec_text_loads_only_its_readers(tmp_path: Path) -> None:
+    # TREC text and --json: neither JSON's dialects, nor the judgments', answers' or
+    # eRAG's readers, nor the tables' number formatting (and html for the reprs)
+    run, qrels, out = tmp_path / "run", tmp_path / "qrels", tmp_path / "per_query.parquet"
+    run.write_text("q1 Q0 d1 1 2.0 bm25\nq1 Q0 d2 2 1.0 bm25\n", encoding="utf-8")
+    qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
+    arguments = ["evaluate", str(run), "--qrels", str(qrels), "-m", "ap"]
+    arguments += ["--per-query", str(out), "--json", "--quiet"]
+    unused = [
+        "rankset.io._json",
+        "rankset.io._judgments",
+        "rankset.io._answers",
+        "rankset.io._erag",
+        "rankset.io._leaderboards",
+        "rankset.io._sampled",
+        "rankset._format",
+        "html",
+    ]
+    code = (
+        "import contextlib, io, sys\nfrom rankset.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    main({arguments!r})\n"
+        f"print('loaded:', *(m for m in {unused!r} if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.splitlines()[-1].split()[1:] == []
+
+
+def test_the_io_package_loads_a_reader_on_first_use() -> None:
+    code = (
+        "import sys, rankset.io\n"
+        "print('loaded:', *sorted(m for m in sys.modules if m.startswith('rankset.io.')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.splitlines()[-1].split()[1:] == []
+    code = (
+        "import rankset.io as io\nassert io.read is io._readers.read\n"
+        "print(sorted(dir(io)) == sorted(io.__all__))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split() == ["True"]

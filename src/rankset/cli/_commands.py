@@ -8,7 +8,6 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rankset._format import format_p, format_value
 from rankset.cli._files import write_table, writes_stdout
 from rankset.cli._output import (
     dump_json,
@@ -245,6 +244,8 @@ def _default_pair_tests() -> list[str]:
 
 def _print_comparison(table: pl.DataFrame, args: argparse.Namespace) -> None:
     """Print the comparison as a terminal table, one row per (system, metric, test)."""
+    from rankset._format import format_p, format_value
+
     pairs = "baseline" in table.columns
     rows = [
         [
@@ -397,6 +398,8 @@ def _print_search(search: FusionSearch, *, json_output: bool) -> None:
     if json_output:
         print(dump_json({"best": search.best, "table": records(search.table)}))
         return
+    from rankset._format import format_value
+
     print(f"best on {search.metric}: {json.dumps(search.best)}")
     rows = [
         [row["settings"], format_value(row["train"]), format_value(row["test"])]
@@ -468,6 +471,8 @@ def _agreement(args: argparse.Namespace) -> int:
     if args.json:
         print(dump_json(records(table)))
         return EXIT_OK
+    from rankset._format import format_value
+
     statistics = [c for c in table.columns if c.startswith(("kappa", "alpha"))]
     header = ["judge", "pairs", *statistics]
     rows = [

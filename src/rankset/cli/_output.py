@@ -16,8 +16,6 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
-from rankset._format import format_value
-
 if TYPE_CHECKING:
     import argparse
 
@@ -328,6 +326,8 @@ def render_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def format_table(result: EvaluationResult) -> str:
+    from rankset._format import format_value  # the tables' numbers: not for --json
+
     metrics = result.metrics
     means = {(r["system"], r["metric"]): r["mean"] for r in result.summary.iter_rows(named=True)}
     counts = {r["system"]: r["n_scored"] for r in result.query_counts.iter_rows(named=True)}
@@ -343,6 +343,8 @@ def format_table(result: EvaluationResult) -> str:
 
 
 def format_curves(summary: pl.DataFrame) -> str:
+    from rankset._format import format_value
+
     ks = sorted(set(summary["k"].to_list()))
     shown = [k for k in ks if k in _SHOWN_KS or k == ks[-1]]
     means = {(r["system"], r["metric"], r["k"]): r["mean"] for r in summary.iter_rows(named=True)}
@@ -370,6 +372,7 @@ def report_dropped(query_counts: pl.DataFrame) -> None:
 
 def frame_text(frame: pl.DataFrame) -> str:
     """Render a frame as the CLI's tables: numbers as format_value writes them."""
+    from rankset._format import format_value
 
     def cell(value: object) -> str:
         if isinstance(value, bool):

@@ -6,17 +6,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankset._format import ReprTable, counted, html_repr, text_repr
 from rankset._validation import missing_columns_message
 from rankset.errors import ParameterError
 from rankset.evaluation._summary import summarise_means
 from rankset.io import write_parquet
 from rankset.measures import PER_QUERY, Metric
 from rankset.measures._shared import QUERY_K, geometric_metrics
+
+if TYPE_CHECKING:
+    from rankset._format import ReprTable
 
 __all__ = ["EvaluationResult", "planned_tidy"]
 
@@ -199,6 +201,8 @@ class EvaluationResult:
 
     def _repr_blocks(self) -> tuple[str, ReprTable, str]:
         """Return the title, a table system x metric of the means, and where the rest is."""
+        from rankset._format import ReprTable, counted  # for the repr only: not on a run's path
+
         systems = self.summary["system"].unique(maintain_order=True).to_list()
         metrics = self.summary["metric"].unique(maintain_order=True).to_list()
         means = {
@@ -223,9 +227,13 @@ class EvaluationResult:
         return title, table, "(means; .summary has the intervals, .per_query every value)"
 
     def __repr__(self) -> str:
+        from rankset._format import text_repr
+
         return text_repr(*self._repr_blocks())
 
     def _repr_html_(self) -> str:
+        from rankset._format import html_repr
+
         return html_repr(*self._repr_blocks())
 
 

@@ -49,21 +49,57 @@ Examples
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from rankset._typing import InputFormat, Kind, Source, WriteFormat
-from rankset.io._answers import read_answers
-from rankset.io._costs import COST_COLUMNS, IntoCosts, read_costs
-from rankset.io._erag import ERagTables, read_erag
-from rankset.io._irds import irds_grade_definitions, official_measures, read_irds_queries
-from rankset.io._irds_catalog import OFFICIAL_MEASURES as IRDS_OFFICIAL_MEASURES
-from rankset.io._irds_catalog import SHORT_NAMES as IRDS_SHORT_NAMES
-from rankset.io._irds_catalog import resolve_irds_id
-from rankset.io._judgments import read_judgments
-from rankset.io._leaderboards import read_leaderboard
-from rankset.io._nuggets import NUGGET_SCHEMA, read_nuggets, read_subtopics
-from rankset.io._parsed import ParsedInput
-from rankset.io._readers import read, scan_labels, scan_run
-from rankset.io._sampled import SAMPLED_QRELS_SCHEMA, read_sampled_qrels
-from rankset.io._writers import write_labels, write_parquet, write_run
+
+if TYPE_CHECKING:  # imported on first use: see __getattr__
+    from rankset.io._answers import read_answers
+    from rankset.io._costs import COST_COLUMNS, IntoCosts, read_costs
+    from rankset.io._erag import ERagTables, read_erag
+    from rankset.io._irds import irds_grade_definitions, official_measures, read_irds_queries
+    from rankset.io._irds_catalog import OFFICIAL_MEASURES as IRDS_OFFICIAL_MEASURES
+    from rankset.io._irds_catalog import SHORT_NAMES as IRDS_SHORT_NAMES
+    from rankset.io._irds_catalog import resolve_irds_id
+    from rankset.io._judgments import read_judgments
+    from rankset.io._leaderboards import read_leaderboard
+    from rankset.io._nuggets import NUGGET_SCHEMA, read_nuggets, read_subtopics
+    from rankset.io._parsed import ParsedInput
+    from rankset.io._readers import read, scan_labels, scan_run
+    from rankset.io._sampled import SAMPLED_QRELS_SCHEMA, read_sampled_qrels
+    from rankset.io._writers import write_labels, write_parquet, write_run
+
+# Each name's module (and its name there), imported when the name is first asked for:
+# a command that reads TREC text loads neither the judgments' nor the answers' readers.
+_MODULE_OF = {
+    "read_answers": ("_answers", "read_answers"),
+    "COST_COLUMNS": ("_costs", "COST_COLUMNS"),
+    "IntoCosts": ("_costs", "IntoCosts"),
+    "read_costs": ("_costs", "read_costs"),
+    "ERagTables": ("_erag", "ERagTables"),
+    "read_erag": ("_erag", "read_erag"),
+    "irds_grade_definitions": ("_irds", "irds_grade_definitions"),
+    "official_measures": ("_irds", "official_measures"),
+    "read_irds_queries": ("_irds", "read_irds_queries"),
+    "IRDS_OFFICIAL_MEASURES": ("_irds_catalog", "OFFICIAL_MEASURES"),
+    "IRDS_SHORT_NAMES": ("_irds_catalog", "SHORT_NAMES"),
+    "resolve_irds_id": ("_irds_catalog", "resolve_irds_id"),
+    "read_judgments": ("_judgments", "read_judgments"),
+    "read_leaderboard": ("_leaderboards", "read_leaderboard"),
+    "NUGGET_SCHEMA": ("_nuggets", "NUGGET_SCHEMA"),
+    "read_nuggets": ("_nuggets", "read_nuggets"),
+    "read_subtopics": ("_nuggets", "read_subtopics"),
+    "ParsedInput": ("_parsed", "ParsedInput"),
+    "read": ("_readers", "read"),
+    "scan_labels": ("_readers", "scan_labels"),
+    "scan_run": ("_readers", "scan_run"),
+    "SAMPLED_QRELS_SCHEMA": ("_sampled", "SAMPLED_QRELS_SCHEMA"),
+    "read_sampled_qrels": ("_sampled", "read_sampled_qrels"),
+    "write_labels": ("_writers", "write_labels"),
+    "write_parquet": ("_writers", "write_parquet"),
+    "write_run": ("_writers", "write_run"),
+}
 
 __all__ = [
     "COST_COLUMNS",
@@ -97,3 +133,18 @@ __all__ = [
     "write_parquet",
     "write_run",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    found = _MODULE_OF.get(name)
+    if found is None:
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)
+    module, attribute = found
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

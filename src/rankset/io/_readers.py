@@ -21,7 +21,6 @@ from rankset._validation import check_choice
 from rankset.errors import InputFormatError, ParameterError
 from rankset.io._irds import read_irds
 from rankset.io._irds_catalog import is_irds
-from rankset.io._json import parse_json
 from rankset.io._parsed import (
     ParsedInput,
     check_column_mapping,
@@ -398,6 +397,8 @@ def _parse_bytes(
     if resolved == "tsv":
         frame = read_delimited(data, name, "\t")
         return parse_table(frame.lazy(), name, stem, "tsv", mapping, kind, validate_rows=True)
+    from rankset.io._json import parse_json  # JSON's dialects: loaded for JSON only
+
     if resolved == "yaml":
         return parse_json(_yaml_as_json(data, name), name, stem, None, mapping, kind)
     json_format = None if resolved == "json" else resolved

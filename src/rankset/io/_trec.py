@@ -215,11 +215,21 @@ def _scan_plain_layout(
 
 
 def _other_blanks(data: bytes) -> bool:
-    """Whether ``data`` has a vertical tab, a form feed or a carriage return inside a line.
+    r"""Whether ``data`` has a vertical tab, a form feed or a carriage return inside a line.
 
     The general parser splits fields on any blank; the CSV reader only on its separator.
+
+    Examples
+    --------
+    >>> _other_blanks(b"q 0 d 1\n"), _other_blanks(b"q 0 d 1\r\n"), _other_blanks(b"q 0 d\r1\n")
+    (False, False, True)
+    >>> _other_blanks(b"q 0\x0bd 1\n"), _other_blanks(b"q 0 d 1\r\nq 0 e\r2\r\n")
+    (True, True)
     """
-    return b"\x0b" in data or b"\x0c" in data or data.count(b"\r") != data.count(b"\r\n")
+    if b"\x0b" in data or b"\x0c" in data:
+        return True
+    # a file without a carriage return (most are) needs no count of its CRLFs
+    return b"\r" in data and data.count(b"\r") != data.count(b"\r\n")
 
 
 def read_plain_trec_run(source: Path | bytes) -> pl.DataFrame | None:
