@@ -98,6 +98,8 @@ def test_the_evaluate_command_on_trec_text_loads_only_its_readers(tmp_path: Path
         "rankset.io._sampled",
         "rankset._format",
         "html",
+        "rankset.evaluation._fused",  # the one-collect plan of runs held in memory
+        "rankset.evaluation._fused_mapping",
     ]
     code = (
         "import contextlib, io, sys\nfrom rankset.cli import main\n"

@@ -15,13 +15,11 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from rankset.evaluation._costs import carried_cost_summary
-from rankset.evaluation._fused import FusedPlan, FusedValues, SystemsValues
-from rankset.evaluation._fused_mapping import plain_id, plain_numbers
 from rankset.evaluation._inputs import is_ranx_run
 from rankset.evaluation._kernel import (
     Collected,
@@ -38,6 +36,9 @@ from rankset.evaluation._result import EvaluationResult, planned_tidy
 from rankset.evaluation._summary import planned_means, summarise_means
 from rankset.measures import Metric
 from rankset.measures._shared import geometric_metrics, needs_grade_scale
+
+if TYPE_CHECKING:  # the fused plan loads with the first run held in memory
+    from rankset.evaluation._fused import FusedPlan, FusedValues, SystemsValues
 
 __all__ = ["PreparedEvaluation", "evaluate_run_queries", "result_of"]
 
@@ -70,6 +71,8 @@ class PreparedEvaluation:
         plan = plan_labels(labels, metrics, options)
         if plan is None:
             return None
+        from rankset.evaluation._fused import FusedPlan  # not for files read whole
+
         prepared = prepare_labels(plan, checked_rows=checked_rows)
         return cls(plan, prepared, FusedPlan.prepare(plan, prepared))
 
@@ -226,6 +229,8 @@ def _plain_labels(labels: dict[str, dict[Any, Any]]) -> bool:
     finite double or an integer a double holds exactly; a dict holds no pair twice.
     False leaves the checks to Polars, which name what they find.
     """
+    from rankset.evaluation._fused_mapping import plain_id, plain_numbers
+
     return all(map(plain_id, labels)) and all(
         all(type(doc) is str for doc in docs) and all(map(plain_id, docs)) and plain_numbers(docs)
         for docs in labels.values()
