@@ -41,6 +41,7 @@ from rankset.evaluation import Evaluator
 from rankset.evaluation import _evaluate as executors
 from rankset.evaluation import _packed as packed
 from rankset.evaluation import _packed_pass as packed_pass
+from rankset.evaluation import _packed_rankings as packed_rankings
 from rankset.evaluation import _pass as run_pass
 from rankset.evaluation._inputs import assign_system_names, read_runs
 from rankset.evaluation._pass import measure_pass
@@ -172,6 +173,11 @@ _rows = st.lists(
 )
 
 
+def _colliding(columns: Any, _hash: Any = packed_rankings._ranking_hash) -> pl.Expr:
+    """The rankings' ids hashed to 0 or 1: distinct ids share a hash."""
+    return _hash(columns) % 2
+
+
 def _in_chunks(collect: Any, pieces: int) -> Any:
     """Wrap the pass's collect: every frame it returns comes in ``pieces`` chunks."""
 
@@ -193,10 +199,10 @@ def _in_chunks(collect: Any, pieces: int) -> Any:
     seed=st.integers(0, 10_000),
     one_bit=st.booleans(),
     pieces=st.sampled_from([1, 2, 3, 7]),
-    sparse=st.booleans(),
+    hashing=st.sampled_from(["table", "shared slots", "collisions"]),
 )
 def test_shuffled_runs_get_trec_evals_positions(
-    rows: list[Row], seed: int, one_bit: bool, pieces: int, sparse: bool
+    rows: list[Row], seed: int, one_bit: bool, pieces: int, hashing: str
 ) -> None:
     rng = random.Random(seed)
     rng.shuffle(rows)
@@ -208,8 +214,10 @@ def test_shuffled_runs_get_trec_evals_positions(
         if pieces > 1:  # the rows in several chunks, packed on two threads as a large run's
             patch.setattr(run_pass, "collect_frames", _in_chunks(run_pass.collect_frames, pieces))
             patch.setattr(packed, "_PACKED_ON_TWO_THREADS", 1)
-        if sparse:  # rankings counted by a sort, as many systems x queries are
-            patch.setattr(packed, "_DENSE_COUNTS", 0)
+        if hashing == "shared slots":  # a table of 2 slots: most hashes searched for
+            patch.setattr(packed_rankings, "_TABLE_BITS", (1, 1))
+        if hashing == "collisions":  # ids of one hash: numbered by their rank instead
+            patch.setattr(packed_rankings, "_ranking_hash", _colliding)
         assert _positions(rows, labelled) == expected
 
 

@@ -1,10 +1,11 @@
 """The packed numbering: a run in no order, ranked on one 64-bit integer per row.
 
 The pass (:mod:`rankset.evaluation._pass`) reads such a run once and keeps, besides the
-labelled rows, three columns per row: the query id as a dictionary code (and the system,
-when a run holds several), the ordering key, and the document id. The codes number the
-rankings densely without a sort or a group-by, and their dictionary names them
-(:func:`rankings_of`). Each row then gets one unsigned 64-bit integer::
+labelled rows, three columns per row: the query id (and the system, when a run holds
+several), the ordering key, and the document id. The ids' hashes number the rankings
+densely, in the order of their names, without a sort or a group-by
+(:mod:`rankset.evaluation._packed_rankings`). Each row then gets one unsigned 64-bit
+integer::
 
     ranking number | code of the key, best first | row number
 
@@ -29,14 +30,20 @@ ranked instead.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankset.measures._shared import GROUP, NUM_RET
+from rankset.evaluation._packed_rankings import (
+    RANKING,
+    Rankings,
+    chunks,
+    id_columns,
+    rankings_of,
+    row_hashes,
+)
+from rankset.measures._shared import GROUP
 from rankset.schema._rules import sorted_best_first
 
 if TYPE_CHECKING:
@@ -57,231 +64,61 @@ __all__ = [
 
 #: The ordering key's column in the packed numbering's frames.
 PACKED_KEY = "_key"
-_QUERY_CODE = "_query_code"
-_SYSTEM_CODE = "_system_code"
-_RANKING = "_ranking"  # each row's ranking as its reader numbered them
 _FIRST = "_group_first"  # a code group's first place in the sorted rows
 _WITHIN = "_within"
 # A code of at most 52 bits: its largest value is a double exactly, so clipping to it
 # in floating point cannot step into the next ranking's codes.
 _MOST_CODE_BITS = 52
-# Seeds of the row hash (document id, query code, system code).
-_HASH_SEEDS = (71, 1_013, 20_011)
-# Rankings are counted in an array of every number while there are at most this many
-# numbers per row (many systems x queries, few ranked: counted by a sort instead).
-_DENSE_COUNTS = 2
-_RANKINGS_SCHEMA = {GROUP[0]: pl.String, GROUP[1]: pl.String, NUM_RET: pl.Float64}
 
 
 def packed_rows(
     cast: pl.LazyFrame,
     key: pl.Expr,
-    one_system: bool,
     *others: str,
     ranking_numbers: pl.Series | None = None,
 ) -> pl.LazyFrame:
-    """Select what the packed numbering reads: ids, the ordering key and the dictionary codes.
+    """Select what the packed numbering reads: ids, the ordering key, a reader's numbers.
 
-    A fresh dictionary per pass codes the query ids (and the systems) from 0 as they
-    come; it lives in the collected columns' dtype, which names the codes afterwards.
-    With ``ranking_numbers`` (each row's ranking as its reader numbered them, sorted,
-    aligned with ``cast``'s rows) the rows carry those instead, and no id is coded.
+    The ids are kept as read: they are numbered after the pass
+    (:func:`~rankset.evaluation._packed_rankings.rankings_of`). With
+    ``ranking_numbers`` (each row's ranking as its reader numbered them, sorted,
+    aligned with ``cast``'s rows) the rows carry those too.
     """
-    if ranking_numbers is not None:
-        codes = [pl.lit(ranking_numbers).cast(pl.UInt32).alias(_RANKING)]
-    else:
-        codes = [_dictionary_code("query_id", _QUERY_CODE)]
-        if not one_system:
-            codes.append(_dictionary_code("system", _SYSTEM_CODE))
-    return cast.select("system", "query_id", "doc_id", key.alias(PACKED_KEY), *codes, *others)
+    numbers = [] if ranking_numbers is None else [pl.lit(ranking_numbers).cast(pl.UInt32)]
+    return cast.select(
+        "system",
+        "query_id",
+        "doc_id",
+        key.alias(PACKED_KEY),
+        *(number.alias(RANKING) for number in numbers),
+        *others,
+    )
 
 
-def _dictionary_code(column: str, name: str) -> pl.Expr:
-    return pl.col(column).cast(pl.Categorical(pl.Categories.random())).alias(name)
-
-
-def packed_frames(rows: pl.LazyFrame, labels: pl.LazyFrame) -> list[pl.LazyFrame]:
-    """Return the labelled rows and each row's codes, key and document id.
+def packed_frames(
+    rows: pl.LazyFrame, labels: pl.LazyFrame, one_system: bool = True
+) -> list[pl.LazyFrame]:
+    """Return the labelled rows and each row's ids (or reader's number), key and document id.
 
     ``rows`` come from :func:`packed_rows`; :func:`rankings_of` and
-    :func:`number_packed` take the frames collected. Rows numbered by their reader
-    also give each ranking's ids, from its first row (a third frame).
+    :func:`number_packed` take the frames collected. ``one_system``: every row has one
+    system (the run's name): the rankings are named by the query ids alone. Rows
+    numbered by their reader also give each ranking's ids, from its first row (a third
+    frame).
     """
-    schema = rows.collect_schema()
-    codes = [name for name in (_QUERY_CODE, _SYSTEM_CODE, _RANKING) if name in schema]
+    given = RANKING in rows.collect_schema()
+    ids = [RANKING] if given else id_columns(one_system)
     frames = [
-        rows.select(*GROUP, "doc_id", PACKED_KEY, *codes).join(labels, on=["query_id", "doc_id"]),
-        rows.select(*codes, PACKED_KEY, "doc_id"),
+        rows.select(*GROUP, "doc_id", PACKED_KEY, *([RANKING] if given else [])).join(
+            labels, on=["query_id", "doc_id"]
+        ),
+        rows.select(*ids, PACKED_KEY, "doc_id"),
     ]
-    if _RANKING in schema:
-        ranking = pl.col(_RANKING)
+    if given:
+        ranking = pl.col(RANKING)
         starts = (ranking != ranking.shift(1)).fill_null(True)
-        frames.append(rows.filter(starts).select(_RANKING, *GROUP))
+        frames.append(rows.filter(starts).select(RANKING, *GROUP))
     return frames
-
-
-@dataclass(frozen=True)
-class Rankings:
-    """The rankings of a run read by the packed numbering's pass.
-
-    A ranking's number is its dictionary codes' (``system code x queries coded + query
-    code``): the order the pass met them in, read off each row without a gather. The
-    packed integers sort the rows by that number; :attr:`places` gives each number's
-    place in the order of the names (system, then query id), in which the labelled
-    rows are returned.
-    """
-
-    frame: pl.DataFrame  # system, query_id, NUM_RET: one row per ranking, by name
-    numbers: npt.NDArray[np.uint64] | None  # each row's ranking number; None: not numbered
-    count: int  # ranking numbers in use: queries coded x systems coded
-    queries: int = 0  # queries coded
-    # for the rankings in use, in the order of their numbers: each one's place by name
-    # and its first row once sorted; ``slots`` gives a number's index in them (only
-    # the numbers in use are written)
-    places: npt.NDArray[np.int64] | None = None
-    starts: npt.NDArray[np.int64] | None = None
-    slots: npt.NDArray[np.int64] | None = None
-
-    def of(self, frame: pl.DataFrame) -> npt.NDArray[np.uint64]:
-        """Return the ranking number of each row of ``frame`` (it has the code columns).
-
-        Written chunk by chunk into one array: the codes are never gathered into one
-        column first.
-        """
-        import numpy as np
-
-        numbers = np.empty(frame.height, dtype=np.uint64)
-        given = _RANKING if _RANKING in frame.columns else _QUERY_CODE
-        for start, end, codes in _chunks(frame[given]):
-            numbers[start:end] = codes
-        if _SYSTEM_CODE in frame.columns:
-            systems = frame[_SYSTEM_CODE].to_physical().to_numpy().astype(np.uint64)
-            numbers += systems * np.uint64(self.queries)
-        return numbers
-
-
-def _chunks(column: pl.Series) -> list[tuple[int, int, npt.NDArray[Any]]]:
-    """Return each chunk of ``column`` (its physical values) with its first and end rows.
-
-    Each chunk's values are read without a copy where Polars allows it (no nulls).
-    """
-    physical = column.to_physical()
-    chunks = []
-    start = 0
-    for chunk in physical.get_chunks():
-        chunks.append((start, start + len(chunk), chunk.to_numpy()))
-        start += len(chunk)
-    return chunks
-
-
-def rankings_of(
-    rows: pl.DataFrame, system: str | None, named: pl.DataFrame | None = None
-) -> Rankings:
-    """Count each ranking's rows and name it from the dictionaries; number each row's.
-
-    ``system``: the name of every row's system (a run of one system), else None. A row
-    without a query id (or system) has no code: its ranking is named null, for the
-    pass's checks to refuse, and the rows are not numbered. Rows numbered by their
-    reader are named from ``named`` (each ranking number's ids: :func:`packed_frames`).
-
-    Examples
-    --------
-    >>> run = pl.LazyFrame({"system": "s", "query_id": ["r", "q", "r"], "doc_id": ["a", "a", "b"],
-    ...                     "score": [1.0, 2.0, 3.0]})
-    >>> rows = packed_rows(run, pl.col("score"), one_system=True).collect()
-    >>> rankings = rankings_of(rows, "s")
-    >>> rankings.frame.rows(), rankings.numbers.tolist(), rankings.places.tolist()
-    ([('s', 'q', 1.0), ('s', 'r', 2.0)], [0, 1, 0], [1, 0])
-    >>> rankings.starts.tolist()  # of r (number 0), then q (number 1), once sorted
-    [0, 2]
-    """
-    import numpy as np
-
-    if named is not None:
-        return _given_rankings(rows, named)
-    columns = [_QUERY_CODE] if system is not None else [_SYSTEM_CODE, _QUERY_CODE]
-    names = [rows[column].dtype.categories.to_series() for column in columns]  # type: ignore[attr-defined]
-    if any(
-        rows[column].null_count() or names_.null_count()
-        for column, names_ in zip(columns, names, strict=True)
-    ):
-        # a ranking of no query id, for the checks to refuse; no system: ranked instead
-        missing = {GROUP[0]: [system], GROUP[1]: [None], NUM_RET: [0.0]}
-        return Rankings(pl.DataFrame(missing, schema=_RANKINGS_SCHEMA), None, 0)
-    queries = len(names[-1])
-    count = queries * (len(names[0]) if system is None else 1)
-    rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, count, queries)
-    numbers = rankings.of(rows)
-    if count <= _DENSE_COUNTS * len(numbers):
-        counts = np.bincount(numbers.view(np.int64), minlength=count)
-        present = np.flatnonzero(counts != 0)  # quicker than on the counts themselves
-        counts = counts[present]
-    else:  # many systems x queries, few of them ranked: no array of every pair
-        present, counts = np.unique(numbers.view(np.int64), return_counts=True)
-    named = pl.DataFrame(
-        {
-            GROUP[0]: names[0].gather(pl.Series(present // queries))
-            if system is None
-            else pl.repeat(system, len(present), dtype=pl.String, eager=True),
-            GROUP[1]: names[-1].gather(pl.Series(present % queries)),
-            NUM_RET: counts.astype(np.float64),
-        }
-    )
-    return _counted(rankings, numbers, named, present, counts)
-
-
-def _counted(
-    rankings: Rankings,
-    numbers: npt.NDArray[np.uint64],
-    named: pl.DataFrame,
-    present: npt.NDArray[np.int64],
-    counts: npt.NDArray[np.int64],
-) -> Rankings:
-    """Finish :func:`rankings_of`: the rankings in use (``present``, ascending), named."""
-    import numpy as np
-
-    by_name = named.select(pl.arg_sort_by(GROUP)).to_series().to_numpy()
-    places = np.empty(len(present), dtype=np.int64)
-    places[by_name] = np.arange(len(present))
-    slots = np.empty(rankings.count, dtype=np.int64)  # read only where written
-    slots[present] = np.arange(len(present))
-    return dataclasses.replace(
-        rankings,
-        frame=named[by_name],
-        numbers=numbers,
-        places=places,
-        starts=np.cumsum(counts) - counts,
-        slots=slots,
-    )
-
-
-def _given_rankings(rows: pl.DataFrame, named: pl.DataFrame) -> Rankings:
-    """Rankings numbered by the run's reader: each one's ids are its first row's."""
-    import numpy as np
-
-    present = named[_RANKING].to_numpy().astype(np.int64)  # ascending: the rows are sorted
-    count = int(present[-1]) + 1 if len(present) else 0
-    rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, count)
-    numbers = rankings.of(rows)
-    counts = np.bincount(numbers.view(np.int64), minlength=count)[present]
-    frame = named.select(*GROUP, pl.Series(NUM_RET, counts.astype(np.float64)))
-    return _counted(rankings, numbers, frame, present, counts)
-
-
-def row_hashes(rows: pl.DataFrame) -> pl.DataFrame:
-    """Return ``_hash``: a 64-bit hash of each row's ranking codes and document id.
-
-    What the duplicate check sorts: two rows of one ranking with one document have the
-    same hash (equal hashes otherwise are a collision, which the check's second look
-    tells apart).
-    """
-    ranking = _RANKING if _RANKING in rows.columns else _QUERY_CODE  # a reader's numbers
-    hashed = pl.col("doc_id").hash(_HASH_SEEDS[0]) ^ pl.col(ranking).to_physical().hash(
-        _HASH_SEEDS[1]
-    )
-    if _SYSTEM_CODE in rows.columns:
-        hashed = hashed ^ pl.col(_SYSTEM_CODE).to_physical().hash(_HASH_SEEDS[2])
-    return rows.select(hashed.alias("_hash"))
 
 
 def descending_codes(
@@ -342,7 +179,7 @@ def number_packed(
     --------
     >>> run = pl.LazyFrame({"system": "s", "query_id": ["q", "q", "q", "r"],
     ...                     "doc_id": ["a", "b", "c", "a"], "score": [1.0, 2.0, 1.0, 0.0]})
-    >>> rows = packed_rows(run, pl.col("score"), one_system=True)
+    >>> rows = packed_rows(run, pl.col("score"))
     >>> labels = pl.LazyFrame({"query_id": ["q", "r"], "doc_id": ["a", "a"], "grade": [1.0, 2.0]})
     >>> hits, every_row = pl.collect_all(packed_frames(rows, labels))
     >>> numbered = number_packed(hits, every_row, rankings_of(every_row, "s"))
@@ -375,7 +212,7 @@ def number_packed(
         return None
     row_docs = None if doc_ranks is None else doc_ranks[0]
     low_bits = row_bits if doc_ranks is None else doc_ranks[2]
-    _pack(packed, _chunks(rows[PACKED_KEY]), row_docs, low, high, code_bits, low_bits)
+    _pack(packed, chunks(rows[PACKED_KEY]), row_docs, low, high, code_bits, low_bits)
     packed.sort()
 
     ranking_of_hit = rankings.of(hits)
@@ -429,7 +266,7 @@ def _in_rank_order(
         order = np.lexsort((positions, places))
     else:
         order = np.argsort((places << shift) | positions)
-    hits = hits.select(pl.exclude(PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE, _RANKING))
+    hits = hits.select(pl.exclude(PACKED_KEY, RANKING))
     # eager: a lazy gather of each column costs several times more on small frames
     return _positioned(hits[order].with_columns(pl.Series("pos", positions[order])), "pos")
 
@@ -590,7 +427,7 @@ def _places_within_groups(
 
 
 def _positioned(hits: pl.DataFrame, position: pl.Expr | str) -> pl.DataFrame:
-    extra = (PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE, _RANKING)
+    extra = (PACKED_KEY, RANKING)
     return hits.select(
         *GROUP,
         "doc_id",

@@ -1,7 +1,7 @@
 """The packed numbering's share of the pass over the runs: its frames and its checks.
 
 A run in no order is read once (:func:`packed_pass_frames`): its labelled rows, the
-counts of its rows' problems, and every row's codes, key and document id. Once they are
+counts of its rows' problems, and every row's ids, key and document id. Once they are
 collected, :func:`with_rankings` names and counts the rankings and starts, on the
 checker thread of :mod:`rankset.evaluation._pass`, the work that need not wait: the
 document ids' checks (:func:`~rankset.evaluation._pass_checks.doc_id_problem_counts`, a
@@ -55,20 +55,20 @@ CHECKED_MEANWHILE = 1_000_000
 def packed_pass_frames(
     runs: Runs, part: RunPart, labels: pl.LazyFrame, bucket: tuple[int, int] | None = None
 ) -> list[pl.LazyFrame]:
-    """Build one run's pass in any order: labelled rows, checks, every row's codes.
+    """Build one run's pass in any order: labelled rows, checks, every row's ids.
 
     The labelled rows, the counts of the rows' problems but the document ids' (counted
-    from the collected ids by :func:`with_rankings`), and every row's codes, key and
+    from the collected ids by :func:`with_rankings`), and every row's ids, key and
     document id (:mod:`rankset.evaluation._packed`). A run whose reader numbered its
-    rankings (:attr:`RunPart.ranking_numbers`) carries those numbers instead of codes,
-    and a fourth frame names each ranking.
+    rankings (:attr:`RunPart.ranking_numbers`) carries those numbers instead of the
+    query ids, and a fourth frame names each ranking.
     """
     cast, key = runs.cast(part, bucket)
     one_system = part.name is not None
     # a reader's ranking numbers are aligned with the run's rows: not with a bucket's
     numbers = part.ranking_numbers if bucket is None else None
-    rows = packed_rows(cast, key, one_system, *scan_columns(part), ranking_numbers=numbers)
-    hits, every_row, *named = packed_frames(rows, labels)
+    rows = packed_rows(cast, key, *scan_columns(part), ranking_numbers=numbers)
+    hits, every_row, *named = packed_frames(rows, labels, one_system)
     return [hits, rows.select(row_check_counts(part, PACKED_KEY, ids=False)), every_row, *named]
 
 
@@ -76,7 +76,7 @@ def packed_pass_frames(
 class PackedRows:
     """A packed pass's every row, its rankings, and the count of its ids' problems."""
 
-    rows: pl.DataFrame  # codes, key and document id of every row
+    rows: pl.DataFrame  # ids (or reader's numbers), key and document id of every row
     rankings: Rankings
     doc_codes: pl.Series | None  # the document ids coded afresh (:func:`coded_doc_ids`)
     # each document id problem's count (:func:`doc_id_problem_counts`); None: not checked
