@@ -40,6 +40,7 @@ from rankset.errors import SchemaError
 from rankset.evaluation import Evaluator
 from rankset.evaluation import _evaluate as executors
 from rankset.evaluation import _packed as packed
+from rankset.evaluation import _packed_hits as packed_hits
 from rankset.evaluation import _packed_pass as packed_pass
 from rankset.evaluation import _packed_rankings as packed_rankings
 from rankset.evaluation import _pass as run_pass
@@ -173,9 +174,9 @@ _rows = st.lists(
 )
 
 
-def _colliding(columns: Any, _hash: Any = packed_rankings._ranking_hash) -> pl.Expr:
-    """The rankings' ids hashed to 0 or 1: distinct ids share a hash."""
-    return _hash(columns) % 2
+def _colliding(query_ids: pl.Expr, _hash: Any = packed_rankings.query_hash) -> pl.Expr:
+    """The query ids hashed to 0 or 1: distinct ids share a hash."""
+    return _hash(query_ids) % 2
 
 
 def _in_chunks(collect: Any, pieces: int) -> Any:
@@ -217,7 +218,8 @@ def test_shuffled_runs_get_trec_evals_positions(
         if hashing == "shared slots":  # a table of 2 slots: most hashes searched for
             patch.setattr(packed_rankings, "_TABLE_BITS", (1, 1))
         if hashing == "collisions":  # ids of one hash: numbered by their rank instead
-            patch.setattr(packed_rankings, "_ranking_hash", _colliding)
+            patch.setattr(packed_rankings, "query_hash", _colliding)
+            patch.setattr(packed_hits, "query_hash", _colliding)
         assert _positions(rows, labelled) == expected
 
 

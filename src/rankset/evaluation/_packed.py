@@ -98,27 +98,25 @@ def packed_rows(
 def packed_frames(
     rows: pl.LazyFrame, labels: pl.LazyFrame, one_system: bool = True
 ) -> list[pl.LazyFrame]:
-    """Return the labelled rows and each row's ids (or reader's number), key and document id.
+    """Return the labels (or the labelled rows) and each row's ids, key and document id.
 
-    ``rows`` come from :func:`packed_rows`; :func:`rankings_of` and
-    :func:`number_packed` take the frames collected. ``one_system``: every row has one
-    system (the run's name): the rankings are named by the query ids alone. Rows
-    numbered by their reader also give each ranking's ids, from its first row (a third
-    frame).
+    ``rows`` come from :func:`packed_rows`; :func:`rankings_of`,
+    :func:`~rankset.evaluation._packed_hits.labelled_rows` and :func:`number_packed`
+    take the frames collected. ``one_system``: every row has one system (the run's
+    name): the rankings are named by the query ids alone. The pass joins nothing: the
+    labelled rows are found afterwards from the ids' hashes. Rows numbered by their
+    reader carry no ids: they are joined to the labels in the pass, and give each
+    ranking's ids from its first row (a third frame).
     """
-    given = RANKING in rows.collect_schema()
-    ids = [RANKING] if given else id_columns(one_system)
-    frames = [
-        rows.select(*GROUP, "doc_id", PACKED_KEY, *([RANKING] if given else [])).join(
-            labels, on=["query_id", "doc_id"]
-        ),
-        rows.select(*ids, PACKED_KEY, "doc_id"),
+    if RANKING not in rows.collect_schema():
+        return [labels, rows.select(*id_columns(one_system), PACKED_KEY, "doc_id")]
+    ranking = pl.col(RANKING)
+    starts = (ranking != ranking.shift(1)).fill_null(True)
+    return [
+        rows.select(*GROUP, "doc_id", PACKED_KEY, RANKING).join(labels, on=["query_id", "doc_id"]),
+        rows.select(RANKING, PACKED_KEY, "doc_id"),
+        rows.filter(starts).select(RANKING, *GROUP),
     ]
-    if given:
-        ranking = pl.col(RANKING)
-        starts = (ranking != ranking.shift(1)).fill_null(True)
-        frames.append(rows.filter(starts).select(RANKING, *GROUP))
-    return frames
 
 
 def descending_codes(
@@ -181,8 +179,11 @@ def number_packed(
     ...                     "doc_id": ["a", "b", "c", "a"], "score": [1.0, 2.0, 1.0, 0.0]})
     >>> rows = packed_rows(run, pl.col("score"))
     >>> labels = pl.LazyFrame({"query_id": ["q", "r"], "doc_id": ["a", "a"], "grade": [1.0, 2.0]})
-    >>> hits, every_row = pl.collect_all(packed_frames(rows, labels))
-    >>> numbered = number_packed(hits, every_row, rankings_of(every_row, "s"))
+    >>> from rankset.evaluation._packed_hits import labelled_rows
+    >>> labels, every_row = pl.collect_all(packed_frames(rows, labels))
+    >>> rankings = rankings_of(every_row, "s")
+    >>> hits = labelled_rows(every_row, labels, rankings, "s", PACKED_KEY).hits
+    >>> numbered = number_packed(hits, every_row, rankings)
     >>> numbered.sort("query_id").select("query_id", "pos", "grade").rows()
     [('q', 3, 1.0), ('r', 1, 2.0)]
     """

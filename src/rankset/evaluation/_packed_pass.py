@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -29,6 +29,7 @@ from rankset.evaluation._packed import (
     rankings_of,
     row_hashes,
 )
+from rankset.evaluation._packed_hits import labelled_rows
 from rankset.evaluation._pass_checks import (
     doc_id_problem_counts,
     refuse_counted_problems,
@@ -36,6 +37,10 @@ from rankset.evaluation._pass_checks import (
     scan_columns,
 )
 from rankset.evaluation._runs import RunPart, Runs
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "CHECKED_MEANWHILE",
@@ -85,17 +90,23 @@ class PackedRows:
 
 @dataclass(frozen=True)
 class PackedHashes:
-    """The row hashes of a packed pass, computed when asked (:func:`row_hashes`)."""
+    """The row hashes of a packed pass, computed when asked (:func:`row_hashes`).
+
+    ``pairs``: each row's (query id, document id) hash, when the labelled rows were
+    found from them (:func:`labelled_rows`): a run of one system's row hashes already,
+    given to the duplicate check to sort in place.
+    """
 
     rows: pl.DataFrame
+    pairs: npt.NDArray[np.uint64] | None = None
     columns = (HASH,)
 
     @property
     def height(self) -> int:
         return self.rows.height
 
-    def collect(self) -> pl.DataFrame:
-        return row_hashes(self.rows)
+    def collect(self) -> pl.DataFrame | npt.NDArray[np.uint64]:
+        return row_hashes(self.rows) if self.pairs is None else self.pairs
 
 
 def with_rankings(
@@ -110,6 +121,10 @@ def with_rankings(
     """
     hits, checks, every_row, *named = frames  # named: the rankings a reader numbered
     rankings = rankings_of(every_row, part.name, *named)
+    pairs = None
+    if not named:  # the first frame holds the labels: the pass joined nothing
+        found = labelled_rows(every_row, hits, rankings, part.name, PACKED_KEY)
+        hits, pairs = found.hits, found.pairs if part.name is not None else None
     counts: Future[dict[str, int]] | dict[str, int] | None = None
     coded = coded_doc_ids(every_row["doc_id"])
     if ids and not part.rows_checked:
@@ -120,7 +135,7 @@ def with_rankings(
             counts = doc_id_problem_counts(doc_ids)
         else:
             counts = checker.submit(doc_id_problem_counts, doc_ids)
-    hashes = [] if part.unique_docs else [PackedHashes(every_row)]
+    hashes = [] if part.unique_docs else [PackedHashes(every_row, pairs)]
     return [hits, rankings.frame, checks, PackedRows(every_row, rankings, coded, counts), *hashes]
 
 

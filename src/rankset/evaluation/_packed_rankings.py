@@ -25,7 +25,16 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["RANKING", "Rankings", "chunks", "id_columns", "rankings_of", "row_hashes"]
+__all__ = [
+    "RANKING",
+    "Rankings",
+    "chunks",
+    "id_columns",
+    "query_hash",
+    "ranking_hash",
+    "rankings_of",
+    "row_hashes",
+]
 
 RANKING = "_ranking"  # each row's ranking as its reader numbered them
 # Seeds of the ids' hashes: the rankings' (query id, system) and the row hash's.
@@ -62,6 +71,7 @@ class Rankings:
     slots: npt.NDArray[np.int64] | None = None
     index: _HashIndex | None = None  # the ids' hashes to their numbers; None: a reader's
     columns: tuple[str, ...] = ()  # the ids hashed
+    hashes: pl.Series | None = None  # each row's ids' hash (:func:`ranking_hash`)
 
     def of(self, frame: pl.DataFrame) -> npt.NDArray[np.uint64]:
         """Return the ranking number of each row of ``frame`` (rows of the same run).
@@ -77,7 +87,7 @@ class Rankings:
                 at, on=list(self.columns), how="left", maintain_order="left"
             )
             return _written(given[RANKING])
-        return _written(frame.select(_ranking_hash(self.columns)).to_series(), self.index)
+        return _written(frame.select(ranking_hash(self.columns)).to_series(), self.index)
 
 
 def _written(column: pl.Series, index: _HashIndex | None = None) -> npt.NDArray[np.uint64]:
@@ -104,11 +114,17 @@ def chunks(column: pl.Series) -> list[tuple[int, int, npt.NDArray[Any]]]:
     return found
 
 
-def _ranking_hash(columns: tuple[str, ...] | list[str]) -> pl.Expr:
-    hashed = pl.col(columns[-1]).hash(_RANKING_SEEDS[0])
+def ranking_hash(columns: tuple[str, ...] | list[str]) -> pl.Expr:
+    """Hash a ranking's ids: the query id's hash (:func:`query_hash`), with the system's."""
+    hashed = query_hash(pl.col(columns[-1]))
     if len(columns) > 1:
         hashed = hashed ^ pl.col(columns[0]).hash(_RANKING_SEEDS[1])
     return hashed.alias("_ranking_hash")
+
+
+def query_hash(query_id: pl.Expr) -> pl.Expr:
+    """Hash query ids as :func:`ranking_hash` does for a run of one system."""
+    return query_id.hash(_RANKING_SEEDS[0])
 
 
 class _HashIndex:
@@ -182,7 +198,7 @@ def rankings_of(
         # a ranking of no query id, for the checks to refuse; no system: ranked instead
         missing = {GROUP[0]: [system], GROUP[1]: [None], NUM_RET: [0.0]}
         return Rankings(pl.DataFrame(missing, schema=_RANKINGS_SCHEMA), None, 0)
-    hashes = rows.select(_ranking_hash(columns)).to_series()
+    hashes = rows.select(ranking_hash(columns)).to_series()
     first = hashes.arg_unique()
     names = rows.select(columns).gather(first)
     by_name = names.select(pl.arg_sort_by(columns)).to_series().to_numpy()
@@ -194,7 +210,7 @@ def rankings_of(
     if not _named_alike(rows, names, numbers):  # two ids of one hash: numbered exactly
         return _ranked_rankings(rows, system, columns)
     rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, len(names))
-    rankings = dataclasses.replace(rankings, index=index, columns=tuple(columns))
+    rankings = dataclasses.replace(rankings, index=index, columns=tuple(columns), hashes=hashes)
     counts = np.bincount(numbers.view(np.int64), minlength=len(names))
     return _counted(rankings, numbers, _named(names, system, counts), counts)
 

@@ -42,7 +42,7 @@ import dataclasses
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import polars as pl
 
@@ -76,6 +76,10 @@ from rankset.evaluation._runs import (
 from rankset.io._shared import TextScan
 from rankset.measures._shared import GROUP, NUM_RET
 from rankset.schema._rules import cast_run, duplicate_docs, raise_on_duplicate_docs
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "PEEK_ROWS",
@@ -246,7 +250,7 @@ class _Measured:
         return _repeats_a_hash(self.hashes)
 
 
-def _repeats_a_hash(hashes: pl.DataFrame | None) -> bool:
+def _repeats_a_hash(hashes: pl.DataFrame | npt.NDArray[np.uint64] | None) -> bool:
     """Whether two rows of one ranking have the same hash (counted in memory).
 
     The ordered numbering counts its rows' blocks (one per ranking) in the pass, and the
@@ -258,10 +262,13 @@ def _repeats_a_hash(hashes: pl.DataFrame | None) -> bool:
     """
     if hashes is None:
         return False
-    if _BLOCK not in hashes.columns:
+    if not isinstance(hashes, pl.DataFrame) or _BLOCK not in hashes.columns:
         import numpy as np
 
-        values = hashes[_HASH].to_numpy(writable=True)  # one copy, sorted in place
+        # one copy of a frame's, sorted in place; an array (PackedHashes') as it is
+        values = hashes
+        if isinstance(values, pl.DataFrame):
+            values = values[_HASH].to_numpy(writable=True)
         values.sort()
         return bool(np.any(values[1:] == values[:-1]))
     distinct = (
@@ -296,7 +303,7 @@ def _resolve_checking(
     return dataclasses.replace(result, repeats=repeats) if isinstance(result, _Measured) else result
 
 
-def _materialised(source: pl.DataFrame | PackedHashes) -> pl.DataFrame:
+def _materialised(source: pl.DataFrame | PackedHashes) -> pl.DataFrame | npt.NDArray[np.uint64]:
     return source.collect() if isinstance(source, PackedHashes) else source
 
 
