@@ -14,12 +14,13 @@ ranking and row numbers leave. One sort of those integers, values only, puts eve
 ranking in a block, best first; rows whose keys share a code (ties, and keys closer
 than the code tells apart) stay together, in row order. A labelled row's position is
 then the first place of its code group in its ranking's block, plus its place within
-the group, which :func:`rankset.schema._rules.sorted_best_first` gives (trec_eval's
-rule: key descending, ties by document id descending in byte order) from the group's
-own rows. Only the groups that hold a labelled row and more than one row are looked
-at. A run of few distinct document ids whose code gives each distinct key its own
-puts the ids' ranks (:func:`_doc_ranks`) between the code and the row number: the sort
-then orders the ties too, and each labelled row is found by its own packed prefix.
+the group: one more than the count of the group's rows before it in trec_eval's order
+(:func:`rankset.schema._rules.sorted_best_first`'s rule: key descending, ties by
+document id descending in byte order), each compared with the labelled row. Only the
+groups that hold a labelled row and more than one row are looked at. A run of few
+distinct document ids whose code gives each distinct key its own puts the ids' ranks
+(:func:`_doc_ranks`) between the code and the row number: the sort then orders the ties
+too, and each labelled row is found by its own packed prefix.
 
 Sorting one array of integers by value takes a fraction of the rank over ``(system,
 query_id)`` of ``(key, doc_id)`` that the ranked numbering runs, or of a sort by the
@@ -44,7 +45,6 @@ from rankset.evaluation._packed_rankings import (
     row_hashes,
 )
 from rankset.measures._shared import GROUP
-from rankset.schema._rules import sorted_best_first
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,8 +64,6 @@ __all__ = [
 
 #: The ordering key's column in the packed numbering's frames.
 PACKED_KEY = "_key"
-_FIRST = "_group_first"  # a code group's first place in the sorted rows
-_WITHIN = "_within"
 # A code of at most 52 bits: its largest value is a double exactly, so clipping to it
 # in floating point cannot step into the next ranking's codes.
 _MOST_CODE_BITS = 52
@@ -235,17 +233,18 @@ def number_packed(
     # a labelled row's place in its group: 1 when alone in it
     place = np.ones(len(hits), dtype=np.int64)
     if len(tied):
-        in_tied = np.zeros(len(wanted), dtype=bool)
-        in_tied[tied] = True
-        tied_hits = np.flatnonzero(in_tied[group_of_hit])
-        asked = pl.DataFrame(
-            {
-                _FIRST: first[group_of_hit[tied_hits]],
-                "doc_id": hits["doc_id"].gather(pl.Series(tied_hits)),
-            }
+        group_index = np.full(len(wanted), -1, dtype=np.int64)  # each tied group's index
+        group_index[tied] = np.arange(len(tied))
+        tied_hits = np.flatnonzero(group_index[group_of_hit] >= 0)
+        place[tied_hits] = _places_within_groups(
+            hits.select(PACKED_KEY, "doc_id")[tied_hits],
+            group_index[group_of_hit[tied_hits]],
+            first[tied],
+            after[tied],
+            packed,
+            row_bits,
+            rows,
         )
-        found = _places_within_groups(asked, first[tied], after[tied], packed, row_bits, rows)
-        place[tied_hits] = found
     slot_of_hit = rankings.slots[ranking_of_hit.view(np.int64)]
     positions = first[group_of_hit] - rankings.starts[slot_of_hit] + place
     return _in_rank_order(hits, rankings, slot_of_hit, positions)
@@ -389,42 +388,39 @@ def _codes_exact(keys: pl.Series, low: float | None, high: float | None, code_bi
 
 def _places_within_groups(
     asked: pl.DataFrame,
+    groups: npt.NDArray[np.int64],
     firsts: npt.NDArray[np.int64],
     ends: npt.NDArray[np.int64],
     packed: npt.NDArray[np.uint64],
     row_bits: int,
     rows: pl.DataFrame,
 ) -> npt.NDArray[np.int64]:
-    """Return the place of each ``asked`` row (``_FIRST, doc_id``) within its code group.
+    """Return the place of each ``asked`` row (``PACKED_KEY, doc_id``) within its code group.
 
-    The groups are the sorted places ``firsts[i]`` to ``ends[i] - 1`` (ascending, each
-    once); their rows are gathered by their row numbers and put in trec_eval's order,
-    which keeps the groups where they are: a row's place is its index less its group's.
+    ``groups`` gives each asked row's group: the sorted places ``firsts[g]`` to
+    ``ends[g] - 1``, whose row numbers are the packed integers' low bits. A row's place
+    is one more than the count of its group's rows before it in trec_eval's order
+    (:func:`~rankset.schema._rules.sorted_best_first`'s rule: key descending, ties by
+    document id descending in byte order), each row compared with each of its group's.
     """
     import numpy as np
 
     sizes = ends - firsts
-    offsets = np.cumsum(sizes) - sizes
-    group_offsets = np.repeat(offsets, sizes)
-    places = np.repeat(firsts, sizes) + np.arange(sizes.sum()) - group_offsets
+    offsets = np.cumsum(sizes) - sizes  # each group's first member
+    places = np.repeat(firsts - offsets, sizes) + np.arange(int(sizes.sum()))
     members = pl.Series((packed[places] & np.uint64((1 << row_bits) - 1)).astype(np.int64))
-    frame = pl.DataFrame(
-        {
-            _FIRST: np.repeat(firsts, sizes),
-            PACKED_KEY: rows[PACKED_KEY].gather(members),
-            "doc_id": rows["doc_id"].gather(members),
-        }
+    # every (asked row, member of its group) pair
+    counts = sizes[groups]
+    asker = np.repeat(np.arange(len(groups)), counts)
+    member = np.repeat(offsets[groups] - (np.cumsum(counts) - counts), counts) + np.arange(
+        int(counts.sum())
     )
-    within = pl.Series(_WITHIN, np.arange(1, len(places) + 1) - group_offsets)
-    # eager steps: quicker than one lazy query on the small frames of many small runs
-    ordered = sorted_best_first(frame.lazy(), pl.col(PACKED_KEY), _FIRST).collect()
-    ordered = ordered.select(_FIRST, "doc_id").with_columns(within)
-    on = [_FIRST, "doc_id"]
-    found = asked.join(ordered, on=on, how="left", maintain_order="left")
-    if found.height != asked.height:  # a document twice in a ranking, refused later
-        ordered = ordered.unique(on, keep="first", maintain_order=True)
-        found = asked.join(ordered, on=on, how="left", maintain_order="left")
-    return found[_WITHIN].to_numpy()
+    keys = rows[PACKED_KEY].gather(members).to_numpy()[member]
+    own_keys = asked[PACKED_KEY].to_numpy()[asker]
+    docs = rows["doc_id"].gather(members).gather(pl.Series(member))
+    greater_doc = (docs > asked["doc_id"].gather(pl.Series(asker))).fill_null(False).to_numpy()
+    before = (keys > own_keys) | ((keys == own_keys) & greater_doc)
+    return 1 + np.bincount(asker, weights=before, minlength=len(groups)).astype(np.int64)
 
 
 def _positioned(hits: pl.DataFrame, position: pl.Expr | str) -> pl.DataFrame:

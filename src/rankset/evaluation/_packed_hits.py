@@ -6,10 +6,11 @@ hashes both ids of every row and looks each pair up (about 0.4 s CPU for 20 mill
 rows), while the numbering hashes the query ids anyway
 (:mod:`rankset.evaluation._packed_rankings`) and the duplicate check every pair. So
 the labelled rows are found here: each row's pair hash is looked up in a bitmap of the
-labels' pair hashes (a bit per slot of the hash's top bits, about 128 slots a label),
+labels' pair hashes (a bit per slot of the hash's top bits, about 32 slots a label),
 which keeps every labelled row and a few others (slots shared by chance), and those
-candidates are joined to the labels exactly, as the pass would have. The pair hashes
-are kept for the duplicate check.
+candidates are joined to the labels on the pair hash and kept where both ids are
+equal: exactly the rows the join on the ids gives. The pair hashes are kept for the
+duplicate check.
 """
 
 from __future__ import annotations
@@ -29,9 +30,12 @@ if TYPE_CHECKING:
 __all__ = ["LabelledRows", "labelled_rows"]
 
 _DOC_SEED = 9_931
-# The bitmap's slots: this many bits more than the labels' count, within bounds.
-_SLOT_BITS_OVER = 7
-_SLOT_BITS = (6, 30)
+# The bitmap's bits: about 32 a label, at most 2**25 (4 MB: the lookups stay in cache).
+_SLOT_BITS_OVER = 5
+_SLOT_BITS = (6, 25)
+_PAIR = "_pair_hash"
+_QUERY_RIGHT = "_label_query_id"
+_DOC_RIGHT = "_label_doc_id"
 
 
 @dataclass(frozen=True)
@@ -82,15 +86,53 @@ def labelled_rows(
     query_hashes = rankings.hashes if system is not None else None
     if query_hashes is None:
         query_hashes = rows.select(query_hash(pl.col("query_id"))).to_series()
+    doc_hashes = rows.select(pl.col("doc_id").hash(_DOC_SEED)).to_series()
     pairs = np.empty(rows.height, dtype=np.uint64)
-    for start, end, values in chunks(query_hashes):
-        doc_ids = rows["doc_id"].slice(start, end - start)
-        pairs[start:end] = values ^ doc_ids.hash(_DOC_SEED).to_numpy()
+    queries, docs = chunks(query_hashes), chunks(doc_hashes)
+    if [end for _, end, _ in queries] != [end for _, end, _ in docs]:
+        queries, docs = chunks(query_hashes.rechunk()), chunks(doc_hashes.rechunk())
+    for (start, end, query_part), (_, _, doc_part) in zip(queries, docs, strict=True):
+        np.bitwise_xor(query_part, doc_part, out=pairs[start:end])
     ids = labels.select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String))
     labelled = ids.select(_pair_hash(query_hash(pl.col("query_id")), pl.col("doc_id")))
-    candidates = _in_bitmap(pairs, labelled.to_series().to_numpy())
-    found = rows.select(run_side)[candidates].join(labels, on=["query_id", "doc_id"])
-    return LabelledRows(found, pairs)
+    label_pairs = labelled.to_series()
+    candidates = _in_bitmap(pairs, label_pairs.to_numpy())
+    found = _gathered(rows.select(run_side), candidates)
+    found = found.with_columns(pl.Series(_PAIR, pairs[candidates]))
+    # joined on the pair hash, then kept where both ids are equal: as the join on the ids
+    right = labels.with_columns(label_pairs.alias(_PAIR)).rename(
+        {"query_id": _QUERY_RIGHT, "doc_id": _DOC_RIGHT}
+    )
+    found = found.join(right, on=_PAIR).filter(
+        (pl.col("query_id") == pl.col(_QUERY_RIGHT)) & (pl.col("doc_id") == pl.col(_DOC_RIGHT))
+    )
+    return LabelledRows(found.drop(_PAIR, _QUERY_RIGHT, _DOC_RIGHT), pairs)
+
+
+def _gathered(frame: pl.DataFrame, rows: npt.NDArray[np.int64]) -> pl.DataFrame:
+    """Return ``frame[rows]`` (``rows`` ascending), gathered chunk by chunk of ``frame``.
+
+    A gather over every chunk of a collected frame looks each index's chunk up.
+    """
+    import numpy as np
+
+    pieces, start = [], 0
+    for part in _chunk_slices(frame):
+        end = start + part.height
+        low, high = np.searchsorted(rows, [start, end])
+        if high > low:
+            pieces.append(part[rows[low:high] - start])
+        start = end
+    return pl.concat(pieces) if pieces else frame.clear()
+
+
+def _chunk_slices(frame: pl.DataFrame) -> list[pl.DataFrame]:
+    """Return ``frame`` cut where its document ids' chunks end (no copy)."""
+    slices, start = [], 0
+    for chunk in frame["doc_id"].get_chunks():
+        slices.append(frame.slice(start, len(chunk)))
+        start += len(chunk)
+    return slices
 
 
 def _in_bitmap(
@@ -109,16 +151,21 @@ def _in_bitmap(
 
     low, high = _SLOT_BITS
     bits = max(low, min(high, len(labelled).bit_length() + _SLOT_BITS_OVER))
-    shift = np.uint64(64 - bits)
-    slots = labelled >> shift
+    to_byte, to_bit = np.uint64(67 - bits), np.uint64(64 - bits)
     bitmap = np.zeros(1 << (bits - 3), dtype=np.uint8)
-    bit = np.left_shift(1, (slots & np.uint64(7)).astype(np.uint8), dtype=np.uint8)
-    np.bitwise_or.at(bitmap, (slots >> np.uint64(3)).view(np.int64), bit)
+    seven = np.uint64(7)
+    bit = np.left_shift(1, ((labelled >> to_bit) & seven).astype(np.uint8), dtype=np.uint8)
+    np.bitwise_or.at(bitmap, (labelled >> to_byte).view(np.int64), bit)
     found = []
-    step = 1 << 17  # a chunk's steps stay in cache
+    step = 1 << 16  # a chunk's steps stay in cache
+    places = np.empty(min(step, len(pairs)), dtype=np.uint64)
+    bytes_ = np.empty(len(places), dtype=np.uint8)
     for start in range(0, len(pairs), step):
-        part = pairs[start : start + step] >> shift
-        bytes_ = bitmap[(part >> np.uint64(3)).view(np.int64)]
-        bytes_ >>= (part & np.uint64(7)).astype(np.uint8)
-        found.append(np.flatnonzero(bytes_ & 1) + start)
+        part = pairs[start : start + step]
+        size = len(part)
+        np.right_shift(part, to_byte, out=places[:size])
+        np.take(bitmap, places[:size].view(np.int64), out=bytes_[:size])
+        np.right_shift(part, to_bit, out=places[:size])
+        places[:size] &= seven
+        found.append(np.flatnonzero((bytes_[:size] >> places[:size].astype(np.uint8)) & 1) + start)
     return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
