@@ -177,10 +177,11 @@ def number_packed(
     ...                     "doc_id": ["a", "b", "c", "a"], "score": [1.0, 2.0, 1.0, 0.0]})
     >>> rows = packed_rows(run, pl.col("score"))
     >>> labels = pl.LazyFrame({"query_id": ["q", "r"], "doc_id": ["a", "a"], "grade": [1.0, 2.0]})
-    >>> from rankset.evaluation._packed_hits import labelled_rows
+    >>> from rankset.evaluation._packed_hits import labelled_rows, query_hashes
     >>> labels, every_row = pl.collect_all(packed_frames(rows, labels))
     >>> rankings = rankings_of(every_row, "s")
-    >>> hits = labelled_rows(every_row, labels, rankings, "s", PACKED_KEY).hits
+    >>> hashes = query_hashes(every_row)
+    >>> hits = labelled_rows(every_row, labels, hashes, "s", PACKED_KEY).hits
     >>> numbered = number_packed(hits, every_row, rankings)
     >>> numbered.sort("query_id").select("query_id", "pos", "grade").rows()
     [('q', 3, 1.0), ('r', 1, 2.0)]

@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankset.evaluation._packed_rankings import Rankings, chunks, query_hash
+from rankset.evaluation._packed_rankings import chunks, query_hash
 from rankset.measures._shared import GROUP
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["LabelledRows", "labelled_rows"]
+__all__ = ["LabelledRows", "labelled_rows", "query_hashes"]
 
 _DOC_SEED = 9_931
 # The bitmap's bits: about 32 a label, at most 2**25 (4 MB: the lookups stay in cache).
@@ -50,10 +50,22 @@ def _pair_hash(query_hashes: pl.Expr, doc_ids: pl.Expr) -> pl.Expr:
     return query_hashes ^ doc_ids.hash(_DOC_SEED)
 
 
+def query_hashes(rows: pl.DataFrame) -> pl.Series | None:
+    """Return the hash of each row's query id, as :func:`labelled_rows` pairs them.
+
+    For a run of one system, each row's ranking hash too
+    (:func:`~rankset.evaluation._packed_rankings.rankings_of`). None when an id is
+    missing (such a run is refused).
+    """
+    if rows["query_id"].null_count():
+        return None
+    return rows.select(query_hash(pl.col("query_id"))).to_series()
+
+
 def labelled_rows(
     rows: pl.DataFrame,
     labels: pl.DataFrame,
-    rankings: Rankings,
+    hashes: pl.Series | None,
     system: str | None,
     key: str,
 ) -> LabelledRows:
@@ -61,15 +73,14 @@ def labelled_rows(
 
     As ``rows.join(labels, on=["query_id", "doc_id"])`` with the system (``system``,
     or the rows' own) first, looked up by hash first: only the rows whose pair hash
-    falls in a labelled slot are joined. ``rankings``: :func:`rankings_of`'s of ``rows``.
+    falls in a labelled slot are joined. ``hashes``: :func:`query_hashes`' of ``rows``.
 
     Examples
     --------
-    >>> from rankset.evaluation._packed_rankings import rankings_of
     >>> rows = pl.DataFrame({"query_id": ["q", "q", "r"], "_key": [1.0, 2.0, 3.0],
     ...                      "doc_id": ["a", "b", "a"]})
     >>> labels = pl.DataFrame({"query_id": ["q", "r"], "doc_id": ["b", "a"], "grade": [1.0, 2.0]})
-    >>> found = labelled_rows(rows, labels, rankings_of(rows, "s"), "s", "_key")
+    >>> found = labelled_rows(rows, labels, query_hashes(rows), "s", "_key")
     >>> found.hits.sort("query_id").rows()
     [('s', 'q', 'b', 2.0, 1.0), ('s', 'r', 'a', 3.0, 2.0)]
     """
@@ -81,16 +92,13 @@ def labelled_rows(
         "doc_id",
         key,
     ]
-    if rows.height == 0 or labels.height == 0 or rows["query_id"].null_count():
+    if rows.height == 0 or labels.height == 0 or hashes is None:
         return LabelledRows(rows.select(run_side).join(labels, on=["query_id", "doc_id"]), None)
-    query_hashes = rankings.hashes if system is not None else None
-    if query_hashes is None:
-        query_hashes = rows.select(query_hash(pl.col("query_id"))).to_series()
     doc_hashes = rows.select(pl.col("doc_id").hash(_DOC_SEED)).to_series()
     pairs = np.empty(rows.height, dtype=np.uint64)
-    queries, docs = chunks(query_hashes), chunks(doc_hashes)
+    queries, docs = chunks(hashes), chunks(doc_hashes)
     if [end for _, end, _ in queries] != [end for _, end, _ in docs]:
-        queries, docs = chunks(query_hashes.rechunk()), chunks(doc_hashes.rechunk())
+        queries, docs = chunks(hashes.rechunk()), chunks(doc_hashes.rechunk())
     for (start, end, query_part), (_, _, doc_part) in zip(queries, docs, strict=True):
         np.bitwise_xor(query_part, doc_part, out=pairs[start:end])
     ids = labels.select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String))

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -29,7 +30,7 @@ from rankset.evaluation._packed import (
     rankings_of,
     row_hashes,
 )
-from rankset.evaluation._packed_hits import labelled_rows
+from rankset.evaluation._packed_hits import LabelledRows, labelled_rows, query_hashes
 from rankset.evaluation._pass_checks import (
     doc_id_problem_counts,
     refuse_counted_problems,
@@ -47,6 +48,7 @@ __all__ = [
     "HASH",
     "PackedHashes",
     "PackedRows",
+    "packed_hits",
     "packed_pass_frames",
     "refuse_bad_packed_ids",
     "with_rankings",
@@ -98,7 +100,7 @@ class PackedHashes:
     """
 
     rows: pl.DataFrame
-    pairs: npt.NDArray[np.uint64] | None = None
+    pairs: Future[LabelledRows] | LabelledRows | None = None
     columns = (HASH,)
 
     @property
@@ -106,7 +108,15 @@ class PackedHashes:
         return self.rows.height
 
     def collect(self) -> pl.DataFrame | npt.NDArray[np.uint64]:
-        return row_hashes(self.rows) if self.pairs is None else self.pairs
+        found = self.pairs.result() if isinstance(self.pairs, Future) else self.pairs
+        return row_hashes(self.rows) if found is None or found.pairs is None else found.pairs
+
+
+def packed_hits(frame: pl.DataFrame | Future[LabelledRows] | LabelledRows) -> pl.DataFrame:
+    """Return the labelled rows of :func:`with_rankings`' first frame (waiting for them)."""
+    if isinstance(frame, Future):
+        frame = frame.result()
+    return frame.hits if isinstance(frame, LabelledRows) else frame
 
 
 def with_rankings(
@@ -114,17 +124,21 @@ def with_rankings(
 ) -> list[Any]:
     """Put a packed pass's frames in the other numberings' layout: rankings second.
 
-    Returns the labelled rows, the rankings, the checks, a :class:`PackedRows` and,
-    unless the reader rules duplicates out, the :class:`PackedHashes`. With ``ids``
-    (and ids the reader did not check) the document ids' problems are counted, on
-    ``checker`` for a large run.
+    Returns the labelled rows (:func:`packed_hits` gives them), the rankings, the
+    checks, a :class:`PackedRows` and, unless the reader rules duplicates out, the
+    :class:`PackedHashes`. The labelled rows of a large run are found on ``checker``,
+    meanwhile the rankings are numbered. With ``ids`` (and ids the reader did not
+    check) the document ids' problems are counted, on ``checker`` for a large run.
     """
     hits, checks, every_row, *named = frames  # named: the rankings a reader numbered
-    rankings = rankings_of(every_row, part.name, *named)
-    pairs = None
+    found: Future[LabelledRows] | LabelledRows | None = None
+    hashes = None
     if not named:  # the first frame holds the labels: the pass joined nothing
-        found = labelled_rows(every_row, hits, rankings, part.name, PACKED_KEY)
-        hits, pairs = found.hits, found.pairs if part.name is not None else None
+        hashes = query_hashes(every_row)
+        find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY)
+        found = checker.submit(find) if every_row.height >= CHECKED_MEANWHILE else find()
+    one_system = part.name is not None
+    rankings = rankings_of(every_row, part.name, *named, hashes=hashes if one_system else None)
     counts: Future[dict[str, int]] | dict[str, int] | None = None
     coded = coded_doc_ids(every_row["doc_id"])
     if ids and not part.rows_checked:
@@ -135,8 +149,9 @@ def with_rankings(
             counts = doc_id_problem_counts(doc_ids)
         else:
             counts = checker.submit(doc_id_problem_counts, doc_ids)
-    hashes = [] if part.unique_docs else [PackedHashes(every_row, pairs)]
-    return [hits, rankings.frame, checks, PackedRows(every_row, rankings, coded, counts), *hashes]
+    hashed = [] if part.unique_docs else [PackedHashes(every_row, found if one_system else None)]
+    first = hits if found is None else found
+    return [first, rankings.frame, checks, PackedRows(every_row, rankings, coded, counts), *hashed]
 
 
 def refuse_bad_packed_ids(

@@ -171,7 +171,11 @@ class _HashIndex:
 
 
 def rankings_of(
-    rows: pl.DataFrame, system: str | None, named: pl.DataFrame | None = None
+    rows: pl.DataFrame,
+    system: str | None,
+    named: pl.DataFrame | None = None,
+    *,
+    hashes: pl.Series | None = None,
 ) -> Rankings:
     """Count each ranking's rows and name it; number each row's ranking.
 
@@ -179,6 +183,7 @@ def rankings_of(
     without a query id (or system) is not numbered: its ranking is named null, for the
     pass's checks to refuse. Rows numbered by their reader are named from ``named``
     (each ranking number's ids: :func:`rankset.evaluation._packed.packed_frames`).
+    ``hashes``: each row's :func:`ranking_hash`, when computed already.
 
     Examples
     --------
@@ -198,7 +203,8 @@ def rankings_of(
         # a ranking of no query id, for the checks to refuse; no system: ranked instead
         missing = {GROUP[0]: [system], GROUP[1]: [None], NUM_RET: [0.0]}
         return Rankings(pl.DataFrame(missing, schema=_RANKINGS_SCHEMA), None, 0)
-    hashes = rows.select(ranking_hash(columns)).to_series()
+    if hashes is None:
+        hashes = rows.select(ranking_hash(columns)).to_series()
     first = hashes.arg_unique()
     names = rows.select(columns).gather(first)
     by_name = names.select(pl.arg_sort_by(columns)).to_series().to_numpy()

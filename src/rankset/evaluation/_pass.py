@@ -51,6 +51,7 @@ from rankset.evaluation._packed_pass import (
     CHECKED_MEANWHILE,
     HASH,
     PackedHashes,
+    packed_hits,
     packed_pass_frames,
     refuse_bad_packed_ids,
 )
@@ -439,7 +440,9 @@ def first_rows_order(runs: Runs, part: RunPart) -> RowOrder:
 
 def _resolve_packed(frames: Sequence[Any]) -> _Measured | _Numbering:
     hits, rankings, checks, every_row, *_ = frames
-    numbered = number_packed(hits, every_row.rows, every_row.rankings, every_row.doc_codes)
+    numbered = number_packed(
+        packed_hits(hits), every_row.rows, every_row.rankings, every_row.doc_codes
+    )
     if numbered is None:
         return "ranked"
     return _Measured(numbered, rankings, checks, None, True)
