@@ -32,6 +32,7 @@ ranked instead.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -161,14 +162,19 @@ def descending_codes(
 
 
 def number_packed(
-    hits: pl.DataFrame, rows: pl.DataFrame, rankings: Rankings, doc_codes: pl.Series | None = None
+    labelled: pl.DataFrame | Callable[[], pl.DataFrame],
+    rows: pl.DataFrame,
+    rankings: Rankings,
+    doc_codes: pl.Series | None = None,
 ) -> pl.DataFrame | None:
     """Give the labelled rows their positions from the sorted packed integers.
 
     Returns the labelled rows as ``system, query_id, doc_id, pos`` and the label
     columns, in rank order (by system, query id and position); None when the ranking
     and row numbers leave no bit for the key's code, or a row has no system (the ranked
-    numbering then numbers the run). ``doc_codes``: :func:`coded_doc_ids`' of the rows.
+    numbering then numbers the run). ``labelled``: the labelled rows, or a call that
+    gives them (asked for once the packed integers are sorted, so that they may be
+    found meanwhile). ``doc_codes``: :func:`coded_doc_ids`' of the rows.
     ``rankings.numbers`` is used up (the packed integers are built in its place).
 
     Examples
@@ -192,13 +198,16 @@ def number_packed(
     if packed is None:
         return None
     if rows.height == 0:
-        return _positioned(hits, pl.lit(0, pl.Int64))
+        return _positioned(_given(labelled), pl.lit(0, pl.Int64))
     assert rankings.places is not None  # numbered rankings have places, starts, slots
     assert rankings.starts is not None
     assert rankings.slots is not None
     row_bits = (rows.height - 1).bit_length()
     ranking_bits = (rankings.count - 1).bit_length()
-    doc_ranks = None if doc_codes is None else _doc_ranks(doc_codes, hits["doc_id"], ranking_bits)
+    hits, doc_ranks = None, None
+    if doc_codes is not None:  # a small run's: its labelled rows are there already
+        hits = _given(labelled)
+        doc_ranks = _doc_ranks(doc_codes, hits["doc_id"], ranking_bits)
     low, high = _finite_range(rows[PACKED_KEY])
     # 63 bits in all: the group after the last one still fits (the searches below)
     code_bits = min(63 - ranking_bits - row_bits, _MOST_CODE_BITS)
@@ -215,6 +224,7 @@ def number_packed(
     _pack(packed, chunks(rows[PACKED_KEY]), row_docs, low, high, code_bits, low_bits)
     packed.sort()
 
+    hits = _given(labelled) if hits is None else hits
     ranking_of_hit = rankings.of(hits)
     hit_numbers = ranking_of_hit << np.uint64(code_bits)
     hit_numbers |= descending_codes(hits[PACKED_KEY].to_numpy(), low, high, code_bits)
@@ -249,6 +259,10 @@ def number_packed(
     slot_of_hit = rankings.slots[ranking_of_hit.view(np.int64)]
     positions = first[group_of_hit] - rankings.starts[slot_of_hit] + place
     return _in_rank_order(hits, rankings, slot_of_hit, positions)
+
+
+def _given(labelled: pl.DataFrame | Callable[[], pl.DataFrame]) -> pl.DataFrame:
+    return labelled if isinstance(labelled, pl.DataFrame) else labelled()
 
 
 def _in_rank_order(

@@ -42,6 +42,7 @@ import dataclasses
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import polars as pl
@@ -440,9 +441,8 @@ def first_rows_order(runs: Runs, part: RunPart) -> RowOrder:
 
 def _resolve_packed(frames: Sequence[Any]) -> _Measured | _Numbering:
     hits, rankings, checks, every_row, *_ = frames
-    numbered = number_packed(
-        packed_hits(hits), every_row.rows, every_row.rankings, every_row.doc_codes
-    )
+    labelled = partial(packed_hits, hits)  # asked for once the rows are sorted
+    numbered = number_packed(labelled, every_row.rows, every_row.rankings, every_row.doc_codes)
     if numbered is None:
         return "ranked"
     return _Measured(numbered, rankings, checks, None, True)
