@@ -201,9 +201,10 @@ def _in_chunks(collect: Any, pieces: int) -> Any:
     one_bit=st.booleans(),
     pieces=st.sampled_from([1, 2, 3, 7]),
     hashing=st.sampled_from(["table", "shared slots", "collisions"]),
+    group_steps=st.sampled_from([8, 1, 0]),
 )
 def test_shuffled_runs_get_trec_evals_positions(
-    rows: list[Row], seed: int, one_bit: bool, pieces: int, hashing: str
+    rows: list[Row], seed: int, one_bit: bool, pieces: int, hashing: str, group_steps: int
 ) -> None:
     rng = random.Random(seed)
     rng.shuffle(rows)
@@ -215,6 +216,8 @@ def test_shuffled_runs_get_trec_evals_positions(
         if pieces > 1:  # the rows in several chunks, packed on two threads as a large run's
             patch.setattr(run_pass, "collect_frames", _in_chunks(run_pass.collect_frames, pieces))
             patch.setattr(packed, "_PACKED_ON_TWO_THREADS", 1)
+        # a tied group's end found row by row, then by a search (0: searched at once)
+        patch.setattr(packed, "_GROUP_STEPS", group_steps)
         if hashing == "shared slots":  # a table of 2 slots: most hashes searched for
             patch.setattr(packed_rankings, "_TABLE_BITS", (1, 1))
         if hashing == "collisions":  # ids of one hash: numbered by their rank instead

@@ -239,7 +239,7 @@ def number_packed(
     wanted, group_of_hit = np.unique(hit_numbers, return_inverse=True)
     shift = np.uint64(row_bits)  # no document ranks here
     first = np.searchsorted(packed, wanted << shift)
-    after = np.searchsorted(packed, (wanted + np.uint64(1)) << shift)
+    after = _group_ends(packed, first, wanted, shift)
     tied = np.flatnonzero(after - first > 1)  # groups of more than one row
     # a labelled row's place in its group: 1 when alone in it
     place = np.ones(len(hits), dtype=np.int64)
@@ -259,6 +259,46 @@ def number_packed(
     slot_of_hit = rankings.slots[ranking_of_hit.view(np.int64)]
     positions = first[group_of_hit] - rankings.starts[slot_of_hit] + place
     return _in_rank_order(hits, rankings, slot_of_hit, positions)
+
+
+#: Rows a code group's end is looked for past its first, one at a time, before a search.
+_GROUP_STEPS = 8
+
+
+def _group_ends(
+    packed: npt.NDArray[np.uint64],
+    firsts: npt.NDArray[np.int64],
+    groups: npt.NDArray[np.uint64],
+    shift: np.uint64,
+) -> npt.NDArray[np.int64]:
+    """Return the end of each code group (``groups``, each holding a row) in ``packed``.
+
+    Most groups hold a row or a few: the rows after each group's first (in cache since
+    its search) are compared with it, one step at a time; the groups still going after
+    :data:`_GROUP_STEPS` steps are searched for.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> packed = np.array([4, 5, 8, 9, 10, 12], dtype=np.uint64)  # groups (>> 2): 1, 1, 2, 2, 2, 3
+    >>> groups = np.array([1, 2, 3], dtype=np.uint64)
+    >>> _group_ends(packed, np.array([0, 2, 5]), groups, np.uint64(2)).tolist()
+    [2, 5, 6]
+    """
+    import numpy as np
+
+    ends = firsts + 1
+    going = np.arange(len(firsts))
+    for _ in range(_GROUP_STEPS):
+        at = ends[going]
+        inside = at < len(packed)
+        inside[inside] = (packed[at[inside]] >> shift) == groups[going[inside]]
+        going = going[inside]
+        if not len(going):
+            return ends
+        ends[going] += 1
+    ends[going] = np.searchsorted(packed, (groups[going] + np.uint64(1)) << shift)
+    return ends
 
 
 def _given(labelled: pl.DataFrame | Callable[[], pl.DataFrame]) -> pl.DataFrame:
