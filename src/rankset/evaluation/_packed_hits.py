@@ -34,8 +34,8 @@ _DOC_SEED = 9_931
 _SLOT_BITS_OVER = 5
 _SLOT_BITS = (6, 25)
 _PAIR = "_pair_hash"
-_QUERY_RIGHT = "_label_query_id"
-_DOC_RIGHT = "_label_doc_id"
+_RUN_ROW = "_run_row"
+_LABEL_ROW = "_label_row"
 
 
 @dataclass(frozen=True)
@@ -84,8 +84,6 @@ def labelled_rows(
     >>> found.hits.sort("query_id").rows()
     [('s', 'q', 'b', 2.0, 1.0), ('s', 'r', 'a', 3.0, 2.0)]
     """
-    import numpy as np
-
     run_side = [
         pl.lit(system, pl.String).alias(GROUP[0]) if system is not None else pl.col(GROUP[0]),
         "query_id",
@@ -95,26 +93,45 @@ def labelled_rows(
     if rows.height == 0 or labels.height == 0 or hashes is None:
         return LabelledRows(rows.select(run_side).join(labels, on=["query_id", "doc_id"]), None)
     doc_hashes = rows.select(pl.col("doc_id").hash(_DOC_SEED)).to_series()
-    pairs = np.empty(rows.height, dtype=np.uint64)
-    queries, docs = chunks(hashes), chunks(doc_hashes)
-    if [end for _, end, _ in queries] != [end for _, end, _ in docs]:
-        queries, docs = chunks(hashes.rechunk()), chunks(doc_hashes.rechunk())
-    for (start, end, query_part), (_, _, doc_part) in zip(queries, docs, strict=True):
-        np.bitwise_xor(query_part, doc_part, out=pairs[start:end])
     ids = labels.select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String))
     labelled = ids.select(_pair_hash(query_hash(pl.col("query_id")), pl.col("doc_id")))
     label_pairs = labelled.to_series()
-    candidates = _in_bitmap(pairs, label_pairs.to_numpy())
-    found = _gathered(rows.select(run_side), candidates)
-    found = found.with_columns(pl.Series(_PAIR, pairs[candidates]))
+    pairs, candidates = _paired(hashes, doc_hashes, _Bitmap(label_pairs.to_numpy()))
     # joined on the pair hash, then kept where both ids are equal: as the join on the ids
-    right = labels.with_columns(label_pairs.alias(_PAIR)).rename(
-        {"query_id": _QUERY_RIGHT, "doc_id": _DOC_RIGHT}
+    matched = (
+        pl.DataFrame({_PAIR: pairs[candidates]})
+        .with_row_index(_RUN_ROW)
+        .join(label_pairs.alias(_PAIR).to_frame().with_row_index(_LABEL_ROW), on=_PAIR)
+        .sort(_RUN_ROW)
     )
-    found = found.join(right, on=_PAIR).filter(
-        (pl.col("query_id") == pl.col(_QUERY_RIGHT)) & (pl.col("doc_id") == pl.col(_DOC_RIGHT))
-    )
-    return LabelledRows(found.drop(_PAIR, _QUERY_RIGHT, _DOC_RIGHT), pairs)
+    own = [GROUP[0]] if system is None else []  # a run of one system: its name, added after
+    at = candidates[matched[_RUN_ROW].to_numpy()]
+    found = _gathered(rows.select(*own, "query_id", "doc_id", key), at)
+    found = found.select(run_side)
+    label_side = labels[matched[_LABEL_ROW]]
+    same = (found["query_id"] == label_side["query_id"]) & (found["doc_id"] == label_side["doc_id"])
+    found = found.hstack(label_side.drop("query_id", "doc_id"))
+    return LabelledRows(found if same.all() else found.filter(same), pairs)
+
+
+def _paired(
+    query_hashes: pl.Series, doc_hashes: pl.Series, bitmap: _Bitmap
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64]]:
+    """Return each row's pair hash, and the rows whose pair hash ``bitmap`` holds.
+
+    Chunk by chunk of the hashes: each chunk's pairs are looked up while in cache.
+    """
+    import numpy as np
+
+    pairs = np.empty(len(query_hashes), dtype=np.uint64)
+    queries, docs = chunks(query_hashes), chunks(doc_hashes)
+    if [end for _, end, _ in queries] != [end for _, end, _ in docs]:
+        queries, docs = chunks(query_hashes.rechunk()), chunks(doc_hashes.rechunk())
+    found = [np.empty(0, dtype=np.int64)]
+    for (start, end, query_part), (_, _, doc_part) in zip(queries, docs, strict=True):
+        part = np.bitwise_xor(query_part, doc_part, out=pairs[start:end])
+        found.append(bitmap.holding(part) + start)
+    return pairs, np.concatenate(found)
 
 
 def _gathered(frame: pl.DataFrame, rows: npt.NDArray[np.int64]) -> pl.DataFrame:
@@ -129,7 +146,7 @@ def _gathered(frame: pl.DataFrame, rows: npt.NDArray[np.int64]) -> pl.DataFrame:
         end = start + part.height
         low, high = np.searchsorted(rows, [start, end])
         if high > low:
-            pieces.append(part[rows[low:high] - start])
+            pieces.append(part[pl.Series(rows[low:high] - start)])
         start = end
     return pl.concat(pieces) if pieces else frame.clear()
 
@@ -143,37 +160,44 @@ def _chunk_slices(frame: pl.DataFrame) -> list[pl.DataFrame]:
     return slices
 
 
-def _in_bitmap(
-    pairs: npt.NDArray[np.uint64], labelled: npt.NDArray[np.uint64]
-) -> npt.NDArray[np.int64]:
-    """Return the indices of ``pairs`` whose slot (top bits) a ``labelled`` hash has too.
+class _Bitmap:
+    """A bit per slot of 64-bit hashes' top bits: whether a hash of a set falls in it.
+
+    About 32 slots a hash, at most 2**25 (4 MB: the lookups stay in cache).
 
     Examples
     --------
     >>> import numpy as np
-    >>> pairs = np.array([1 << 63, 5, 1 << 62, 1 << 63], dtype=np.uint64)
-    >>> _in_bitmap(pairs, np.array([1 << 63], dtype=np.uint64)).tolist()
+    >>> bitmap = _Bitmap(np.array([1 << 63], dtype=np.uint64))
+    >>> bitmap.holding(np.array([1 << 63, 5, 1 << 62, 1 << 63], dtype=np.uint64)).tolist()
     [0, 3]
     """
-    import numpy as np
 
-    low, high = _SLOT_BITS
-    bits = max(low, min(high, len(labelled).bit_length() + _SLOT_BITS_OVER))
-    to_byte, to_bit = np.uint64(67 - bits), np.uint64(64 - bits)
-    bitmap = np.zeros(1 << (bits - 3), dtype=np.uint8)
-    seven = np.uint64(7)
-    bit = np.left_shift(1, ((labelled >> to_bit) & seven).astype(np.uint8), dtype=np.uint8)
-    np.bitwise_or.at(bitmap, (labelled >> to_byte).view(np.int64), bit)
-    found = []
-    step = 1 << 16  # a chunk's steps stay in cache
-    places = np.empty(min(step, len(pairs)), dtype=np.uint64)
-    bytes_ = np.empty(len(places), dtype=np.uint8)
-    for start in range(0, len(pairs), step):
-        part = pairs[start : start + step]
-        size = len(part)
-        np.right_shift(part, to_byte, out=places[:size])
-        np.take(bitmap, places[:size].view(np.int64), out=bytes_[:size])
-        np.right_shift(part, to_bit, out=places[:size])
-        places[:size] &= seven
-        found.append(np.flatnonzero((bytes_[:size] >> places[:size].astype(np.uint8)) & 1) + start)
-    return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
+    def __init__(self, hashes: npt.NDArray[np.uint64]) -> None:
+        import numpy as np
+
+        low, high = _SLOT_BITS
+        bits = max(low, min(high, len(hashes).bit_length() + _SLOT_BITS_OVER))
+        self.to_byte, self.to_bit = np.uint64(67 - bits), np.uint64(64 - bits)
+        self.bytes = np.zeros(1 << (bits - 3), dtype=np.uint8)
+        bit = np.left_shift(1, ((hashes >> self.to_bit) & np.uint64(7)).astype(np.uint8))
+        np.bitwise_or.at(self.bytes, (hashes >> self.to_byte).view(np.int64), bit.astype(np.uint8))
+
+    def holding(self, hashes: npt.NDArray[np.uint64]) -> npt.NDArray[np.int64]:
+        """Return the indices of ``hashes`` whose slot a hash of the set falls in too."""
+        import numpy as np
+
+        found = []
+        step = 1 << 16  # each step's arrays stay in cache
+        places = np.empty(min(step, len(hashes)), dtype=np.uint64)
+        bytes_ = np.empty(len(places), dtype=np.uint8)
+        for start in range(0, len(hashes), step):
+            part = hashes[start : start + step]
+            size = len(part)
+            np.right_shift(part, self.to_byte, out=places[:size])
+            np.take(self.bytes, places[:size].view(np.int64), out=bytes_[:size])
+            np.right_shift(part, self.to_bit, out=places[:size])
+            places[:size] &= np.uint64(7)
+            bytes_[:size] >>= places[:size].astype(np.uint8)
+            found.append(np.flatnonzero(bytes_[:size] & 1) + start)
+        return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
