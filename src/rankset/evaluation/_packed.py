@@ -41,6 +41,7 @@ from rankset.evaluation._packed_rankings import (
     RANKING,
     Rankings,
     chunks,
+    count_sorted,
     id_columns,
     rankings_of,
     row_hashes,
@@ -199,8 +200,7 @@ def number_packed(
         return None
     if rows.height == 0:
         return _positioned(_given(labelled), pl.lit(0, pl.Int64))
-    assert rankings.places is not None  # numbered rankings have places, starts, slots
-    assert rankings.starts is not None
+    assert rankings.places is not None  # numbered rankings have places and slots
     assert rankings.slots is not None
     row_bits = (rows.height - 1).bit_length()
     ranking_bits = (rankings.count - 1).bit_length()
@@ -223,6 +223,9 @@ def number_packed(
     low_bits = row_bits if doc_ranks is None else doc_ranks[2]
     _pack(packed, chunks(rows[PACKED_KEY]), row_docs, low, high, code_bits, low_bits)
     packed.sort()
+    count_sorted(rankings, packed, code_bits + low_bits)
+    starts = rankings.starts
+    assert starts is not None  # counted before the sort, or now
 
     hits = _given(labelled) if hits is None else hits
     ranking_of_hit = rankings.of(hits)
@@ -234,7 +237,7 @@ def number_packed(
         hit_rows = (hit_numbers << np.uint64(low_bits)) | doc_ranks[1]
         found = np.searchsorted(packed, hit_rows).astype(np.int64)
         slot_of_hit = rankings.slots[ranking_of_hit.view(np.int64)]
-        return _in_rank_order(hits, rankings, slot_of_hit, found - rankings.starts[slot_of_hit] + 1)
+        return _in_rank_order(hits, rankings, slot_of_hit, found - starts[slot_of_hit] + 1)
     # Each labelled row's group once, in order: the searches walk the sorted rows forward.
     wanted, group_of_hit = np.unique(hit_numbers, return_inverse=True)
     shift = np.uint64(row_bits)  # no document ranks here
@@ -257,7 +260,7 @@ def number_packed(
             rows,
         )
     slot_of_hit = rankings.slots[ranking_of_hit.view(np.int64)]
-    positions = first[group_of_hit] - rankings.starts[slot_of_hit] + place
+    positions = first[group_of_hit] - starts[slot_of_hit] + place
     return _in_rank_order(hits, rankings, slot_of_hit, positions)
 
 

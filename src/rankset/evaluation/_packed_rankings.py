@@ -29,11 +29,13 @@ __all__ = [
     "RANKING",
     "Rankings",
     "chunks",
+    "count_sorted",
     "id_columns",
     "query_hash",
     "ranking_hash",
     "rankings_of",
     "row_hashes",
+    "with_counts",
 ]
 
 RANKING = "_ranking"  # each row's ranking as its reader numbered them
@@ -72,6 +74,9 @@ class Rankings:
     index: _HashIndex | None = None  # the ids' hashes to their numbers; None: a reader's
     columns: tuple[str, ...] = ()  # the ids hashed
     hashes: pl.Series | None = None  # each row's ids' hash (:func:`ranking_hash`)
+    # each ranking's row count, written once the rows are sorted (:func:`count_sorted`,
+    # with ``starts``); None: counted already (``frame``'s NUM_RET)
+    counted: npt.NDArray[np.int64] | None = None
 
     def of(self, frame: pl.DataFrame) -> npt.NDArray[np.uint64]:
         """Return the ranking number of each row of ``frame`` (rows of the same run).
@@ -189,10 +194,12 @@ def rankings_of(
     --------
     >>> rows = pl.DataFrame({"query_id": ["r", "q", "r"], "_key": [1.0, 2.0, 3.0]})
     >>> rankings = rankings_of(rows, "s")
-    >>> rankings.frame.rows(), rankings.numbers.tolist(), rankings.places.tolist()
-    ([('s', 'q', 1.0), ('s', 'r', 2.0)], [1, 0, 1], [0, 1])
-    >>> rankings.starts.tolist()  # of q (number 0), then r (number 1), once sorted
-    [0, 1]
+    >>> rankings.frame.select(GROUP).rows(), rankings.numbers.tolist(), rankings.places.tolist()
+    ([('s', 'q'), ('s', 'r')], [1, 0, 1], [0, 1])
+    >>> import numpy as np
+    >>> count_sorted(rankings, np.sort(rankings.numbers), 0)  # counted once sorted
+    >>> with_counts(rankings).rows(), rankings.starts.tolist()
+    ([('s', 'q', 1.0), ('s', 'r', 2.0)], [0, 1])
     """
     import numpy as np
 
@@ -217,8 +224,34 @@ def rankings_of(
         return _ranked_rankings(rows, system, columns)
     rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, len(names))
     rankings = dataclasses.replace(rankings, index=index, columns=tuple(columns), hashes=hashes)
-    counts = np.bincount(numbers.view(np.int64), minlength=len(names))
-    return _counted(rankings, numbers, _named(names, system, counts), counts)
+    counts = np.zeros(len(names), dtype=np.int64)  # counted from the sorted rows
+    rankings = _counted(rankings, numbers, _named(names, system, counts), counts)
+    return dataclasses.replace(rankings, counted=counts)  # starts: written with the counts
+
+
+def count_sorted(rankings: Rankings, packed: npt.NDArray[np.uint64], shift: int) -> None:
+    """Write each ranking's row count and first row from the sorted packed integers.
+
+    ``packed`` holds each row's ranking number shifted left by ``shift`` bits (and
+    whatever below): each ranking's rows are one block, found by a search of its
+    number. Quicker than counting the numbers before the sort (a pass over every row).
+    """
+    import numpy as np
+
+    if rankings.counted is None:
+        return
+    numbers = np.arange(rankings.count + 1, dtype=np.uint64) << np.uint64(shift)
+    edges = np.searchsorted(packed, numbers)
+    rankings.counted[:] = np.diff(edges)
+    assert rankings.starts is not None  # zeros until now
+    rankings.starts[:] = edges[:-1]
+
+
+def with_counts(rankings: Rankings) -> pl.DataFrame:
+    """Return ``rankings.frame`` with the row counts :func:`count_sorted` wrote."""
+    if rankings.counted is None:
+        return rankings.frame
+    return rankings.frame.with_columns(pl.Series(NUM_RET, rankings.counted.astype("float64")))
 
 
 def _named_alike(rows: pl.DataFrame, names: pl.DataFrame, numbers: npt.NDArray[np.uint64]) -> bool:

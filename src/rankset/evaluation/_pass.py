@@ -57,6 +57,7 @@ from rankset.evaluation._packed_pass import (
     refuse_bad_packed_ids,
 )
 from rankset.evaluation._packed_pass import with_rankings as _with_rankings
+from rankset.evaluation._packed_rankings import with_counts
 from rankset.evaluation._pass_checks import (
     LAYOUT_KEPT,
     N_ROWS,
@@ -440,12 +441,12 @@ def first_rows_order(runs: Runs, part: RunPart) -> RowOrder:
 
 
 def _resolve_packed(frames: Sequence[Any]) -> _Measured | _Numbering:
-    hits, rankings, checks, every_row, *_ = frames
+    hits, _, checks, every_row, *_ = frames
     labelled = partial(packed_hits, hits)  # asked for once the rows are sorted
     numbered = number_packed(labelled, every_row.rows, every_row.rankings, every_row.doc_codes)
     if numbered is None:
         return "ranked"
-    return _Measured(numbered, rankings, checks, None, True)
+    return _Measured(numbered, with_counts(every_row.rankings), checks, None, True)
 
 
 def _pass_frames(
