@@ -9,7 +9,9 @@ What is checked here:
   reference, with tie-heavy scores, signed zeros, infinities, huge and tiny scores,
   non-ASCII and numeric-looking ids and several systems in one frame; also when the
   code has one bit, so that most code groups hold unequal keys the exact step puts in
-  order; a run whose numbers leave no bit for the code is ranked instead;
+  order, when the rankings' hashes mostly share their table's slots or collide (the
+  ids' rank numbers them then), and when tied groups' ends are searched for after 0,
+  1 or 8 steps; a run whose numbers leave no bit for the code is ranked instead;
 * shuffled Parquet and TREC files take the packed numbering and give pytrec_eval's
   values (trec_eval's C code), doubles and ``score_precision="float32"`` alike; a
   missing query id is refused as before;
