@@ -73,7 +73,6 @@ class Rankings:
     slots: npt.NDArray[np.int64] | None = None
     index: _HashIndex | None = None  # the ids' hashes to their numbers; None: a reader's
     columns: tuple[str, ...] = ()  # the ids hashed
-    hashes: pl.Series | None = None  # each row's ids' hash (:func:`ranking_hash`)
     # each ranking's row count, written once the rows are sorted (:func:`count_sorted`,
     # with ``starts``); None: counted already (``frame``'s NUM_RET)
     counted: npt.NDArray[np.int64] | None = None
@@ -223,7 +222,7 @@ def rankings_of(
     if not _named_alike(rows, names, numbers):  # two ids of one hash: numbered exactly
         return _ranked_rankings(rows, system, columns)
     rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, len(names))
-    rankings = dataclasses.replace(rankings, index=index, columns=tuple(columns), hashes=hashes)
+    rankings = dataclasses.replace(rankings, index=index, columns=tuple(columns))
     counts = np.zeros(len(names), dtype=np.int64)  # counted from the sorted rows
     rankings = _counted(rankings, numbers, _named(names, system, counts), counts)
     return dataclasses.replace(rankings, counted=counts)  # starts: written with the counts
