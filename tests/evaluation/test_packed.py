@@ -204,9 +204,16 @@ def _in_chunks(collect: Any, pieces: int) -> Any:
     pieces=st.sampled_from([1, 2, 3, 7]),
     hashing=st.sampled_from(["table", "shared slots", "collisions"]),
     group_steps=st.sampled_from([8, 1, 0]),
+    meanwhile=st.booleans(),
 )
 def test_shuffled_runs_get_trec_evals_positions(
-    rows: list[Row], seed: int, one_bit: bool, pieces: int, hashing: str, group_steps: int
+    rows: list[Row],
+    seed: int,
+    one_bit: bool,
+    pieces: int,
+    hashing: str,
+    group_steps: int,
+    meanwhile: bool,
 ) -> None:
     rng = random.Random(seed)
     rng.shuffle(rows)
@@ -220,6 +227,9 @@ def test_shuffled_runs_get_trec_evals_positions(
             patch.setattr(packed, "_PACKED_ON_TWO_THREADS", 1)
         # a tied group's end found row by row, then by a search (0: searched at once)
         patch.setattr(packed, "_GROUP_STEPS", group_steps)
+        if meanwhile:  # as a large run: labelled rows, ids and names checked on a thread
+            patch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
+            patch.setattr(run_pass, "CHECKED_MEANWHILE", 1)
         if hashing == "shared slots":  # a table of 2 slots: most hashes searched for
             patch.setattr(packed_rankings, "_TABLE_BITS", (1, 1))
         if hashing == "collisions":  # ids of one hash: numbered by their rank instead
