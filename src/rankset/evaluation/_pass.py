@@ -289,7 +289,8 @@ def _resolve_checking(
 
     Both are numpy and Polars work that lets go of the GIL: on two cores the check of
     20 million row hashes costs no wall time beside the numbering. The packed numbering
-    hashes its rows there too, from the codes and document ids it collected.
+    sorts there the (query, document) hashes its labelled rows were found by (or hashes
+    the ids it collected, for a run of several systems).
     """
     source = next(
         (f for f in frames if isinstance(f, (pl.DataFrame, PackedHashes)) and _HASH in f.columns),
