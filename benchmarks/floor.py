@@ -18,14 +18,17 @@ Each rankset call is split into stages by wrapping the functions that do them (t
 wrappers add microseconds):
 
 - plan: reading the files' schemas and planning the labels (``plan_evaluation_inputs``);
-- pass: the one streaming collect over the run: the read, the join to the labels, each
-  row's checks (but a run in no order's document ids'), ranking code, key and document
-  id (``collect_frames``);
-- rank: naming and counting the rankings, numbering the labelled rows (``_with_rankings``
-  and ``_resolve`` in the pass);
+- pass: the one streaming collect over the run: the read and each row's checks; for a
+  run in no order (the packed numbering) the ids, key and document id of every row and
+  the labels, joined to nothing; for the other numberings the join to the labels too
+  (``collect_frames``);
+- rank: numbering and naming the rankings from the query ids' hashes, the packed
+  integers' sort, the labelled rows' positions (``_with_rankings`` and ``_resolve`` in
+  the pass); a large run's labelled rows are found meanwhile on the checker thread;
 - checks: the wait for the checker thread, which runs beside the numbering for large
-  runs: the document ids' checks of a run in no order (``refuse_bad_packed_ids``) and
-  the duplicate check over the row hashes (``_Measured.maybe_duplicates``);
+  runs: the labelled rows of a run in no order (the pair hashes, the bitmap, the join to
+  the labels), its document ids' checks (``refuse_bad_packed_ids``) and the duplicate
+  check over the row hashes (``_Measured.maybe_duplicates``);
 - measure: the rest of the kernel: the labels' statistics, the five measures over the
   labelled rows, their per-query aggregates;
 - aggregate: the rest of the call: the pass's counts read back, the result's per-query

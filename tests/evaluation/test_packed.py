@@ -9,7 +9,9 @@ What is checked here:
   reference, with tie-heavy scores, signed zeros, infinities, huge and tiny scores,
   non-ASCII and numeric-looking ids and several systems in one frame; also when the
   code has one bit, so that most code groups hold unequal keys the exact step puts in
-  order; a run whose numbers leave no bit for the code is ranked instead;
+  order, when the rankings' hashes mostly share their table's slots or collide (the
+  ids' rank numbers them then), and when tied groups' ends are searched for after 0,
+  1 or 8 steps; a run whose numbers leave no bit for the code is ranked instead;
 * shuffled Parquet and TREC files take the packed numbering and give pytrec_eval's
   values (trec_eval's C code), doubles and ``score_precision="float32"`` alike; a
   missing query id is refused as before;
@@ -40,7 +42,9 @@ from rankset.errors import SchemaError
 from rankset.evaluation import Evaluator
 from rankset.evaluation import _evaluate as executors
 from rankset.evaluation import _packed as packed
+from rankset.evaluation import _packed_hits as packed_hits
 from rankset.evaluation import _packed_pass as packed_pass
+from rankset.evaluation import _packed_rankings as packed_rankings
 from rankset.evaluation import _pass as run_pass
 from rankset.evaluation._inputs import assign_system_names, read_runs
 from rankset.evaluation._pass import measure_pass
@@ -172,6 +176,11 @@ _rows = st.lists(
 )
 
 
+def _colliding(query_ids: pl.Expr, _hash: Any = packed_rankings.query_hash) -> pl.Expr:
+    """The query ids hashed to 0 or 1: distinct ids share a hash."""
+    return _hash(query_ids) % 2
+
+
 def _in_chunks(collect: Any, pieces: int) -> Any:
     """Wrap the pass's collect: every frame it returns comes in ``pieces`` chunks."""
 
@@ -193,10 +202,18 @@ def _in_chunks(collect: Any, pieces: int) -> Any:
     seed=st.integers(0, 10_000),
     one_bit=st.booleans(),
     pieces=st.sampled_from([1, 2, 3, 7]),
-    sparse=st.booleans(),
+    hashing=st.sampled_from(["table", "shared slots", "collisions"]),
+    group_steps=st.sampled_from([8, 1, 0]),
+    meanwhile=st.booleans(),
 )
 def test_shuffled_runs_get_trec_evals_positions(
-    rows: list[Row], seed: int, one_bit: bool, pieces: int, sparse: bool
+    rows: list[Row],
+    seed: int,
+    one_bit: bool,
+    pieces: int,
+    hashing: str,
+    group_steps: int,
+    meanwhile: bool,
 ) -> None:
     rng = random.Random(seed)
     rng.shuffle(rows)
@@ -208,8 +225,16 @@ def test_shuffled_runs_get_trec_evals_positions(
         if pieces > 1:  # the rows in several chunks, packed on two threads as a large run's
             patch.setattr(run_pass, "collect_frames", _in_chunks(run_pass.collect_frames, pieces))
             patch.setattr(packed, "_PACKED_ON_TWO_THREADS", 1)
-        if sparse:  # rankings counted by a sort, as many systems x queries are
-            patch.setattr(packed, "_DENSE_COUNTS", 0)
+        # a tied group's end found row by row, then by a search (0: searched at once)
+        patch.setattr(packed, "_GROUP_STEPS", group_steps)
+        if meanwhile:  # as a large run: labelled rows, ids and names checked on a thread
+            patch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
+            patch.setattr(run_pass, "CHECKED_MEANWHILE", 1)
+        if hashing == "shared slots":  # a table of 2 slots: most hashes searched for
+            patch.setattr(packed_rankings, "_TABLE_BITS", (1, 1))
+        if hashing == "collisions":  # ids of one hash: numbered by their rank instead
+            patch.setattr(packed_rankings, "query_hash", _colliding)
+            patch.setattr(packed_hits, "query_hash", _colliding)
         assert _positions(rows, labelled) == expected
 
 

@@ -1,10 +1,11 @@
 """The packed numbering: a run in no order, ranked on one 64-bit integer per row.
 
 The pass (:mod:`rankset.evaluation._pass`) reads such a run once and keeps, besides the
-labelled rows, three columns per row: the query id as a dictionary code (and the system,
-when a run holds several), the ordering key, and the document id. The codes number the
-rankings densely without a sort or a group-by, and their dictionary names them
-(:func:`rankings_of`). Each row then gets one unsigned 64-bit integer::
+labelled rows, three columns per row: the query id (and the system, when a run holds
+several), the ordering key, and the document id. The ids' hashes number the rankings
+densely, in the order of their names, without a sort or a group-by
+(:mod:`rankset.evaluation._packed_rankings`). Each row then gets one unsigned 64-bit
+integer::
 
     ranking number | code of the key, best first | row number
 
@@ -13,12 +14,13 @@ ranking and row numbers leave. One sort of those integers, values only, puts eve
 ranking in a block, best first; rows whose keys share a code (ties, and keys closer
 than the code tells apart) stay together, in row order. A labelled row's position is
 then the first place of its code group in its ranking's block, plus its place within
-the group, which :func:`rankset.schema._rules.sorted_best_first` gives (trec_eval's
-rule: key descending, ties by document id descending in byte order) from the group's
-own rows. Only the groups that hold a labelled row and more than one row are looked
-at. A run of few distinct document ids whose code gives each distinct key its own
-puts the ids' ranks (:func:`_doc_ranks`) between the code and the row number: the sort
-then orders the ties too, and each labelled row is found by its own packed prefix.
+the group: one more than the count of the group's rows before it in trec_eval's order
+(:func:`rankset.schema._rules.sorted_best_first`'s rule: key descending, ties by
+document id descending in byte order), each compared with the labelled row. Only the
+groups that hold a labelled row and more than one row are looked at. A run of few
+distinct document ids whose code gives each distinct key its own puts the ids' ranks
+(:func:`_doc_ranks`) between the code and the row number: the sort then orders the ties
+too, and each labelled row is found by its own packed prefix.
 
 Sorting one array of integers by value takes a fraction of the rank over ``(system,
 query_id)`` of ``(key, doc_id)`` that the ranked numbering runs, or of a sort by the
@@ -29,15 +31,22 @@ ranked instead.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankset.measures._shared import GROUP, NUM_RET
-from rankset.schema._rules import sorted_best_first
+from rankset.evaluation._packed_rankings import (
+    RANKING,
+    Rankings,
+    chunks,
+    count_sorted,
+    id_columns,
+    rankings_of,
+    row_hashes,
+)
+from rankset.measures._shared import GROUP
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,231 +66,57 @@ __all__ = [
 
 #: The ordering key's column in the packed numbering's frames.
 PACKED_KEY = "_key"
-_QUERY_CODE = "_query_code"
-_SYSTEM_CODE = "_system_code"
-_RANKING = "_ranking"  # each row's ranking as its reader numbered them
-_FIRST = "_group_first"  # a code group's first place in the sorted rows
-_WITHIN = "_within"
 # A code of at most 52 bits: its largest value is a double exactly, so clipping to it
 # in floating point cannot step into the next ranking's codes.
 _MOST_CODE_BITS = 52
-# Seeds of the row hash (document id, query code, system code).
-_HASH_SEEDS = (71, 1_013, 20_011)
-# Rankings are counted in an array of every number while there are at most this many
-# numbers per row (many systems x queries, few ranked: counted by a sort instead).
-_DENSE_COUNTS = 2
-_RANKINGS_SCHEMA = {GROUP[0]: pl.String, GROUP[1]: pl.String, NUM_RET: pl.Float64}
 
 
 def packed_rows(
     cast: pl.LazyFrame,
     key: pl.Expr,
-    one_system: bool,
     *others: str,
     ranking_numbers: pl.Series | None = None,
 ) -> pl.LazyFrame:
-    """Select what the packed numbering reads: ids, the ordering key and the dictionary codes.
+    """Select what the packed numbering reads: ids, the ordering key, a reader's numbers.
 
-    A fresh dictionary per pass codes the query ids (and the systems) from 0 as they
-    come; it lives in the collected columns' dtype, which names the codes afterwards.
-    With ``ranking_numbers`` (each row's ranking as its reader numbered them, sorted,
-    aligned with ``cast``'s rows) the rows carry those instead, and no id is coded.
+    The ids are kept as read: they are numbered after the pass
+    (:func:`~rankset.evaluation._packed_rankings.rankings_of`). With
+    ``ranking_numbers`` (each row's ranking as its reader numbered them, sorted,
+    aligned with ``cast``'s rows) the rows carry those too.
     """
-    if ranking_numbers is not None:
-        codes = [pl.lit(ranking_numbers).cast(pl.UInt32).alias(_RANKING)]
-    else:
-        codes = [_dictionary_code("query_id", _QUERY_CODE)]
-        if not one_system:
-            codes.append(_dictionary_code("system", _SYSTEM_CODE))
-    return cast.select("system", "query_id", "doc_id", key.alias(PACKED_KEY), *codes, *others)
+    numbers = [] if ranking_numbers is None else [pl.lit(ranking_numbers).cast(pl.UInt32)]
+    return cast.select(
+        "system",
+        "query_id",
+        "doc_id",
+        key.alias(PACKED_KEY),
+        *(number.alias(RANKING) for number in numbers),
+        *others,
+    )
 
 
-def _dictionary_code(column: str, name: str) -> pl.Expr:
-    return pl.col(column).cast(pl.Categorical(pl.Categories.random())).alias(name)
+def packed_frames(
+    rows: pl.LazyFrame, labels: pl.LazyFrame, one_system: bool = True
+) -> list[pl.LazyFrame]:
+    """Return the labels (or the labelled rows) and each row's ids, key and document id.
 
-
-def packed_frames(rows: pl.LazyFrame, labels: pl.LazyFrame) -> list[pl.LazyFrame]:
-    """Return the labelled rows and each row's codes, key and document id.
-
-    ``rows`` come from :func:`packed_rows`; :func:`rankings_of` and
-    :func:`number_packed` take the frames collected. Rows numbered by their reader
-    also give each ranking's ids, from its first row (a third frame).
+    ``rows`` come from :func:`packed_rows`; :func:`rankings_of`,
+    :func:`~rankset.evaluation._packed_hits.labelled_rows` and :func:`number_packed`
+    take the frames collected. ``one_system``: every row has one system (the run's
+    name): the rankings are named by the query ids alone. The pass joins nothing: the
+    labelled rows are found afterwards from the ids' hashes. Rows numbered by their
+    reader carry no ids: they are joined to the labels in the pass, and give each
+    ranking's ids from its first row (a third frame).
     """
-    schema = rows.collect_schema()
-    codes = [name for name in (_QUERY_CODE, _SYSTEM_CODE, _RANKING) if name in schema]
-    frames = [
-        rows.select(*GROUP, "doc_id", PACKED_KEY, *codes).join(labels, on=["query_id", "doc_id"]),
-        rows.select(*codes, PACKED_KEY, "doc_id"),
+    if RANKING not in rows.collect_schema():
+        return [labels, rows.select(*id_columns(one_system), PACKED_KEY, "doc_id")]
+    ranking = pl.col(RANKING)
+    starts = (ranking != ranking.shift(1)).fill_null(True)
+    return [
+        rows.select(*GROUP, "doc_id", PACKED_KEY, RANKING).join(labels, on=["query_id", "doc_id"]),
+        rows.select(RANKING, PACKED_KEY, "doc_id"),
+        rows.filter(starts).select(RANKING, *GROUP),
     ]
-    if _RANKING in schema:
-        ranking = pl.col(_RANKING)
-        starts = (ranking != ranking.shift(1)).fill_null(True)
-        frames.append(rows.filter(starts).select(_RANKING, *GROUP))
-    return frames
-
-
-@dataclass(frozen=True)
-class Rankings:
-    """The rankings of a run read by the packed numbering's pass.
-
-    A ranking's number is its dictionary codes' (``system code x queries coded + query
-    code``): the order the pass met them in, read off each row without a gather. The
-    packed integers sort the rows by that number; :attr:`places` gives each number's
-    place in the order of the names (system, then query id), in which the labelled
-    rows are returned.
-    """
-
-    frame: pl.DataFrame  # system, query_id, NUM_RET: one row per ranking, by name
-    numbers: npt.NDArray[np.uint64] | None  # each row's ranking number; None: not numbered
-    count: int  # ranking numbers in use: queries coded x systems coded
-    queries: int = 0  # queries coded
-    # for the rankings in use, in the order of their numbers: each one's place by name
-    # and its first row once sorted; ``slots`` gives a number's index in them (only
-    # the numbers in use are written)
-    places: npt.NDArray[np.int64] | None = None
-    starts: npt.NDArray[np.int64] | None = None
-    slots: npt.NDArray[np.int64] | None = None
-
-    def of(self, frame: pl.DataFrame) -> npt.NDArray[np.uint64]:
-        """Return the ranking number of each row of ``frame`` (it has the code columns).
-
-        Written chunk by chunk into one array: the codes are never gathered into one
-        column first.
-        """
-        import numpy as np
-
-        numbers = np.empty(frame.height, dtype=np.uint64)
-        given = _RANKING if _RANKING in frame.columns else _QUERY_CODE
-        for start, end, codes in _chunks(frame[given]):
-            numbers[start:end] = codes
-        if _SYSTEM_CODE in frame.columns:
-            systems = frame[_SYSTEM_CODE].to_physical().to_numpy().astype(np.uint64)
-            numbers += systems * np.uint64(self.queries)
-        return numbers
-
-
-def _chunks(column: pl.Series) -> list[tuple[int, int, npt.NDArray[Any]]]:
-    """Return each chunk of ``column`` (its physical values) with its first and end rows.
-
-    Each chunk's values are read without a copy where Polars allows it (no nulls).
-    """
-    physical = column.to_physical()
-    chunks = []
-    start = 0
-    for chunk in physical.get_chunks():
-        chunks.append((start, start + len(chunk), chunk.to_numpy()))
-        start += len(chunk)
-    return chunks
-
-
-def rankings_of(
-    rows: pl.DataFrame, system: str | None, named: pl.DataFrame | None = None
-) -> Rankings:
-    """Count each ranking's rows and name it from the dictionaries; number each row's.
-
-    ``system``: the name of every row's system (a run of one system), else None. A row
-    without a query id (or system) has no code: its ranking is named null, for the
-    pass's checks to refuse, and the rows are not numbered. Rows numbered by their
-    reader are named from ``named`` (each ranking number's ids: :func:`packed_frames`).
-
-    Examples
-    --------
-    >>> run = pl.LazyFrame({"system": "s", "query_id": ["r", "q", "r"], "doc_id": ["a", "a", "b"],
-    ...                     "score": [1.0, 2.0, 3.0]})
-    >>> rows = packed_rows(run, pl.col("score"), one_system=True).collect()
-    >>> rankings = rankings_of(rows, "s")
-    >>> rankings.frame.rows(), rankings.numbers.tolist(), rankings.places.tolist()
-    ([('s', 'q', 1.0), ('s', 'r', 2.0)], [0, 1, 0], [1, 0])
-    >>> rankings.starts.tolist()  # of r (number 0), then q (number 1), once sorted
-    [0, 2]
-    """
-    import numpy as np
-
-    if named is not None:
-        return _given_rankings(rows, named)
-    columns = [_QUERY_CODE] if system is not None else [_SYSTEM_CODE, _QUERY_CODE]
-    names = [rows[column].dtype.categories.to_series() for column in columns]  # type: ignore[attr-defined]
-    if any(
-        rows[column].null_count() or names_.null_count()
-        for column, names_ in zip(columns, names, strict=True)
-    ):
-        # a ranking of no query id, for the checks to refuse; no system: ranked instead
-        missing = {GROUP[0]: [system], GROUP[1]: [None], NUM_RET: [0.0]}
-        return Rankings(pl.DataFrame(missing, schema=_RANKINGS_SCHEMA), None, 0)
-    queries = len(names[-1])
-    count = queries * (len(names[0]) if system is None else 1)
-    rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, count, queries)
-    numbers = rankings.of(rows)
-    if count <= _DENSE_COUNTS * len(numbers):
-        counts = np.bincount(numbers.view(np.int64), minlength=count)
-        present = np.flatnonzero(counts != 0)  # quicker than on the counts themselves
-        counts = counts[present]
-    else:  # many systems x queries, few of them ranked: no array of every pair
-        present, counts = np.unique(numbers.view(np.int64), return_counts=True)
-    named = pl.DataFrame(
-        {
-            GROUP[0]: names[0].gather(pl.Series(present // queries))
-            if system is None
-            else pl.repeat(system, len(present), dtype=pl.String, eager=True),
-            GROUP[1]: names[-1].gather(pl.Series(present % queries)),
-            NUM_RET: counts.astype(np.float64),
-        }
-    )
-    return _counted(rankings, numbers, named, present, counts)
-
-
-def _counted(
-    rankings: Rankings,
-    numbers: npt.NDArray[np.uint64],
-    named: pl.DataFrame,
-    present: npt.NDArray[np.int64],
-    counts: npt.NDArray[np.int64],
-) -> Rankings:
-    """Finish :func:`rankings_of`: the rankings in use (``present``, ascending), named."""
-    import numpy as np
-
-    by_name = named.select(pl.arg_sort_by(GROUP)).to_series().to_numpy()
-    places = np.empty(len(present), dtype=np.int64)
-    places[by_name] = np.arange(len(present))
-    slots = np.empty(rankings.count, dtype=np.int64)  # read only where written
-    slots[present] = np.arange(len(present))
-    return dataclasses.replace(
-        rankings,
-        frame=named[by_name],
-        numbers=numbers,
-        places=places,
-        starts=np.cumsum(counts) - counts,
-        slots=slots,
-    )
-
-
-def _given_rankings(rows: pl.DataFrame, named: pl.DataFrame) -> Rankings:
-    """Rankings numbered by the run's reader: each one's ids are its first row's."""
-    import numpy as np
-
-    present = named[_RANKING].to_numpy().astype(np.int64)  # ascending: the rows are sorted
-    count = int(present[-1]) + 1 if len(present) else 0
-    rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, count)
-    numbers = rankings.of(rows)
-    counts = np.bincount(numbers.view(np.int64), minlength=count)[present]
-    frame = named.select(*GROUP, pl.Series(NUM_RET, counts.astype(np.float64)))
-    return _counted(rankings, numbers, frame, present, counts)
-
-
-def row_hashes(rows: pl.DataFrame) -> pl.DataFrame:
-    """Return ``_hash``: a 64-bit hash of each row's ranking codes and document id.
-
-    What the duplicate check sorts: two rows of one ranking with one document have the
-    same hash (equal hashes otherwise are a collision, which the check's second look
-    tells apart).
-    """
-    ranking = _RANKING if _RANKING in rows.columns else _QUERY_CODE  # a reader's numbers
-    hashed = pl.col("doc_id").hash(_HASH_SEEDS[0]) ^ pl.col(ranking).to_physical().hash(
-        _HASH_SEEDS[1]
-    )
-    if _SYSTEM_CODE in rows.columns:
-        hashed = hashed ^ pl.col(_SYSTEM_CODE).to_physical().hash(_HASH_SEEDS[2])
-    return rows.select(hashed.alias("_hash"))
 
 
 def descending_codes(
@@ -328,24 +163,33 @@ def descending_codes(
 
 
 def number_packed(
-    hits: pl.DataFrame, rows: pl.DataFrame, rankings: Rankings, doc_codes: pl.Series | None = None
+    labelled: pl.DataFrame | Callable[[], pl.DataFrame],
+    rows: pl.DataFrame,
+    rankings: Rankings,
+    doc_codes: pl.Series | None = None,
 ) -> pl.DataFrame | None:
     """Give the labelled rows their positions from the sorted packed integers.
 
     Returns the labelled rows as ``system, query_id, doc_id, pos`` and the label
     columns, in rank order (by system, query id and position); None when the ranking
     and row numbers leave no bit for the key's code, or a row has no system (the ranked
-    numbering then numbers the run). ``doc_codes``: :func:`coded_doc_ids`' of the rows.
+    numbering then numbers the run). ``labelled``: the labelled rows, or a call that
+    gives them (asked for once the packed integers are sorted, so that they may be
+    found meanwhile). ``doc_codes``: :func:`coded_doc_ids`' of the rows.
     ``rankings.numbers`` is used up (the packed integers are built in its place).
 
     Examples
     --------
     >>> run = pl.LazyFrame({"system": "s", "query_id": ["q", "q", "q", "r"],
     ...                     "doc_id": ["a", "b", "c", "a"], "score": [1.0, 2.0, 1.0, 0.0]})
-    >>> rows = packed_rows(run, pl.col("score"), one_system=True)
+    >>> rows = packed_rows(run, pl.col("score"))
     >>> labels = pl.LazyFrame({"query_id": ["q", "r"], "doc_id": ["a", "a"], "grade": [1.0, 2.0]})
-    >>> hits, every_row = pl.collect_all(packed_frames(rows, labels))
-    >>> numbered = number_packed(hits, every_row, rankings_of(every_row, "s"))
+    >>> from rankset.evaluation._packed_hits import labelled_rows, query_hashes
+    >>> labels, every_row = pl.collect_all(packed_frames(rows, labels))
+    >>> rankings = rankings_of(every_row, "s")
+    >>> hashes = query_hashes(every_row)
+    >>> hits = labelled_rows(every_row, labels, hashes, "s", PACKED_KEY).hits
+    >>> numbered = number_packed(hits, every_row, rankings)
     >>> numbered.sort("query_id").select("query_id", "pos", "grade").rows()
     [('q', 3, 1.0), ('r', 1, 2.0)]
     """
@@ -355,13 +199,15 @@ def number_packed(
     if packed is None:
         return None
     if rows.height == 0:
-        return _positioned(hits, pl.lit(0, pl.Int64))
-    assert rankings.places is not None  # numbered rankings have places, starts, slots
-    assert rankings.starts is not None
+        return _positioned(_given(labelled), pl.lit(0, pl.Int64))
+    assert rankings.places is not None  # numbered rankings have places and slots
     assert rankings.slots is not None
     row_bits = (rows.height - 1).bit_length()
     ranking_bits = (rankings.count - 1).bit_length()
-    doc_ranks = None if doc_codes is None else _doc_ranks(doc_codes, hits["doc_id"], ranking_bits)
+    hits, doc_ranks = None, None
+    if doc_codes is not None:  # a small run's: its labelled rows are there already
+        hits = _given(labelled)
+        doc_ranks = _doc_ranks(doc_codes, hits["doc_id"], ranking_bits)
     low, high = _finite_range(rows[PACKED_KEY])
     # 63 bits in all: the group after the last one still fits (the searches below)
     code_bits = min(63 - ranking_bits - row_bits, _MOST_CODE_BITS)
@@ -375,9 +221,13 @@ def number_packed(
         return None
     row_docs = None if doc_ranks is None else doc_ranks[0]
     low_bits = row_bits if doc_ranks is None else doc_ranks[2]
-    _pack(packed, _chunks(rows[PACKED_KEY]), row_docs, low, high, code_bits, low_bits)
+    _pack(packed, chunks(rows[PACKED_KEY]), row_docs, low, high, code_bits, low_bits)
     packed.sort()
+    count_sorted(rankings, packed, code_bits + low_bits)
+    starts = rankings.starts
+    assert starts is not None  # counted before the sort, or now
 
+    hits = _given(labelled) if hits is None else hits
     ranking_of_hit = rankings.of(hits)
     hit_numbers = ranking_of_hit << np.uint64(code_bits)
     hit_numbers |= descending_codes(hits[PACKED_KEY].to_numpy(), low, high, code_bits)
@@ -387,30 +237,75 @@ def number_packed(
         hit_rows = (hit_numbers << np.uint64(low_bits)) | doc_ranks[1]
         found = np.searchsorted(packed, hit_rows).astype(np.int64)
         slot_of_hit = rankings.slots[ranking_of_hit.view(np.int64)]
-        return _in_rank_order(hits, rankings, slot_of_hit, found - rankings.starts[slot_of_hit] + 1)
+        return _in_rank_order(hits, rankings, slot_of_hit, found - starts[slot_of_hit] + 1)
     # Each labelled row's group once, in order: the searches walk the sorted rows forward.
     wanted, group_of_hit = np.unique(hit_numbers, return_inverse=True)
     shift = np.uint64(row_bits)  # no document ranks here
     first = np.searchsorted(packed, wanted << shift)
-    after = np.searchsorted(packed, (wanted + np.uint64(1)) << shift)
+    after = _group_ends(packed, first, wanted, shift)
     tied = np.flatnonzero(after - first > 1)  # groups of more than one row
     # a labelled row's place in its group: 1 when alone in it
     place = np.ones(len(hits), dtype=np.int64)
     if len(tied):
-        in_tied = np.zeros(len(wanted), dtype=bool)
-        in_tied[tied] = True
-        tied_hits = np.flatnonzero(in_tied[group_of_hit])
-        asked = pl.DataFrame(
-            {
-                _FIRST: first[group_of_hit[tied_hits]],
-                "doc_id": hits["doc_id"].gather(pl.Series(tied_hits)),
-            }
+        group_index = np.full(len(wanted), -1, dtype=np.int64)  # each tied group's index
+        group_index[tied] = np.arange(len(tied))
+        tied_hits = np.flatnonzero(group_index[group_of_hit] >= 0)
+        place[tied_hits] = _places_within_groups(
+            hits.select(PACKED_KEY, "doc_id")[tied_hits],
+            group_index[group_of_hit[tied_hits]],
+            first[tied],
+            after[tied],
+            packed,
+            row_bits,
+            rows,
         )
-        found = _places_within_groups(asked, first[tied], after[tied], packed, row_bits, rows)
-        place[tied_hits] = found
     slot_of_hit = rankings.slots[ranking_of_hit.view(np.int64)]
-    positions = first[group_of_hit] - rankings.starts[slot_of_hit] + place
+    positions = first[group_of_hit] - starts[slot_of_hit] + place
     return _in_rank_order(hits, rankings, slot_of_hit, positions)
+
+
+#: Rows a code group's end is looked for past its first, one at a time, before a search.
+_GROUP_STEPS = 8
+
+
+def _group_ends(
+    packed: npt.NDArray[np.uint64],
+    firsts: npt.NDArray[np.int64],
+    groups: npt.NDArray[np.uint64],
+    shift: np.uint64,
+) -> npt.NDArray[np.int64]:
+    """Return the end of each code group (``groups``, each holding a row) in ``packed``.
+
+    Most groups hold a row or a few: the rows after each group's first (in cache since
+    its search) are compared with it, one step at a time; the groups still going after
+    :data:`_GROUP_STEPS` steps are searched for.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> packed = np.array([4, 5, 8, 9, 10, 12], dtype=np.uint64)  # groups (>> 2): 1, 1, 2, 2, 2, 3
+    >>> groups = np.array([1, 2, 3], dtype=np.uint64)
+    >>> _group_ends(packed, np.array([0, 2, 5]), groups, np.uint64(2)).tolist()
+    [2, 5, 6]
+    """
+    import numpy as np
+
+    ends = firsts + 1
+    going = np.arange(len(firsts))
+    for _ in range(_GROUP_STEPS):
+        at = ends[going]
+        inside = at < len(packed)
+        inside[inside] = (packed[at[inside]] >> shift) == groups[going[inside]]
+        going = going[inside]
+        if not len(going):
+            return ends
+        ends[going] += 1
+    ends[going] = np.searchsorted(packed, (groups[going] + np.uint64(1)) << shift)
+    return ends
+
+
+def _given(labelled: pl.DataFrame | Callable[[], pl.DataFrame]) -> pl.DataFrame:
+    return labelled if isinstance(labelled, pl.DataFrame) else labelled()
 
 
 def _in_rank_order(
@@ -429,7 +324,7 @@ def _in_rank_order(
         order = np.lexsort((positions, places))
     else:
         order = np.argsort((places << shift) | positions)
-    hits = hits.select(pl.exclude(PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE, _RANKING))
+    hits = hits.select(pl.exclude(PACKED_KEY, RANKING))
     # eager: a lazy gather of each column costs several times more on small frames
     return _positioned(hits[order].with_columns(pl.Series("pos", positions[order])), "pos")
 
@@ -551,46 +446,43 @@ def _codes_exact(keys: pl.Series, low: float | None, high: float | None, code_bi
 
 def _places_within_groups(
     asked: pl.DataFrame,
+    groups: npt.NDArray[np.int64],
     firsts: npt.NDArray[np.int64],
     ends: npt.NDArray[np.int64],
     packed: npt.NDArray[np.uint64],
     row_bits: int,
     rows: pl.DataFrame,
 ) -> npt.NDArray[np.int64]:
-    """Return the place of each ``asked`` row (``_FIRST, doc_id``) within its code group.
+    """Return the place of each ``asked`` row (``PACKED_KEY, doc_id``) within its code group.
 
-    The groups are the sorted places ``firsts[i]`` to ``ends[i] - 1`` (ascending, each
-    once); their rows are gathered by their row numbers and put in trec_eval's order,
-    which keeps the groups where they are: a row's place is its index less its group's.
+    ``groups`` gives each asked row's group: the sorted places ``firsts[g]`` to
+    ``ends[g] - 1``, whose row numbers are the packed integers' low bits. A row's place
+    is one more than the count of its group's rows before it in trec_eval's order
+    (:func:`~rankset.schema._rules.sorted_best_first`'s rule: key descending, ties by
+    document id descending in byte order), each row compared with each of its group's.
     """
     import numpy as np
 
     sizes = ends - firsts
-    offsets = np.cumsum(sizes) - sizes
-    group_offsets = np.repeat(offsets, sizes)
-    places = np.repeat(firsts, sizes) + np.arange(sizes.sum()) - group_offsets
+    offsets = np.cumsum(sizes) - sizes  # each group's first member
+    places = np.repeat(firsts - offsets, sizes) + np.arange(int(sizes.sum()))
     members = pl.Series((packed[places] & np.uint64((1 << row_bits) - 1)).astype(np.int64))
-    frame = pl.DataFrame(
-        {
-            _FIRST: np.repeat(firsts, sizes),
-            PACKED_KEY: rows[PACKED_KEY].gather(members),
-            "doc_id": rows["doc_id"].gather(members),
-        }
+    # every (asked row, member of its group) pair
+    counts = sizes[groups]
+    asker = np.repeat(np.arange(len(groups)), counts)
+    member = np.repeat(offsets[groups] - (np.cumsum(counts) - counts), counts) + np.arange(
+        int(counts.sum())
     )
-    within = pl.Series(_WITHIN, np.arange(1, len(places) + 1) - group_offsets)
-    # eager steps: quicker than one lazy query on the small frames of many small runs
-    ordered = sorted_best_first(frame.lazy(), pl.col(PACKED_KEY), _FIRST).collect()
-    ordered = ordered.select(_FIRST, "doc_id").with_columns(within)
-    on = [_FIRST, "doc_id"]
-    found = asked.join(ordered, on=on, how="left", maintain_order="left")
-    if found.height != asked.height:  # a document twice in a ranking, refused later
-        ordered = ordered.unique(on, keep="first", maintain_order=True)
-        found = asked.join(ordered, on=on, how="left", maintain_order="left")
-    return found[_WITHIN].to_numpy()
+    keys = rows[PACKED_KEY].gather(members).to_numpy()[member]
+    own_keys = asked[PACKED_KEY].to_numpy()[asker]
+    docs = rows["doc_id"].gather(members).gather(pl.Series(member))
+    greater_doc = (docs > asked["doc_id"].gather(pl.Series(asker))).fill_null(False).to_numpy()
+    before = (keys > own_keys) | ((keys == own_keys) & greater_doc)
+    return 1 + np.bincount(asker, weights=before, minlength=len(groups)).astype(np.int64)
 
 
 def _positioned(hits: pl.DataFrame, position: pl.Expr | str) -> pl.DataFrame:
-    extra = (PACKED_KEY, _QUERY_CODE, _SYSTEM_CODE, _RANKING)
+    extra = (PACKED_KEY, RANKING)
     return hits.select(
         *GROUP,
         "doc_id",

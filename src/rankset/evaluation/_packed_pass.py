@@ -1,7 +1,7 @@
 """The packed numbering's share of the pass over the runs: its frames and its checks.
 
 A run in no order is read once (:func:`packed_pass_frames`): its labelled rows, the
-counts of its rows' problems, and every row's codes, key and document id. Once they are
+counts of its rows' problems, and every row's ids, key and document id. Once they are
 collected, :func:`with_rankings` names and counts the rankings and starts, on the
 checker thread of :mod:`rankset.evaluation._pass`, the work that need not wait: the
 document ids' checks (:func:`~rankset.evaluation._pass_checks.doc_id_problem_counts`, a
@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -29,6 +30,7 @@ from rankset.evaluation._packed import (
     rankings_of,
     row_hashes,
 )
+from rankset.evaluation._packed_hits import LabelledRows, labelled_rows, query_hashes
 from rankset.evaluation._pass_checks import (
     doc_id_problem_counts,
     refuse_counted_problems,
@@ -37,11 +39,16 @@ from rankset.evaluation._pass_checks import (
 )
 from rankset.evaluation._runs import RunPart, Runs
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
 __all__ = [
     "CHECKED_MEANWHILE",
     "HASH",
     "PackedHashes",
     "PackedRows",
+    "packed_hits",
     "packed_pass_frames",
     "refuse_bad_packed_ids",
     "with_rankings",
@@ -55,20 +62,20 @@ CHECKED_MEANWHILE = 1_000_000
 def packed_pass_frames(
     runs: Runs, part: RunPart, labels: pl.LazyFrame, bucket: tuple[int, int] | None = None
 ) -> list[pl.LazyFrame]:
-    """Build one run's pass in any order: labelled rows, checks, every row's codes.
+    """Build one run's pass in any order: labelled rows, checks, every row's ids.
 
     The labelled rows, the counts of the rows' problems but the document ids' (counted
-    from the collected ids by :func:`with_rankings`), and every row's codes, key and
+    from the collected ids by :func:`with_rankings`), and every row's ids, key and
     document id (:mod:`rankset.evaluation._packed`). A run whose reader numbered its
-    rankings (:attr:`RunPart.ranking_numbers`) carries those numbers instead of codes,
-    and a fourth frame names each ranking.
+    rankings (:attr:`RunPart.ranking_numbers`) carries those numbers instead of the
+    query ids, and a fourth frame names each ranking.
     """
     cast, key = runs.cast(part, bucket)
     one_system = part.name is not None
     # a reader's ranking numbers are aligned with the run's rows: not with a bucket's
     numbers = part.ranking_numbers if bucket is None else None
-    rows = packed_rows(cast, key, one_system, *scan_columns(part), ranking_numbers=numbers)
-    hits, every_row, *named = packed_frames(rows, labels)
+    rows = packed_rows(cast, key, *scan_columns(part), ranking_numbers=numbers)
+    hits, every_row, *named = packed_frames(rows, labels, one_system)
     return [hits, rows.select(row_check_counts(part, PACKED_KEY, ids=False)), every_row, *named]
 
 
@@ -76,7 +83,7 @@ def packed_pass_frames(
 class PackedRows:
     """A packed pass's every row, its rankings, and the count of its ids' problems."""
 
-    rows: pl.DataFrame  # codes, key and document id of every row
+    rows: pl.DataFrame  # ids (or reader's numbers), key and document id of every row
     rankings: Rankings
     doc_codes: pl.Series | None  # the document ids coded afresh (:func:`coded_doc_ids`)
     # each document id problem's count (:func:`doc_id_problem_counts`); None: not checked
@@ -85,17 +92,31 @@ class PackedRows:
 
 @dataclass(frozen=True)
 class PackedHashes:
-    """The row hashes of a packed pass, computed when asked (:func:`row_hashes`)."""
+    """The row hashes of a packed pass, computed when asked (:func:`row_hashes`).
+
+    ``pairs``: each row's (query id, document id) hash, when the labelled rows were
+    found from them (:func:`labelled_rows`): a run of one system's row hashes already,
+    given to the duplicate check to sort in place.
+    """
 
     rows: pl.DataFrame
+    pairs: Future[LabelledRows] | LabelledRows | None = None
     columns = (HASH,)
 
     @property
     def height(self) -> int:
         return self.rows.height
 
-    def collect(self) -> pl.DataFrame:
-        return row_hashes(self.rows)
+    def collect(self) -> pl.DataFrame | npt.NDArray[np.uint64]:
+        found = self.pairs.result() if isinstance(self.pairs, Future) else self.pairs
+        return row_hashes(self.rows) if found is None or found.pairs is None else found.pairs
+
+
+def packed_hits(frame: pl.DataFrame | Future[LabelledRows] | LabelledRows) -> pl.DataFrame:
+    """Return the labelled rows of :func:`with_rankings`' first frame (waiting for them)."""
+    if isinstance(frame, Future):
+        frame = frame.result()
+    return frame.hits if isinstance(frame, LabelledRows) else frame
 
 
 def with_rankings(
@@ -103,13 +124,21 @@ def with_rankings(
 ) -> list[Any]:
     """Put a packed pass's frames in the other numberings' layout: rankings second.
 
-    Returns the labelled rows, the rankings, the checks, a :class:`PackedRows` and,
-    unless the reader rules duplicates out, the :class:`PackedHashes`. With ``ids``
-    (and ids the reader did not check) the document ids' problems are counted, on
-    ``checker`` for a large run.
+    Returns the labelled rows (:func:`packed_hits` gives them), the rankings, the
+    checks, a :class:`PackedRows` and, unless the reader rules duplicates out, the
+    :class:`PackedHashes`. The labelled rows of a large run are found on ``checker``,
+    meanwhile the rankings are numbered. With ``ids`` (and ids the reader did not
+    check) the document ids' problems are counted, on ``checker`` for a large run.
     """
     hits, checks, every_row, *named = frames  # named: the rankings a reader numbered
-    rankings = rankings_of(every_row, part.name, *named)
+    found: Future[LabelledRows] | LabelledRows | None = None
+    hashes = None
+    if not named:  # the first frame holds the labels: the pass joined nothing
+        hashes = query_hashes(every_row)
+        find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY)
+        found = checker.submit(find) if every_row.height >= CHECKED_MEANWHILE else find()
+    one_system = part.name is not None
+    rankings = rankings_of(every_row, part.name, *named, hashes=hashes if one_system else None)
     counts: Future[dict[str, int]] | dict[str, int] | None = None
     coded = coded_doc_ids(every_row["doc_id"])
     if ids and not part.rows_checked:
@@ -120,8 +149,9 @@ def with_rankings(
             counts = doc_id_problem_counts(doc_ids)
         else:
             counts = checker.submit(doc_id_problem_counts, doc_ids)
-    hashes = [] if part.unique_docs else [PackedHashes(every_row)]
-    return [hits, rankings.frame, checks, PackedRows(every_row, rankings, coded, counts), *hashes]
+    hashed = [] if part.unique_docs else [PackedHashes(every_row, found if one_system else None)]
+    first = hits if found is None else found
+    return [first, rankings.frame, checks, PackedRows(every_row, rankings, coded, counts), *hashed]
 
 
 def refuse_bad_packed_ids(

@@ -42,7 +42,8 @@ import dataclasses
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import polars as pl
 
@@ -51,10 +52,12 @@ from rankset.evaluation._packed_pass import (
     CHECKED_MEANWHILE,
     HASH,
     PackedHashes,
+    packed_hits,
     packed_pass_frames,
     refuse_bad_packed_ids,
 )
 from rankset.evaluation._packed_pass import with_rankings as _with_rankings
+from rankset.evaluation._packed_rankings import with_counts
 from rankset.evaluation._pass_checks import (
     LAYOUT_KEPT,
     N_ROWS,
@@ -76,6 +79,10 @@ from rankset.evaluation._runs import (
 from rankset.io._shared import TextScan
 from rankset.measures._shared import GROUP, NUM_RET
 from rankset.schema._rules import cast_run, duplicate_docs, raise_on_duplicate_docs
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "PEEK_ROWS",
@@ -246,7 +253,7 @@ class _Measured:
         return _repeats_a_hash(self.hashes)
 
 
-def _repeats_a_hash(hashes: pl.DataFrame | None) -> bool:
+def _repeats_a_hash(hashes: pl.DataFrame | npt.NDArray[np.uint64] | None) -> bool:
     """Whether two rows of one ranking have the same hash (counted in memory).
 
     The ordered numbering counts its rows' blocks (one per ranking) in the pass, and the
@@ -258,10 +265,13 @@ def _repeats_a_hash(hashes: pl.DataFrame | None) -> bool:
     """
     if hashes is None:
         return False
-    if _BLOCK not in hashes.columns:
+    if not isinstance(hashes, pl.DataFrame) or _BLOCK not in hashes.columns:
         import numpy as np
 
-        values = hashes[_HASH].to_numpy(writable=True)  # one copy, sorted in place
+        # one copy of a frame's, sorted in place; an array (PackedHashes') as it is
+        values = hashes
+        if isinstance(values, pl.DataFrame):
+            values = values[_HASH].to_numpy(writable=True)
         values.sort()
         return bool(np.any(values[1:] == values[:-1]))
     distinct = (
@@ -279,7 +289,8 @@ def _resolve_checking(
 
     Both are numpy and Polars work that lets go of the GIL: on two cores the check of
     20 million row hashes costs no wall time beside the numbering. The packed numbering
-    hashes its rows there too, from the codes and document ids it collected.
+    sorts there the (query, document) hashes its labelled rows were found by (or hashes
+    the ids it collected, for a run of several systems).
     """
     source = next(
         (f for f in frames if isinstance(f, (pl.DataFrame, PackedHashes)) and _HASH in f.columns),
@@ -296,7 +307,7 @@ def _resolve_checking(
     return dataclasses.replace(result, repeats=repeats) if isinstance(result, _Measured) else result
 
 
-def _materialised(source: pl.DataFrame | PackedHashes) -> pl.DataFrame:
+def _materialised(source: pl.DataFrame | PackedHashes) -> pl.DataFrame | npt.NDArray[np.uint64]:
     return source.collect() if isinstance(source, PackedHashes) else source
 
 
@@ -431,11 +442,12 @@ def first_rows_order(runs: Runs, part: RunPart) -> RowOrder:
 
 
 def _resolve_packed(frames: Sequence[Any]) -> _Measured | _Numbering:
-    hits, rankings, checks, every_row, *_ = frames
-    numbered = number_packed(hits, every_row.rows, every_row.rankings, every_row.doc_codes)
+    hits, _, checks, every_row, *_ = frames
+    labelled = partial(packed_hits, hits)  # asked for once the rows are sorted
+    numbered = number_packed(labelled, every_row.rows, every_row.rankings, every_row.doc_codes)
     if numbered is None:
         return "ranked"
-    return _Measured(numbered, rankings, checks, None, True)
+    return _Measured(numbered, with_counts(every_row.rankings), checks, None, True)
 
 
 def _pass_frames(

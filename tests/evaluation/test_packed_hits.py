@@ -1,0 +1,108 @@
+"""The packed pass's rankings and labelled rows, found after the pass from the ids' hashes.
+
+What is checked here (issue 49, the floor's third pass), against plain Polars on the
+same rows:
+
+* the rankings are numbered by their names' order (system, then query id, in byte
+  order), every row's number is its ranking's, and the counts written from the sorted
+  rows are each ranking's rows; whatever the hash table's size (a table of two slots
+  sends most hashes to the search) and when distinct ids share a hash (the comparison
+  of every row's ids with its ranking's name finds it, and the ids' rank numbers them);
+* the labelled rows equal the join of the rows to the labels on both ids, row for row:
+  labels repeated, ids missing or in no label, extra label columns, a bitmap of a few
+  slots (most rows candidates) and pair hashes shared by distinct ids (the comparison
+  of both ids drops the wrong matches).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankset.evaluation import _packed_hits as packed_hits
+from rankset.evaluation import _packed_rankings as packed_rankings
+from rankset.evaluation._packed_hits import labelled_rows, query_hashes
+from rankset.evaluation._packed_rankings import count_sorted, rankings_of, with_counts
+
+_ids = st.sampled_from(["q1", "q10", "q9", "Q", "é", "日本"])
+_docs = st.sampled_from(["1", "10", "9", "Z", "e", "ß"])
+
+
+def _colliding(query_ids: pl.Expr, _hash: Any = packed_rankings.query_hash) -> pl.Expr:
+    return _hash(query_ids) % 2  # distinct query ids share a hash
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    systems=st.lists(st.sampled_from(["sysA", "sysB", "s"]), min_size=1, max_size=60),
+    queries=st.lists(_ids, min_size=60, max_size=60),
+    one_system=st.booleans(),
+    hashing=st.sampled_from(["table", "shared slots", "collisions"]),
+)
+def test_rankings_are_numbered_in_the_order_of_their_names(
+    systems: list[str], queries: list[str], one_system: bool, hashing: str
+) -> None:
+    rows = pl.DataFrame({"system": systems, "query_id": queries[: len(systems)]}).with_columns(
+        _key=pl.lit(1.0)
+    )
+    if one_system:
+        rows = rows.drop("system")
+    columns = ["query_id"] if one_system else ["system", "query_id"]
+    with pytest.MonkeyPatch.context() as patch:
+        if hashing == "shared slots":
+            patch.setattr(packed_rankings, "_TABLE_BITS", (1, 1))
+        if hashing == "collisions":
+            patch.setattr(packed_rankings, "query_hash", _colliding)
+        hashes = query_hashes(rows) if one_system and hashing != "collisions" else None
+        rankings = rankings_of(rows, "s" if one_system else None, hashes=hashes)
+    names = rows.select(columns).unique().sort(columns)
+    assert rankings.numbers is not None
+    assert rankings.frame.select(columns).equals(names)
+    expected = rows.join(names.with_row_index("n"), on=columns, maintain_order="left")["n"]
+    assert rankings.numbers.tolist() == expected.to_list()
+    count_sorted(rankings, np.sort(rankings.numbers), 0)
+    counted = with_counts(rankings)[packed_rankings.NUM_RET].to_list()
+    assert (
+        counted
+        == names.join(rows.group_by(columns).len(), on=columns, maintain_order="left")["len"]
+        .cast(pl.Float64)
+        .to_list()
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(_ids | st.none(), _docs | st.none()), min_size=1, max_size=60),
+    labelled=st.lists(st.tuples(_ids, _docs), max_size=30),
+    slots=st.sampled_from(["bitmap", "few slots", "collisions"]),
+)
+def test_labelled_rows_are_the_join_on_both_ids(
+    pairs: list[tuple[str | None, str | None]], labelled: list[tuple[str, str]], slots: str
+) -> None:
+    rows = pl.DataFrame(
+        {"query_id": [q for q, _ in pairs], "doc_id": [d for _, d in pairs]},
+        schema={"query_id": pl.String, "doc_id": pl.String},
+    ).with_columns(_key=pl.int_range(pl.len()).cast(pl.Float64))
+    labels = pl.DataFrame(
+        {"query_id": [q for q, _ in labelled], "doc_id": [d for _, d in labelled]},
+        schema={"query_id": pl.String, "doc_id": pl.String},
+    ).with_columns(grade=pl.int_range(pl.len()).cast(pl.Float64), note=pl.lit("x"))
+    with pytest.MonkeyPatch.context() as patch:
+        if slots == "few slots":  # a bitmap of 64 bits: most rows are candidates
+            patch.setattr(packed_hits, "_SLOT_BITS", (6, 6))
+        if slots == "collisions":  # pair hashes of distinct query ids collide
+            patch.setattr(packed_hits, "query_hash", _colliding)
+        found = labelled_rows(rows, labels, query_hashes(rows), "s", "_key")
+    expected = (
+        rows.select(pl.lit("s").alias("system"), "query_id", "doc_id", "_key")
+        .join(labels, on=["query_id", "doc_id"])
+        .sort("_key", "grade")
+    )
+    assert found.hits.sort("_key", "grade").equals(expected)
+    if found.pairs is not None:  # each row's pair hash: equal ids, equal hashes
+        assert len(found.pairs) == rows.height
