@@ -155,23 +155,26 @@ class FusedPlan:
         ):
             return None
         on_rows = sorted(features.label_stats_on_rows)
-        labels = prepared.frame.sort("query_id", maintain_order=True).with_columns(
-            _pair_hash().alias(_PAIR)
-        )
+        by_query = prepared.frame.lazy().sort("query_id", maintain_order=True)
+        planned = by_query.with_columns(_pair_hash().alias(_PAIR))
         if on_rows:
-            labels = labels.join(
-                prepared.stats.select("query_id", *on_rows),
+            planned = planned.join(
+                prepared.stats.lazy().select("query_id", *on_rows),
                 on="query_id",
                 how="left",
                 maintain_order="left",
             )
+        lengths = by_query.group_by("query_id", maintain_order=True).len()
+        # One query for both: each eager step would cost more than its rows.
+        labels, counts = pl.collect_all(
+            [planned, lengths], engine="in-memory", optimizations=_NO_OPTIMIZATIONS
+        )
         fills = [
             pl.col(name).fill_null(value)
             for name, value in features.empty_values.items()
             if value is not None
         ]
         queries = prepared.stats["query_id"].implode()
-        counts = labels.group_by("query_id", maintain_order=True).len()
         starts = counts["len"].cum_sum() - counts["len"]
         spans = dict(
             zip(
