@@ -218,3 +218,31 @@ def test_a_collision_of_pair_hashes_goes_to_the_general_kernel(
     got = evaluator.values(runs)
     assert kernel.count == 1
     assert got == {name: _pytrec(labels, run) for name, run in runs.items()}
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"relevance_level": 2, "k": 3},
+        {"score_precision": "float32"},
+        {"cutoffs": "per-query"},
+        {"order": "score"},
+        {"scale": "trec_dl"},
+    ],
+    ids=["level-k", "float32", "cutoffs", "order-score", "scale"],
+)
+def test_options_that_shape_the_plan_keep_each_run_s_values(options: dict[str, Any]) -> None:
+    rng = random.Random(10)
+    labels, runs = _labels(rng, 12), _runs(rng, 5, 12)
+    if options.get("cutoffs") == "per-query":
+        options = {"cutoffs": {q: 1 + i % 5 for i, q in enumerate(sorted(labels))}}
+    metrics = ["ndcg@k", "recall@k", "precision@k", "ap", "rr", "bpref", "rprec"]
+    evaluator = Evaluator(labels, metrics, **options)
+    got = evaluator.values(runs)
+    assert got == {name: _reference(run, labels, metrics, **options) for name, run in runs.items()}
+    names = [f"n{i}" for i in range(len(runs))]
+    result = evaluator.evaluate(runs, names=names, confidence=None)
+    want = _general(runs, labels, metrics, names=names, confidence=None, **options)
+    assert_frame_equal(result.per_query, want.per_query)
+    assert_frame_equal(result.query_counts, want.query_counts)
+    assert result.systems == names
