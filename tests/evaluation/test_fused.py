@@ -110,16 +110,16 @@ def test_every_classic_metric_in_one_collect(kernel: _KernelCalls, seed: int, mi
     )
 
 
-@pytest.mark.parametrize(
-    "options",
-    [
-        {"relevance_level": 2, "k": 3},
-        {"score_precision": "float32"},
-        {"cutoffs": "per-query"},
-        {"order": "score"},
-    ],
-    ids=["level-k", "float32", "cutoffs", "order-score"],
-)
+# Options that shape the plan ("per-query": a cutoff for each labelled query).
+PLAN_SHAPING = {
+    "level-k": {"relevance_level": 2, "k": 3},
+    "float32": {"score_precision": "float32"},
+    "cutoffs": {"cutoffs": "per-query"},
+    "order-score": {"order": "score"},
+}
+
+
+@pytest.mark.parametrize("options", PLAN_SHAPING.values(), ids=PLAN_SHAPING.keys())
 def test_options_that_shape_the_plan_keep_the_values(
     kernel: _KernelCalls, options: dict[str, Any]
 ) -> None:

@@ -21,7 +21,7 @@ import rankset
 from rankset.errors import SchemaError
 from rankset.evaluation import Evaluator
 
-from .test_fused import _general, _KernelCalls, _reference
+from .test_fused import PLAN_SHAPING, _general, _KernelCalls, _reference
 
 METRICS = ["ndcg@10", "ap", "rr", "recall@20", "precision@5"]
 TREC = {"ndcg@10": "ndcg_cut_10", "ap": "map", "rr": "recip_rank"}
@@ -222,14 +222,8 @@ def test_a_collision_of_pair_hashes_goes_to_the_general_kernel(
 
 @pytest.mark.parametrize(
     "options",
-    [
-        {"relevance_level": 2, "k": 3},
-        {"score_precision": "float32"},
-        {"cutoffs": "per-query"},
-        {"order": "score"},
-        {"scale": "trec_dl"},
-    ],
-    ids=["level-k", "float32", "cutoffs", "order-score", "scale"],
+    [*PLAN_SHAPING.values(), {"scale": "trec_dl"}],
+    ids=[*PLAN_SHAPING.keys(), "scale"],
 )
 def test_options_that_shape_the_plan_keep_each_run_s_values(options: dict[str, Any]) -> None:
     rng = random.Random(10)
