@@ -155,34 +155,35 @@ class MappingPlan:
         ``scored_queries``: each scored query's row in the statistics and its length.
         """
         (rows, positions), (scored, lengths) = labelled_rows, scored_queries
-        labelled = fused.labels[pl.Series(rows, dtype=pl.Int64)].hstack(
-            [
-                pl.Series("system", [system] * len(rows), dtype=pl.String),
-                pl.Series("pos", positions, dtype=pl.Int64),
-            ]
+        # Gathered in the one query: each eager step would cost more than its rows.
+        name = pl.lit(system, dtype=pl.String).alias("system")
+        frame = (
+            fused.labels.lazy()
+            .select(
+                pl.all().gather(pl.lit(pl.Series(rows, dtype=pl.Int64))),
+            )
+            .with_columns(name, pl.lit(pl.Series("pos", positions, dtype=pl.Int64)))
         )
-        stats = fused.stats[pl.Series(scored, dtype=pl.Int64)].hstack(
-            [
-                pl.Series("system", [system] * len(scored), dtype=pl.String),
-                pl.Series(NUM_RET, lengths, dtype=pl.Float64),
-            ]
+        stats = (
+            fused.stats.lazy()
+            .select(
+                pl.all().gather(pl.lit(pl.Series(scored, dtype=pl.Int64))),
+            )
+            .with_columns(name, pl.lit(pl.Series(NUM_RET, lengths, dtype=pl.Float64)))
         )
         deepest = max(len(docs) for _, docs in ranked)
         row_columns = self.row_columns
         if deepest < POSITIONS_BELOW:
             row_columns = with_positions_below(row_columns, deepest)
-        frame = labelled.lazy()
         for expr in row_columns.values():
             frame = frame.with_columns(expr)
         if len(scored) == 1 and rows and self.selects_one_query:
             # One ranking with labelled rows: its one group, without grouping.
             one = frame.select(self.aggregations)
-            aggregated = pl.concat([stats.lazy(), one], how="horizontal")
+            aggregated = pl.concat([stats, one], how="horizontal")
         else:
             grouped = frame.group_by(list(GROUP)).agg(self.aggregations)
-            aggregated = stats.lazy().join(
-                grouped, on=list(GROUP), how="left", maintain_order="left"
-            )
+            aggregated = stats.join(grouped, on=list(GROUP), how="left", maintain_order="left")
         planned = aggregated.with_columns(fused.fills).select("query_id", *fused.values)
         return planned.collect(engine="in-memory", optimizations=_NO_OPTIMIZATIONS)
 
