@@ -21,12 +21,13 @@ the values are bit-identical to :func:`rankset.evaluate`'s.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
 from rankset.evaluation._fused_mapping import MappingPlan, plain_id
 from rankset.evaluation._kernel import PreparedLabels
+from rankset.evaluation._packed_hits import pair_hash
 from rankset.evaluation._pass import SMALL_ENGINE, row_checks, same_ranking_as_previous_row
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._runs import RunPart
@@ -39,7 +40,7 @@ from rankset.measures._shared import (
     with_positions_below,
 )
 
-__all__ = ["FusedPlan", "FusedValues", "SystemsValues"]
+__all__ = ["FusedPlan", "FusedValues", "Measured", "SystemsValues"]
 
 _SYSTEM = "_system"
 _RANKING = "_ranking"
@@ -51,13 +52,26 @@ _RANKINGS = "_rankings"
 _PAIR = "_pair"
 _LABELLED_AS = "_labelled"
 _MISMATCHED = "_mismatched"
-_PAIR_SEEDS = (20_261_129, 20_261_130)
 # The frames are in memory and every step is needed: the optimizer's passes over the
 # plan would cost more than they save (a third of a 100-row call).
 _NO_OPTIMIZATIONS = pl.QueryOptFlags.none()
 # From this many label rows, a run whose query ids its reader does not know (a frame)
 # has them read, to join with their labels only.
 _SLICED_FROM_ROWS = 5_000
+
+
+class Measured(NamedTuple):
+    """What a result is made of: values by system and query, each system's counts.
+
+    ``wide`` has ``system, query_id`` and each metric's value; ``answered`` each
+    system's ``n_answered`` and ``n_run_queries_without_labels``; ``systems`` the
+    systems in order; ``n_label_queries`` the labelled queries.
+    """
+
+    wide: pl.LazyFrame
+    answered: pl.LazyFrame
+    systems: list[str]
+    n_label_queries: int
 
 
 @dataclass(frozen=True)
@@ -76,21 +90,42 @@ class FusedValues:
     n_run_queries_without_labels: int
     n_label_queries: int
 
+    def measured(self) -> Measured:
+        """Return the values, query counts and systems a result is made of."""
+        answered = pl.LazyFrame(
+            {
+                "system": [self.system],
+                "n_answered": [self.n_answered],
+                "n_run_queries_without_labels": [self.n_run_queries_without_labels],
+            }
+        )
+        wide = self.values.lazy().with_columns(system=pl.lit(self.system, dtype=pl.String))
+        return Measured(wide, answered, [self.system], self.n_label_queries)
+
 
 @dataclass(frozen=True)
 class SystemsValues:
     """Several systems' runs measured together (:meth:`FusedPlan.measure_systems`).
 
-    ``values`` has ``system, query_id`` then each metric's value, by query id;
-    ``systems`` are the systems in the order given, ``n_label_queries`` counts the
-    labelled queries.
+    ``counted`` has ``system, query_id``, each metric's value by query id, and each
+    row's system's count of rankings; ``systems`` are the systems in the order given,
+    ``n_label_queries`` counts the labelled queries.
     """
 
-    values: pl.DataFrame
-    systems: tuple[str, ...]
-    # ``values`` with each row's system's count of rankings (``_RANKINGS``).
     counted: pl.DataFrame = field(repr=False)
+    systems: tuple[str, ...]
     n_label_queries: int
+
+    @property
+    def values(self) -> pl.DataFrame:
+        """``system, query_id`` and each metric's value, by query id."""
+        return self.counted.drop(_RANKINGS)
+
+    def measured(self) -> Measured:
+        """Return the values, query counts and systems a result is made of."""
+        return Measured(
+            self.values.lazy(), self.answered(), list(self.systems), self.n_label_queries
+        )
 
     def answered(self) -> pl.LazyFrame:
         """Plan ``system, n_answered, n_run_queries_without_labels``, systems as given.
@@ -301,7 +336,7 @@ class FusedPlan:
         counted = _matched(values)
         if found or counted is None or counted["system"].n_unique() != len(systems):
             return None
-        return SystemsValues(counted.drop(_RANKINGS), systems, counted, self.stats.height)
+        return SystemsValues(counted, systems, self.stats.height)
 
     def _values(
         self,
@@ -413,8 +448,7 @@ class FusedPlan:
 
     def _query_problems(self, part: RunPart) -> pl.LazyFrame:
         """One row: the count of each query id problem, read as :meth:`_queries` reads them."""
-        starts = part.rows(None).filter(~same_ranking_as_previous_row(one_system=False))
-        return starts.select(*count_problems(id_problems("query_id")))
+        return _ranking_starts(part).select(*count_problems(id_problems("query_id")))
 
     def _queries(self, part: RunPart, label_queries: pl.Series) -> pl.LazyFrame:
         """One row: query id problems and other systems (counts), the system, the queries.
@@ -424,9 +458,8 @@ class FusedPlan:
         once. The run's distinct queries are counted with labels and without.
         """
         query, system = pl.col("query_id"), pl.col("system")
-        starts = part.rows(None).filter(~same_ranking_as_previous_row(one_system=False))
         labelled = query.unique().is_in(label_queries)
-        return starts.select(
+        return _ranking_starts(part).select(
             *count_problems(id_problems("query_id")),
             (system.n_unique() - 1).alias("other systems"),
             system.first().alias(_SYSTEM),
@@ -452,10 +485,14 @@ def _longest_block(numbers: pl.Series) -> int:
     return int(np.diff(edges, prepend=0, append=len(values)).max())
 
 
+def _ranking_starts(part: RunPart) -> pl.LazyFrame:
+    """Plan the first row of each block of equal ids (one per ranking when contiguous)."""
+    return part.rows(None).filter(~same_ranking_as_previous_row(one_system=False))
+
+
 def _pair_hash() -> pl.Expr:
-    """Return a 64-bit hash of each row's ``(query_id, doc_id)``, for a join on one integer."""
-    query_seed, doc_seed = _PAIR_SEEDS
-    return pl.col("query_id").hash(query_seed) ^ pl.col("doc_id").hash(doc_seed)
+    """Return each row's ``(query_id, doc_id)`` hash, for a join on one integer."""
+    return pair_hash(pl.col("query_id"), pl.col("doc_id"))
 
 
 def _matched(values: pl.DataFrame) -> pl.DataFrame | None:

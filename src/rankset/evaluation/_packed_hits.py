@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["LabelledRows", "labelled_rows", "query_hashes"]
+__all__ = ["LabelledRows", "labelled_rows", "pair_hash", "query_hashes"]
 
 _DOC_SEED = 9_931
 # The bitmap's bits: about 32 a label, at most 2**25 (4 MB: the lookups stay in cache).
@@ -48,6 +48,11 @@ class LabelledRows:
 
 def _pair_hash(query_hashes: pl.Expr, doc_ids: pl.Expr) -> pl.Expr:
     return query_hashes ^ doc_ids.hash(_DOC_SEED)
+
+
+def pair_hash(query_ids: pl.Expr, doc_ids: pl.Expr) -> pl.Expr:
+    """Return the 64-bit hash of each ``(query id, document id)``, as the passes join on."""
+    return _pair_hash(query_hash(query_ids), doc_ids)
 
 
 def query_hashes(rows: pl.DataFrame) -> pl.Series | None:
@@ -94,7 +99,7 @@ def labelled_rows(
         return LabelledRows(rows.select(run_side).join(labels, on=["query_id", "doc_id"]), None)
     doc_hashes = rows.select(pl.col("doc_id").hash(_DOC_SEED)).to_series()
     ids = labels.select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String))
-    labelled = ids.select(_pair_hash(query_hash(pl.col("query_id")), pl.col("doc_id")))
+    labelled = ids.select(pair_hash(pl.col("query_id"), pl.col("doc_id")))
     label_pairs = labelled.to_series()
     pairs, candidates = _paired(hashes, doc_hashes, _Bitmap(label_pairs.to_numpy()))
     # joined on the pair hash, then kept where both ids are equal: as the join on the ids

@@ -133,7 +133,7 @@ class PreparedEvaluation:
             )
         together = self.systems_values(plan)
         if together is not None:
-            return systems_result(
+            return fused_result(
                 plan, together, confidence=confidence, n_resamples=n_resamples, seed=seed
             )
         collected = self.collected(plan)
@@ -191,7 +191,7 @@ def evaluate_run_queries(
     if together is None:
         return None
     together = dataclasses.replace(together, n_label_queries=n_label_queries)
-    return systems_result(plan, together, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    return fused_result(plan, together, confidence=confidence, n_resamples=n_resamples, seed=seed)
 
 
 def _run_queries(run: Any) -> Iterable[str] | None:
@@ -261,68 +261,14 @@ def result_of(
 
 def fused_result(
     plan: EvaluationPlan,
-    fused: FusedValues,
+    fused: FusedValues | SystemsValues,
     *,
     confidence: float | None,
     n_resamples: int,
     seed: int,
 ) -> EvaluationResult:
-    """Return the result of one run measured by the fused plan (its values, by query)."""
-    wide = fused.values.lazy().with_columns(system=pl.lit(fused.system, dtype=pl.String))
-    answered = pl.LazyFrame(
-        {
-            "system": [fused.system],
-            "n_answered": [fused.n_answered],
-            "n_run_queries_without_labels": [fused.n_run_queries_without_labels],
-        }
-    )
-    return _measured_result(
-        plan,
-        (wide, answered, [fused.system], fused.n_label_queries),
-        confidence=confidence,
-        n_resamples=n_resamples,
-        seed=seed,
-    )
-
-
-def systems_result(
-    plan: EvaluationPlan,
-    together: SystemsValues,
-    *,
-    confidence: float | None,
-    n_resamples: int,
-    seed: int,
-) -> EvaluationResult:
-    """Return the result of several runs measured together by the fused plan."""
-    return _measured_result(
-        plan,
-        (
-            together.values.lazy(),
-            together.answered(),
-            list(together.systems),
-            together.n_label_queries,
-        ),
-        confidence=confidence,
-        n_resamples=n_resamples,
-        seed=seed,
-    )
-
-
-def _measured_result(
-    plan: EvaluationPlan,
-    measured: tuple[pl.LazyFrame, pl.LazyFrame, list[str], int],
-    *,
-    confidence: float | None,
-    n_resamples: int,
-    seed: int,
-) -> EvaluationResult:
-    """Return the result of values measured by the fused plan.
-
-    ``measured``: the values (``system, query_id`` and each metric's), each system's
-    ``n_answered`` and ``n_run_queries_without_labels``, the systems in order and the
-    count of labelled queries.
-    """
-    wide, answered, systems, n_label_queries = measured
+    """Return the result of runs measured by the fused plan (one system's, or several)."""
+    wide, answered, systems, n_label_queries = fused.measured()
     names = [metric.name for metric in plan.metrics]
     per_query = planned_tidy(wide, plan.metrics, {name: pl.col(name) for name in names}, systems)
     missing = plan.options.missing
