@@ -347,3 +347,38 @@ def test_a_large_dict_is_ranked_by_its_ranking_numbers(kernel: _KernelCalls, mis
     assert kernel.count == 0
     assert got == _reference(run, qrels, metrics, missing=missing, scale="trec_dl")
     assert got.keys() == {q for q in qrels if missing == "zero" or run.get(q)}
+
+
+@pytest.mark.parametrize("checked", [True, False], ids=["checked-in-python", "checked-by-polars"])
+def test_fused_tables_collected_with_the_labels_are_the_ones_built_after(checked: bool) -> None:
+    # A prepared evaluation collects the fused plan's label tables in the labels' own
+    # query (without the optimizer for few checked rows): they must be the tables and
+    # statistics built on the prepared labels in queries of their own.
+    from functools import partial
+
+    from rankset.evaluation._fused import FusedPlan
+    from rankset.evaluation._kernel import prepare_labels
+    from rankset.evaluation._plan import plan_labels
+
+    _, qrels = _ties(4)
+    qrels = {query: dict(reversed(docs.items())) for query, docs in reversed(qrels.items())}
+    # bpref and rprec join label statistics to the rows; no grade scale (tiers)
+    metrics = parse_metrics(["ap", "ndcg@10", "rr", "recall@100", "P@10", "bpref", "rprec"])
+    options = EvaluateOptions.from_kwargs({}, "evaluate")
+    plan = plan_labels(qrels, metrics, options)
+    assert plan is not None
+    rows = sum(map(len, qrels.values())) if checked else None
+    also = partial(FusedPlan.planned_labels, plan)
+    labels, tables = prepare_labels(plan, checked_rows=rows, also=also)
+    assert tables is not None  # collected with the labels
+    alone, none = prepare_labels(plan)  # the labels in a query of their own
+    assert none is None
+    assert_frame_equal(labels.frame, alone.frame, check_exact=True)
+    assert_frame_equal(labels.stats, alone.stats, check_exact=True)
+    fused, after = FusedPlan.prepare(plan, labels, tables), FusedPlan.prepare(plan, alone)
+    assert fused is not None
+    assert after is not None
+    assert_frame_equal(fused.labels, after.labels, check_exact=True)
+    assert fused.spans == after.spans
+    assert len(after.spans) == len(qrels)
+    assert fused.stats_rows == after.stats_rows

@@ -172,38 +172,56 @@ class FusedPlan:
     # What a plain dict run is measured with (:meth:`measure_mapping`); None: not taken.
     mappings: MappingPlan | None = None
 
-    @classmethod
-    def prepare(cls, plan: EvaluationPlan, prepared: PreparedLabels) -> FusedPlan | None:
-        """Return the fused plan of a prepared evaluator; None when it cannot take one.
+    @staticmethod
+    def planned_labels(
+        plan: EvaluationPlan, labels: pl.LazyFrame, stats: pl.LazyFrame
+    ) -> list[pl.LazyFrame] | None:
+        """Plan the fused plan's label tables; None when it cannot take the plan.
 
-        Each run is then still measured by the general kernel: options that count or
-        drop rows on the way (``duplicates`` other than ``"error"``,
+        ``labels`` and ``stats`` are the prepared labels, in (query, doc) order, and
+        their statistics: lazy, so that the tables are collected with them (a one-shot
+        call's labels: :func:`~rankset.evaluation._kernel.prepare_labels`' ``also``).
+        The plan is then still measured by the general kernel for options that count
+        or drop rows on the way (``duplicates`` other than ``"error"``,
         ``ignore_identical_ids``) or columns joined from elsewhere than the run.
         """
         features, options = plan.features, plan.options
         external = set(features.empty_values) - set(features.aggregations)
-        if (
-            options.duplicates != "error"
-            or options.ignore_identical_ids
-            or external - {NUM_RET}
-            or prepared.stats.height == 0
-        ):
+        if options.duplicates != "error" or options.ignore_identical_ids or external - {NUM_RET}:
             return None
         on_rows = sorted(features.label_stats_on_rows)
-        by_query = prepared.frame.lazy().sort("query_id", maintain_order=True)
-        planned = by_query.with_columns(_pair_hash().alias(_PAIR))
+        planned = labels.with_columns(_pair_hash().alias(_PAIR))
         if on_rows:
             planned = planned.join(
-                prepared.stats.lazy().select("query_id", *on_rows),
+                stats.select("query_id", *on_rows),
                 on="query_id",
                 how="left",
                 maintain_order="left",
             )
-        lengths = by_query.group_by("query_id", maintain_order=True).len()
-        # One query for both: each eager step would cost more than its rows.
-        labels, counts = pl.collect_all(
-            [planned, lengths], engine="in-memory", optimizations=_NO_OPTIMIZATIONS
-        )
+        return [planned, labels.group_by("query_id", maintain_order=True).len()]
+
+    @classmethod
+    def prepare(
+        cls,
+        plan: EvaluationPlan,
+        prepared: PreparedLabels,
+        tables: list[pl.DataFrame] | None = None,
+    ) -> FusedPlan | None:
+        """Return the fused plan of a prepared evaluator; None when it cannot take one.
+
+        ``tables``: :meth:`planned_labels`' frames, collected with the labels; else
+        they are planned on ``prepared`` and collected here.
+        """
+        if tables is None:
+            planned = cls.planned_labels(plan, prepared.frame.lazy(), prepared.stats.lazy())
+            if planned is None:
+                return None
+            # One query for both: each eager step would cost more than its rows.
+            tables = pl.collect_all(planned, engine="in-memory", optimizations=_NO_OPTIMIZATIONS)
+        if prepared.stats.height == 0:
+            return None
+        features = plan.features
+        labels, counts = tables
         fills = [
             pl.col(name).fill_null(value)
             for name, value in features.empty_values.items()

@@ -18,7 +18,7 @@ it once for everything, once per bucket, or on cluster workers, and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -187,15 +187,20 @@ def measure_queries(
     return PartialResult(aggregates, stats, extra, rows=rows, label_rows=label_rows, bucket=bucket)
 
 
-def prepare_labels(plan: EvaluationPlan, *, checked_rows: int | None = None) -> PreparedLabels:
+def prepare_labels(
+    plan: EvaluationPlan, *, checked_rows: int | None = None, also: AlsoPlanned | None = None
+) -> tuple[PreparedLabels, list[pl.DataFrame] | None]:
     """Read, check and summarise a plan's labels once, for runs measured later.
 
     The same steps :func:`measure_queries` takes on the labels, in one collect: the
     checks (ids, grades, duplicates, cutoffs, the grade scale) raise the same errors.
     ``checked_rows``: the caller has applied the row checks (ids, grades, no pair
-    twice) to the labels, which have this many rows.
+    twice) to the labels, which have this many rows. ``also`` plans more frames on the
+    labels in order and their statistics (both lazy), collected with them when the
+    labels are prepared in one collect; they are returned beside the labels then, else
+    None (the caller plans them on the prepared frames).
     """
-    at_once = _prepared_at_once(plan, checked_rows=checked_rows)
+    at_once = _prepared_at_once(plan, checked_rows=checked_rows, also=also)
     if at_once is not None:
         return at_once
     label_side = _label_side(plan, plan.labels)
@@ -206,16 +211,26 @@ def prepare_labels(plan: EvaluationPlan, *, checked_rows: int | None = None) -> 
     label_frame, label_rows, query_stats = _summarise_labels(
         plan, plan.labels, label_frame, pairs, extra
     )
-    return PreparedLabels(label_frame, label_rows, query_stats.collect(engine=SMALL_ENGINE))
+    stats = query_stats.collect(engine=SMALL_ENGINE)
+    return PreparedLabels(label_frame, label_rows, stats), None
 
 
-def _prepared_at_once(plan: EvaluationPlan, *, checked_rows: int | None) -> PreparedLabels | None:
+#: Plans frames on prepared labels (in query, doc order) and their statistics, or None.
+AlsoPlanned = Callable[[pl.LazyFrame, pl.LazyFrame], list[pl.LazyFrame] | None]
+#: Up to this many label rows checked already, the labels are prepared without Polars'
+#: optimizer: it costs more than it saves on so few rows.
+_UNOPTIMIZED_LABEL_ROWS = 5_000
+
+
+def _prepared_at_once(
+    plan: EvaluationPlan, *, checked_rows: int | None, also: AlsoPlanned | None
+) -> tuple[PreparedLabels, list[pl.DataFrame] | None] | None:
     """Prepare labels without cutoffs or grade tiers in one collect, checks included.
 
     Optimistic: the labels' problem counts and distinct pairs are collected with their
     statistics (unless ``checked_rows`` says the caller checked them); when either finds
     something (or Polars raises), None, and the step by step preparation raises the
-    error it always did.
+    error it always did. ``also``: :func:`prepare_labels`'.
     """
     if plan.cutoffs is not None or plan.features.uses_tiers:
         return None
@@ -228,17 +243,23 @@ def _prepared_at_once(plan: EvaluationPlan, *, checked_rows: int | None) -> Prep
     checks = (
         [] if checked_rows is not None else [label_problem_counts(labels), _label_pairs(labels)]
     )
+    more = [] if also is None else also(ordered, stats) or []
+    few = checked_rows is not None and checked_rows <= _UNOPTIMIZED_LABEL_ROWS
+    flags = pl.QueryOptFlags.none() if few else pl.QueryOptFlags()
     try:
-        frame, stats_frame, *found = pl.collect_all([ordered, stats, *checks], engine=SMALL_ENGINE)
+        frame, stats_frame, *found = pl.collect_all(
+            [ordered, stats, *more, *checks], engine=SMALL_ENGINE, optimizations=flags
+        )
     except pl.exceptions.PolarsError:
         return None
+    planned, found = found[: len(more)], found[len(more) :]
     if found:
         problems, pairs = found
         rows, distinct = pairs.row(0)
         if any(problems.row(0)) or distinct != rows:
             return None
     label_rows = _label_rows(features, frame.lazy(), None, k, highest=short)
-    return PreparedLabels(frame, label_rows, stats_frame)
+    return PreparedLabels(frame, label_rows, stats_frame), planned if more else None
 
 
 def _label_side(plan: EvaluationPlan, labels: pl.LazyFrame) -> dict[str, pl.LazyFrame]:

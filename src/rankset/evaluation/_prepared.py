@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
@@ -73,8 +74,10 @@ class PreparedEvaluation:
             return None
         from rankset.evaluation._fused import FusedPlan  # not for files read whole
 
-        prepared = prepare_labels(plan, checked_rows=checked_rows)
-        return cls(plan, prepared, FusedPlan.prepare(plan, prepared))
+        # the fused plan's tables are collected with the labels: one query fewer
+        fused_tables = partial(FusedPlan.planned_labels, plan)
+        prepared, tables = prepare_labels(plan, checked_rows=checked_rows, also=fused_tables)
+        return cls(plan, prepared, FusedPlan.prepare(plan, prepared, tables))
 
     def with_runs(self, runs: Any, names: Any) -> EvaluationPlan | None:
         """Return the plan with these runs read and named; None when they need a whole plan."""
