@@ -163,6 +163,31 @@ def test_frames_given_by_name_are_measured_together(kernel: _KernelCalls) -> Non
     assert kernel.count == 0
 
 
+@pytest.mark.parametrize("split", [False, True], ids=["rankings-in-blocks", "a-ranking-split"])
+def test_frames_numbered_by_their_blocks_of_ids(kernel: _KernelCalls, split: bool) -> None:
+    # Frames whose rankings are blocks of rows are numbered by block. Each system's
+    # frame here ends with the query the next one starts with: a block ends where the
+    # system changes too. A ranking split over two blocks is numbered by its ids.
+    rng = random.Random(11)
+    labels, runs = _labels(rng, 12), _runs(rng, 4, 12)
+    names = sorted(runs)
+    frames = {}
+    for i, name in enumerate(names):
+        queries = sorted(runs[name], reverse=i % 2 == 0)  # q00 last, then q00 first
+        rows = [(q, d, float(s)) for q in queries for d, s in runs[name][q].items()]
+        if split and i == 0:  # the first ranking's first row moves before the last ranking
+            rows.insert([q for q, _, _ in rows].index("q00"), rows.pop(0))
+        frames[name] = pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row")
+    assert frames[names[0]]["query_id"][-1] == frames[names[1]]["query_id"][0] == "q00"
+    got = Evaluator(labels, METRICS).values(frames)
+    assert kernel.count == 0
+    assert got == {name: _reference(run, labels, METRICS) for name, run in runs.items()}
+    one = rankset.evaluate(frames[names[0]], labels, METRICS, confidence=None)
+    want = _general(frames[names[0]], labels, METRICS, confidence=None)
+    assert_frame_equal(one.per_query, want.per_query, check_exact=True)
+    assert kernel.count == 0
+
+
 def test_frames_with_a_bad_query_id_or_a_repeated_document_go_to_the_kernel(
     kernel: _KernelCalls,
 ) -> None:

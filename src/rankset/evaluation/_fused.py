@@ -52,6 +52,8 @@ _RANKINGS = "_rankings"
 _PAIR = "_pair"
 _LABELLED_AS = "_labelled"
 _MISMATCHED = "_mismatched"
+# Blocks of equal ids beyond one per ranking: a ranking's rows are not all together.
+_SPLIT = "_split_rankings"
 # The frames are in memory and every step is needed: the optimizer's passes over the
 # plan would cost more than they save (a third of a 100-row call).
 _NO_OPTIMIZATIONS = pl.QueryOptFlags.none()
@@ -304,18 +306,14 @@ class FusedPlan:
         wanted = None if plan.options.missing == "zero" else self._run_queries(part)
         labels, stats, label_queries = self.for_queries(wanted)
         counted = self._known_queries(part)
-        planned = [self._values(plan, part, labels, stats), row_checks(runs, part)]
+        checks = [row_checks(runs, part)]
         if counted is None:
-            planned.append(self._queries(part, label_queries))
-        try:
-            values, checks, *queries = pl.collect_all(
-                planned, engine=SMALL_ENGINE, optimizations=_NO_OPTIMIZATIONS
-            )
-        except pl.exceptions.PolarsError:  # the general kernel names what went wrong
+            checks.append(self._queries(part, label_queries))
+        collected = self._collected(plan, part, (labels, stats), checks)
+        if collected is None:
             return None
-        found = checks.row(0, named=True)
+        values, found = collected
         if counted is None:
-            found |= queries[0].row(0, named=True)
             counted = (found.pop(_SYSTEM), found.pop(_LABELLED), found.pop(_UNLABELLED))
         system, labelled, unlabelled = counted
         matched = _matched(values)
@@ -341,20 +339,51 @@ class FusedPlan:
             return None
         known = part.query_ids is not None and all(map(plain_id, part.query_ids))
         labels, stats, _ = self.for_queries(self._run_queries(part))
-        planned = [self._values(plan, part, labels, stats, several=True), row_checks(runs, part)]
+        checks = [row_checks(runs, part)]
         if not known:  # the ids' problems, counted on each ranking's first row
-            planned.append(self._query_problems(part))
-        try:
-            values, *checks = pl.collect_all(
-                planned, engine=SMALL_ENGINE, optimizations=_NO_OPTIMIZATIONS
-            )
-        except pl.exceptions.PolarsError:  # the general kernel names what went wrong
+            checks.append(self._query_problems(part))
+        collected = self._collected(plan, part, (labels, stats), checks, several=True)
+        if collected is None:
             return None
-        found = any(any(check.row(0)) for check in checks)
+        values, found = collected
         counted = _matched(values)
-        if found or counted is None or counted["system"].n_unique() != len(systems):
+        if any(found.values()) or counted is None or counted["system"].n_unique() != len(systems):
             return None
         return SystemsValues(counted, systems, self.stats.height)
+
+    def _collected(
+        self,
+        plan: EvaluationPlan,
+        part: RunPart,
+        tables: tuple[pl.DataFrame, pl.DataFrame],
+        checks: list[pl.LazyFrame],
+        *,
+        several: bool = False,
+    ) -> tuple[pl.DataFrame, dict[str, Any]] | None:
+        """Collect the run's values (:meth:`_values`) with ``checks``, in one query.
+
+        Returns the values and every check's counts by name; None when Polars raises
+        (the general kernel names what went wrong). A run whose reader did not number
+        its rankings is numbered by its blocks of equal ids when no ranking is split
+        over two blocks (:func:`_split_rankings`, a query over the blocks' first rows),
+        else by the rankings' ids.
+        """
+        try:
+            blocks = part.ranking_numbers is None and not (
+                _split_rankings(part)
+                .collect(engine=SMALL_ENGINE, optimizations=_NO_OPTIMIZATIONS)
+                .item()
+            )
+            planned = [self._values(plan, part, *tables, several=several, blocks=blocks)]
+            values, *counts = pl.collect_all(
+                [*planned, *checks], engine=SMALL_ENGINE, optimizations=_NO_OPTIMIZATIONS
+            )
+        except pl.exceptions.PolarsError:
+            return None
+        found: dict[str, Any] = {}
+        for count in counts:
+            found |= count.row(0, named=True)
+        return values, found
 
     def _values(
         self,
@@ -364,14 +393,16 @@ class FusedPlan:
         stats: pl.DataFrame,
         *,
         several: bool = False,
+        blocks: bool = False,
     ) -> pl.LazyFrame:
         """Plan the values of one system's run: the kernel's steps, in one query.
 
         ``labels_frame`` and ``stats`` are :meth:`for_queries`' (the run's queries').
 
-        Rankings are told apart by their ids, or by the number of each row's ranking
-        when the reader gives it (a large dict): a sorted integer is quicker to
-        partition, sort and group by than two strings.
+        Rankings are told apart by the number of each row's ranking when the reader
+        gives it (a large dict), or with ``blocks`` by the number of each row's block
+        of equal ids (the caller checks that no ranking is split), else by their ids: a
+        sorted integer is quicker to partition, sort and group by than two strings.
         """
         features = plan.features
         length = pl.len().cast(pl.Float64).alias(NUM_RET)
@@ -379,7 +410,8 @@ class FusedPlan:
         # In (ranking, position) order: every aggregation adds its rows in rank order.
         row_columns = features.row_columns
         aggregations = list(features.aggregations.values())
-        if part.ranking_numbers is None:
+        numbered_rows = blocks or part.ranking_numbers is not None
+        if not numbered_rows:
             group = list(GROUP)
             numbered = plan.runs.numbered(part).select(*GROUP, "doc_id", "pos")
             lengths = part.rows(None).group_by(group).agg(length)
@@ -391,7 +423,14 @@ class FusedPlan:
         else:
             group = [_RANKING]
             cast, key = plan.runs.cast(part, None)
-            cast = cast.with_columns(pl.lit(part.ranking_numbers).alias(_RANKING))
+            if part.ranking_numbers is None:  # no ranking is longer than the run
+                ranking = (~same_ranking_as_previous_row(one_system=False)).cum_sum()
+                rows_in_run = (part.profile or {}).get("n_rows")
+                deepest = rows_in_run if isinstance(rows_in_run, int) else POSITIONS_BELOW
+            else:
+                ranking = pl.lit(part.ranking_numbers)
+                deepest = _longest_block(part.ranking_numbers)
+            cast = cast.with_columns(ranking.alias(_RANKING))
             # A ranking's rows are one block (the numbers are sorted) and its other
             # columns are constant: its document ids sorted within it, best first, rank
             # it, at half the cost of sorting every column of every row. Each row's
@@ -416,7 +455,6 @@ class FusedPlan:
                 "doc_id"
             ).ne(pl.col("doc_id" + _LABELLED_AS))
             aggregations.append(mismatched.sum().alias(_MISMATCHED))
-            deepest = _longest_block(part.ranking_numbers)
             if deepest < POSITIONS_BELOW:  # log2(pos + 1) read from its table
                 row_columns = with_positions_below(row_columns, deepest)
         for expr in row_columns.values():
@@ -434,7 +472,7 @@ class FusedPlan:
                 *([QUERY_K] if features.uses_query_k else []),
                 *self.values,
                 *([_RANKINGS] if several else []),
-                *([] if part.ranking_numbers is None else [_MISMATCHED]),
+                *([_MISMATCHED] if numbered_rows else []),
             )
             .sort("query_id", maintain_order=True)
         )
@@ -506,6 +544,11 @@ def _longest_block(numbers: pl.Series) -> int:
 def _ranking_starts(part: RunPart) -> pl.LazyFrame:
     """Plan the first row of each block of equal ids (one per ranking when contiguous)."""
     return part.rows(None).filter(~same_ranking_as_previous_row(one_system=False))
+
+
+def _split_rankings(part: RunPart) -> pl.LazyFrame:
+    """One row: the count of blocks of equal ids beyond one per ranking (0: none split)."""
+    return _ranking_starts(part).select((pl.len() - pl.struct(*GROUP).n_unique()).alias(_SPLIT))
 
 
 def _pair_hash() -> pl.Expr:
