@@ -151,3 +151,23 @@ def test_short_rankings_read_the_discount_without_python(
             q: {"ndcg@10": want[q]["ndcg_cut_10"], "ndcg": want[q]["ndcg"]} for q in want
         }
     assert udf_in_plan == [highest is not None]
+
+
+def test_labels_are_put_in_byte_order_of_query_then_document() -> None:
+    # The labels' canonical order (one struct key) is Python's order of the ids'
+    # UTF-8 bytes, query first: prefixes, empty strings, accents, other planes.
+    import random
+
+    from rankset.evaluation._kernel import IN_LABEL_ORDER
+
+    rng = random.Random(3)
+    alphabet = ["a", "b", "A", "é", "中", "\U0001f600", " ", "aa", "", "0"]
+
+    def text() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(5)))
+
+    for _ in range(50):
+        pairs = list({(text(), text()) for _ in range(rng.randrange(1, 200))})
+        frame = pl.DataFrame(pairs, schema=["query_id", "doc_id"], orient="row")
+        got = frame.lazy().sort(IN_LABEL_ORDER).collect(engine="in-memory").rows()
+        assert got == sorted(pairs, key=lambda pair: (pair[0].encode(), pair[1].encode()))

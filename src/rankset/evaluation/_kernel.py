@@ -215,6 +215,10 @@ def prepare_labels(
     return PreparedLabels(label_frame, label_rows, stats), None
 
 
+#: The labels' canonical order: by query id, then document id, in byte order. One
+#: struct key sorts in a fraction of the time two columns take, and needs no stable
+#: sort: a (query, doc) pair is labelled once (the checks refuse a repeat).
+IN_LABEL_ORDER = pl.struct("query_id", "doc_id")
 #: Plans frames on prepared labels (in query, doc order) and their statistics, or None.
 AlsoPlanned = Callable[[pl.LazyFrame, pl.LazyFrame], list[pl.LazyFrame] | None]
 #: Up to this many label rows checked already, the labels are prepared without Polars'
@@ -235,7 +239,7 @@ def _prepared_at_once(
     if plan.cutoffs is not None or plan.features.uses_tiers:
         return None
     features, labels = plan.features, plan.labels
-    ordered = labels.sort("query_id", "doc_id", maintain_order=True)
+    ordered = labels.sort(IN_LABEL_ORDER)
     k = plan.options.k or plan.options.default_k
     # An ideal ranking is no longer than the labels: its log2 discount from the table.
     short = checked_rows if checked_rows is not None and checked_rows < POSITIONS_BELOW else None
@@ -311,7 +315,7 @@ def _summarise_labels(
         check_grades_in_scale(extra.pop("grades")["grade"], features.scale, plan.label_source)
     k = plan.options.k or plan.options.default_k
     cutoffs = extra.pop("cutoffs").lazy() if "cutoffs" in extra else None
-    label_frame = label_frame.sort("query_id", "doc_id", maintain_order=True)
+    label_frame = label_frame.sort(IN_LABEL_ORDER)
     label_rows = _label_rows(features, label_frame.lazy(), cutoffs, k)
     return label_frame, label_rows, _label_statistics(features, label_rows)
 
