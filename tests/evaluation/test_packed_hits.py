@@ -80,14 +80,23 @@ def test_rankings_are_numbered_in_the_order_of_their_names(
     pairs=st.lists(st.tuples(_ids | st.none(), _docs | st.none()), min_size=1, max_size=60),
     labelled=st.lists(st.tuples(_ids, _docs), max_size=30),
     slots=st.sampled_from(["bitmap", "few slots", "collisions"]),
+    cut=st.integers(0, 60),
+    chunking=st.sampled_from(["one chunk", "chunks", "hashed in one chunk"]),
 )
 def test_labelled_rows_are_the_join_on_both_ids(
-    pairs: list[tuple[str | None, str | None]], labelled: list[tuple[str, str]], slots: str
+    pairs: list[tuple[str | None, str | None]],
+    labelled: list[tuple[str, str]],
+    slots: str,
+    cut: int,
+    chunking: str,
 ) -> None:
     rows = pl.DataFrame(
         {"query_id": [q for q, _ in pairs], "doc_id": [d for _, d in pairs]},
         schema={"query_id": pl.String, "doc_id": pl.String},
     ).with_columns(_key=pl.int_range(pl.len()).cast(pl.Float64))
+    if chunking != "one chunk":  # rows collected in chunks: their hashes are paired by chunk
+        rows = pl.concat([rows.head(cut), rows.slice(cut), rows.head(0)], rechunk=False)
+    hashed = rows.rechunk() if chunking == "hashed in one chunk" else rows
     labels = pl.DataFrame(
         {"query_id": [q for q, _ in labelled], "doc_id": [d for _, d in labelled]},
         schema={"query_id": pl.String, "doc_id": pl.String},
@@ -97,7 +106,8 @@ def test_labelled_rows_are_the_join_on_both_ids(
             patch.setattr(packed_hits, "_SLOT_BITS", (6, 6))
         if slots == "collisions":  # pair hashes of distinct query ids collide
             patch.setattr(packed_hits, "query_hash", _colliding)
-        found = labelled_rows(rows, labels, query_hashes(rows), "s", "_key")
+        found = labelled_rows(rows, labels, query_hashes(hashed), "s", "_key")
+        pair_hashes = rows.select(packed_hits.pair_hash(pl.col("query_id"), pl.col("doc_id")))
     expected = (
         rows.select(pl.lit("s").alias("system"), "query_id", "doc_id", "_key")
         .join(labels, on=["query_id", "doc_id"])
@@ -105,4 +115,25 @@ def test_labelled_rows_are_the_join_on_both_ids(
     )
     assert found.hits.sort("_key", "grade").equals(expected)
     if found.pairs is not None:  # each row's pair hash: equal ids, equal hashes
-        assert len(found.pairs) == rows.height
+        assert found.pairs.tolist() == pair_hashes.to_series().to_list()
+
+
+@pytest.mark.parametrize("hashed_in", ["the rows' chunks", "one chunk"])
+def test_rows_in_chunks_are_paired_chunk_by_chunk(hashed_in: str) -> None:
+    rows = pl.DataFrame(
+        {"query_id": [f"q{i % 7}" for i in range(90)], "doc_id": [f"d{i % 11}" for i in range(90)]}
+    ).with_columns(_key=pl.int_range(pl.len()).cast(pl.Float64))
+    rows = pl.concat([rows.slice(0, 20), rows.slice(20, 1), rows.slice(21)], rechunk=False)
+    assert rows["doc_id"].n_chunks() == 3
+    labels = pl.DataFrame({"query_id": ["q1", "q3", "q5"], "doc_id": ["d1", "d3", "d9"]})
+    labels = labels.with_columns(grade=pl.int_range(pl.len()).cast(pl.Float64))
+    hashed = rows.rechunk() if hashed_in == "one chunk" else rows
+    found = labelled_rows(rows, labels, query_hashes(hashed), "s", "_key")
+    expected = rows.select(pl.lit("s").alias("system"), "query_id", "doc_id", "_key").join(
+        labels, on=["query_id", "doc_id"]
+    )
+    assert found.hits.sort("_key").equals(expected.sort("_key"))
+    assert found.hits.height == 5  # rows 1 and 78, 3 and 80, 75
+    pair_hashes = rows.select(packed_hits.pair_hash(pl.col("query_id"), pl.col("doc_id")))
+    assert found.pairs is not None
+    assert found.pairs.tolist() == pair_hashes.to_series().to_list()
