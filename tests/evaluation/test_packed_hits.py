@@ -54,6 +54,7 @@ def test_rankings_are_numbered_in_the_order_of_their_names(
         rows = rows.drop("system")
     columns = ["query_id"] if one_system else ["system", "query_id"]
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(packed_rankings, "_STEP", 7)  # numbers written in steps of 7 rows
         if hashing == "shared slots":
             patch.setattr(packed_rankings, "_TABLE_BITS", (1, 1))
         if hashing == "collisions":
@@ -137,3 +138,42 @@ def test_rows_in_chunks_are_paired_chunk_by_chunk(hashed_in: str) -> None:
     pair_hashes = rows.select(packed_hits.pair_hash(pl.col("query_id"), pl.col("doc_id")))
     assert found.pairs is not None
     assert found.pairs.tolist() == pair_hashes.to_series().to_list()
+
+
+def test_the_pair_hashes_are_written_over_the_query_hashes_once_the_rankings_are_named() -> None:
+    rows = pl.DataFrame(
+        {"query_id": [f"q{i % 5}" for i in range(40)], "doc_id": [f"d{i}" for i in range(40)]}
+    ).with_columns(_key=pl.lit(1.0))
+    labels = pl.DataFrame({"query_id": ["q1", "q4"], "doc_id": ["d6", "d9"], "grade": [1.0, 2.0]})
+    hashes = query_hashes(rows)
+    assert hashes is not None
+    rankings = rankings_of(rows, "s", hashes=hashes)
+    found = labelled_rows(rows, labels, hashes, "s", "_key")
+    assert found.pairs is hashes  # written over, as the duplicate check sorts them
+    # the rankings keep what they read: the labelled rows are numbered by their names
+    assert rankings.index is not None
+    assert sorted(rankings.of(found.hits).tolist()) == [1, 4]
+
+
+def test_the_rankings_are_numbered_from_the_query_hashes_before_the_pairs_overwrite_them() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    from rankset.evaluation._packed_pass import PackedRows, packed_hits, with_rankings
+
+    rows = pl.DataFrame(
+        {"query_id": [f"q{i % 5}" for i in range(40)], "doc_id": [f"d{i}" for i in range(40)]}
+    ).with_columns(_key=pl.lit(1.0))
+    labels = pl.DataFrame({"query_id": ["q1", "q4"], "doc_id": ["d6", "d9"], "grade": [1.0, 2.0]})
+    part = SimpleNamespace(name="s", rows_checked=True, unique_docs=False)
+    with ThreadPoolExecutor(max_workers=1) as checker:
+        frames = with_rankings(part, [labels, pl.DataFrame(), rows], checker, ids=False)  # type: ignore[arg-type]
+        hits = packed_hits(frames[0])
+    every_row = frames[3]
+    assert isinstance(every_row, PackedRows)
+    assert every_row.rankings.index is not None  # by the hashes: no collision seen
+    assert frames[1]["query_id"].to_list() == ["q0", "q1", "q2", "q3", "q4"]
+    assert every_row.rankings.numbers is not None
+    assert every_row.rankings.numbers.tolist() == [i % 5 for i in range(40)]
+    assert every_row.rows.columns == ["_key", "doc_id"]  # the query ids are not kept
+    assert hits.select("query_id", "doc_id").sort("query_id").rows() == [("q1", "d6"), ("q4", "d9")]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankset.evaluation._packed_rankings import chunks, query_hash
+from rankset.evaluation._packed_rankings import query_hash
 from rankset.measures._shared import GROUP
 
 if TYPE_CHECKING:
@@ -55,22 +55,33 @@ def pair_hash(query_ids: pl.Expr, doc_ids: pl.Expr) -> pl.Expr:
     return _pair_hash(query_hash(query_ids), doc_ids)
 
 
-def query_hashes(rows: pl.DataFrame) -> pl.Series | None:
+def query_hashes(rows: pl.DataFrame) -> npt.NDArray[np.uint64] | None:
     """Return the hash of each row's query id, as :func:`labelled_rows` pairs them.
 
     For a run of one system, each row's ranking hash too
-    (:func:`~rankset.evaluation._packed_rankings.rankings_of`). None when an id is
-    missing (such a run is refused).
+    (:func:`~rankset.evaluation._packed_rankings.rankings_of`). One array, hashed
+    chunk by chunk of the ids (no Polars column of them is kept): the labelled rows'
+    pair hashes are written over it. None when an id is missing (such a run is
+    refused).
     """
-    if rows["query_id"].null_count():
+    import numpy as np
+
+    query_ids = rows["query_id"]
+    if query_ids.null_count():
         return None
-    return rows.select(query_hash(pl.col("query_id"))).to_series()
+    hashes = np.empty(len(query_ids), dtype=np.uint64)
+    start = 0
+    for chunk in query_ids.get_chunks():
+        hashed = chunk.to_frame().select(query_hash(pl.col(chunk.name))).to_series()
+        hashes[start : start + len(chunk)] = hashed.to_numpy()
+        start += len(chunk)
+    return hashes
 
 
 def labelled_rows(
     rows: pl.DataFrame,
     labels: pl.DataFrame,
-    hashes: pl.Series | None,
+    hashes: npt.NDArray[np.uint64] | None,
     system: str | None,
     key: str,
 ) -> LabelledRows:
@@ -78,7 +89,9 @@ def labelled_rows(
 
     As ``rows.join(labels, on=["query_id", "doc_id"])`` with the system (``system``,
     or the rows' own) first, looked up by hash first: only the rows whose pair hash
-    falls in a labelled slot are joined. ``hashes``: :func:`query_hashes`' of ``rows``.
+    falls in a labelled slot are joined. ``hashes``: :func:`query_hashes`' of ``rows``,
+    used up: each row's pair hash is written over its query hash (the returned
+    ``pairs``).
 
     Examples
     --------
@@ -95,7 +108,7 @@ def labelled_rows(
         "doc_id",
         key,
     ]
-    if rows.height == 0 or labels.height == 0 or hashes is None:
+    if rows.height == 0 or hashes is None:
         return LabelledRows(rows.select(run_side).join(labels, on=["query_id", "doc_id"]), None)
     ids = labels.select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String))
     labelled = ids.select(pair_hash(pl.col("query_id"), pl.col("doc_id")))
@@ -119,26 +132,25 @@ def labelled_rows(
 
 
 def _paired(
-    query_hashes: pl.Series, doc_ids: pl.Series, bitmap: _Bitmap
+    hashes: npt.NDArray[np.uint64], doc_ids: pl.Series, bitmap: _Bitmap
 ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64]]:
     """Return each row's pair hash, and the rows whose pair hash ``bitmap`` holds.
 
-    Chunk by chunk of the ids: each chunk's document ids are hashed, paired and looked
-    up while in cache, and no column of every row's document hash is kept (160 MB for
-    20 million rows).
+    The pair hashes are written over the query hashes (``hashes``), chunk by chunk of
+    the document ids: each chunk's ids are hashed, paired and looked up while in cache,
+    and no column of every row's document hash is kept (160 MB for 20 million rows).
     """
     import numpy as np
 
-    pairs = np.empty(len(query_hashes), dtype=np.uint64)
-    queries, docs = chunks(query_hashes), doc_ids.get_chunks()
-    if [end - start for start, end, _ in queries] != [len(chunk) for chunk in docs]:
-        queries, docs = chunks(query_hashes.rechunk()), doc_ids.rechunk().get_chunks()
     found = [np.empty(0, dtype=np.int64)]
-    for (start, end, query_part), doc_part in zip(queries, docs, strict=True):
-        doc_hashes = doc_part.hash(_DOC_SEED).to_numpy()
-        part = np.bitwise_xor(query_part, doc_hashes, out=pairs[start:end])
+    start = 0
+    for chunk in doc_ids.get_chunks():
+        end = start + len(chunk)
+        part = hashes[start:end]
+        part ^= chunk.hash(_DOC_SEED).to_numpy()
         found.append(bitmap.holding(part) + start)
-    return pairs, np.concatenate(found)
+        start = end
+    return hashes, np.concatenate(found)
 
 
 def _gathered(frame: pl.DataFrame, rows: npt.NDArray[np.int64]) -> pl.DataFrame:

@@ -126,29 +126,36 @@ def with_rankings(
 
     Returns the labelled rows (:func:`packed_hits` gives them), the rankings, the
     checks, a :class:`PackedRows` and, unless the reader rules duplicates out, the
-    :class:`PackedHashes`. The labelled rows of a large run are found on ``checker``,
-    meanwhile the rankings are numbered. With ``ids`` (and ids the reader did not
-    check) the document ids' problems are counted, on ``checker`` for a large run.
+    :class:`PackedHashes`. With ``ids`` (and ids the reader did not check) the
+    document ids' problems are counted, on ``checker`` for a large run while the
+    rankings are numbered; then the labelled rows are found there (their pair hashes
+    written over the query hashes) while the rows are packed and sorted.
     """
     hits, checks, every_row, *named = frames  # named: the rankings a reader numbered
-    found: Future[LabelledRows] | LabelledRows | None = None
-    hashes = None
-    if not named:  # the first frame holds the labels: the pass joined nothing
-        hashes = query_hashes(every_row)
-        find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY)
-        found = checker.submit(find) if every_row.height >= CHECKED_MEANWHILE else find()
-    one_system = part.name is not None
-    rankings = rankings_of(every_row, part.name, *named, hashes=hashes if one_system else None)
+    large = every_row.height >= CHECKED_MEANWHILE
     counts: Future[dict[str, int]] | dict[str, int] | None = None
     coded = coded_doc_ids(every_row["doc_id"])
-    if ids and not part.rows_checked:
+    if ids and not part.rows_checked:  # the checker's first task: beside the rankings
         doc_ids = every_row["doc_id"]
         if coded is not None:  # each distinct id once: the counts only tell whether any
             counts = doc_id_problem_counts(coded.dtype.categories.to_series())  # type: ignore[attr-defined]
-        elif every_row.height < CHECKED_MEANWHILE:
+        elif not large:
             counts = doc_id_problem_counts(doc_ids)
         else:
             counts = checker.submit(doc_id_problem_counts, doc_ids)
+    one_system = part.name is not None
+    # the first frame holds the labels when the pass joined nothing (no reader's numbers)
+    hashes = None if named else query_hashes(every_row)
+    rankings = rankings_of(every_row, part.name, *named, hashes=hashes if one_system else None)
+    found: Future[LabelledRows] | LabelledRows | None = None
+    if not named:  # the rankings are done with the query hashes: the pairs overwrite them
+        find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY)
+        found = checker.submit(find) if large else find()
+    if one_system and hashes is not None:
+        # the ids are named and paired (the pair hashes are the row hashes): what the
+        # numbering reads is kept, and the query ids are freed once the labelled rows
+        # are found
+        every_row = every_row.select(PACKED_KEY, "doc_id")
     hashed = [] if part.unique_docs else [PackedHashes(every_row, found if one_system else None)]
     first = hits if found is None else found
     return [first, rankings.frame, checks, PackedRows(every_row, rankings, coded, counts), *hashed]
