@@ -59,7 +59,8 @@ def test_rankings_are_numbered_in_the_order_of_their_names(
             patch.setattr(packed_rankings, "_TABLE_BITS", (1, 1))
         if hashing == "collisions":
             patch.setattr(packed_rankings, "query_hash", _colliding)
-        hashes = query_hashes(rows) if one_system and hashing != "collisions" else None
+            patch.setattr(packed_hits, "query_hash", _colliding)
+        hashes = query_hashes(rows) if one_system else None
         rankings = rankings_of(rows, "s" if one_system else None, hashes=hashes)
     names = rows.select(columns).unique().sort(columns)
     assert rankings.numbers is not None

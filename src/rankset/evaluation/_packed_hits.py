@@ -9,8 +9,9 @@ the labelled rows are found here: each row's pair hash is looked up in a bitmap 
 labels' pair hashes (a bit per slot of the hash's top bits, about 32 slots a label),
 which keeps every labelled row and a few others (slots shared by chance), and those
 candidates are joined to the labels on the pair hash and kept where both ids are
-equal: exactly the rows the join on the ids gives. The pair hashes are kept for the
-duplicate check.
+equal: exactly the rows the join on the ids gives. The pair hashes are written over
+the query hashes once the rankings are named from them, and are what the duplicate
+check sorts.
 """
 
 from __future__ import annotations
