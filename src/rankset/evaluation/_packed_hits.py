@@ -199,9 +199,11 @@ class _Bitmap:
         low, high = _SLOT_BITS
         bits = max(low, min(high, len(hashes).bit_length() + _SLOT_BITS_OVER))
         self.to_byte, self.to_bit = np.uint64(67 - bits), np.uint64(64 - bits)
-        self.bytes = np.zeros(1 << (bits - 3), dtype=np.uint8)
-        bit = np.left_shift(1, ((hashes >> self.to_bit) & np.uint64(7)).astype(np.uint8))
-        np.bitwise_or.at(self.bytes, (hashes >> self.to_byte).view(np.int64), bit.astype(np.uint8))
+        # a flag per slot, packed eight to a byte (slot 8 * i + j: bit j of byte i);
+        # quicker than or-ing each hash's bit into its byte (``np.bitwise_or.at``)
+        flags = np.zeros(1 << bits, dtype=bool)
+        flags[(hashes >> self.to_bit).view(np.int64)] = True
+        self.bytes = np.packbits(flags, bitorder="little")
 
     def holding(self, hashes: npt.NDArray[np.uint64]) -> npt.NDArray[np.int64]:
         """Return the indices of ``hashes`` whose slot a hash of the set falls in too."""
