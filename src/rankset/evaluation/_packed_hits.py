@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["LabelledRows", "labelled_rows", "pair_hash", "query_hashes"]
+__all__ = ["RUN_ROW", "LabelledRows", "labelled_rows", "pair_hash", "query_hashes"]
 
 _DOC_SEED = 9_931
 # The bitmap's bits: about 32 a label, at most 2**25 (4 MB: the lookups stay in cache).
@@ -36,6 +36,8 @@ _SLOT_BITS_OVER = 5
 _SLOT_BITS = (6, 25)
 _PAIR = "_pair_hash"
 _RUN_ROW = "_run_row"
+#: The labelled rows' column of their rows' numbers in the run (the rows they came from).
+RUN_ROW = "_row_in_run"
 _LABEL_ROW = "_label_row"
 
 
@@ -43,7 +45,9 @@ _LABEL_ROW = "_label_row"
 class LabelledRows:
     """The labelled rows of a packed pass, and every row's (query id, document id) hash."""
 
-    hits: pl.DataFrame  # the run's columns (ids, key), then the labels'
+    # the run's columns (ids, key), the labels', and each row's number in the run
+    # (:data:`RUN_ROW`) when found from the hashes
+    hits: pl.DataFrame
     pairs: npt.NDArray[np.uint64] | None  # None: the rows' ids were not all hashed
 
 
@@ -100,8 +104,8 @@ def labelled_rows(
     ...                      "doc_id": ["a", "b", "a"]})
     >>> labels = pl.DataFrame({"query_id": ["q", "r"], "doc_id": ["b", "a"], "grade": [1.0, 2.0]})
     >>> found = labelled_rows(rows, labels, query_hashes(rows), "s", "_key")
-    >>> found.hits.sort("query_id").rows()
-    [('s', 'q', 'b', 2.0, 1.0), ('s', 'r', 'a', 3.0, 2.0)]
+    >>> found.hits.sort("query_id").rows()  # the last column: the rows' numbers in the run
+    [('s', 'q', 'b', 2.0, 1.0, 1), ('s', 'r', 'a', 3.0, 2.0, 2)]
     """
     run_side = [
         pl.lit(system, pl.String).alias(GROUP[0]) if system is not None else pl.col(GROUP[0]),
@@ -128,7 +132,7 @@ def labelled_rows(
     found = found.select(run_side)
     label_side = labels[matched[_LABEL_ROW]]
     same = (found["query_id"] == label_side["query_id"]) & (found["doc_id"] == label_side["doc_id"])
-    found = found.hstack(label_side.drop("query_id", "doc_id"))
+    found = found.hstack(label_side.drop("query_id", "doc_id")).with_columns(pl.Series(RUN_ROW, at))
     return LabelledRows(found if same.all() else found.filter(same), pairs)
 
 
