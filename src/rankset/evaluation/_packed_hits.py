@@ -130,10 +130,13 @@ def labelled_rows(
     at = candidates[matched[_RUN_ROW].to_numpy()]
     found = _gathered(rows.select(*own, "query_id", "doc_id", key), at)
     found = found.select(run_side)
-    label_side = labels[matched[_LABEL_ROW]]
+    # one chunk each before the gathers: a gather over a collected frame's chunks looks
+    # each row's chunk up (300,000 label rows over 6 chunks: 35 ms; in one, 3 ms), and the
+    # numbering gathers the labelled rows again (by group, then in rank order)
+    label_side = labels.rechunk()[matched[_LABEL_ROW]]
     same = (found["query_id"] == label_side["query_id"]) & (found["doc_id"] == label_side["doc_id"])
     found = found.hstack(label_side.drop("query_id", "doc_id")).with_columns(pl.Series(RUN_ROW, at))
-    return LabelledRows(found if same.all() else found.filter(same), pairs)
+    return LabelledRows((found if same.all() else found.filter(same)).rechunk(), pairs)
 
 
 def _paired(
