@@ -182,3 +182,18 @@ def test_the_rankings_are_numbered_from_the_query_hashes_before_the_pairs_overwr
     assert every_row.rankings.numbers.tolist() == [i % 5 for i in range(40)]
     assert every_row.rows.columns == ["_key", "doc_id"]  # the query ids are not kept
     assert hits.select("query_id", "doc_id").sort("query_id").rows() == [("q1", "d6"), ("q4", "d9")]
+
+
+@pytest.mark.parametrize("packed_bits", [64, 8])  # 8: no room to pack, an argsort instead
+def test_rows_in_any_order_are_gathered_chunk_by_chunk(
+    packed_bits: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(packed_hits, "_PACKED_BITS", packed_bits)
+    frame = pl.DataFrame({"doc_id": [f"d{i}" for i in range(50)], "_key": range(50)})
+    frame = pl.concat([frame.slice(0, 7), frame.slice(7, 30), frame.slice(37)], rechunk=False)
+    assert frame["doc_id"].n_chunks() == 3
+    rows = np.random.default_rng(3).integers(0, 50, 40)  # repeated rows, any order
+    got = packed_hits.gathered(frame, rows)
+    assert got["_key"].to_list() == rows.tolist()
+    assert got["doc_id"].to_list() == [f"d{i}" for i in rows]
+    assert packed_hits.gathered(frame, rows[:0]).height == 0

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankset.evaluation._packed_hits import RUN_ROW
+from rankset.evaluation._packed_hits import RUN_ROW, gathered
 from rankset.evaluation._packed_rankings import (
     RANKING,
     Rankings,
@@ -464,8 +464,7 @@ def _places_within_groups(
     document id descending in byte order), each row compared with each of its group's
     others: when ``asked`` has each row's number in the run (:data:`RUN_ROW`), a row is
     not compared with itself, and only the others' keys and ids are gathered from
-    ``rows`` (each gather of a random row over a collected frame's chunks is a cache
-    miss).
+    ``rows`` (chunk by chunk: :func:`~rankset.evaluation._packed_hits.gathered`).
     """
     import numpy as np
 
@@ -481,12 +480,12 @@ def _places_within_groups(
     )
     paired = members[member]
     if RUN_ROW in asked.columns:
-        others = paired != asked[RUN_ROW].to_numpy()[asker]
-        asker, paired = asker[others], paired[others]
-    at = pl.Series(paired)
-    keys = rows[PACKED_KEY].gather(at).to_numpy()
+        apart = paired != asked[RUN_ROW].to_numpy()[asker]
+        asker, paired = asker[apart], paired[apart]
+    others = gathered(rows.select(PACKED_KEY, "doc_id"), paired)
+    keys = others[PACKED_KEY].to_numpy()
     own_keys = asked[PACKED_KEY].to_numpy()[asker]
-    docs = rows["doc_id"].gather(at)
+    docs = others["doc_id"]
     greater_doc = (docs > asked["doc_id"].gather(pl.Series(asker))).fill_null(False).to_numpy()
     before = (keys > own_keys) | ((keys == own_keys) & greater_doc)
     return 1 + np.bincount(asker, weights=before, minlength=len(groups)).astype(np.int64)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["RUN_ROW", "LabelledRows", "labelled_rows", "pair_hash", "query_hashes"]
+__all__ = ["RUN_ROW", "LabelledRows", "gathered", "labelled_rows", "pair_hash", "query_hashes"]
 
 _DOC_SEED = 9_931
 # The bitmap's bits: about 32 a label, at most 2**25 (4 MB: the lookups stay in cache).
@@ -39,6 +39,7 @@ _RUN_ROW = "_run_row"
 #: The labelled rows' column of their rows' numbers in the run (the rows they came from).
 RUN_ROW = "_row_in_run"
 _LABEL_ROW = "_label_row"
+_PACKED_BITS = 64  # a row number and a place packed into one integer, when they fit
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,37 @@ def _gathered(frame: pl.DataFrame, rows: npt.NDArray[np.int64]) -> pl.DataFrame:
             pieces.append(part[pl.Series(rows[low:high] - start)])
         start = end
     return pl.concat(pieces) if pieces else frame.clear()
+
+
+def gathered(frame: pl.DataFrame, rows: npt.NDArray[np.int64]) -> pl.DataFrame:
+    """Return ``frame[rows]`` (``rows`` in any order), gathered chunk by chunk of ``frame``.
+
+    The rows are sorted with their places (one sort of packed integers), gathered in
+    that order (:func:`_gathered`: a gather over a collected frame's chunks looks each
+    row's chunk up, 3 times the cost) and put back in theirs. ``frame`` has ``doc_id``.
+
+    Examples
+    --------
+    >>> frame = pl.concat([pl.DataFrame({"doc_id": ["a", "b"]}), pl.DataFrame({"doc_id": ["c"]})])
+    >>> import numpy as np
+    >>> gathered(frame, np.array([2, 0, 2, 1]))["doc_id"].to_list()
+    ['c', 'a', 'c', 'b']
+    """
+    import numpy as np
+
+    if len(rows) == 0:
+        return frame.clear()
+    place_bits = (len(rows) - 1).bit_length()
+    if (frame.height - 1).bit_length() + place_bits > _PACKED_BITS:
+        order = np.argsort(rows, kind="stable")
+    else:
+        keys = rows.astype(np.uint64) << np.uint64(place_bits)
+        keys |= np.arange(len(rows), dtype=np.uint64)
+        keys.sort()
+        order = (keys & np.uint64((1 << place_bits) - 1)).astype(np.int64)
+    inverse = np.empty(len(rows), dtype=np.int64)
+    inverse[order] = np.arange(len(rows))
+    return _gathered(frame, rows[order]).rechunk()[inverse]
 
 
 def _chunk_slices(frame: pl.DataFrame) -> list[pl.DataFrame]:
