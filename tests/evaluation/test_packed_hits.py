@@ -160,12 +160,18 @@ def test_the_pair_hashes_are_written_over_the_query_hashes_once_the_rankings_are
     assert sorted(rankings.of(found.hits).tolist()) == [1, 4]
 
 
-def test_the_rankings_are_numbered_from_the_query_hashes_before_the_pairs_overwrite_them() -> None:
+@pytest.mark.parametrize("on_the_checker", [False, True])
+def test_the_rankings_are_numbered_from_the_query_hashes_before_the_pairs_overwrite_them(
+    on_the_checker: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from concurrent.futures import ThreadPoolExecutor
     from types import SimpleNamespace
 
+    from rankset.evaluation import _packed_pass as packed_pass
     from rankset.evaluation._packed_pass import PackedRows, packed_hits, with_rankings
 
+    if on_the_checker:  # as a large run's: found on the checker thread after the rankings
+        monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
     rows = pl.DataFrame(
         {"query_id": [f"q{i % 5}" for i in range(40)], "doc_id": [f"d{i}" for i in range(40)]}
     ).with_columns(_key=pl.lit(1.0))
