@@ -153,8 +153,14 @@ def test_the_pair_hashes_are_written_over_the_query_hashes_once_the_rankings_are
     hashes = query_hashes(rows)
     assert hashes is not None
     rankings = rankings_of(rows, "s", hashes=hashes)
+    before = hashes.tolist()
+    kept = labelled_rows(rows, labels, hashes, "s", "_key", kept=True)
+    assert kept.pairs is not None
+    assert hashes.tolist() == before  # left for the rankings to read meanwhile
     found = labelled_rows(rows, labels, hashes, "s", "_key")
     assert found.pairs is hashes  # written over, as the duplicate check sorts them
+    assert kept.pairs.tolist() == found.pairs.tolist()
+    assert kept.hits.equals(found.hits)
     # the rankings keep what they read: the labelled rows are numbered by their names
     assert rankings.index is not None
     assert sorted(rankings.of(found.hits).tolist()) == [1, 4]

@@ -90,14 +90,16 @@ def labelled_rows(
     hashes: npt.NDArray[np.uint64] | None,
     system: str | None,
     key: str,
+    kept: bool = False,
 ) -> LabelledRows:
     """Join ``rows`` (ids, ``key``, document id) to ``labels`` on ``query_id, doc_id``.
 
     As ``rows.join(labels, on=["query_id", "doc_id"])`` with the system (``system``,
     or the rows' own) first, looked up by hash first: only the rows whose pair hash
     falls in a labelled slot are joined. ``hashes``: :func:`query_hashes`' of ``rows``,
-    used up: each row's pair hash is written over its query hash (the returned
-    ``pairs``).
+    used up unless ``kept``: each row's pair hash is written over its query hash (the
+    returned ``pairs``); with ``kept``, into an array of their own (the rankings may
+    read the query hashes meanwhile).
 
     Examples
     --------
@@ -108,6 +110,8 @@ def labelled_rows(
     >>> found.hits.sort("query_id").rows()  # the last column: the rows' numbers in the run
     [('s', 'q', 'b', 2.0, 1.0, 1), ('s', 'r', 'a', 3.0, 2.0, 2)]
     """
+    import numpy as np
+
     run_side = [
         pl.lit(system, pl.String).alias(GROUP[0]) if system is not None else pl.col(GROUP[0]),
         "query_id",
@@ -119,7 +123,8 @@ def labelled_rows(
     ids = labels.select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String))
     labelled = ids.select(pair_hash(pl.col("query_id"), pl.col("doc_id")))
     label_pairs = labelled.to_series()
-    pairs, candidates = _paired(hashes, rows["doc_id"], _Bitmap(label_pairs.to_numpy()))
+    pairs = np.empty_like(hashes) if kept else hashes
+    candidates = _paired(hashes, rows["doc_id"], _Bitmap(label_pairs.to_numpy()), pairs)
     # joined on the pair hash, then kept where both ids are equal: as the join on the ids
     matched = (
         pl.DataFrame({_PAIR: pairs[candidates]})
@@ -141,12 +146,15 @@ def labelled_rows(
 
 
 def _paired(
-    hashes: npt.NDArray[np.uint64], doc_ids: pl.Series, bitmap: _Bitmap
-) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64]]:
-    """Return each row's pair hash, and the rows whose pair hash ``bitmap`` holds.
+    hashes: npt.NDArray[np.uint64],
+    doc_ids: pl.Series,
+    bitmap: _Bitmap,
+    pairs: npt.NDArray[np.uint64],
+) -> npt.NDArray[np.int64]:
+    """Write each row's pair hash into ``pairs``; return the rows ``bitmap`` holds.
 
-    The pair hashes are written over the query hashes (``hashes``), chunk by chunk of
-    the document ids: each chunk's ids are hashed, paired and looked up while in cache,
+    ``pairs`` may be the query hashes (``hashes``) themselves. Chunk by chunk of the
+    document ids: each chunk's ids are hashed, paired and looked up while in cache,
     and no column of every row's document hash is kept (160 MB for 20 million rows).
     """
     import numpy as np
@@ -155,11 +163,12 @@ def _paired(
     start = 0
     for chunk in doc_ids.get_chunks():
         end = start + len(chunk)
-        part = hashes[start:end]
-        part ^= chunk.hash(_DOC_SEED).to_numpy()
+        part = np.bitwise_xor(
+            hashes[start:end], chunk.hash(_DOC_SEED).to_numpy(), out=pairs[start:end]
+        )
         found.append(bitmap.holding(part) + start)
         start = end
-    return hashes, np.concatenate(found)
+    return np.concatenate(found)
 
 
 def _gathered(frame: pl.DataFrame, rows: npt.NDArray[np.int64]) -> pl.DataFrame:

@@ -126,16 +126,24 @@ def with_rankings(
 
     Returns the labelled rows (:func:`packed_hits` gives them), the rankings, the
     checks, a :class:`PackedRows` and, unless the reader rules duplicates out, the
-    :class:`PackedHashes`. With ``ids`` (and ids the reader did not check) the
-    document ids' problems are counted, on ``checker`` for a large run while the
-    rankings are numbered; then the labelled rows are found there (their pair hashes
-    written over the query hashes) while the rows are packed and sorted.
+    :class:`PackedHashes`. A large run's labelled rows are found on ``checker`` (their
+    pair hashes in an array of their own) while the rankings are named, then, with
+    ``ids`` (and ids the reader did not check), its document ids' problems are
+    counted there. A small run's are found here once the rankings are named (the pair
+    hashes written over the query hashes).
     """
     hits, checks, every_row, *named = frames  # named: the rankings a reader numbered
     large = every_row.height >= CHECKED_MEANWHILE
+    one_system = part.name is not None
+    # the first frame holds the labels when the pass joined nothing (no reader's numbers)
+    hashes = None if named else query_hashes(every_row)
+    found: Future[LabelledRows] | LabelledRows | None = None
+    if not named and large:  # the checker's first task, beside the rankings' naming
+        find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY, True)
+        found = checker.submit(find)
     counts: Future[dict[str, int]] | dict[str, int] | None = None
     coded = coded_doc_ids(every_row["doc_id"])
-    if ids and not part.rows_checked:  # the checker's first task: beside the rankings
+    if ids and not part.rows_checked:
         doc_ids = every_row["doc_id"]
         if coded is not None:  # each distinct id once: the counts only tell whether any
             counts = doc_id_problem_counts(coded.dtype.categories.to_series())  # type: ignore[attr-defined]
@@ -143,14 +151,9 @@ def with_rankings(
             counts = doc_id_problem_counts(doc_ids)
         else:
             counts = checker.submit(doc_id_problem_counts, doc_ids)
-    one_system = part.name is not None
-    # the first frame holds the labels when the pass joined nothing (no reader's numbers)
-    hashes = None if named else query_hashes(every_row)
     rankings = rankings_of(every_row, part.name, *named, hashes=hashes if one_system else None)
-    found: Future[LabelledRows] | LabelledRows | None = None
-    if not named:  # the rankings are done with the query hashes: the pairs overwrite them
-        find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY)
-        found = checker.submit(find) if large else find()
+    if not named and not large:  # the rankings are done with the query hashes: the pairs
+        found = labelled_rows(every_row, hits, hashes, part.name, PACKED_KEY)  # overwrite them
     if one_system and hashes is not None:
         # the ids are named and paired (the pair hashes are the row hashes): what the
         # numbering reads is kept, and the query ids are freed once the labelled rows
