@@ -3,7 +3,8 @@
 A run in no order is read once (:func:`packed_pass_frames`): its labelled rows, the
 counts of its rows' problems, and every row's ids, key and document id. Once they are
 collected, :func:`with_rankings` names and counts the rankings and starts, on the
-checker thread of :mod:`rankset.evaluation._pass`, the work that need not wait: the
+checker thread of :mod:`rankset.evaluation._pass`, the work that need not wait: a large
+run's labelled rows (:func:`~rankset.evaluation._packed_hits.labelled_rows`), the
 document ids' checks (:func:`~rankset.evaluation._pass_checks.doc_id_problem_counts`, a
 byte scan of the collected ids rather than a contains-any inside the pass) and, after
 them, the duplicate check over the row hashes. The numbering
