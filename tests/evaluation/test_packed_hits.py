@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from rankset.evaluation import _packed_hits as packed_hits
 from rankset.evaluation import _packed_rankings as packed_rankings
-from rankset.evaluation._packed_hits import labelled_rows, query_hashes
+from rankset.evaluation._packed_hits import RUN_ROW, labelled_rows, query_hashes
 from rankset.evaluation._packed_rankings import count_sorted, rankings_of, with_counts
 
 _ids = st.sampled_from(["q1", "q10", "q9", "Q", "é", "日本"])
@@ -54,11 +54,13 @@ def test_rankings_are_numbered_in_the_order_of_their_names(
         rows = rows.drop("system")
     columns = ["query_id"] if one_system else ["system", "query_id"]
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(packed_rankings, "_STEP", 7)  # numbers written in steps of 7 rows
         if hashing == "shared slots":
             patch.setattr(packed_rankings, "_TABLE_BITS", (1, 1))
         if hashing == "collisions":
             patch.setattr(packed_rankings, "query_hash", _colliding)
-        hashes = query_hashes(rows) if one_system and hashing != "collisions" else None
+            patch.setattr(packed_hits, "query_hash", _colliding)
+        hashes = query_hashes(rows) if one_system else None
         rankings = rankings_of(rows, "s" if one_system else None, hashes=hashes)
     names = rows.select(columns).unique().sort(columns)
     assert rankings.numbers is not None
@@ -80,14 +82,23 @@ def test_rankings_are_numbered_in_the_order_of_their_names(
     pairs=st.lists(st.tuples(_ids | st.none(), _docs | st.none()), min_size=1, max_size=60),
     labelled=st.lists(st.tuples(_ids, _docs), max_size=30),
     slots=st.sampled_from(["bitmap", "few slots", "collisions"]),
+    cut=st.integers(0, 60),
+    chunking=st.sampled_from(["one chunk", "chunks", "hashed in one chunk"]),
 )
 def test_labelled_rows_are_the_join_on_both_ids(
-    pairs: list[tuple[str | None, str | None]], labelled: list[tuple[str, str]], slots: str
+    pairs: list[tuple[str | None, str | None]],
+    labelled: list[tuple[str, str]],
+    slots: str,
+    cut: int,
+    chunking: str,
 ) -> None:
     rows = pl.DataFrame(
         {"query_id": [q for q, _ in pairs], "doc_id": [d for _, d in pairs]},
         schema={"query_id": pl.String, "doc_id": pl.String},
     ).with_columns(_key=pl.int_range(pl.len()).cast(pl.Float64))
+    if chunking != "one chunk":  # rows collected in chunks: their hashes are paired by chunk
+        rows = pl.concat([rows.head(cut), rows.slice(cut), rows.head(0)], rechunk=False)
+    hashed = rows.rechunk() if chunking == "hashed in one chunk" else rows
     labels = pl.DataFrame(
         {"query_id": [q for q, _ in labelled], "doc_id": [d for _, d in labelled]},
         schema={"query_id": pl.String, "doc_id": pl.String},
@@ -97,12 +108,104 @@ def test_labelled_rows_are_the_join_on_both_ids(
             patch.setattr(packed_hits, "_SLOT_BITS", (6, 6))
         if slots == "collisions":  # pair hashes of distinct query ids collide
             patch.setattr(packed_hits, "query_hash", _colliding)
-        found = labelled_rows(rows, labels, query_hashes(rows), "s", "_key")
+        found = labelled_rows(rows, labels, query_hashes(hashed), "s", "_key")
+        pair_hashes = rows.select(packed_hits.pair_hash(pl.col("query_id"), pl.col("doc_id")))
     expected = (
         rows.select(pl.lit("s").alias("system"), "query_id", "doc_id", "_key")
         .join(labels, on=["query_id", "doc_id"])
         .sort("_key", "grade")
     )
-    assert found.hits.sort("_key", "grade").equals(expected)
+    got = found.hits.sort("_key", "grade")
+    assert got.drop(RUN_ROW, strict=False).equals(expected)
+    if RUN_ROW in got.columns:  # found from the hashes: each row's number in the run
+        assert got[RUN_ROW].to_list() == got["_key"].cast(pl.Int64).to_list()
     if found.pairs is not None:  # each row's pair hash: equal ids, equal hashes
-        assert len(found.pairs) == rows.height
+        assert found.pairs.tolist() == pair_hashes.to_series().to_list()
+
+
+@pytest.mark.parametrize("hashed_in", ["the rows' chunks", "one chunk"])
+def test_rows_in_chunks_are_paired_chunk_by_chunk(hashed_in: str) -> None:
+    rows = pl.DataFrame(
+        {"query_id": [f"q{i % 7}" for i in range(90)], "doc_id": [f"d{i % 11}" for i in range(90)]}
+    ).with_columns(_key=pl.int_range(pl.len()).cast(pl.Float64))
+    rows = pl.concat([rows.slice(0, 20), rows.slice(20, 1), rows.slice(21)], rechunk=False)
+    assert rows["doc_id"].n_chunks() == 3
+    labels = pl.DataFrame({"query_id": ["q1", "q3", "q5"], "doc_id": ["d1", "d3", "d9"]})
+    labels = labels.with_columns(grade=pl.int_range(pl.len()).cast(pl.Float64))
+    hashed = rows.rechunk() if hashed_in == "one chunk" else rows
+    found = labelled_rows(rows, labels, query_hashes(hashed), "s", "_key")
+    expected = rows.select(pl.lit("s").alias("system"), "query_id", "doc_id", "_key").join(
+        labels, on=["query_id", "doc_id"]
+    )
+    assert found.hits.drop(RUN_ROW).sort("_key").equals(expected.sort("_key"))
+    assert found.hits.sort("_key")[RUN_ROW].to_list() == [1, 3, 75, 78, 80]
+    assert found.hits.height == 5  # rows 1 and 78, 3 and 80, 75
+    pair_hashes = rows.select(packed_hits.pair_hash(pl.col("query_id"), pl.col("doc_id")))
+    assert found.pairs is not None
+    assert found.pairs.tolist() == pair_hashes.to_series().to_list()
+
+
+def test_the_pair_hashes_are_written_over_the_query_hashes_once_the_rankings_are_named() -> None:
+    rows = pl.DataFrame(
+        {"query_id": [f"q{i % 5}" for i in range(40)], "doc_id": [f"d{i}" for i in range(40)]}
+    ).with_columns(_key=pl.lit(1.0))
+    labels = pl.DataFrame({"query_id": ["q1", "q4"], "doc_id": ["d6", "d9"], "grade": [1.0, 2.0]})
+    hashes = query_hashes(rows)
+    assert hashes is not None
+    rankings = rankings_of(rows, "s", hashes=hashes)
+    before = hashes.tolist()
+    kept = labelled_rows(rows, labels, hashes, "s", "_key", kept=True)
+    assert kept.pairs is not None
+    assert hashes.tolist() == before  # left for the rankings to read meanwhile
+    found = labelled_rows(rows, labels, hashes, "s", "_key")
+    assert found.pairs is hashes  # written over, as the duplicate check sorts them
+    assert kept.pairs.tolist() == found.pairs.tolist()
+    assert kept.hits.equals(found.hits)
+    # the rankings keep what they read: the labelled rows are numbered by their names
+    assert rankings.index is not None
+    assert sorted(rankings.of(found.hits).tolist()) == [1, 4]
+
+
+@pytest.mark.parametrize("on_the_checker", [False, True])
+def test_the_rankings_are_numbered_from_the_query_hashes_before_the_pairs_overwrite_them(
+    on_the_checker: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    from rankset.evaluation import _packed_pass as packed_pass
+    from rankset.evaluation._packed_pass import PackedRows, packed_hits, with_rankings
+
+    if on_the_checker:  # as a large run's: found on the checker thread after the rankings
+        monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
+    rows = pl.DataFrame(
+        {"query_id": [f"q{i % 5}" for i in range(40)], "doc_id": [f"d{i}" for i in range(40)]}
+    ).with_columns(_key=pl.lit(1.0))
+    labels = pl.DataFrame({"query_id": ["q1", "q4"], "doc_id": ["d6", "d9"], "grade": [1.0, 2.0]})
+    part = SimpleNamespace(name="s", rows_checked=True, unique_docs=False)
+    with ThreadPoolExecutor(max_workers=1) as checker:
+        frames = with_rankings(part, [labels, pl.DataFrame(), rows], checker, ids=False)  # type: ignore[arg-type]
+        hits = packed_hits(frames[0])
+    every_row = frames[3]
+    assert isinstance(every_row, PackedRows)
+    assert every_row.rankings.index is not None  # by the hashes: no collision seen
+    assert frames[1]["query_id"].to_list() == ["q0", "q1", "q2", "q3", "q4"]
+    assert every_row.rankings.numbers is not None
+    assert every_row.rankings.numbers.tolist() == [i % 5 for i in range(40)]
+    assert every_row.rows.columns == ["_key", "doc_id"]  # the query ids are not kept
+    assert hits.select("query_id", "doc_id").sort("query_id").rows() == [("q1", "d6"), ("q4", "d9")]
+
+
+@pytest.mark.parametrize("packed_bits", [64, 8])  # 8: no room to pack, an argsort instead
+def test_rows_in_any_order_are_gathered_chunk_by_chunk(
+    packed_bits: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(packed_hits, "_PACKED_BITS", packed_bits)
+    frame = pl.DataFrame({"doc_id": [f"d{i}" for i in range(50)], "_key": range(50)})
+    frame = pl.concat([frame.slice(0, 7), frame.slice(7, 30), frame.slice(37)], rechunk=False)
+    assert frame["doc_id"].n_chunks() == 3
+    rows = np.random.default_rng(3).integers(0, 50, 40)  # repeated rows, any order
+    got = packed_hits.gathered(frame, rows)
+    assert got["_key"].to_list() == rows.tolist()
+    assert got["doc_id"].to_list() == [f"d{i}" for i in rows]
+    assert packed_hits.gathered(frame, rows[:0]).height == 0

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from rankset.evaluation._packed_hits import RUN_ROW, gathered
 from rankset.evaluation._packed_rankings import (
     RANKING,
     Rankings,
@@ -250,8 +251,9 @@ def number_packed(
         group_index = np.full(len(wanted), -1, dtype=np.int64)  # each tied group's index
         group_index[tied] = np.arange(len(tied))
         tied_hits = np.flatnonzero(group_index[group_of_hit] >= 0)
+        asked = [PACKED_KEY, "doc_id", *([RUN_ROW] if RUN_ROW in hits.columns else [])]
         place[tied_hits] = _places_within_groups(
-            hits.select(PACKED_KEY, "doc_id")[tied_hits],
+            hits.select(asked)[tied_hits],
             group_index[group_of_hit[tied_hits]],
             first[tied],
             after[tied],
@@ -324,7 +326,7 @@ def _in_rank_order(
         order = np.lexsort((positions, places))
     else:
         order = np.argsort((places << shift) | positions)
-    hits = hits.select(pl.exclude(PACKED_KEY, RANKING))
+    hits = hits.select(pl.exclude(PACKED_KEY, RANKING, RUN_ROW))
     # eager: a lazy gather of each column costs several times more on small frames
     return _positioned(hits[order].with_columns(pl.Series("pos", positions[order])), "pos")
 
@@ -459,30 +461,38 @@ def _places_within_groups(
     ``ends[g] - 1``, whose row numbers are the packed integers' low bits. A row's place
     is one more than the count of its group's rows before it in trec_eval's order
     (:func:`~rankset.schema._rules.sorted_best_first`'s rule: key descending, ties by
-    document id descending in byte order), each row compared with each of its group's.
+    document id descending in byte order), each row compared with each of its group's
+    others: when ``asked`` has each row's number in the run (:data:`RUN_ROW`), a row is
+    not compared with itself, and only the others' keys and ids are gathered from
+    ``rows`` (chunk by chunk: :func:`~rankset.evaluation._packed_hits.gathered`).
     """
     import numpy as np
 
     sizes = ends - firsts
     offsets = np.cumsum(sizes) - sizes  # each group's first member
     places = np.repeat(firsts - offsets, sizes) + np.arange(int(sizes.sum()))
-    members = pl.Series((packed[places] & np.uint64((1 << row_bits) - 1)).astype(np.int64))
-    # every (asked row, member of its group) pair
+    members = (packed[places] & np.uint64((1 << row_bits) - 1)).astype(np.int64)
+    # every (asked row, member of its group) pair, by the member's row in the run
     counts = sizes[groups]
     asker = np.repeat(np.arange(len(groups)), counts)
     member = np.repeat(offsets[groups] - (np.cumsum(counts) - counts), counts) + np.arange(
         int(counts.sum())
     )
-    keys = rows[PACKED_KEY].gather(members).to_numpy()[member]
+    paired = members[member]
+    if RUN_ROW in asked.columns:
+        apart = paired != asked[RUN_ROW].to_numpy()[asker]
+        asker, paired = asker[apart], paired[apart]
+    others = gathered(rows.select(PACKED_KEY, "doc_id"), paired)
+    keys = others[PACKED_KEY].to_numpy()
     own_keys = asked[PACKED_KEY].to_numpy()[asker]
-    docs = rows["doc_id"].gather(members).gather(pl.Series(member))
+    docs = others["doc_id"]
     greater_doc = (docs > asked["doc_id"].gather(pl.Series(asker))).fill_null(False).to_numpy()
     before = (keys > own_keys) | ((keys == own_keys) & greater_doc)
     return 1 + np.bincount(asker, weights=before, minlength=len(groups)).astype(np.int64)
 
 
 def _positioned(hits: pl.DataFrame, position: pl.Expr | str) -> pl.DataFrame:
-    extra = (PACKED_KEY, RANKING)
+    extra = (PACKED_KEY, RANKING, RUN_ROW)
     return hits.select(
         *GROUP,
         "doc_id",

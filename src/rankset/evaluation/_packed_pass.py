@@ -3,7 +3,8 @@
 A run in no order is read once (:func:`packed_pass_frames`): its labelled rows, the
 counts of its rows' problems, and every row's ids, key and document id. Once they are
 collected, :func:`with_rankings` names and counts the rankings and starts, on the
-checker thread of :mod:`rankset.evaluation._pass`, the work that need not wait: the
+checker thread of :mod:`rankset.evaluation._pass`, the work that need not wait: a large
+run's labelled rows (:func:`~rankset.evaluation._packed_hits.labelled_rows`), the
 document ids' checks (:func:`~rankset.evaluation._pass_checks.doc_id_problem_counts`, a
 byte scan of the collected ids rather than a contains-any inside the pass) and, after
 them, the duplicate check over the row hashes. The numbering
@@ -126,29 +127,39 @@ def with_rankings(
 
     Returns the labelled rows (:func:`packed_hits` gives them), the rankings, the
     checks, a :class:`PackedRows` and, unless the reader rules duplicates out, the
-    :class:`PackedHashes`. The labelled rows of a large run are found on ``checker``,
-    meanwhile the rankings are numbered. With ``ids`` (and ids the reader did not
-    check) the document ids' problems are counted, on ``checker`` for a large run.
+    :class:`PackedHashes`. A large run's labelled rows are found on ``checker`` (their
+    pair hashes in an array of their own) while the rankings are named, then, with
+    ``ids`` (and ids the reader did not check), its document ids' problems are
+    counted there. A small run's are found here once the rankings are named (the pair
+    hashes written over the query hashes).
     """
     hits, checks, every_row, *named = frames  # named: the rankings a reader numbered
-    found: Future[LabelledRows] | LabelledRows | None = None
-    hashes = None
-    if not named:  # the first frame holds the labels: the pass joined nothing
-        hashes = query_hashes(every_row)
-        find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY)
-        found = checker.submit(find) if every_row.height >= CHECKED_MEANWHILE else find()
+    large = every_row.height >= CHECKED_MEANWHILE
     one_system = part.name is not None
-    rankings = rankings_of(every_row, part.name, *named, hashes=hashes if one_system else None)
+    # the first frame holds the labels when the pass joined nothing (no reader's numbers)
+    hashes = None if named else query_hashes(every_row)
+    found: Future[LabelledRows] | LabelledRows | None = None
+    if not named and large:  # the checker's first task, beside the rankings' naming
+        find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY, True)
+        found = checker.submit(find)
     counts: Future[dict[str, int]] | dict[str, int] | None = None
     coded = coded_doc_ids(every_row["doc_id"])
     if ids and not part.rows_checked:
         doc_ids = every_row["doc_id"]
         if coded is not None:  # each distinct id once: the counts only tell whether any
             counts = doc_id_problem_counts(coded.dtype.categories.to_series())  # type: ignore[attr-defined]
-        elif every_row.height < CHECKED_MEANWHILE:
+        elif not large:
             counts = doc_id_problem_counts(doc_ids)
         else:
             counts = checker.submit(doc_id_problem_counts, doc_ids)
+    rankings = rankings_of(every_row, part.name, *named, hashes=hashes if one_system else None)
+    if not named and not large:  # the rankings are done with the query hashes: the pairs
+        found = labelled_rows(every_row, hits, hashes, part.name, PACKED_KEY)  # overwrite them
+    if one_system and hashes is not None:
+        # the ids are named and paired (the pair hashes are the row hashes): what the
+        # numbering reads is kept, and the query ids are freed once the labelled rows
+        # are found
+        every_row = every_row.select(PACKED_KEY, "doc_id")
     hashed = [] if part.unique_docs else [PackedHashes(every_row, found if one_system else None)]
     first = hits if found is None else found
     return [first, rankings.frame, checks, PackedRows(every_row, rankings, coded, counts), *hashed]

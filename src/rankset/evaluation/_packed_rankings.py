@@ -46,6 +46,8 @@ _RANKINGS_SCHEMA = {GROUP[0]: pl.String, GROUP[1]: pl.String, NUM_RET: pl.Float6
 # The hash table's size: this many bits more than the distinct hashes', within bounds.
 _TABLE_BITS_OVER = 7
 _TABLE_BITS = (10, 24)
+# Rows written at a time by :func:`_written`.
+_STEP = 1 << 17
 
 
 def id_columns(one_system: bool) -> list[str]:
@@ -100,7 +102,11 @@ def _written(column: pl.Series, index: _HashIndex | None = None) -> npt.NDArray[
 
     numbers = np.empty(len(column), dtype=np.uint64)
     for start, end, values in chunks(column):
-        numbers[start:end] = values if index is None else index(values)
+        # in steps, whatever the chunks: the lookups' arrays stay in cache
+        for step in range(0, end - start, _STEP):
+            part = values[step : step + _STEP]
+            at = start + step
+            numbers[at : at + len(part)] = part if index is None else index(part)
     return numbers
 
 
@@ -179,7 +185,7 @@ def rankings_of(
     system: str | None,
     named: pl.DataFrame | None = None,
     *,
-    hashes: pl.Series | None = None,
+    hashes: npt.NDArray[np.uint64] | None = None,
 ) -> Rankings:
     """Count each ranking's rows and name it; number each row's ranking.
 
@@ -187,7 +193,8 @@ def rankings_of(
     without a query id (or system) is not numbered: its ranking is named null, for the
     pass's checks to refuse. Rows numbered by their reader are named from ``named``
     (each ranking number's ids: :func:`rankset.evaluation._packed.packed_frames`).
-    ``hashes``: each row's :func:`ranking_hash`, when computed already.
+    ``hashes``: each row's :func:`ranking_hash`, when computed already (read only
+    during the call).
 
     Examples
     --------
@@ -209,16 +216,16 @@ def rankings_of(
         # a ranking of no query id, for the checks to refuse; no system: ranked instead
         missing = {GROUP[0]: [system], GROUP[1]: [None], NUM_RET: [0.0]}
         return Rankings(pl.DataFrame(missing, schema=_RANKINGS_SCHEMA), None, 0)
-    if hashes is None:
-        hashes = rows.select(ranking_hash(columns)).to_series()
-    first = hashes.arg_unique()
+    hashed = rows.select(ranking_hash(columns)).to_series() if hashes is None else pl.Series(hashes)
+    first = hashed.arg_unique()
     names = rows.select(columns).gather(first)
     by_name = names.select(pl.arg_sort_by(columns)).to_series().to_numpy()
     places = np.empty(len(by_name), dtype=np.int64)
     places[by_name] = np.arange(len(by_name))
     names = names[by_name]
-    index = _HashIndex(hashes.gather(first).to_numpy(), places)
-    numbers = _written(hashes, index)
+    index = _HashIndex(hashed.gather(first).to_numpy(), places)
+    numbers = _written(hashed, index)
+    del hashed  # ``hashes``' memory: not kept past the call
     if not _named_alike(rows, names, numbers):  # two ids of one hash: numbered exactly
         return _ranked_rankings(rows, system, columns)
     rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, len(names))

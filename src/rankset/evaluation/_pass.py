@@ -509,7 +509,7 @@ def measure_pass(
         for part, order in zip(runs.inputs, tried, strict=True)
     ]
     try:
-        collected = iter(collect_frames([f for fs in planned for f in fs] + [*others], engine))
+        collected = _taken(collect_frames([f for fs in planned for f in fs] + [*others], engine))
     except pl.exceptions.PolarsError as error:
         if any(part.scan is not None for part in runs.inputs):
             # e.g. a word for a score in a scanned file: its general parser names the line
@@ -518,6 +518,23 @@ def measure_pass(
         raise
     with ThreadPoolExecutor(max_workers=1) as checker:
         return _measured_pass(runs, labels, bucket, engine, planned, tried, collected, checker)
+
+
+def _taken(frames: list[pl.DataFrame]) -> Iterator[pl.DataFrame]:
+    """Yield ``frames`` in order, keeping none once yielded (a pass's rows are freed when used).
+
+    Examples
+    --------
+    >>> frames = [pl.DataFrame({"a": [1]}), pl.DataFrame({"a": [2]})]
+    >>> taken = _taken(frames)
+    >>> next(taken)["a"].item(), len(frames)  # the first frame is no longer held
+    (1, 1)
+    >>> [frame["a"].item() for frame in taken]
+    [2]
+    """
+    frames.reverse()
+    while frames:
+        yield frames.pop()
 
 
 def _measured_pass(
@@ -550,7 +567,7 @@ def _measured_pass(
             _pass_frames(order, runs, runs.inputs[i], labels, bucket)
             for i, order in zip(again, orders, strict=True)
         ]
-        recollected = iter(collect_frames([f for frames in replanned for f in frames], engine))
+        recollected = _taken(collect_frames([f for frames in replanned for f in frames], engine))
         for i, order, frames in zip(again, orders, replanned, strict=True):
             got = [next(recollected) for _ in frames]
             if order == "any":  # its ids were checked by the first numbering
