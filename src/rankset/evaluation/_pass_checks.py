@@ -39,6 +39,8 @@ __all__ = [
 LAYOUT_KEPT = "_layout_kept"
 N_ROWS = "_n_rows"
 N_INF = "_n_infinite_scores"
+# The row checks' count of rows without a score: the first of score_problems.
+_NO_SCORE = next(iter(score_problems()))
 # Seeds of the row hash that counts distinct (system, query, document) triples.
 _HASH_SEEDS = (71, 1_013, 20_011)
 
@@ -126,9 +128,19 @@ def refuse_bad_rows(
     ids are checked there), the third the row checks' counts (without the document
     ids' with ``ids=False``: :func:`refuse_counted_problems` is given those afterwards). A
     scanned TREC file is read again instead, for its general parser to name the line.
+
+    Raises
+    ------
+    TextScanRejected
+        When a run assumed to have a score on every row has a row without one
+        (:attr:`~rankset.evaluation._runs.RunPart.scores_assumed`), before any warning.
     """
     _, rankings, checks, *_ = frames
     checked = checks.row(0, named=True)  # a row read as it is, no query run on it
+    if part.scores_assumed and checked.get(_NO_SCORE):
+        # Planned as if every row had a score: the exact plan says what to do instead
+        # (order by rank when none has one, or name the rows without one).
+        raise TextScanRejected(f"{part.source}: {checked[_NO_SCORE]} row(s) have no score")
     if checked.get(N_INF):
         warn_user(
             f"{part.source}: {checked[N_INF]} score(s) are infinite; they are ranked as "

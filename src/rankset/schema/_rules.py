@@ -11,7 +11,7 @@ name (``tests/common/test_architecture.py``, ``SHARED_PRIVATE``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import polars as pl
 
@@ -244,20 +244,36 @@ def _orders_by_score(
     return has_scores
 
 
-def run_profile(run: pl.LazyFrame) -> pl.LazyFrame:
+def run_profile(
+    run: pl.LazyFrame, *, absent: Collection[str] = (), assume_scores: bool = False
+) -> pl.LazyFrame:
     """Describe a parsed run in one row: ``tags``, ``n_scores`` and ``n_rows``.
 
     ``tags`` holds up to two distinct system names; ``n_scores`` counts rows with a score.
     Evaluation collects the profiles of all its runs at once, to name the systems and to
     decide for each run whether it is ordered by score, without a pass per question.
+    Columns in ``absent`` are known to be null (its reader filled them): not read.
+    ``assume_scores`` leaves ``n_scores`` null (unknown) instead of counting them: a run
+    that needs no other column read is then profiled from its file's metadata (a Parquet
+    file's row count), and the pass over the runs verifies that every row has a score.
+
+    Examples
+    --------
+    >>> run = pl.LazyFrame({"query_id": ["q", "q"], "score": [1.0, None]})
+    >>> run_profile(run).collect().row(0)
+    ([], 1, 2)
+    >>> run_profile(run, assume_scores=True).collect().row(0)
+    ([], None, 2)
     """
-    names = run.collect_schema().names()
+    names = [name for name in run.collect_schema().names() if name not in absent]
     tags = (
         pl.col("system").cast(pl.String).drop_nulls().unique().sort().head(2).implode()
         if "system" in names
         else pl.lit([], dtype=pl.List(pl.String))
     )
     scores = pl.col("score").is_not_null().sum() if "score" in names else pl.lit(0)
+    if assume_scores:
+        scores = pl.lit(None)
     return run.select(
         tags.alias("tags"),
         scores.cast(pl.Int64).alias("n_scores"),
