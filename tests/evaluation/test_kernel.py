@@ -151,3 +151,36 @@ def test_short_rankings_read_the_discount_without_python(
             q: {"ndcg@10": want[q]["ndcg_cut_10"], "ndcg": want[q]["ndcg"]} for q in want
         }
     assert udf_in_plan == [highest is not None]
+
+
+def test_rankings_of_two_systems_for_one_query_are_aggregated_apart() -> None:
+    # The labelled rows are grouped by each ranking's run of rows (in rank order): the
+    # system's last ranking and the next system's first share their query id here.
+    run = pl.DataFrame(
+        {
+            "system": ["a", "a", "a", "a", "b", "b"],
+            "query_id": ["q1", "q1", "q2", "q2", "q2", "q2"],
+            "doc_id": ["d1", "d2", "d3", "d4", "d4", "d3"],
+            "score": [3.0, 2.0, 3.0, 2.0, 3.0, 2.0],
+        }
+    )
+    labels = {"q1": {"d2": 1}, "q2": {"d3": 1, "d5": 1}}
+    result = rankset.evaluate(run, labels, ["rr", "recall@2", "num_ret"], confidence=None)
+    values = {
+        (system, query, metric): value
+        for system, query, metric, value in result.per_query.select(
+            "system", "query_id", "metric", "value"
+        ).iter_rows()
+    }
+    # by hand: a ranks q1's relevant d2 second and q2's d3 first; b ranks d3 second
+    assert values == {
+        ("a", "q1", "rr"): 0.5,
+        ("a", "q1", "recall@2"): 1.0,
+        ("a", "q1", "num_ret"): 2.0,
+        ("a", "q2", "rr"): 1.0,
+        ("a", "q2", "recall@2"): 0.5,
+        ("a", "q2", "num_ret"): 2.0,
+        ("b", "q2", "rr"): 0.5,
+        ("b", "q2", "recall@2"): 0.5,
+        ("b", "q2", "num_ret"): 2.0,
+    }

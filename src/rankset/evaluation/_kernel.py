@@ -263,6 +263,8 @@ def _label_pairs(labels: pl.LazyFrame) -> pl.LazyFrame:
 
 # Seed of the hash of a label's (query_id, doc_id) in :func:`_label_pairs`.
 _PAIR_SEED = 20_261_126
+# Each ranking's run-length id over the labelled rows, in rank order (_aggregate_run).
+_RANKING = "_ranking_run"
 
 
 def _summarise_labels(
@@ -536,8 +538,18 @@ def _aggregate_run(
 
     A ranking without labelled documents has no rows to aggregate: it takes each
     aggregation's empty value (0 for sums, null for minima).
+
+    ``rows`` come in rank order (:func:`~rankset.evaluation._pass.measure_pass`: by
+    system, query id and position), so each ranking's rows are contiguous: they are
+    grouped by a sorted run-length id, each group a slice of the rows, rather than by
+    hashing both ids; every aggregation sees the same rows in the same order.
     """
-    aggregated = rows.group_by(list(GROUP)).agg(features.aggregations.values())
+    aggregated = (
+        rows.with_columns(pl.struct(GROUP).rle_id().set_sorted().alias(_RANKING))
+        .group_by(_RANKING, maintain_order=True)
+        .agg(pl.col(*GROUP).first(), *features.aggregations.values())
+        .drop(_RANKING)
+    )
     fills = [
         pl.col(name).fill_null(value)
         for name, value in features.empty_values.items()
