@@ -27,6 +27,7 @@ import polars as pl
 from rankset._version import __version__
 from rankset.errors import ClusterError, SchemaError
 from rankset.evaluation._pass import SMALL_ENGINE, measure_pass
+from rankset.evaluation._pass_checks import label_problem_row
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._query_policy import (
     IDENTICAL_ROWS,
@@ -281,7 +282,7 @@ def _summarise_labels(
     repeated labels looked for in ``labels``, to name them.
     """
     features = plan.features
-    raise_on_bad_labels(label_frame, plan.label_source)
+    raise_on_bad_labels(label_frame, plan.label_source, label_problem_row(label_frame))
     rows, distinct = pairs.row(0)
     if distinct != rows:  # a (query, doc) pair repeats, or two pairs' hashes collide
         repeated = duplicate_labels(labels).collect(engine=SMALL_ENGINE)

@@ -389,11 +389,14 @@ def raise_on_bad_rows(
         raise SchemaError(msg)
 
 
-def raise_on_bad_labels(labels: pl.DataFrame, source: str) -> None:
+def raise_on_bad_labels(
+    labels: pl.DataFrame, source: str, counts: dict[str, int] | None = None
+) -> None:
     """Refuse label rows without usable ids (:func:`id_problems`) or a finite grade.
 
     Such rows used to be dropped or scored without a word (NaN metric values); now the
     error names how many rows have the first problem found, and the first of them.
+    ``counts``: :func:`label_problem_counts`' row, when the caller has counted them.
 
     Examples
     --------
@@ -404,7 +407,8 @@ def raise_on_bad_labels(labels: pl.DataFrame, source: str) -> None:
     ...
     rankset.errors.SchemaError: qrels.txt: 1 label row(s) have an empty doc_id (first: row 2, ...
     """
-    counts = label_problem_counts(labels.lazy()).collect().row(0, named=True)
+    if counts is None:
+        counts = label_problem_counts(labels.lazy()).collect().row(0, named=True)
     advice = "every label needs a query id, a document id and a finite grade."
     raise_on_bad_rows(
         labels.select("query_id", "doc_id", "grade"),
