@@ -184,3 +184,27 @@ def test_rankings_of_two_systems_for_one_query_are_aggregated_apart() -> None:
         ("b", "q2", "recall@2"): 0.5,
         ("b", "q2", "num_ret"): 2.0,
     }
+
+
+@pytest.mark.parametrize("where", ["next-to-it", "far-apart"])
+def test_a_pair_labelled_twice_is_refused_wherever_it_is(where: str, tmp_path: Path) -> None:
+    lines = [f"q{q} 0 d{d} {d % 3}" for q in range(3) for d in range(20)]
+    repeat = "q1 0 d7 2"  # q1's d7 is labelled 1 above: two grades
+    at = lines.index("q1 0 d7 1") + 1 if where == "next-to-it" else len(lines)
+    lines.insert(at, repeat)
+    (tmp_path / "qrels.txt").write_text("\n".join(lines) + "\n")
+    (tmp_path / "run.trec").write_text(
+        "".join(f"q{q} Q0 d{d} {d + 1} {20 - d} r\n" for q in range(3) for d in range(20))
+    )
+    with pytest.raises(
+        rankset.SchemaError,
+        match=r"labelled more than once for a query \(first: query 'q1' doc 'd7' \(2 rows, "
+        r"grades \[1\.0, 2\.0\]\)\)",
+    ):
+        rankset.evaluate(tmp_path / "run.trec", tmp_path / "qrels.txt", ["ap"], confidence=None)
+    # the same documents for other queries, other documents for the same query: no repeat
+    lines.remove(repeat)
+    lines += ["q3 0 d7 1", "q1 0 d70 1"]
+    (tmp_path / "qrels.txt").write_text("\n".join(lines) + "\n")
+    result = rankset.evaluate(tmp_path / "run.trec", tmp_path / "qrels.txt", ["ap"])
+    assert result.per_query.height == 3

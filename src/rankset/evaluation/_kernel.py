@@ -131,7 +131,7 @@ def measure_queries(
         engine = "streaming"
     if prepared is None:
         labels = labels_in_bucket(plan, bucket)
-        label_frames = [labels, _label_pairs(labels)]
+        label_frames = [labels]
         label_side = _label_side(plan, labels)
     else:
         labels = prepared.frame.lazy()
@@ -163,11 +163,9 @@ def measure_queries(
         dropped = pl.concat(rest[len(rest) - len(identical) :])
         rest = rest[: len(rest) - len(identical)]
     if prepared is None:
-        label_frame, pairs, *rest = rest
+        label_frame, *rest = rest
         extra = dict(zip(wanted, rest, strict=True))
-        label_frame, label_rows, query_stats = _summarise_labels(
-            plan, labels, label_frame, pairs, extra
-        )
+        label_frame, label_rows, query_stats = _summarise_labels(plan, labels, label_frame, extra)
     else:
         extra = dict(zip(wanted, rest, strict=True))
         label_rows, query_stats = prepared.label_rows, prepared.stats.lazy()
@@ -200,13 +198,9 @@ def prepare_labels(plan: EvaluationPlan, *, checked_rows: int | None = None) -> 
     if at_once is not None:
         return at_once
     label_side = _label_side(plan, plan.labels)
-    label_frame, pairs, *rest = pl.collect_all(
-        [plan.labels, _label_pairs(plan.labels), *label_side.values()], engine=SMALL_ENGINE
-    )
+    label_frame, *rest = pl.collect_all([plan.labels, *label_side.values()], engine=SMALL_ENGINE)
     extra = dict(zip(label_side, rest, strict=True))
-    label_frame, label_rows, query_stats = _summarise_labels(
-        plan, plan.labels, label_frame, pairs, extra
-    )
+    label_frame, label_rows, query_stats = _summarise_labels(plan, plan.labels, label_frame, extra)
     return PreparedLabels(label_frame, label_rows, query_stats.collect(engine=SMALL_ENGINE))
 
 
@@ -272,19 +266,18 @@ def _summarise_labels(
     plan: EvaluationPlan,
     labels: pl.LazyFrame,
     label_frame: pl.DataFrame,
-    pairs: pl.DataFrame,
     extra: dict[str, pl.DataFrame],
 ) -> tuple[pl.DataFrame, pl.LazyFrame, pl.LazyFrame]:
     """Check the collected labels; return them in order, their rows and statistics.
 
-    Takes ``cutoffs`` and ``grades`` out of ``extra`` (they are the labels' side).
-    ``pairs`` is :func:`_label_pairs` collected: only when it shows a repeat are the
-    repeated labels looked for in ``labels``, to name them.
+    Takes ``cutoffs`` and ``grades`` out of ``extra`` (they are the labels' side). A
+    ``(query, doc)`` pair labelled twice is found next to itself once the labels are
+    in order; only then are the repeated labels looked for in ``labels``, to name them.
     """
     features = plan.features
     raise_on_bad_labels(label_frame, plan.label_source, label_problem_row(label_frame))
-    rows, distinct = pairs.row(0)
-    if distinct != rows:  # a (query, doc) pair repeats, or two pairs' hashes collide
+    label_frame = label_frame.sort("query_id", "doc_id", maintain_order=True)
+    if _repeats_a_pair(label_frame):
         repeated = duplicate_labels(labels).collect(engine=SMALL_ENGINE)
         raise_on_duplicate_labels(repeated, plan.label_source)
     if "cutoffs" in extra:
@@ -293,9 +286,24 @@ def _summarise_labels(
         check_grades_in_scale(extra.pop("grades")["grade"], features.scale, plan.label_source)
     k = plan.options.k or plan.options.default_k
     cutoffs = extra.pop("cutoffs").lazy() if "cutoffs" in extra else None
-    label_frame = label_frame.sort("query_id", "doc_id", maintain_order=True)
     label_rows = _label_rows(features, label_frame.lazy(), cutoffs, k)
     return label_frame, label_rows, _label_statistics(features, label_rows)
+
+
+def _repeats_a_pair(ordered: pl.DataFrame) -> bool:
+    """Whether labels in ``(query_id, doc_id)`` order hold a pair twice (two rows in a row).
+
+    A comparison of each row with the one before: a tenth of the hashes' distinct count
+    (:func:`_label_pairs`) that a pass would otherwise make over the labels.
+
+    Examples
+    --------
+    >>> labels = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "b"]})
+    >>> _repeats_a_pair(labels), _repeats_a_pair(pl.concat([labels, labels.tail(1)]))
+    (False, True)
+    """
+    same = [pl.col(column) == pl.col(column).shift(1) for column in ("query_id", "doc_id")]
+    return bool(ordered.select(pl.all_horizontal(same).any()).item())
 
 
 def merge_partial_results(
