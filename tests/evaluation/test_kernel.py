@@ -8,6 +8,7 @@ bucket, are refused.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import polars as pl
@@ -208,3 +209,34 @@ def test_a_pair_labelled_twice_is_refused_wherever_it_is(where: str, tmp_path: P
     (tmp_path / "qrels.txt").write_text("\n".join(lines) + "\n")
     result = rankset.evaluate(tmp_path / "run.trec", tmp_path / "qrels.txt", ["ap"])
     assert result.per_query.height == 3
+
+
+@pytest.mark.parametrize("scanned_from", [0, 10**9], ids=["bytes", "masks"])
+@pytest.mark.parametrize(
+    ("query_id", "doc_id", "grade", "problem"),
+    [
+        ("q1", "d\x01", 1.0, "a doc_id with a control character"),
+        (" q1", "d2", 1.0, "a query_id with a leading or trailing space"),
+        ("q1", "d2", float("nan"), "a grade that is not a finite number (NaN or infinite)"),
+    ],
+)
+def test_a_bad_label_is_named_whichever_way_the_ids_are_counted(
+    query_id: str,
+    doc_id: str,
+    grade: float,
+    problem: str,
+    scanned_from: int,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    from rankset.evaluation import _kernel as kernel
+
+    monkeypatch.setattr(kernel, "LABELS_SCANNED_FROM", scanned_from)
+    labels = pl.DataFrame(
+        {"query_id": ["q1", query_id], "doc_id": ["d1", doc_id], "grade": [1.0, grade]}
+    )
+    (tmp_path / "run.trec").write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n")
+    with pytest.raises(
+        rankset.SchemaError, match=rf"1 label row\(s\) have {re.escape(problem)} \(first: row 2"
+    ):
+        rankset.evaluate(tmp_path / "run.trec", labels, ["ap"], confidence=None)

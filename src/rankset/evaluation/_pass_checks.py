@@ -22,6 +22,7 @@ from rankset.measures._shared import GROUP
 from rankset.schema._rules import raise_on_bad_rows
 
 __all__ = [
+    "LABELS_SCANNED_FROM",
     "LAYOUT_KEPT",
     "N_INF",
     "N_ROWS",
@@ -42,6 +43,9 @@ __all__ = [
 LAYOUT_KEPT = "_layout_kept"
 N_ROWS = "_n_rows"
 N_INF = "_n_infinite_scores"
+#: Label rows from which :func:`label_problem_row` pays: below, the masks cost little
+#: and numpy is not imported (a small evaluation's command loads none).
+LABELS_SCANNED_FROM = 100_000
 # The row checks' count of rows without a score: the first of score_problems.
 _NO_SCORE = next(iter(score_problems()))
 # Seeds of the row hash that counts distinct (system, query, document) triples.
