@@ -8,6 +8,7 @@ bucket, are refused.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import polars as pl
@@ -171,3 +172,91 @@ def test_labels_are_put_in_byte_order_of_query_then_document() -> None:
         frame = pl.DataFrame(pairs, schema=["query_id", "doc_id"], orient="row")
         got = frame.lazy().sort(IN_LABEL_ORDER).collect(engine="in-memory").rows()
         assert got == sorted(pairs, key=lambda pair: (pair[0].encode(), pair[1].encode()))
+
+
+def test_rankings_of_two_systems_for_one_query_are_aggregated_apart() -> None:
+    # The labelled rows are grouped by each ranking's run of rows (in rank order): the
+    # system's last ranking and the next system's first share their query id here.
+    run = pl.DataFrame(
+        {
+            "system": ["a", "a", "a", "a", "b", "b"],
+            "query_id": ["q1", "q1", "q2", "q2", "q2", "q2"],
+            "doc_id": ["d1", "d2", "d3", "d4", "d4", "d3"],
+            "score": [3.0, 2.0, 3.0, 2.0, 3.0, 2.0],
+        }
+    )
+    labels = {"q1": {"d2": 1}, "q2": {"d3": 1, "d5": 1}}
+    result = rankset.evaluate(run, labels, ["rr", "recall@2", "num_ret"], confidence=None)
+    values = {
+        (system, query, metric): value
+        for system, query, metric, value in result.per_query.select(
+            "system", "query_id", "metric", "value"
+        ).iter_rows()
+    }
+    # by hand: a ranks q1's relevant d2 second and q2's d3 first; b ranks d3 second
+    assert values == {
+        ("a", "q1", "rr"): 0.5,
+        ("a", "q1", "recall@2"): 1.0,
+        ("a", "q1", "num_ret"): 2.0,
+        ("a", "q2", "rr"): 1.0,
+        ("a", "q2", "recall@2"): 0.5,
+        ("a", "q2", "num_ret"): 2.0,
+        ("b", "q2", "rr"): 0.5,
+        ("b", "q2", "recall@2"): 0.5,
+        ("b", "q2", "num_ret"): 2.0,
+    }
+
+
+@pytest.mark.parametrize("where", ["next-to-it", "far-apart"])
+def test_a_pair_labelled_twice_is_refused_wherever_it_is(where: str, tmp_path: Path) -> None:
+    lines = [f"q{q} 0 d{d} {d % 3}" for q in range(3) for d in range(20)]
+    repeat = "q1 0 d7 2"  # q1's d7 is labelled 1 above: two grades
+    at = lines.index("q1 0 d7 1") + 1 if where == "next-to-it" else len(lines)
+    lines.insert(at, repeat)
+    (tmp_path / "qrels.txt").write_text("\n".join(lines) + "\n")
+    (tmp_path / "run.trec").write_text(
+        "".join(f"q{q} Q0 d{d} {d + 1} {20 - d} r\n" for q in range(3) for d in range(20))
+    )
+    with pytest.raises(
+        rankset.SchemaError,
+        match=r"labelled more than once for a query \(first: query 'q1' doc 'd7' \(2 rows, "
+        r"grades \[1\.0, 2\.0\]\)\)",
+    ):
+        rankset.evaluate(tmp_path / "run.trec", tmp_path / "qrels.txt", ["ap"], confidence=None)
+    # the same documents for other queries, other documents for the same query: no repeat
+    lines.remove(repeat)
+    lines += ["q3 0 d7 1", "q1 0 d70 1"]
+    (tmp_path / "qrels.txt").write_text("\n".join(lines) + "\n")
+    result = rankset.evaluate(tmp_path / "run.trec", tmp_path / "qrels.txt", ["ap"])
+    assert result.per_query.height == 3
+
+
+@pytest.mark.parametrize("scanned_from", [0, 10**9], ids=["bytes", "masks"])
+@pytest.mark.parametrize(
+    ("query_id", "doc_id", "grade", "problem"),
+    [
+        ("q1", "d\x01", 1.0, "a doc_id with a control character"),
+        (" q1", "d2", 1.0, "a query_id with a leading or trailing space"),
+        ("q1", "d2", float("nan"), "a grade that is not a finite number (NaN or infinite)"),
+    ],
+)
+def test_a_bad_label_is_named_whichever_way_the_ids_are_counted(
+    query_id: str,
+    doc_id: str,
+    grade: float,
+    problem: str,
+    scanned_from: int,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    from rankset.evaluation import _kernel as kernel
+
+    monkeypatch.setattr(kernel, "LABELS_SCANNED_FROM", scanned_from)
+    labels = pl.DataFrame(
+        {"query_id": ["q1", query_id], "doc_id": ["d1", doc_id], "grade": [1.0, grade]}
+    )
+    (tmp_path / "run.trec").write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n")
+    with pytest.raises(
+        rankset.SchemaError, match=rf"1 label row\(s\) have {re.escape(problem)} \(first: row 2"
+    ):
+        rankset.evaluate(tmp_path / "run.trec", labels, ["ap"], confidence=None)

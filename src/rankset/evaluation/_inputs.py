@@ -127,13 +127,20 @@ def assign_system_names(
     duplicates: DuplicatePolicy,
     engine: PassEngine | Literal["dask"],
     score_precision: ScorePrecision = "float64",
+    assume_scores: bool = False,
 ) -> Runs:
-    """Apply the naming rule (explicit name > uniform tag > file stem) and normalise."""
+    """Apply the naming rule (explicit name > uniform tag > file stem) and normalise.
+
+    ``assume_scores``: a Parquet run with a score column and no system column is assumed
+    to have a score on every row (:func:`_assumes_scores`), and its profile comes from
+    the file's metadata; the pass over the runs verifies the assumption
+    (:attr:`RunPart.scores_assumed`).
+    """
     for item in inputs:
         if item.parsed.run is None:
             msg = f"{item.parsed.source}: no run found in this input."
             raise SchemaError(msg)
-    profiles = _run_profiles(inputs, engine)
+    profiles = _run_profiles(inputs, engine, assume_scores=assume_scores)
     names = _system_names(inputs, profiles)
     default_names = ["run"] if len(inputs) == 1 else [f"run{i + 1}" for i in range(len(inputs))]
     parts = [
@@ -153,14 +160,16 @@ def assign_system_names(
 
 
 def _run_profiles(
-    inputs: list[RunInput], engine: PassEngine | Literal["dask"]
+    inputs: list[RunInput], engine: PassEngine | Literal["dask"], *, assume_scores: bool = False
 ) -> list[dict[str, Any]]:
     """Return each run's profile: its tag(s), and whether its scores exist.
 
     One pass over every run answers both questions asked before planning. A partitioned
     dataset's manifest holds its profile already: no pass over it here. Nor over a lazily
     scanned text file: its first line's tag is assumed to be every line's and each line
-    has a score; the pass over the runs verifies both.
+    has a score; the pass over the runs verifies both. With ``assume_scores`` neither
+    over a Parquet run whose tags need no pass (:func:`_assumes_scores`): its row count
+    is read from the file's metadata and its ``n_scores`` left None (unknown).
 
     Raises
     ------
@@ -168,7 +177,11 @@ def _run_profiles(
         When a run has no rows.
     """
     unknown = [
-        run_profile(item.parsed.run)
+        run_profile(
+            item.parsed.run,
+            absent=item.parsed.absent,
+            assume_scores=assume_scores and _assumes_scores(item.parsed),
+        )
         for item in inputs
         if _known_profile(item.parsed) is None and item.parsed.run is not None
     ]
@@ -260,8 +273,11 @@ def _run_part(
             costs = costs.with_columns(system=pl.lit(None, dtype=pl.String))
         costs = costs.with_columns(system=system)
     # order="rank" never looks at scores, so partly missing ones are no error there.
+    # A scanned file's, or an assumed, profile has no score count: the pass checks them.
+    assumed = item.parsed.scan is None and profile["n_scores"] is None
     has_scores = order != "rank" and (
         item.parsed.scan is not None
+        or assumed
         or scores_present(profile["n_scores"], profile["n_rows"], item.parsed.source)
     )
     row_order: RowOrder | None = "any"  # keep_best drops copies while ranking: rank it
@@ -285,6 +301,7 @@ def _run_part(
         query_ids=item.parsed.query_ids,
         systems=item.parsed.systems,
         costs=costs,
+        scores_assumed=has_scores and assumed,
     )
 
 
@@ -308,6 +325,23 @@ def _placeholder_tag(tag: str) -> bool:
     (False, False)
     """
     return tag.casefold() in _PLACEHOLDER_TAGS or tag.isdigit()
+
+
+def _assumes_scores(parsed: ParsedInput) -> bool:
+    """Whether a run's profile may assume a score on every row, read from metadata.
+
+    A Parquet run (file, folder or pattern) with a score column and no system column:
+    its profile would read the whole score column to count the nulls (its pages carry
+    no statistics unless the writer kept them). It is assumed there are none and the
+    pass counts them; one found, the evaluation is planned again from exact profiles.
+    """
+    return (
+        parsed.format == "parquet"
+        and parsed.profile is None
+        and parsed.buckets is None
+        and "system" in parsed.absent
+        and "score" not in parsed.absent
+    )
 
 
 def _known_profile(parsed: ParsedInput) -> dict[str, Any] | None:

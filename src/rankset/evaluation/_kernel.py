@@ -7,9 +7,9 @@ in-memory engine and in a canonical row order, so every floating-point sum and e
 value is bit-identical whatever the engine, the bucket count or the input order:
 
 1. labels → per-query label statistics (number relevant, ideal DCG...);
-2. one group-by over ``(system, query_id)`` computing every metric's aggregations,
-   joined to the ranking lengths (a ranking whose documents carry no label takes the
-   aggregations' empty values).
+2. one group-by over each ranking's rows (contiguous in rank order) computing every
+   metric's aggregations, joined to the ranking lengths (a ranking whose documents
+   carry no label takes the aggregations' empty values).
 
 The kernel is engine-agnostic: the executors (:mod:`rankset.evaluation._executors`) call
 it once for everything, once per bucket, or on cluster workers, and
@@ -27,6 +27,7 @@ import polars as pl
 from rankset._version import __version__
 from rankset.errors import ClusterError, SchemaError
 from rankset.evaluation._pass import SMALL_ENGINE, measure_pass
+from rankset.evaluation._pass_checks import LABELS_SCANNED_FROM, label_problem_row
 from rankset.evaluation._plan import EvaluationPlan
 from rankset.evaluation._query_policy import (
     IDENTICAL_ROWS,
@@ -45,6 +46,7 @@ from rankset.schema._rules import (
     label_problem_counts,
     raise_on_bad_labels,
     raise_on_duplicate_labels,
+    repeats_a_pair,
 )
 
 __all__ = [
@@ -130,7 +132,7 @@ def measure_queries(
         engine = "streaming"
     if prepared is None:
         labels = labels_in_bucket(plan, bucket)
-        label_frames = [labels, _label_pairs(labels)]
+        label_frames = [labels]
         label_side = _label_side(plan, labels)
     else:
         labels = prepared.frame.lazy()
@@ -162,11 +164,9 @@ def measure_queries(
         dropped = pl.concat(rest[len(rest) - len(identical) :])
         rest = rest[: len(rest) - len(identical)]
     if prepared is None:
-        label_frame, pairs, *rest = rest
+        label_frame, *rest = rest
         extra = dict(zip(wanted, rest, strict=True))
-        label_frame, label_rows, query_stats = _summarise_labels(
-            plan, labels, label_frame, pairs, extra
-        )
+        label_frame, label_rows, query_stats = _summarise_labels(plan, labels, label_frame, extra)
     else:
         extra = dict(zip(wanted, rest, strict=True))
         label_rows, query_stats = prepared.label_rows, prepared.stats.lazy()
@@ -204,13 +204,9 @@ def prepare_labels(
     if at_once is not None:
         return at_once
     label_side = _label_side(plan, plan.labels)
-    label_frame, pairs, *rest = pl.collect_all(
-        [plan.labels, _label_pairs(plan.labels), *label_side.values()], engine=SMALL_ENGINE
-    )
+    label_frame, *rest = pl.collect_all([plan.labels, *label_side.values()], engine=SMALL_ENGINE)
     extra = dict(zip(label_side, rest, strict=True))
-    label_frame, label_rows, query_stats = _summarise_labels(
-        plan, plan.labels, label_frame, pairs, extra
-    )
+    label_frame, label_rows, query_stats = _summarise_labels(plan, plan.labels, label_frame, extra)
     stats = query_stats.collect(engine=SMALL_ENGINE)
     return PreparedLabels(label_frame, label_rows, stats), None
 
@@ -288,25 +284,29 @@ def _label_pairs(labels: pl.LazyFrame) -> pl.LazyFrame:
 
 # Seed of the hash of a label's (query_id, doc_id) in :func:`_label_pairs`.
 _PAIR_SEED = 20_261_126
+# Each ranking's run-length id over the labelled rows, in rank order (_aggregate_run).
+_RANKING = "_ranking_run"
 
 
 def _summarise_labels(
     plan: EvaluationPlan,
     labels: pl.LazyFrame,
     label_frame: pl.DataFrame,
-    pairs: pl.DataFrame,
     extra: dict[str, pl.DataFrame],
 ) -> tuple[pl.DataFrame, pl.LazyFrame, pl.LazyFrame]:
     """Check the collected labels; return them in order, their rows and statistics.
 
-    Takes ``cutoffs`` and ``grades`` out of ``extra`` (they are the labels' side).
-    ``pairs`` is :func:`_label_pairs` collected: only when it shows a repeat are the
-    repeated labels looked for in ``labels``, to name them.
+    Takes ``cutoffs`` and ``grades`` out of ``extra`` (they are the labels' side). A
+    ``(query, doc)`` pair labelled twice is found next to itself once the labels are
+    in order; only then are the repeated labels looked for in ``labels``, to name them.
     """
     features = plan.features
-    raise_on_bad_labels(label_frame, plan.label_source)
-    rows, distinct = pairs.row(0)
-    if distinct != rows:  # a (query, doc) pair repeats, or two pairs' hashes collide
+    # Many labels' ids are counted from their bytes (numpy); a few by the masks.
+    large = label_frame.height >= LABELS_SCANNED_FROM
+    counts = label_problem_row(label_frame) if large else None
+    raise_on_bad_labels(label_frame, plan.label_source, counts)
+    label_frame = label_frame.sort(IN_LABEL_ORDER)
+    if repeats_a_pair(label_frame):
         repeated = duplicate_labels(labels).collect(engine=SMALL_ENGINE)
         raise_on_duplicate_labels(repeated, plan.label_source)
     if "cutoffs" in extra:
@@ -315,7 +315,6 @@ def _summarise_labels(
         check_grades_in_scale(extra.pop("grades")["grade"], features.scale, plan.label_source)
     k = plan.options.k or plan.options.default_k
     cutoffs = extra.pop("cutoffs").lazy() if "cutoffs" in extra else None
-    label_frame = label_frame.sort(IN_LABEL_ORDER)
     label_rows = _label_rows(features, label_frame.lazy(), cutoffs, k)
     return label_frame, label_rows, _label_statistics(features, label_rows)
 
@@ -561,8 +560,18 @@ def _aggregate_run(
 
     A ranking without labelled documents has no rows to aggregate: it takes each
     aggregation's empty value (0 for sums, null for minima).
+
+    ``rows`` come in rank order (:func:`~rankset.evaluation._pass.measure_pass`: by
+    system, query id and position), so each ranking's rows are contiguous: they are
+    grouped by a sorted run-length id, each group a slice of the rows, rather than by
+    hashing both ids; every aggregation sees the same rows in the same order.
     """
-    aggregated = rows.group_by(list(GROUP)).agg(features.aggregations.values())
+    aggregated = (
+        rows.with_columns(pl.struct(GROUP).rle_id().set_sorted().alias(_RANKING))
+        .group_by(_RANKING, maintain_order=True)
+        .agg(pl.col(*GROUP).first(), *features.aggregations.values())
+        .drop(_RANKING)
+    )
     fills = [
         pl.col(name).fill_null(value)
         for name, value in features.empty_values.items()

@@ -3,7 +3,8 @@
 Every numbering of :mod:`rankset.evaluation._pass` counts the same problems in the same
 pass (ids, scores, infinite scores, a scanned file's layout) and collects a hash of each
 row for the duplicate check; after the pass the counts are read back here, and a run
-with a problem is refused with its first offending row named.
+with a problem is refused with its first offending row named. The ids' problems are
+counted from their bytes here too: the packed pass's document ids, the labels' ids.
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ from rankset.measures._shared import GROUP
 from rankset.schema._rules import raise_on_bad_rows
 
 __all__ = [
+    "LABELS_SCANNED_FROM",
     "LAYOUT_KEPT",
     "N_INF",
     "N_ROWS",
     "doc_id_problem_counts",
+    "id_problem_counts",
+    "label_problem_row",
     "ordering_word",
     "refuse_bad_rows",
     "refuse_counted_problems",
@@ -39,6 +43,11 @@ __all__ = [
 LAYOUT_KEPT = "_layout_kept"
 N_ROWS = "_n_rows"
 N_INF = "_n_infinite_scores"
+#: Label rows from which :func:`label_problem_row` pays: below, the masks cost little
+#: and numpy is not imported (a small evaluation's command loads none).
+LABELS_SCANNED_FROM = 100_000
+# The row checks' count of rows without a score: the first of score_problems.
+_NO_SCORE = next(iter(score_problems()))
 # Seeds of the row hash that counts distinct (system, query, document) triples.
 _HASH_SEEDS = (71, 1_013, 20_011)
 
@@ -126,9 +135,19 @@ def refuse_bad_rows(
     ids are checked there), the third the row checks' counts (without the document
     ids' with ``ids=False``: :func:`refuse_counted_problems` is given those afterwards). A
     scanned TREC file is read again instead, for its general parser to name the line.
+
+    Raises
+    ------
+    TextScanRejected
+        When a run assumed to have a score on every row has a row without one
+        (:attr:`~rankset.evaluation._runs.RunPart.scores_assumed`), before any warning.
     """
     _, rankings, checks, *_ = frames
     checked = checks.row(0, named=True)  # a row read as it is, no query run on it
+    if part.scores_assumed and checked.get(_NO_SCORE):
+        # Planned as if every row had a score: the exact plan says what to do instead
+        # (order by rank when none has one, or name the rows without one).
+        raise TextScanRejected(f"{part.source}: {checked[_NO_SCORE]} row(s) have no score")
     if checked.get(N_INF):
         warn_user(
             f"{part.source}: {checked[N_INF]} score(s) are infinite; they are ranked as "
@@ -194,18 +213,31 @@ def doc_id_problem_counts(doc_ids: pl.Series) -> dict[str, int]:
     >>> list(doc_id_problem_counts(ids).values())
     [1, 1, 1, 1]
     """
+    return id_problem_counts(doc_ids, "doc_id")
+
+
+def id_problem_counts(ids: pl.Series, column: str) -> dict[str, int]:
+    r"""Count ``ids``' rows with each of ``id_problems(column)``'s problems, from their bytes.
+
+    :func:`doc_id_problem_counts` for any id column (the labels' query and document ids).
+
+    Examples
+    --------
+    >>> list(id_problem_counts(pl.Series(["q1", " q", "q\x7f"]), "query_id").items())[2:]
+    [('a query_id with a control character', 1), ('a query_id with a leading or trailing space', 1)]
+    """
     import numpy as np
 
-    problems = list(id_problems("doc_id"))  # no doc_id, empty, control character, space
+    problems = list(id_problems(column))  # no id, empty, control character, space
     counts = np.zeros(3, dtype=np.int64)  # empty, control character, space
     # chunk by chunk: each one's arrays stay in cache
-    for chunk in doc_ids.cast(pl.String).get_chunks():
+    for chunk in ids.cast(pl.String).get_chunks():
         array = chunk.to_arrow(compat_level=pl.CompatLevel.oldest())
         for piece in getattr(array, "chunks", [array]):
             if len(piece):
                 counts += _id_byte_problems(piece)
     empty, control, spaced = (int(count) for count in counts)
-    nulls = doc_ids.null_count()
+    nulls = ids.null_count()
     return dict(zip(problems, (nulls, empty, control, spaced), strict=True))
 
 
@@ -249,3 +281,24 @@ def refuse_shared_rankings(counts: pl.DataFrame, runs: Runs) -> None:
             "CLI --name) or stack the rows into one input."
         )
         raise SchemaError(msg)
+
+
+def label_problem_row(labels: pl.DataFrame) -> dict[str, int]:
+    """Return :func:`~rankset.schema.label_problem_counts`' row, the ids' from their bytes.
+
+    A byte scan of each id column (:func:`id_problem_counts`) costs about a third of
+    the string masks over the labels' rows; the grades' masks count the rest.
+
+    Examples
+    --------
+    >>> labels = pl.DataFrame({"query_id": ["q1", ""], "doc_id": ["d1", "d 2"],
+    ...                        "grade": [1.0, None]})
+    >>> [problem for problem, count in label_problem_row(labels).items() if count]
+    ['an empty query_id', 'no grade']
+    """
+    grades = labels.select(count_problems(number_problems("grade", "grade"))).row(0, named=True)
+    return {
+        **id_problem_counts(labels.get_column("query_id"), "query_id"),
+        **id_problem_counts(labels.get_column("doc_id"), "doc_id"),
+        **grades,
+    }

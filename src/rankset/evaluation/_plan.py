@@ -123,7 +123,12 @@ def plan_evaluation_inputs(
     *,
     scan_text: bool = False,
 ) -> EvaluationPlan:
-    """Read the inputs and plan the evaluation; ``scan_text``: scan plain TREC files."""
+    """Read the inputs and plan the evaluation.
+
+    ``scan_text``: plan on assumptions the pass over the runs verifies (it raises
+    :class:`~rankset.evaluation._runs.TextScanRejected` when one breaks): plain TREC
+    files scanned lazily, and a score on every row of a Parquet run.
+    """
     runs, labels, options, text_match = _unwrap_text_match(runs, labels, options)
     inputs = read_runs(runs, options.names, scan_text=scan_text)
     engine = engine_for(options.engine, inputs)
@@ -133,6 +138,11 @@ def plan_evaluation_inputs(
         duplicates=options.duplicates,
         engine=engine,
         score_precision=options.score_precision,
+        # the pass counts missing scores over the rows it keeps: all of them, uncut
+        assume_scores=scan_text
+        and not options.ignore_identical_ids
+        and options.max_depth is None
+        and not options.judged_only,
     )
     nugget_frame = _read_nuggets_if_used(options, metrics, labels)
     label_input, label_frame = _read_label_frame(labels, inputs, options, nugget_frame)

@@ -95,7 +95,11 @@ def collect_frames(
 
 
 class TextScanRejected(Exception):
-    """A lazily scanned TREC file broke the scan's assumptions: read it whole instead."""
+    """A run broke what its plan assumed: plan again from whole reads and exact profiles.
+
+    A lazily scanned TREC file left the plain layout, or a run assumed to have a score
+    on every row (:attr:`RunPart.scores_assumed`) has a row without one.
+    """
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,9 @@ class RunPart:
     unfiltered: pl.LazyFrame | None = None
     # The run table's cost columns, named like ``frame``: system, query_id, the costs.
     costs: pl.LazyFrame | None = None
+    # Planned as if every row had a score (its profile counted none): the pass's row
+    # checks count the rows without one, and any such row makes the plan start again.
+    scores_assumed: bool = False
 
     def in_bucket(self, bucket: int, buckets: int) -> pl.LazyFrame:
         """Keep the queries of ``bucket``: by the dataset's folders, else by hash."""

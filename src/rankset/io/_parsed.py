@@ -327,6 +327,9 @@ class ParsedInput:
         The grade scale (a preset name) the source documents for its labels, used when
         the caller sets none: ir_datasets' relevance definitions (``trec_dl`` for TREC
         DL); None: the labels' grades choose.
+    absent
+        The run columns its source does not hold, filled with nulls here (``system``,
+        ``score`` or ``rank`` of a table): a run profile need not read them.
     costs
         For a run table holding any of the cost columns (``latency_ms``, ``tokens_in``,
         ``tokens_out``, ``cost``): ``query_id`` str, ``system`` str when the table has
@@ -361,6 +364,7 @@ class ParsedInput:
     scale: str | None = None  # the grade scale the source documents (ir_datasets)
     # A run table's cost columns (latency_ms, ...): query_id, [system], the costs per row.
     costs: pl.LazyFrame | None = None
+    absent: frozenset[str] = frozenset()  # run columns the source lacks (nulls here)
 
 
 def no_table_message(parsed: ParsedInput, table: str) -> str:

@@ -286,6 +286,7 @@ def parse_table(
         run=typed.select(run_columns),
         rows_checked=validate_rows,
         costs=_cost_columns(frame, schema.names(), chosen),
+        absent=frozenset(c for c in RUN_SCHEMA if c not in chosen),
     )
 
 

@@ -11,7 +11,7 @@ name (``tests/common/test_architecture.py``, ``SHARED_PRIVATE``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import polars as pl
 
@@ -34,6 +34,7 @@ __all__ = [
     "raise_on_bad_rows",
     "raise_on_duplicate_docs",
     "raise_on_duplicate_labels",
+    "repeats_a_pair",
     "run_profile",
     "scores_present",
     "sorted_best_first",
@@ -244,20 +245,36 @@ def _orders_by_score(
     return has_scores
 
 
-def run_profile(run: pl.LazyFrame) -> pl.LazyFrame:
+def run_profile(
+    run: pl.LazyFrame, *, absent: Collection[str] = (), assume_scores: bool = False
+) -> pl.LazyFrame:
     """Describe a parsed run in one row: ``tags``, ``n_scores`` and ``n_rows``.
 
     ``tags`` holds up to two distinct system names; ``n_scores`` counts rows with a score.
     Evaluation collects the profiles of all its runs at once, to name the systems and to
     decide for each run whether it is ordered by score, without a pass per question.
+    Columns in ``absent`` are known to be null (its reader filled them): not read.
+    ``assume_scores`` leaves ``n_scores`` null (unknown) instead of counting them: a run
+    that needs no other column read is then profiled from its file's metadata (a Parquet
+    file's row count), and the pass over the runs verifies that every row has a score.
+
+    Examples
+    --------
+    >>> run = pl.LazyFrame({"query_id": ["q", "q"], "score": [1.0, None]})
+    >>> run_profile(run).collect().row(0)
+    ([], 1, 2)
+    >>> run_profile(run, assume_scores=True).collect().row(0)
+    ([], None, 2)
     """
-    names = run.collect_schema().names()
+    names = [name for name in run.collect_schema().names() if name not in absent]
     tags = (
         pl.col("system").cast(pl.String).drop_nulls().unique().sort().head(2).implode()
         if "system" in names
         else pl.lit([], dtype=pl.List(pl.String))
     )
     scores = pl.col("score").is_not_null().sum() if "score" in names else pl.lit(0)
+    if assume_scores:
+        scores = pl.lit(None)
     return run.select(
         tags.alias("tags"),
         scores.cast(pl.Int64).alias("n_scores"),
@@ -373,11 +390,14 @@ def raise_on_bad_rows(
         raise SchemaError(msg)
 
 
-def raise_on_bad_labels(labels: pl.DataFrame, source: str) -> None:
+def raise_on_bad_labels(
+    labels: pl.DataFrame, source: str, counts: dict[str, int] | None = None
+) -> None:
     """Refuse label rows without usable ids (:func:`id_problems`) or a finite grade.
 
     Such rows used to be dropped or scored without a word (NaN metric values); now the
     error names how many rows have the first problem found, and the first of them.
+    ``counts``: :func:`label_problem_counts`' row, when the caller has counted them.
 
     Examples
     --------
@@ -388,7 +408,8 @@ def raise_on_bad_labels(labels: pl.DataFrame, source: str) -> None:
     ...
     rankset.errors.SchemaError: qrels.txt: 1 label row(s) have an empty doc_id (first: row 2, ...
     """
-    counts = label_problem_counts(labels.lazy()).collect().row(0, named=True)
+    if counts is None:
+        counts = label_problem_counts(labels.lazy()).collect().row(0, named=True)
     advice = "every label needs a query id, a document id and a finite grade."
     raise_on_bad_rows(
         labels.select("query_id", "doc_id", "grade"),
@@ -418,6 +439,22 @@ def _label_problems() -> dict[str, pl.Expr]:
         **id_problems("doc_id"),
         **number_problems("grade", "grade"),
     }
+
+
+def repeats_a_pair(ordered: pl.DataFrame) -> bool:
+    """Whether labels in ``(query_id, doc_id)`` order hold a pair twice (two rows in a row).
+
+    A comparison of each row with the one before: a tenth of the cost of counting the
+    pairs' distinct hashes. :func:`duplicate_labels` then names them.
+
+    Examples
+    --------
+    >>> labels = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "b"]})
+    >>> repeats_a_pair(labels), repeats_a_pair(pl.concat([labels, labels.tail(1)]))
+    (False, True)
+    """
+    same = [pl.col(column) == pl.col(column).shift(1) for column in ("query_id", "doc_id")]
+    return bool(ordered.select(pl.all_horizontal(same).any()).item())
 
 
 def duplicate_labels(labels: pl.LazyFrame) -> pl.LazyFrame:
