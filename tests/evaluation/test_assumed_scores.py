@@ -40,14 +40,9 @@ from rankset.evaluation._options import EvaluateOptions
 from rankset.evaluation._runs import TextScanRejected
 from rankset.measures import parse_metrics
 
+from .test_packed import NAMES  # each metric's name in trec_eval's output
+
 METRICS = ["ndcg@10", "ap", "rr", "precision@3", "recall@5"]
-NAMES = {
-    "ndcg@10": "ndcg_cut_10",
-    "ap": "map",
-    "rr": "recip_rank",
-    "precision@3": "P_3",
-    "recall@5": "recall_5",
-}
 CUTOFFS = (3, 5, 10)
 ARRANGEMENTS = ["shuffled", "trec_eval-order", "keep_best"]
 
