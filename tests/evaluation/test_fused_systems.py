@@ -164,10 +164,24 @@ def test_frames_given_by_name_are_measured_together(kernel: _KernelCalls) -> Non
 
 
 @pytest.mark.parametrize("split", [False, True], ids=["rankings-in-blocks", "a-ranking-split"])
-def test_frames_numbered_by_their_blocks_of_ids(kernel: _KernelCalls, split: bool) -> None:
-    # Frames whose rankings are blocks of rows are numbered by block. Each system's
-    # frame here ends with the query the next one starts with: a block ends where the
-    # system changes too. A ranking split over two blocks is numbered by its ids.
+def test_frames_numbered_by_their_blocks_of_ids(
+    kernel: _KernelCalls, split: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Frames whose rankings are blocks of rows are numbered by block (from a size these
+    # small frames are given). Each system's frame here ends with the query the next
+    # one starts with: a block ends where the system changes too. A ranking split over
+    # two blocks is numbered by its ids.
+    from rankset.evaluation import _fused
+
+    numbered: list[bool] = []
+    by_blocks = _fused._numbered_by_blocks
+
+    def spied(part: Any) -> bool:
+        numbered.append(by_blocks(part))
+        return numbered[-1]
+
+    monkeypatch.setattr(_fused, "_BLOCKS_FROM_ROWS", 1)
+    monkeypatch.setattr(_fused, "_numbered_by_blocks", spied)
     rng = random.Random(11)
     labels, runs = _labels(rng, 12), _runs(rng, 4, 12)
     names = sorted(runs)
@@ -186,6 +200,10 @@ def test_frames_numbered_by_their_blocks_of_ids(kernel: _KernelCalls, split: boo
     want = _general(frames[names[0]], labels, METRICS, confidence=None)
     assert_frame_equal(one.per_query, want.per_query, check_exact=True)
     assert kernel.count == 0
+    assert numbered == [not split, not split]  # the frames by name, then the first alone
+    monkeypatch.setattr(_fused, "_BLOCKS_FROM_ROWS", 10**6)  # too few rows: by their ids
+    assert Evaluator(labels, METRICS).values(frames) == got
+    assert numbered[-1] is False
 
 
 def test_frames_with_a_bad_query_id_or_a_repeated_document_go_to_the_kernel(

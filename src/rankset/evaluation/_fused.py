@@ -54,6 +54,9 @@ _LABELLED_AS = "_labelled"
 _MISMATCHED = "_mismatched"
 # Blocks of equal ids beyond one per ranking: a ranking's rows are not all together.
 _SPLIT = "_split_rankings"
+# From this many rows, a run whose reader did not number its rankings is numbered by
+# its blocks of ids (when none is split), which costs a query more than its ids.
+_BLOCKS_FROM_ROWS = 5_000
 # The frames are in memory and every step is needed: the optimizer's passes over the
 # plan would cost more than they save (a third of a 100-row call).
 _NO_OPTIMIZATIONS = pl.QueryOptFlags.none()
@@ -364,16 +367,13 @@ class FusedPlan:
 
         Returns the values and every check's counts by name; None when Polars raises
         (the general kernel names what went wrong). A run whose reader did not number
-        its rankings is numbered by its blocks of equal ids when no ranking is split
-        over two blocks (:func:`_split_rankings`, a query over the blocks' first rows),
-        else by the rankings' ids.
+        its rankings is numbered by its blocks of equal ids when it has
+        :data:`_BLOCKS_FROM_ROWS` rows or more and no ranking is split over two blocks
+        (:func:`_split_rankings`, a query over the blocks' first rows), else by the
+        rankings' ids.
         """
         try:
-            blocks = part.ranking_numbers is None and not (
-                _split_rankings(part)
-                .collect(engine=SMALL_ENGINE, optimizations=_NO_OPTIMIZATIONS)
-                .item()
-            )
+            blocks = _numbered_by_blocks(part)
             planned = [self._values(plan, part, *tables, several=several, blocks=blocks)]
             values, *counts = pl.collect_all(
                 [*planned, *checks], engine=SMALL_ENGINE, optimizations=_NO_OPTIMIZATIONS
@@ -544,6 +544,20 @@ def _longest_block(numbers: pl.Series) -> int:
 def _ranking_starts(part: RunPart) -> pl.LazyFrame:
     """Plan the first row of each block of equal ids (one per ranking when contiguous)."""
     return part.rows(None).filter(~same_ranking_as_previous_row(one_system=False))
+
+
+def _numbered_by_blocks(part: RunPart) -> bool:
+    """Whether a run is numbered by its blocks of equal ids (:meth:`FusedPlan._values`).
+
+    A run its reader did not number, of :data:`_BLOCKS_FROM_ROWS` rows or more (a small
+    run's ids cost less to rank by than a query more), none of whose rankings is split
+    over two blocks (:func:`_split_rankings`, collected here).
+    """
+    rows = (part.profile or {}).get("n_rows")
+    if part.ranking_numbers is not None or rows is None or rows < _BLOCKS_FROM_ROWS:
+        return False
+    split = _split_rankings(part).collect(engine=SMALL_ENGINE, optimizations=_NO_OPTIMIZATIONS)
+    return not split.item()
 
 
 def _split_rankings(part: RunPart) -> pl.LazyFrame:
