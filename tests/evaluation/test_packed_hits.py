@@ -196,6 +196,89 @@ def test_the_rankings_are_numbered_from_the_query_hashes_before_the_pairs_overwr
     assert hits.select("query_id", "doc_id").sort("query_id").rows() == [("q1", "d6"), ("q4", "d9")]
 
 
+def test_a_large_runs_numbers_go_over_its_query_hashes_once_the_pairs_are_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A large run of one system: the checker thread makes the pair hashes from the
+    # query hashes while the rankings are named; the ranking numbers are then written
+    # over the query hashes (one 20 M-row array fewer), but only once the pairs are
+    # made. The checker is slowed here: written any sooner, the pairs would come from
+    # the numbers and the labelled rows would be lost.
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    from rankset.evaluation import _packed_pass as packed_pass
+    from rankset.evaluation._packed_pass import PackedRows, with_rankings
+
+    monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
+    paired = packed_hits._paired
+    hashed: list[np.ndarray[Any, Any]] = []
+
+    def slow(*args: Any) -> Any:
+        time.sleep(0.2)
+        return paired(*args)
+
+    def kept(rows: pl.DataFrame) -> Any:
+        hashed.append(query_hashes(rows))
+        return hashed[-1]
+
+    monkeypatch.setattr(packed_hits, "_paired", slow)
+    monkeypatch.setattr(packed_pass, "query_hashes", kept)
+    rows = pl.DataFrame(
+        {"query_id": [f"q{i % 5}" for i in range(40)], "doc_id": [f"d{i}" for i in range(40)]}
+    ).with_columns(_key=pl.lit(1.0))
+    labels = pl.DataFrame({"query_id": ["q1", "q4"], "doc_id": ["d6", "d9"], "grade": [1.0, 2.0]})
+    part = SimpleNamespace(name="s", rows_checked=True, unique_docs=False)
+    with ThreadPoolExecutor(max_workers=1) as checker:
+        frames = with_rankings(part, [labels, pl.DataFrame(), rows], checker, ids=False)  # type: ignore[arg-type]
+        hits = packed_pass.packed_hits(frames[0])
+    every_row = frames[3]
+    assert isinstance(every_row, PackedRows)
+    assert every_row.rankings.numbers is hashed[0]  # written over the query hashes
+    assert every_row.rankings.numbers.tolist() == [i % 5 for i in range(40)]
+    assert hits.select("query_id", "doc_id").sort("query_id").rows() == [("q1", "d6"), ("q4", "d9")]
+
+
+def test_a_failure_making_the_pairs_does_not_leave_the_rankings_waiting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The rankings wait for the checker to have read the query hashes; if making the
+    # pairs fails, the wait ends all the same and the failure is raised where the
+    # labelled rows are asked for.
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    from rankset.evaluation import _packed_pass as packed_pass
+
+    def failing(*args: Any) -> Any:
+        raise RuntimeError("no pairs")
+
+    monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
+    monkeypatch.setattr(packed_hits, "pair_hash", failing)  # the labels' pairs, first
+    rows = pl.DataFrame({"query_id": ["q0", "q1"], "doc_id": ["d0", "d1"], "_key": [1.0, 2.0]})
+    labels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "grade": [1.0]})
+    part = SimpleNamespace(name="s", rows_checked=True, unique_docs=False)
+    raised: list[BaseException] = []
+
+    def numbered() -> None:
+        with ThreadPoolExecutor(max_workers=1) as checker:
+            frames = packed_pass.with_rankings(
+                part, [labels, pl.DataFrame(), rows], checker, ids=False
+            )  # type: ignore[arg-type]
+            try:
+                packed_pass.packed_hits(frames[0])
+            except RuntimeError as error:
+                raised.append(error)
+
+    thread = threading.Thread(target=numbered, daemon=True)
+    thread.start()
+    thread.join(timeout=10)
+    assert not thread.is_alive()  # not left waiting
+    assert [str(error) for error in raised] == ["no pairs"]
+
+
 @pytest.mark.parametrize("packed_bits", [64, 8])  # 8: no room to pack, an argsort instead
 def test_rows_in_any_order_are_gathered_chunk_by_chunk(
     packed_bits: int, monkeypatch: pytest.MonkeyPatch

@@ -17,6 +17,7 @@ check sorts.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from threading import Event
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -91,6 +92,7 @@ def labelled_rows(
     system: str | None,
     key: str,
     kept: bool = False,
+    read: Event | None = None,
 ) -> LabelledRows:
     """Join ``rows`` (ids, ``key``, document id) to ``labels`` on ``query_id, doc_id``.
 
@@ -124,7 +126,11 @@ def labelled_rows(
     labelled = ids.select(pair_hash(pl.col("query_id"), pl.col("doc_id")))
     label_pairs = labelled.to_series()
     pairs = np.empty_like(hashes) if kept else hashes
-    candidates = _paired(hashes, rows["doc_id"], _Bitmap(label_pairs.to_numpy()), pairs)
+    try:
+        candidates = _paired(hashes, rows["doc_id"], _Bitmap(label_pairs.to_numpy()), pairs)
+    finally:
+        if read is not None:  # the query hashes are read: the rankings may write over them
+            read.set()
     # joined on the pair hash, then kept where both ids are equal: as the join on the ids
     matched = (
         pl.DataFrame({_PAIR: pairs[candidates]})

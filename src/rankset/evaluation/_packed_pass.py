@@ -14,10 +14,11 @@ thread; :func:`refuse_bad_packed_ids` then waits for the ids' counts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from threading import Event
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -139,9 +140,11 @@ def with_rankings(
     # the first frame holds the labels when the pass joined nothing (no reader's numbers)
     hashes = None if named else query_hashes(every_row)
     found: Future[LabelledRows] | LabelledRows | None = None
+    read = None
     if not named and large:  # the checker's first task, beside the rankings' naming
-        find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY, True)
-        found = checker.submit(find)
+        read = Event()  # set once the pair hashes are made: the query hashes are free
+        find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY, True, read)
+        found = checker.submit(_setting(read, find))
     counts: Future[dict[str, int]] | dict[str, int] | None = None
     coded = coded_doc_ids(every_row["doc_id"])
     if ids and not part.rows_checked:
@@ -152,7 +155,13 @@ def with_rankings(
             counts = doc_id_problem_counts(doc_ids)
         else:
             counts = checker.submit(doc_id_problem_counts, doc_ids)
-    rankings = rankings_of(every_row, part.name, *named, hashes=hashes if one_system else None)
+    rankings = rankings_of(
+        every_row,
+        part.name,
+        *named,
+        hashes=hashes if one_system else None,
+        write_over=None if read is None else read.wait,
+    )
     if not named and not large:  # the rankings are done with the query hashes: the pairs
         found = labelled_rows(every_row, hits, hashes, part.name, PACKED_KEY)  # overwrite them
     if one_system and hashes is not None:
@@ -163,6 +172,18 @@ def with_rankings(
     hashed = [] if part.unique_docs else [PackedHashes(every_row, found if one_system else None)]
     first = hits if found is None else found
     return [first, rankings.frame, checks, PackedRows(every_row, rankings, coded, counts), *hashed]
+
+
+def _setting(event: Event, call: Callable[[], LabelledRows]) -> Callable[[], LabelledRows]:
+    """Return ``call`` that sets ``event`` when it ends, however it ends (none waits on)."""
+
+    def called() -> LabelledRows:
+        try:
+            return call()
+        finally:
+            event.set()
+
+    return called
 
 
 def refuse_bad_packed_ids(

@@ -14,6 +14,7 @@ and the rankings are then numbered by a dense rank of the ids instead.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -96,11 +97,17 @@ class Rankings:
         return _written(frame.select(ranking_hash(self.columns)).to_series(), self.index)
 
 
-def _written(column: pl.Series, index: _HashIndex | None = None) -> npt.NDArray[np.uint64]:
-    """Write ``column``'s values (looked up in ``index`` when given) into one array."""
+def _written(
+    column: pl.Series, index: _HashIndex | None = None, out: npt.NDArray[np.uint64] | None = None
+) -> npt.NDArray[np.uint64]:
+    """Write ``column``'s values (looked up in ``index`` when given) into one array.
+
+    ``out``: the array written (``column``'s own values may be it: each step is read
+    before it is written).
+    """
     import numpy as np
 
-    numbers = np.empty(len(column), dtype=np.uint64)
+    numbers = np.empty(len(column), dtype=np.uint64) if out is None else out
     for start, end, values in chunks(column):
         # in steps, whatever the chunks: the lookups' arrays stay in cache
         for step in range(0, end - start, _STEP):
@@ -186,6 +193,7 @@ def rankings_of(
     named: pl.DataFrame | None = None,
     *,
     hashes: npt.NDArray[np.uint64] | None = None,
+    write_over: Callable[[], object] | None = None,
 ) -> Rankings:
     """Count each ranking's rows and name it; number each row's ranking.
 
@@ -224,7 +232,11 @@ def rankings_of(
     places[by_name] = np.arange(len(by_name))
     names = names[by_name]
     index = _HashIndex(hashed.gather(first).to_numpy(), places)
-    numbers = _written(hashed, index)
+    out = None
+    if write_over is not None and hashes is not None:
+        write_over()  # wait until no one else reads ``hashes``: the numbers go there
+        out = hashes
+    numbers = _written(hashed, index, out)
     del hashed  # ``hashes``' memory: not kept past the call
     if not _named_alike(rows, names, numbers):  # two ids of one hash: numbered exactly
         return _ranked_rankings(rows, system, columns)
