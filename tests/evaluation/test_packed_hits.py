@@ -166,18 +166,13 @@ def test_the_pair_hashes_are_written_over_the_query_hashes_once_the_rankings_are
     assert sorted(rankings.of(found.hits).tolist()) == [1, 4]
 
 
-@pytest.mark.parametrize("on_the_checker", [False, True])
-def test_the_rankings_are_numbered_from_the_query_hashes_before_the_pairs_overwrite_them(
-    on_the_checker: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _forty_rows_numbered() -> tuple[list[Any], pl.DataFrame]:
+    """Number 40 rows of 5 queries (2 labelled) as a packed pass would: frames, hits."""
     from concurrent.futures import ThreadPoolExecutor
     from types import SimpleNamespace
 
-    from rankset.evaluation import _packed_pass as packed_pass
-    from rankset.evaluation._packed_pass import PackedRows, packed_hits, with_rankings
+    from rankset.evaluation._packed_pass import packed_hits, with_rankings
 
-    if on_the_checker:  # as a large run's: found on the checker thread after the rankings
-        monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
     rows = pl.DataFrame(
         {"query_id": [f"q{i % 5}" for i in range(40)], "doc_id": [f"d{i}" for i in range(40)]}
     ).with_columns(_key=pl.lit(1.0))
@@ -185,7 +180,19 @@ def test_the_rankings_are_numbered_from_the_query_hashes_before_the_pairs_overwr
     part = SimpleNamespace(name="s", rows_checked=True, unique_docs=False)
     with ThreadPoolExecutor(max_workers=1) as checker:
         frames = with_rankings(part, [labels, pl.DataFrame(), rows], checker, ids=False)  # type: ignore[arg-type]
-        hits = packed_hits(frames[0])
+        return frames, packed_hits(frames[0])
+
+
+@pytest.mark.parametrize("on_the_checker", [False, True])
+def test_the_rankings_are_numbered_from_the_query_hashes_before_the_pairs_overwrite_them(
+    on_the_checker: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rankset.evaluation import _packed_pass as packed_pass
+    from rankset.evaluation._packed_pass import PackedRows
+
+    if on_the_checker:  # as a large run's: found on the checker thread after the rankings
+        monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
+    frames, hits = _forty_rows_numbered()
     every_row = frames[3]
     assert isinstance(every_row, PackedRows)
     assert every_row.rankings.index is not None  # by the hashes: no collision seen
@@ -205,11 +212,9 @@ def test_a_large_runs_numbers_go_over_its_query_hashes_once_the_pairs_are_made(
     # made. The checker is slowed here: written any sooner, the pairs would come from
     # the numbers and the labelled rows would be lost.
     import time
-    from concurrent.futures import ThreadPoolExecutor
-    from types import SimpleNamespace
 
     from rankset.evaluation import _packed_pass as packed_pass
-    from rankset.evaluation._packed_pass import PackedRows, with_rankings
+    from rankset.evaluation._packed_pass import PackedRows
 
     monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
     paired = packed_hits._paired
@@ -225,14 +230,7 @@ def test_a_large_runs_numbers_go_over_its_query_hashes_once_the_pairs_are_made(
 
     monkeypatch.setattr(packed_hits, "_paired", slow)
     monkeypatch.setattr(packed_pass, "query_hashes", kept)
-    rows = pl.DataFrame(
-        {"query_id": [f"q{i % 5}" for i in range(40)], "doc_id": [f"d{i}" for i in range(40)]}
-    ).with_columns(_key=pl.lit(1.0))
-    labels = pl.DataFrame({"query_id": ["q1", "q4"], "doc_id": ["d6", "d9"], "grade": [1.0, 2.0]})
-    part = SimpleNamespace(name="s", rows_checked=True, unique_docs=False)
-    with ThreadPoolExecutor(max_workers=1) as checker:
-        frames = with_rankings(part, [labels, pl.DataFrame(), rows], checker, ids=False)  # type: ignore[arg-type]
-        hits = packed_pass.packed_hits(frames[0])
+    frames, hits = _forty_rows_numbered()
     every_row = frames[3]
     assert isinstance(every_row, PackedRows)
     assert every_row.rankings.numbers is hashed[0]  # written over the query hashes
