@@ -227,10 +227,10 @@ def _prepared_at_once(
 ) -> tuple[PreparedLabels, list[pl.DataFrame] | None] | None:
     """Prepare labels without cutoffs or grade tiers in one collect, checks included.
 
-    Optimistic: the labels' problem counts and distinct pairs are collected with their
-    statistics (unless ``checked_rows`` says the caller checked them); when either finds
-    something (or Polars raises), None, and the step by step preparation raises the
-    error it always did. ``also``: :func:`prepare_labels`'.
+    Optimistic: the labels' problem counts are collected with their statistics and a
+    pair labelled twice is looked for in the sorted labels (unless ``checked_rows`` says
+    the caller checked them); when either finds something (or Polars raises), None, and
+    the step by step preparation raises the error it always did. ``also``: :func:`prepare_labels`'.
     """
     if plan.cutoffs is not None or plan.features.uses_tiers:
         return None
@@ -240,9 +240,7 @@ def _prepared_at_once(
     # An ideal ranking is no longer than the labels: its log2 discount from the table.
     short = checked_rows if checked_rows is not None and checked_rows < POSITIONS_BELOW else None
     stats = _label_statistics(features, _label_rows(features, ordered, None, k, highest=short))
-    checks = (
-        [] if checked_rows is not None else [label_problem_counts(labels), _label_pairs(labels)]
-    )
+    checks = [] if checked_rows is not None else [label_problem_counts(labels)]
     more = [] if also is None else also(ordered, stats) or []
     few = checked_rows is not None and checked_rows <= _UNOPTIMIZED_LABEL_ROWS
     flags = pl.QueryOptFlags.none() if few else pl.QueryOptFlags()
@@ -253,11 +251,9 @@ def _prepared_at_once(
     except pl.exceptions.PolarsError:
         return None
     planned, found = found[: len(more)], found[len(more) :]
-    if found:
-        problems, pairs = found
-        rows, distinct = pairs.row(0)
-        if any(problems.row(0)) or distinct != rows:
-            return None
+    # a pair labelled twice sits next to itself in the sorted labels (as the steps see it)
+    if found and (any(found[0].row(0)) or repeats_a_pair(frame)):
+        return None
     label_rows = _label_rows(features, frame.lazy(), None, k, highest=short)
     return PreparedLabels(frame, label_rows, stats_frame), planned if more else None
 
@@ -270,20 +266,6 @@ def _label_side(plan: EvaluationPlan, labels: pl.LazyFrame) -> dict[str, pl.Lazy
     return {name: frame for name, frame in side.items() if frame is not None}
 
 
-def _label_pairs(labels: pl.LazyFrame) -> pl.LazyFrame:
-    """One row: the labels' row count and their distinct ``(query_id, doc_id)`` hashes.
-
-    Equal counts mean no pair is labelled twice; counting 64-bit hashes is a fraction of
-    the cost of grouping by the pairs (:func:`rankset.schema.duplicate_labels`).
-    """
-    return labels.select(
-        pl.len().alias("rows"),
-        pl.struct("query_id", "doc_id").hash(_PAIR_SEED).n_unique().alias("distinct"),
-    )
-
-
-# Seed of the hash of a label's (query_id, doc_id) in :func:`_label_pairs`.
-_PAIR_SEED = 20_261_126
 # Each ranking's run-length id over the labelled rows, in rank order (_aggregate_run).
 _RANKING = "_ranking_run"
 
