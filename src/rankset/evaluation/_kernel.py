@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 
@@ -215,6 +215,25 @@ def prepare_labels(
 #: struct key sorts in a fraction of the time two columns take, and needs no stable
 #: sort: a (query, doc) pair is labelled once (the checks refuse a repeat).
 IN_LABEL_ORDER = pl.struct("query_id", "doc_id")
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+
+
+def in_label_order(labels: FrameT) -> FrameT:
+    """Sort ``labels`` by :data:`IN_LABEL_ORDER`, their query ids flagged sorted.
+
+    The flag lets the statistics' windows and group-bys over ``query_id`` take each
+    query's labels as one slice instead of hashing every id (600,773 labels: 63 to 39 ms).
+
+    Examples
+    --------
+    >>> labels = pl.DataFrame({"query_id": ["b", "a", "b"], "doc_id": ["2", "9", "1"]})
+    >>> ordered = in_label_order(labels)
+    >>> ordered.rows(), ordered["query_id"].flags["SORTED_ASC"]
+    ([('a', '9'), ('b', '1'), ('b', '2')], True)
+    """
+    return labels.sort(IN_LABEL_ORDER).with_columns(pl.col("query_id").set_sorted())
+
+
 #: Plans frames on prepared labels (in query, doc order) and their statistics, or None.
 AlsoPlanned = Callable[[pl.LazyFrame, pl.LazyFrame], list[pl.LazyFrame] | None]
 #: Up to this many label rows checked already, the labels are prepared without Polars'
@@ -235,7 +254,7 @@ def _prepared_at_once(
     if plan.cutoffs is not None or plan.features.uses_tiers:
         return None
     features, labels = plan.features, plan.labels
-    ordered = labels.sort(IN_LABEL_ORDER)
+    ordered = in_label_order(labels)
     k = plan.options.k or plan.options.default_k
     # An ideal ranking is no longer than the labels: its log2 discount from the table.
     short = checked_rows if checked_rows is not None and checked_rows < POSITIONS_BELOW else None
@@ -287,7 +306,7 @@ def _summarise_labels(
     large = label_frame.height >= LABELS_SCANNED_FROM
     counts = label_problem_row(label_frame) if large else None
     raise_on_bad_labels(label_frame, plan.label_source, counts)
-    label_frame = label_frame.sort(IN_LABEL_ORDER)
+    label_frame = in_label_order(label_frame)
     if repeats_a_pair(label_frame):
         repeated = duplicate_labels(labels).collect(engine=SMALL_ENGINE)
         raise_on_duplicate_labels(repeated, plan.label_source)
