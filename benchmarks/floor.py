@@ -22,14 +22,16 @@ wrappers add microseconds):
   run in no order (the packed numbering) the ids, key and document id of every row and
   the labels, joined to nothing; for the other numberings the join to the labels too
   (``collect_frames``);
-- rank: numbering and naming the rankings from the query ids' hashes, the packed
-  integers' sort, the labelled rows' positions (``_with_rankings`` and ``_resolve`` in
-  the pass); a large run's labelled rows are found meanwhile on the checker thread
+- rank: numbering and naming the rankings from the query ids' hashes (the pair hashes
+  written over the query hashes step by step meanwhile), the packed integers' sort,
+  the labelled rows' positions (``_with_rankings`` and ``_resolve`` in the pass); a
+  large run's labelled rows are found on the checker thread once the pairs are written
   (the rank stage asks for them after the sort);
 - checks: the wait for the checker thread, which runs beside the numbering for large
-  runs, in this order: a run in no order's labelled rows (the pair hashes, the bitmap,
-  the join to the labels), its document ids' checks (``refuse_bad_packed_ids``) and the
-  duplicate check's sort of the pair hashes (``_Measured.maybe_duplicates``);
+  runs, in this order: a run in no order's document ids' checks
+  (``refuse_bad_packed_ids``), its labelled rows (the bitmap over the pair hashes, the
+  join to the labels) and the duplicate check's sort of the pair hashes
+  (``_Measured.maybe_duplicates``);
 - measure: the rest of the kernel: the labels' statistics, the five measures over the
   labelled rows, their per-query aggregates;
 - aggregate: the rest of the call: the pass's counts read back, the result's per-query

@@ -145,25 +145,34 @@ def test_rows_in_chunks_are_paired_chunk_by_chunk(hashed_in: str) -> None:
     assert found.pairs.tolist() == pair_hashes.to_series().to_list()
 
 
-def test_the_pair_hashes_are_written_over_the_query_hashes_once_the_rankings_are_named() -> None:
+def test_the_pair_hashes_are_written_over_the_query_hashes_as_the_rankings_are_numbered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(packed_rankings, "_STEP", 7)  # numbered in steps of 7 rows
     rows = pl.DataFrame(
         {"query_id": [f"q{i % 5}" for i in range(40)], "doc_id": [f"d{i}" for i in range(40)]}
     ).with_columns(_key=pl.lit(1.0))
     labels = pl.DataFrame({"query_id": ["q1", "q4"], "doc_id": ["d6", "d9"], "grade": [1.0, 2.0]})
     hashes = query_hashes(rows)
     assert hashes is not None
-    rankings = rankings_of(rows, "s", hashes=hashes)
-    before = hashes.tolist()
-    kept = labelled_rows(rows, labels, hashes, "s", "_key", kept=True)
-    assert kept.pairs is not None
-    assert hashes.tolist() == before  # left for the rankings to read meanwhile
-    found = labelled_rows(rows, labels, hashes, "s", "_key")
-    assert found.pairs is hashes  # written over, as the duplicate check sorts them
-    assert kept.pairs.tolist() == found.pairs.tolist()
-    assert kept.hits.equals(found.hits)
-    # the rankings keep what they read: the labelled rows are numbered by their names
-    assert rankings.index is not None
-    assert sorted(rankings.of(found.hits).tolist()) == [1, 4]
+    write = packed_hits.pair_writer(hashes, rows["doc_id"])
+    steps: list[tuple[int, int]] = []
+
+    def then(start: int, end: int) -> None:
+        steps.append((start, end))
+        write(start, end)
+
+    rankings = rankings_of(rows, "s", hashes=hashes, then=then)
+    assert steps == [(i, min(i + 7, 40)) for i in range(0, 40, 7)]  # every row once, in order
+    assert rankings.numbers is not None
+    assert rankings.numbers.tolist() == [i % 5 for i in range(40)]  # read before the pairs
+    pair_hashes = rows.select(packed_hits.pair_hash(pl.col("query_id"), pl.col("doc_id")))
+    assert hashes.tolist() == pair_hashes.to_series().to_list()
+    found = labelled_rows(rows, labels, hashes, "s", "_key", paired=True)
+    assert found.pairs is hashes  # as the duplicate check sorts them
+    expected = labelled_rows(rows, labels, query_hashes(rows), "s", "_key")
+    assert found.hits.equals(expected.hits)
+    assert found.hits.select("query_id", "doc_id").rows() == [("q1", "d6"), ("q4", "d9")]
 
 
 def _forty_rows_numbered() -> tuple[list[Any], pl.DataFrame]:
@@ -203,72 +212,71 @@ def test_the_rankings_are_numbered_from_the_query_hashes_before_the_pairs_overwr
     assert hits.select("query_id", "doc_id").sort("query_id").rows() == [("q1", "d6"), ("q4", "d9")]
 
 
-def test_a_large_runs_numbers_go_over_its_query_hashes_once_the_pairs_are_made(
+def test_a_large_runs_labelled_rows_wait_for_every_pair_hash(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A large run of one system: the checker thread makes the pair hashes from the
-    # query hashes while the rankings are named; the ranking numbers are then written
-    # over the query hashes (one 20 M-row array fewer), but only once the pairs are
-    # made. The checker is slowed here: written any sooner, the pairs would come from
-    # the numbers and the labelled rows would be lost.
+    # A large run of one system: its pair hashes are written over its query hashes
+    # step by step as the rankings are numbered, and the checker thread looks the
+    # pairs up once all are written. The writing is slowed here: looked up any sooner,
+    # the last rows' query hashes would be taken for pairs and their labels lost.
     import time
 
     from rankset.evaluation import _packed_pass as packed_pass
     from rankset.evaluation._packed_pass import PackedRows
 
     monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
-    paired = packed_hits._paired
-    hashed: list[np.ndarray[Any, Any]] = []
+    monkeypatch.setattr(packed_rankings, "_STEP", 8)
+    writer = packed_hits.pair_writer
 
-    def slow(*args: Any) -> Any:
-        time.sleep(0.2)
-        return paired(*args)
+    def slow(hashes: Any, doc_ids: pl.Series) -> Any:
+        write = writer(hashes, doc_ids)
 
-    def kept(rows: pl.DataFrame) -> Any:
-        hashed.append(query_hashes(rows))
-        return hashed[-1]
+        def slowly(start: int, end: int) -> None:
+            time.sleep(0.05)
+            write(start, end)
 
-    monkeypatch.setattr(packed_hits, "_paired", slow)
-    monkeypatch.setattr(packed_pass, "query_hashes", kept)
+        return slowly
+
+    monkeypatch.setattr(packed_pass, "pair_writer", slow)
     frames, hits = _forty_rows_numbered()
     every_row = frames[3]
     assert isinstance(every_row, PackedRows)
-    assert every_row.rankings.numbers is hashed[0]  # written over the query hashes
+    assert every_row.rankings.numbers is not None
     assert every_row.rankings.numbers.tolist() == [i % 5 for i in range(40)]
     assert hits.select("query_id", "doc_id").sort("query_id").rows() == [("q1", "d6"), ("q4", "d9")]
 
 
-def test_a_failure_making_the_pairs_does_not_leave_the_rankings_waiting(
+def test_a_failure_numbering_the_rankings_does_not_leave_the_checker_waiting(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # The rankings wait for the checker to have read the query hashes; if making the
-    # pairs fails, the wait ends all the same and the failure is raised where the
-    # labelled rows are asked for.
+    # The checker waits for the pair hashes to be written; if numbering the rankings
+    # fails part way, the wait ends all the same (the checker's task fails too) and the
+    # numbering's failure is the one raised.
     import threading
     from concurrent.futures import ThreadPoolExecutor
     from types import SimpleNamespace
 
     from rankset.evaluation import _packed_pass as packed_pass
 
-    def failing(*args: Any) -> Any:
-        raise RuntimeError("no pairs")
+    def failing(hashes: Any, doc_ids: pl.Series) -> Any:
+        def fail(start: int, end: int) -> None:
+            raise RuntimeError("no pairs")
+
+        return fail
 
     monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
-    monkeypatch.setattr(packed_hits, "pair_hash", failing)  # the labels' pairs, first
+    monkeypatch.setattr(packed_pass, "pair_writer", failing)
     rows = pl.DataFrame({"query_id": ["q0", "q1"], "doc_id": ["d0", "d1"], "_key": [1.0, 2.0]})
     labels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "grade": [1.0]})
     part = SimpleNamespace(name="s", rows_checked=True, unique_docs=False)
     raised: list[BaseException] = []
 
     def numbered() -> None:
-        with ThreadPoolExecutor(max_workers=1) as checker:
-            frames = packed_pass.with_rankings(
-                part, [labels, pl.DataFrame(), rows], checker, ids=False
-            )  # type: ignore[arg-type]
-            try:
-                packed_pass.packed_hits(frames[0])
-            except RuntimeError as error:
-                raised.append(error)
+        try:
+            with ThreadPoolExecutor(max_workers=1) as checker:
+                packed_pass.with_rankings(part, [labels, pl.DataFrame(), rows], checker, ids=False)  # type: ignore[arg-type]
+        except RuntimeError as error:
+            raised.append(error)
 
     thread = threading.Thread(target=numbered, daemon=True)
     thread.start()

@@ -10,14 +10,14 @@ labels' pair hashes (a bit per slot of the hash's top bits, about 32 slots a lab
 which keeps every labelled row and a few others (slots shared by chance), and those
 candidates are joined to the labels on the pair hash and kept where both ids are
 equal: exactly the rows the join on the ids gives. The pair hashes are written over
-the query hashes once the rankings are named from them, and are what the duplicate
-check sorts.
+the query hashes, step by step as the rankings are numbered from them (a run of one
+system: :func:`pair_writer`) or afterwards, and are what the duplicate check sorts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from threading import Event
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -29,7 +29,15 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["RUN_ROW", "LabelledRows", "gathered", "labelled_rows", "pair_hash", "query_hashes"]
+__all__ = [
+    "RUN_ROW",
+    "LabelledRows",
+    "gathered",
+    "labelled_rows",
+    "pair_hash",
+    "pair_writer",
+    "query_hashes",
+]
 
 _DOC_SEED = 9_931
 # The bitmap's bits: about 32 a label, at most 2**25 (4 MB: the lookups stay in cache).
@@ -91,17 +99,16 @@ def labelled_rows(
     hashes: npt.NDArray[np.uint64] | None,
     system: str | None,
     key: str,
-    kept: bool = False,
-    read: Event | None = None,
+    paired: bool = False,
 ) -> LabelledRows:
     """Join ``rows`` (ids, ``key``, document id) to ``labels`` on ``query_id, doc_id``.
 
     As ``rows.join(labels, on=["query_id", "doc_id"])`` with the system (``system``,
     or the rows' own) first, looked up by hash first: only the rows whose pair hash
     falls in a labelled slot are joined. ``hashes``: :func:`query_hashes`' of ``rows``,
-    used up unless ``kept``: each row's pair hash is written over its query hash (the
-    returned ``pairs``); with ``kept``, into an array of their own (the rankings may
-    read the query hashes meanwhile).
+    used up: each row's pair hash is written over its query hash (the returned
+    ``pairs``); with ``paired``, they are the pair hashes already
+    (:func:`pair_writer`'s).
 
     Examples
     --------
@@ -112,8 +119,6 @@ def labelled_rows(
     >>> found.hits.sort("query_id").rows()  # the last column: the rows' numbers in the run
     [('s', 'q', 'b', 2.0, 1.0, 1), ('s', 'r', 'a', 3.0, 2.0, 2)]
     """
-    import numpy as np
-
     run_side = [
         pl.lit(system, pl.String).alias(GROUP[0]) if system is not None else pl.col(GROUP[0]),
         "query_id",
@@ -125,12 +130,8 @@ def labelled_rows(
     ids = labels.select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String))
     labelled = ids.select(pair_hash(pl.col("query_id"), pl.col("doc_id")))
     label_pairs = labelled.to_series()
-    pairs = np.empty_like(hashes) if kept else hashes
-    try:
-        candidates = _paired(hashes, rows["doc_id"], _Bitmap(label_pairs.to_numpy()), pairs)
-    finally:
-        if read is not None:  # the query hashes are read: the rankings may write over them
-            read.set()
+    pairs, bitmap = hashes, _Bitmap(label_pairs.to_numpy())
+    candidates = bitmap.holding(pairs) if paired else _paired(hashes, rows["doc_id"], bitmap)
     # joined on the pair hash, then kept where both ids are equal: as the join on the ids
     matched = (
         pl.DataFrame({_PAIR: pairs[candidates]})
@@ -152,16 +153,13 @@ def labelled_rows(
 
 
 def _paired(
-    hashes: npt.NDArray[np.uint64],
-    doc_ids: pl.Series,
-    bitmap: _Bitmap,
-    pairs: npt.NDArray[np.uint64],
+    hashes: npt.NDArray[np.uint64], doc_ids: pl.Series, bitmap: _Bitmap
 ) -> npt.NDArray[np.int64]:
-    """Write each row's pair hash into ``pairs``; return the rows ``bitmap`` holds.
+    """Write each row's pair hash over its query hash; return the rows ``bitmap`` holds.
 
-    ``pairs`` may be the query hashes (``hashes``) themselves. Chunk by chunk of the
-    document ids: each chunk's ids are hashed, paired and looked up while in cache,
-    and no column of every row's document hash is kept (160 MB for 20 million rows).
+    Chunk by chunk of the document ids: each chunk's ids are hashed, paired and looked
+    up while in cache, and no column of every row's document hash is kept (160 MB for
+    20 million rows).
     """
     import numpy as np
 
@@ -169,12 +167,37 @@ def _paired(
     start = 0
     for chunk in doc_ids.get_chunks():
         end = start + len(chunk)
-        part = np.bitwise_xor(
-            hashes[start:end], chunk.hash(_DOC_SEED).to_numpy(), out=pairs[start:end]
-        )
+        part = hashes[start:end]
+        np.bitwise_xor(part, chunk.hash(_DOC_SEED).to_numpy(), out=part)
         found.append(bitmap.holding(part) + start)
         start = end
     return np.concatenate(found)
+
+
+def pair_writer(hashes: npt.NDArray[np.uint64], doc_ids: pl.Series) -> Callable[[int, int], None]:
+    """Return a call that writes rows ``start`` to ``end``'s pair hashes over their query hashes.
+
+    ``hashes``: :func:`query_hashes`' of the rows whose document ids are ``doc_ids``.
+    Given to :func:`~rankset.evaluation._packed_rankings.rankings_of` as its ``then``,
+    the pairs are made step by step as the rankings are numbered, while each step's
+    hashes are in cache; :func:`labelled_rows` then takes them ``paired``.
+
+    Examples
+    --------
+    >>> rows = pl.DataFrame({"query_id": ["q", "r"], "doc_id": ["a", "b"]})
+    >>> hashes = query_hashes(rows)
+    >>> pair_writer(hashes, rows["doc_id"])(0, 2)
+    >>> pairs = rows.select(pair_hash(pl.col("query_id"), pl.col("doc_id"))).to_series()
+    >>> hashes.tolist() == pairs.to_list()
+    True
+    """
+    import numpy as np
+
+    def write(start: int, end: int) -> None:
+        part = hashes[start:end]
+        np.bitwise_xor(part, doc_ids.slice(start, end - start).hash(_DOC_SEED).to_numpy(), out=part)
+
+    return write
 
 
 def _gathered(frame: pl.DataFrame, rows: npt.NDArray[np.int64]) -> pl.DataFrame:

@@ -32,7 +32,12 @@ from rankset.evaluation._packed import (
     rankings_of,
     row_hashes,
 )
-from rankset.evaluation._packed_hits import LabelledRows, labelled_rows, query_hashes
+from rankset.evaluation._packed_hits import (
+    LabelledRows,
+    labelled_rows,
+    pair_writer,
+    query_hashes,
+)
 from rankset.evaluation._pass_checks import (
     doc_id_problem_counts,
     refuse_counted_problems,
@@ -128,23 +133,24 @@ def with_rankings(
 
     Returns the labelled rows (:func:`packed_hits` gives them), the rankings, the
     checks, a :class:`PackedRows` and, unless the reader rules duplicates out, the
-    :class:`PackedHashes`. A large run's labelled rows are found on ``checker`` (their
-    pair hashes in an array of their own) while the rankings are named, then, with
-    ``ids`` (and ids the reader did not check), its document ids' problems are
-    counted there. A small run's are found here once the rankings are named (the pair
-    hashes written over the query hashes).
+    :class:`PackedHashes`. A run of one system has its pair hashes written over its
+    query hashes step by step as its rankings are numbered from them
+    (:func:`pair_writer`); the labelled rows are found from the pairs once they are
+    all written. A large run's are found on ``checker``, after its document ids'
+    problems are counted there (with ``ids``, for ids the reader did not check), while
+    the calling thread sorts the rows; a large run of several systems' first thing
+    there, from the query hashes the rankings do not read.
     """
     hits, checks, every_row, *named = frames  # named: the rankings a reader numbered
     large = every_row.height >= CHECKED_MEANWHILE
     one_system = part.name is not None
     # the first frame holds the labels when the pass joined nothing (no reader's numbers)
     hashes = None if named else query_hashes(every_row)
+    paired = one_system and hashes is not None  # pairs written as the rankings are numbered
+    find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY, paired)
     found: Future[LabelledRows] | LabelledRows | None = None
-    read = None
-    if not named and large:  # the checker's first task, beside the rankings' naming
-        read = Event()  # set once the pair hashes are made: the query hashes are free
-        find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY, True, read)
-        found = checker.submit(_setting(read, find))
+    if not named and large and not paired:  # the checker's first task, beside the naming
+        found = checker.submit(find)
     counts: Future[dict[str, int]] | dict[str, int] | None = None
     coded = coded_doc_ids(every_row["doc_id"])
     if ids and not part.rows_checked:
@@ -155,15 +161,19 @@ def with_rankings(
             counts = doc_id_problem_counts(doc_ids)
         else:
             counts = checker.submit(doc_id_problem_counts, doc_ids)
-    rankings = rankings_of(
-        every_row,
-        part.name,
-        *named,
-        hashes=hashes if one_system else None,
-        write_over=None if read is None else read.wait,
-    )
-    if not named and not large:  # the rankings are done with the query hashes: the pairs
-        found = labelled_rows(every_row, hits, hashes, part.name, PACKED_KEY)  # overwrite them
+    written = _Written()
+    if paired and large:
+        found = checker.submit(written.then, find)
+    then = pair_writer(hashes, every_row["doc_id"]) if paired and hashes is not None else None
+    try:
+        rankings = rankings_of(
+            every_row, part.name, *named, hashes=hashes if one_system else None, then=then
+        )
+        written.whole = True
+    finally:
+        written.done.set()  # the labelled rows never wait on a failure
+    if not named and not large:
+        found = find()
     if one_system and hashes is not None:
         # the ids are named and paired (the pair hashes are the row hashes): what the
         # numbering reads is kept, and the query ids are freed once the labelled rows
@@ -174,16 +184,23 @@ def with_rankings(
     return [first, rankings.frame, checks, PackedRows(every_row, rankings, coded, counts), *hashed]
 
 
-def _setting(event: Event, call: Callable[[], LabelledRows]) -> Callable[[], LabelledRows]:
-    """Return ``call`` that sets ``event`` when it ends, however it ends (none waits on)."""
+class _Written:
+    """Whether a run's pair hashes are all written (:func:`with_rankings`).
 
-    def called() -> LabelledRows:
-        try:
-            return call()
-        finally:
-            event.set()
+    ``done`` is set once the rankings are numbered, however that ends; ``whole`` says
+    it ended well.
+    """
 
-    return called
+    def __init__(self) -> None:
+        self.done = Event()
+        self.whole = False
+
+    def then(self, call: Callable[[], LabelledRows]) -> LabelledRows:
+        """Return ``call()`` once the pairs are written; raise if they never will be."""
+        self.done.wait()
+        if not self.whole:
+            raise RuntimeError("the rankings were not numbered: no pair hashes to look up")
+        return call()
 
 
 def refuse_bad_packed_ids(

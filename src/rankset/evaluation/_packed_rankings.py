@@ -97,24 +97,41 @@ class Rankings:
         return _written(frame.select(ranking_hash(self.columns)).to_series(), self.index)
 
 
-def _written(
-    column: pl.Series, index: _HashIndex | None = None, out: npt.NDArray[np.uint64] | None = None
-) -> npt.NDArray[np.uint64]:
+def _written(column: pl.Series, index: _HashIndex | None = None) -> npt.NDArray[np.uint64]:
+    """Write ``column``'s values (looked up in ``index`` when given) into one array."""
+    return _numbered(column, index)[0]
+
+
+def _numbered(
+    column: pl.Series,
+    index: _HashIndex | None,
+    ids: pl.DataFrame | None = None,
+    names: pl.DataFrame | None = None,
+    then: Callable[[int, int], object] | None = None,
+) -> tuple[npt.NDArray[np.uint64], bool]:
     """Write ``column``'s values (looked up in ``index`` when given) into one array.
 
-    ``out``: the array written (``column``'s own values may be it: each step is read
-    before it is written).
+    In steps of rows, whatever the chunks: the lookups' arrays stay in cache. With
+    ``ids`` (each row's ids) and ``names`` (each number's), each step's ids are
+    compared with the names of the numbers just written (:func:`_named_alike`); the
+    returned flag tells whether all were equal. ``then`` is called with each step's
+    first and end rows once it is written and compared.
     """
     import numpy as np
 
-    numbers = np.empty(len(column), dtype=np.uint64) if out is None else out
+    numbers = np.empty(len(column), dtype=np.uint64)
+    alike = True
     for start, end, values in chunks(column):
-        # in steps, whatever the chunks: the lookups' arrays stay in cache
         for step in range(0, end - start, _STEP):
             part = values[step : step + _STEP]
             at = start + step
-            numbers[at : at + len(part)] = part if index is None else index(part)
-    return numbers
+            found = part if index is None else index(part)
+            numbers[at : at + len(part)] = found
+            if alike and ids is not None and names is not None:
+                alike = _named_alike(ids.slice(at, len(part)), names, found)
+            if then is not None:
+                then(at, at + len(part))
+    return numbers, alike
 
 
 def chunks(column: pl.Series) -> list[tuple[int, int, npt.NDArray[Any]]]:
@@ -193,7 +210,7 @@ def rankings_of(
     named: pl.DataFrame | None = None,
     *,
     hashes: npt.NDArray[np.uint64] | None = None,
-    write_over: Callable[[], object] | None = None,
+    then: Callable[[int, int], object] | None = None,
 ) -> Rankings:
     """Count each ranking's rows and name it; number each row's ranking.
 
@@ -201,8 +218,11 @@ def rankings_of(
     without a query id (or system) is not numbered: its ranking is named null, for the
     pass's checks to refuse. Rows numbered by their reader are named from ``named``
     (each ranking number's ids: :func:`rankset.evaluation._packed.packed_frames`).
-    ``hashes``: each row's :func:`ranking_hash`, when computed already (read only
-    during the call).
+    ``hashes``: each row's :func:`ranking_hash`, when computed already. ``then``: called
+    with the first and end rows of each step once their numbers are written and their
+    ids compared with their rankings' names (in row order, every row once, before the
+    comparison's outcome is acted on): those rows' ``hashes`` are read no more, and
+    may be written over.
 
     Examples
     --------
@@ -232,13 +252,9 @@ def rankings_of(
     places[by_name] = np.arange(len(by_name))
     names = names[by_name]
     index = _HashIndex(hashed.gather(first).to_numpy(), places)
-    out = None
-    if write_over is not None and hashes is not None:
-        write_over()  # wait until no one else reads ``hashes``: the numbers go there
-        out = hashes
-    numbers = _written(hashed, index, out)
+    numbers, alike = _numbered(hashed, index, rows.select(columns), names, then)
     del hashed  # ``hashes``' memory: not kept past the call
-    if not _named_alike(rows, names, numbers):  # two ids of one hash: numbered exactly
+    if not alike:  # two ids of one hash: numbered exactly
         return _ranked_rankings(rows, system, columns)
     rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, len(names))
     rankings = dataclasses.replace(rankings, index=index, columns=tuple(columns))
@@ -272,26 +288,14 @@ def with_counts(rankings: Rankings) -> pl.DataFrame:
     return rankings.frame.with_columns(pl.Series(NUM_RET, rankings.counted.astype("float64")))
 
 
-def _named_alike(rows: pl.DataFrame, names: pl.DataFrame, numbers: npt.NDArray[np.uint64]) -> bool:
+def _named_alike(rows: pl.DataFrame, names: pl.DataFrame, numbers: npt.NDArray[Any]) -> bool:
     """Whether each row's ids equal its ranking's name (``numbers`` index ``names``).
 
-    Chunk by chunk of the rows: no column of every row's name is built.
+    Called step by step of the rows (:func:`_numbered`): no column of every row's name
+    is built.
     """
-    for column in names.columns:
-        named = names[column]
-        for start, chunk in _chunk_starts(rows[column]):
-            at = pl.Series(numbers[start : start + len(chunk)].view("int64"))
-            if not (named.gather(at) == chunk).all():
-                return False
-    return True
-
-
-def _chunk_starts(column: pl.Series) -> list[tuple[int, pl.Series]]:
-    found, start = [], 0
-    for chunk in column.get_chunks():
-        found.append((start, chunk))
-        start += len(chunk)
-    return found
+    at = pl.Series(numbers)
+    return all((names[column].gather(at) == rows[column]).all() for column in names.columns)
 
 
 def _ranked_rankings(rows: pl.DataFrame, system: str | None, columns: list[str]) -> Rankings:
