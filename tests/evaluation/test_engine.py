@@ -29,7 +29,7 @@ from polars.testing import assert_frame_equal
 import rankset
 from rankset import io as rio
 from rankset.evaluation import EvaluateOptions
-from rankset.evaluation._kernel import labels_in_bucket
+from rankset.evaluation._kernel_labels import labels_in_bucket
 from rankset.evaluation._pass import ordered_pass_frames, ranked_pass_frames
 from rankset.evaluation._plan import plan_evaluation_inputs
 from rankset.io import _trec as trec_reader

@@ -357,7 +357,7 @@ def test_fused_tables_collected_with_the_labels_are_the_ones_built_after(checked
     from functools import partial
 
     from rankset.evaluation._fused import FusedPlan
-    from rankset.evaluation._kernel import prepare_labels
+    from rankset.evaluation._kernel_labels import prepare_labels
     from rankset.evaluation._plan import plan_labels
 
     _, qrels = _ties(4)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -160,7 +161,7 @@ def test_labels_are_put_in_byte_order_of_query_then_document() -> None:
     import random
 
     # The query ids are flagged sorted: Polars' own order of them must be that order.
-    from rankset.evaluation._kernel import in_label_order
+    from rankset.evaluation._kernel_labels import in_label_order
 
     rng = random.Random(3)
     alphabet = ["a", "b", "A", "é", "中", "\U0001f600", " ", "aa", "", "0"]
@@ -256,9 +257,9 @@ def test_a_bad_label_is_named_whichever_way_the_ids_are_counted(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
-    from rankset.evaluation import _kernel as kernel
+    from rankset.evaluation import _kernel_labels as kernel_labels
 
-    monkeypatch.setattr(kernel, "LABELS_SCANNED_FROM", scanned_from)
+    monkeypatch.setattr(kernel_labels, "LABELS_SCANNED_FROM", scanned_from)
     labels = pl.DataFrame(
         {"query_id": ["q1", query_id], "doc_id": ["d1", doc_id], "grade": [1.0, grade]}
     )
@@ -267,3 +268,61 @@ def test_a_bad_label_is_named_whichever_way_the_ids_are_counted(
         rankset.SchemaError, match=rf"1 label row\(s\) have {re.escape(problem)} \(first: row 2"
     ):
         rankset.evaluate(tmp_path / "run.trec", labels, ["ap"], confidence=None)
+
+
+@pytest.mark.parametrize("beside", [False, True])
+def test_labels_checked_beside_the_numbering_give_the_same_values_and_errors(
+    beside: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A large run's labels are checked and summarised on a thread of their own while
+    # its rankings are numbered (here any run, the threshold lowered): the values are
+    # pytrec_eval's, a bad label is named as before, and a bad run row is still the
+    # error raised when the labels are bad too.
+    import random
+    import threading
+
+    from rankset.evaluation import _kernel as kernel
+    from rankset.evaluation import _pass as run_pass
+
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    on_main: list[bool] = []
+    summarised = kernel.labels_beside
+
+    def spy(*args: Any) -> Any:
+        on_main.append(threading.current_thread() is threading.main_thread())
+        return summarised(*args)
+
+    monkeypatch.setattr(kernel, "labels_beside", spy)
+    if beside:
+        monkeypatch.setattr(run_pass, "CHECKED_MEANWHILE", 1)
+    rng = random.Random(5)
+    rows = [(f"q{q}", f"d{d}", float(rng.randrange(6))) for q in range(4) for d in range(30)]
+    rng.shuffle(rows)  # in no order: the packed numbering
+    run = tmp_path / "run.parquet"
+    pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row").write_parquet(run)
+    judged = {(f"q{q}", f"d{d}"): rng.randrange(3) for q in range(4) for d in range(0, 30, 3)}
+    labels = pl.DataFrame(
+        [(q, d, float(g)) for (q, d), g in judged.items()],
+        schema=["query_id", "doc_id", "grade"],
+        orient="row",
+    )
+    got = rankset.evaluate(run, labels, ["ndcg@10", "ap"], confidence=None).per_query
+    assert on_main == [not beside]
+    qrels: dict[str, dict[str, int]] = {}
+    for (q, d), g in judged.items():
+        qrels.setdefault(q, {})[d] = g
+    scores: dict[str, dict[str, float]] = {}
+    for q, d, s in rows:
+        scores.setdefault(q, {})[d] = s
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map"}).evaluate(scores)
+    values = {(q, m): v for q, m, v in got.select("query_id", "metric", "value").rows()}
+    assert values == {
+        (q, m): want[q][key] for q in want for m, key in (("ndcg@10", "ndcg_cut_10"), ("ap", "map"))
+    }
+    bad_labels = labels.with_columns(pl.col("doc_id").str.replace("^d3$", " d3"))
+    with pytest.raises(rankset.SchemaError, match="leading or trailing space"):
+        rankset.evaluate(run, bad_labels, ["ap"], confidence=None)
+    bad_run = pl.read_parquet(run).with_columns(pl.col("doc_id").str.replace("^d7$", "d\x017"))
+    bad_run.write_parquet(run)
+    with pytest.raises(rankset.SchemaError, match=r"run row\(s\) have a doc_id with a control"):
+        rankset.evaluate(run, bad_labels, ["ap"], confidence=None)

@@ -123,7 +123,7 @@ def _positions(rows: list[Row], labelled: list[tuple[str, str]]) -> dict[Any, in
         {"query_id": [q for q, _ in labelled], "doc_id": [d for _, d in labelled]},
         schema={"query_id": pl.String, "doc_id": pl.String},
     ).with_columns(grade=pl.lit(1.0))
-    hits, counts, _ = measure_pass(_runs(frame), labels, None, "streaming")
+    hits, counts, _ = measure_pass(_runs(frame), labels, None, "streaming", (), list)
     lengths = {(s, q): n for s, q, n in counts.rows()}
     expected_lengths: dict[tuple[str, str], float] = {}
     for system, query, _, _ in rows:
@@ -267,7 +267,7 @@ def test_a_missing_query_id_is_refused(plans: list[str]) -> None:
     )
     labels = pl.LazyFrame({"query_id": ["q"], "doc_id": ["a"], "grade": [1.0]})
     with pytest.raises(SchemaError, match=r"1 run row\(s\) have no query_id"):
-        measure_pass(_runs(frame), labels, None, "streaming")
+        measure_pass(_runs(frame), labels, None, "streaming", (), list)
     assert plans == ["packed"]
 
 
@@ -406,7 +406,7 @@ def test_a_readers_ranking_numbers_number_the_run_as_its_codes_would(
     for numbers in (part.ranking_numbers, None):
         parts = [dataclasses.replace(part, row_order="any", ranking_numbers=numbers)]
         hits, counts, _ = measure_pass(
-            dataclasses.replace(runs, inputs=parts), labels, None, "streaming"
+            dataclasses.replace(runs, inputs=parts), labels, None, "streaming", (), list
         )
         results.append((hits, counts))
     assert numbered == [True, False]
@@ -442,9 +442,9 @@ def test_ranking_numbers_over_several_systems_name_each_ranking_by_its_first_row
     numbers = pl.Series(np.repeat(np.arange(6), 25), dtype=pl.UInt32).set_sorted()
     given = [dataclasses.replace(runs.inputs[0], ranking_numbers=numbers)]
     hits, counts, _ = measure_pass(
-        dataclasses.replace(runs, inputs=given), labels, None, "streaming"
+        dataclasses.replace(runs, inputs=given), labels, None, "streaming", (), list
     )
-    coded_hits, coded_counts, _ = measure_pass(runs, labels, None, "streaming")
+    coded_hits, coded_counts, _ = measure_pass(runs, labels, None, "streaming", (), list)
     assert hits.equals(coded_hits)
     assert counts.equals(coded_counts)
     assert counts.select(GROUP).rows() == sorted({(s, q) for s, q, _, _ in rows})
@@ -459,7 +459,7 @@ def test_a_duplicate_is_refused_in_a_run_its_reader_numbered() -> None:
     given = [dataclasses.replace(runs.inputs[0], ranking_numbers=numbers)]
     labels = pl.LazyFrame({"query_id": ["q"], "doc_id": ["d7"], "grade": [1.0]})
     with pytest.raises(SchemaError, match=r"duplicate documents.*doc 'd7' \(2 times\)"):
-        measure_pass(dataclasses.replace(runs, inputs=given), labels, None, "streaming")
+        measure_pass(dataclasses.replace(runs, inputs=given), labels, None, "streaming", (), list)
 
 
 # --- the document ids' ranks in the packed integers (issue 49) ----------------------

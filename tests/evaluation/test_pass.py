@@ -124,7 +124,7 @@ def _labels(labelled: list[tuple[str, str, int]]) -> pl.LazyFrame:
 
 
 def _measured(runs: Runs, labels: pl.LazyFrame) -> tuple[dict[Any, int], dict[Any, int]]:
-    hits, counts, _ = measure_pass(runs, labels, None, "streaming")
+    hits, counts, _ = measure_pass(runs, labels, None, "streaming", (), list)
     positions = {(s, q, d): p for s, q, d, p in hits.select(*GROUP, "doc_id", "pos").rows()}
     lengths = {(s, q): int(n) for s, q, n in counts.rows()}
     return positions, lengths
@@ -251,7 +251,7 @@ def test_a_run_in_order_takes_the_ordered_plan(plans: list[str]) -> None:
     runs = _runs(SAMPLE / "rerank.trec")
     assert _guessed(runs) == ["trec_eval"]
     labels = rio.scan_labels(SAMPLE / "qrels.txt")
-    measure_pass(runs, normalize_labels(labels), None, "streaming")
+    measure_pass(runs, normalize_labels(labels), None, "streaming", (), list)
     assert plans == ["ordered"]
 
 
@@ -259,12 +259,12 @@ def test_a_run_with_ascending_ties_takes_the_tied_plan(plans: list[str]) -> None
     runs = _runs(SAMPLE / "bm25.trec")  # ties listed in ascending document order
     assert _guessed(runs) == ["by_key"]
     labels = normalize_labels(rio.scan_labels(SAMPLE / "qrels.txt"))
-    hits, counts, _ = measure_pass(runs, labels, None, "streaming")
+    hits, counts, _ = measure_pass(runs, labels, None, "streaming", (), list)
     assert plans == ["ties"]
     ranked = dataclasses.replace(
         runs, inputs=[dataclasses.replace(runs.inputs[0], row_order="any")]
     )
-    again, again_counts, _ = measure_pass(ranked, labels, None, "streaming")
+    again, again_counts, _ = measure_pass(ranked, labels, None, "streaming", (), list)
     assert plans == ["ties", "packed"]
     assert_frame_equal(hits.sort([*GROUP, "doc_id"]), again.sort([*GROUP, "doc_id"]))
     assert_frame_equal(counts.sort(list(GROUP)), again_counts.sort(list(GROUP)))
@@ -422,12 +422,12 @@ def test_either_plan_numbers_what_the_other_does(
         runs, inputs=[dataclasses.replace(runs.inputs[0], row_order="trec_eval")]
     )
     labels = _labels([("q", doc, 1) for _, _, doc, _ in rows])
-    hits, counts, _ = measure_pass(forced, labels, None, "streaming")
+    hits, counts, _ = measure_pass(forced, labels, None, "streaming", (), list)
     assert plans == expected_plans
     ranked = dataclasses.replace(
         runs, inputs=[dataclasses.replace(runs.inputs[0], row_order="any")]
     )
-    again, _, _ = measure_pass(ranked, labels, None, "streaming")
+    again, _, _ = measure_pass(ranked, labels, None, "streaming", (), list)
     assert_frame_equal(hits.sort("doc_id"), again.sort("doc_id"))
     assert hits.sort("pos")["doc_id"].to_list() == ["b", "a"]  # the larger id first
     assert counts["_num_ret"].to_list() == [2.0]
@@ -449,7 +449,7 @@ def test_every_plan_refuses_a_nan_score(row_order: str, where: int) -> None:
     runs = _one_bad_score(float("nan"), row_order, where)
     labels = _labels([("q", "b", 1)])
     with pytest.raises(SchemaError, match=r"1 run row\(s\) have a score that is NaN"):
-        measure_pass(runs, labels, None, "streaming")
+        measure_pass(runs, labels, None, "streaming", (), list)
 
 
 @pytest.mark.parametrize(
@@ -478,7 +478,7 @@ def test_every_plan_refuses_a_bad_doc_id_on_an_unlabelled_row(
         runs, inputs=[dataclasses.replace(runs.inputs[0], row_order=row_order)]
     )
     with pytest.raises(SchemaError, match=rf"1 run row\(s\) have {problem}.*row 3"):
-        measure_pass(runs, _labels([("q", "b", 1)]), None, "streaming")
+        measure_pass(runs, _labels([("q", "b", 1)]), None, "streaming", (), list)
 
 
 @pytest.mark.parametrize("score", [float("inf"), float("-inf")])
@@ -490,7 +490,7 @@ def test_every_plan_ranks_an_infinite_score_and_says_so(
     runs = _one_bad_score(score, row_order, where)
     labels = _labels([("q", "b", 1)])
     with pytest.warns(RanksetWarning, match=r"1 score\(s\) are infinite"):
-        measure_pass(runs, labels, None, "streaming")
+        measure_pass(runs, labels, None, "streaming", (), list)
 
 
 def test_buckets_number_ordered_runs_like_one_pass(plans: list[str]) -> None:
@@ -540,7 +540,7 @@ def test_duplicates_are_found_by_every_plan(rows: list[Row], row_order: str) -> 
         runs, inputs=[dataclasses.replace(runs.inputs[0], row_order=row_order)]
     )
     with pytest.raises(SchemaError, match=r"duplicate documents.*doc 'a' \(2 times\)"):
-        measure_pass(forced, _labels([("q", "a", 1)]), None, "streaming")
+        measure_pass(forced, _labels([("q", "a", 1)]), None, "streaming", (), list)
 
 
 def test_a_hash_collision_without_a_duplicate_changes_nothing(

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 import polars as pl
 
 from rankset.evaluation._fused_mapping import MappingPlan, plain_id
-from rankset.evaluation._kernel import PreparedLabels
+from rankset.evaluation._kernel_labels import PreparedLabels
 from rankset.evaluation._packed_hits import pair_hash
 from rankset.evaluation._pass import SMALL_ENGINE, row_checks, same_ranking_as_previous_row
 from rankset.evaluation._plan import EvaluationPlan
@@ -185,7 +185,7 @@ class FusedPlan:
 
         ``labels`` and ``stats`` are the prepared labels, in (query, doc) order, and
         their statistics: lazy, so that the tables are collected with them (a one-shot
-        call's labels: :func:`~rankset.evaluation._kernel.prepare_labels`' ``also``).
+        call's labels: :func:`~rankset.evaluation._kernel_labels.prepare_labels`' ``also``).
         The plan is then still measured by the general kernel for options that count
         or drop rows on the way (``duplicates`` other than ``"error"``,
         ``ignore_identical_ids``) or columns joined from elsewhere than the run.

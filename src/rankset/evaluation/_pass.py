@@ -1,9 +1,8 @@
 """The pass over the runs: each labelled document's position, each ranking's length.
 
-This is the step that reads every row of every run (besides a profile of runs whose
-tags and scores are not known beforehand); what comes after it works on the labelled
-rows (a small share of a deep run) and one row per ranking. Four numberings give the
-same frames:
+This is the step that reads every row of every run (and a profile of some runs); what
+comes after it works on the labelled rows (a small share of a deep run) and one row per
+ranking. Four numberings give the same frames:
 
 * **in order** (:data:`RowOrder` ``"trec_eval"``): most run files list each ranking as
   one block, best first in trec_eval's order (score descending, ties by document id
@@ -31,19 +30,18 @@ first rows (:func:`first_rows_order`), so an unordered file is not read twice.
 
 Duplicate documents within a ranking are an error (trec_eval refuses them). Every
 numbering collects a 64-bit hash of each row's ``(query_id, doc_id)`` (and ``system``
-when a run holds several), 8 bytes per row, 12 with a block number; when two hashes of
-one ranking are equal, a second pass over that run names the duplicates (or finds a hash
-collision and goes on).
+when a run holds several); when two hashes of one ranking are equal, a second pass
+over that run names the duplicates (or finds a hash collision and goes on).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import polars as pl
 
@@ -83,6 +81,8 @@ from rankset.schema._rules import cast_run, duplicate_docs, raise_on_duplicate_d
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+Side = TypeVar("Side")  # what measure_pass's beside makes of the frames of the pass
 
 __all__ = [
     "PEEK_ROWS",
@@ -477,14 +477,16 @@ def measure_pass(
     labels: pl.LazyFrame,
     bucket: tuple[int, int] | None,
     engine: Literal["streaming", "in-memory", "gpu", "dask"],
-    others: Sequence[pl.LazyFrame] = (),
-) -> tuple[pl.DataFrame, pl.DataFrame, list[pl.DataFrame]]:
+    others: Sequence[pl.LazyFrame],
+    beside: Callable[[list[pl.DataFrame]], Side],
+) -> tuple[pl.DataFrame, pl.DataFrame, Side]:
     """Run the pass over every run, collected together with ``others``.
 
     Returns the labelled rows with their positions (``system, query_id, doc_id, pos``
     and the label columns) in rank order (by system, query id and position), one row per
-    ranking with :data:`NUM_RET`, and ``others`` collected. Runs that looked in order
-    but were not are measured again, ranked.
+    ranking with :data:`NUM_RET`, and ``beside(others collected)``, called on a thread
+    of its own while a large run is numbered. Runs that looked in order but were not
+    are measured again, ranked.
 
     Raises
     ------
@@ -509,15 +511,22 @@ def measure_pass(
         for part, order in zip(runs.inputs, tried, strict=True)
     ]
     try:
-        collected = _taken(collect_frames([f for fs in planned for f in fs] + [*others], engine))
+        collected = collect_frames([f for fs in planned for f in fs] + [*others], engine)
     except pl.exceptions.PolarsError as error:
         if any(part.scan is not None for part in runs.inputs):
             # e.g. a word for a score in a scanned file: its general parser names the line
             scanned = ", ".join(part.source for part in runs.inputs if part.scan is not None)
             raise TextScanRejected(f"{scanned}: {error}") from error
         raise
-    with ThreadPoolExecutor(max_workers=1) as checker:
-        return _measured_pass(runs, labels, bucket, engine, planned, tried, collected, checker)
+    cut = len(collected) - len(others)
+    collected, rest = collected[:cut], collected[cut:]
+    large = max((frame.height for frame in collected), default=0) >= CHECKED_MEANWHILE
+    with ThreadPoolExecutor(max_workers=1) as checker, ThreadPoolExecutor(max_workers=1) as side:
+        aside = side.submit(beside, rest) if large else None
+        hits, counts = _measured_pass(
+            runs, labels, bucket, engine, planned, tried, _taken(collected), checker
+        )
+        return hits, counts, beside(rest) if aside is None else aside.result()
 
 
 def _taken(frames: list[pl.DataFrame]) -> Iterator[pl.DataFrame]:
@@ -546,7 +555,7 @@ def _measured_pass(
     tried: list[_Numbering],
     collected: Iterator[pl.DataFrame],
     checker: ThreadPoolExecutor,
-) -> tuple[pl.DataFrame, pl.DataFrame, list[pl.DataFrame]]:
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Resolve the collected pass of :func:`measure_pass`, measuring again where needed."""
     measured: list[_Measured | _Numbering] = []
     for part, frames, order in zip(runs.inputs, planned, tried, strict=True):
@@ -557,7 +566,6 @@ def _measured_pass(
         refuse_bad_rows(runs, part, bucket, got, ids=order != "any")
         measured.append(_resolve_checking(order, got, checker))
         refuse_bad_packed_ids(runs, part, bucket, got)  # checked during the numbering
-    rest = list(collected)
 
     # Measured again, each by the numbering its rows allow (at most twice more: a run
     # that starts in key order but turns out split or unordered is then ranked).
@@ -587,6 +595,6 @@ def _measured_pass(
     # put in rank order here, eagerly, whatever order the engine's pass gave them in
     # (a lazy sort before a group-by is no promise the query optimizer keeps).
     if len(results) == 1 and results[0].in_rank_order:
-        return results[0].hits, counts, rest
+        return results[0].hits, counts
     hits = pl.concat([result.hits for result in results])
-    return hits.sort(*GROUP, "pos", maintain_order=True), counts, rest
+    return hits.sort(*GROUP, "pos", maintain_order=True), counts

@@ -22,14 +22,8 @@ import polars as pl
 
 from rankset.evaluation._costs import carried_cost_summary
 from rankset.evaluation._inputs import is_ranx_run
-from rankset.evaluation._kernel import (
-    Collected,
-    PreparedLabels,
-    describe,
-    finish,
-    measure_queries,
-    prepare_labels,
-)
+from rankset.evaluation._kernel import Collected, describe, finish, measure_queries
+from rankset.evaluation._kernel_labels import PreparedLabels, prepare_labels
 from rankset.evaluation._options import EvaluateOptions
 from rankset.evaluation._plan import EvaluationPlan, plan_labels, with_runs
 from rankset.evaluation._query_policy import count_queries, query_counts_table
