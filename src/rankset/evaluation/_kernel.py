@@ -42,6 +42,7 @@ from rankset.evaluation._query_policy import (
     with_identical_counts,
 )
 from rankset.evaluation._runs import Runs, bucket_of, keep_bucket
+from rankset.evaluation._scratch import borrowing
 from rankset.measures import Features
 from rankset.measures._shared import GROUP, POSITIONS_BELOW, with_positions_below
 
@@ -137,14 +138,15 @@ def measure_queries(
     }
     # ignore_identical_ids: the rows dropped, read in the same pass, to be counted.
     identical = runs.identical_rows(bucket)
-    hits_frame, counts_frame, (extra, label_rows, stats) = measure_pass(
-        runs,
-        labels,
-        bucket,
-        engine,
-        [*label_frames, *wanted.values(), *identical],
-        partial(labels_beside, plan, labels, list(wanted), len(identical), prepared),
-    )
+    with borrowing():  # the numbering's large arrays: kept between evaluations
+        hits_frame, counts_frame, (extra, label_rows, stats) = measure_pass(
+            runs,
+            labels,
+            bucket,
+            engine,
+            [*label_frames, *wanted.values(), *identical],
+            partial(labels_beside, plan, labels, list(wanted), len(identical), prepared),
+        )
 
     # The small phase adds in row order (rankset.measures' sequential sums): the pass
     # gives the labelled rows in rank order.

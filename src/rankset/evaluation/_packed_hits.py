@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from rankset.evaluation._packed_rankings import query_hash
+from rankset.evaluation._scratch import empty
 from rankset.measures._shared import GROUP
 
 if TYPE_CHECKING:
@@ -79,12 +80,10 @@ def query_hashes(rows: pl.DataFrame) -> npt.NDArray[np.uint64] | None:
     pair hashes are written over it. None when an id is missing (such a run is
     refused).
     """
-    import numpy as np
-
     query_ids = rows["query_id"]
     if query_ids.null_count():
         return None
-    hashes = np.empty(len(query_ids), dtype=np.uint64)
+    hashes = empty(len(query_ids))  # kept between evaluations when large
     start = 0
     for chunk in query_ids.get_chunks():
         hashed = chunk.to_frame().select(query_hash(pl.col(chunk.name))).to_series()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from rankset.evaluation._scratch import empty
 from rankset.measures._shared import GROUP, NUM_RET
 
 if TYPE_CHECKING:
@@ -117,9 +118,7 @@ def _numbered(
     returned flag tells whether all were equal. ``then`` is called with each step's
     first and end rows once it is written and compared.
     """
-    import numpy as np
-
-    numbers = np.empty(len(column), dtype=np.uint64)
+    numbers = empty(len(column))  # kept between evaluations when large
     alike = True
     for start, end, values in chunks(column):
         for step in range(0, end - start, _STEP):

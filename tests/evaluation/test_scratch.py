@@ -1,0 +1,137 @@
+"""The numbering's large scratch arrays, kept a few seconds between evaluations.
+
+Checked here: a kept array is lent again (never to two evaluations at once), only the
+largest few are kept, they are released after the time given, and evaluations that
+reuse them (their earlier contents left in them) give the values of evaluations that
+allocate afresh, pytrec_eval's.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+
+import rankset
+from rankset.evaluation import _scratch as scratch
+
+
+@pytest.fixture(autouse=True)
+def _nothing_kept() -> Any:
+    scratch.release()
+    yield
+    scratch.release()
+
+
+def test_an_array_is_lent_again_once_given_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scratch, "KEPT_FROM", 10)
+    with scratch.borrowing():
+        first = scratch.empty(50)
+        assert scratch.empty(9).base is None  # too small to keep
+    with scratch.borrowing():
+        again = scratch.empty(40)  # a kept array at least as large
+        other = scratch.empty(40)  # the kept one is lent: a new one
+        larger = scratch.empty(60)
+    assert again.base is first.base
+    assert other.base is not first.base
+    assert larger.base is not first.base
+    assert len(again) == 40
+    assert scratch.empty(40).base is None  # outside a block: nothing is lent
+
+
+def test_two_evaluations_at_once_never_share_an_array(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scratch, "KEPT_FROM", 10)
+    with scratch.borrowing():
+        scratch.empty(100)
+        scratch.empty(100)
+    bases: list[Any] = []
+    both_inside = threading.Barrier(2)
+
+    def borrow() -> None:
+        with scratch.borrowing():
+            array = scratch.empty(100)
+            bases.append(array.base)
+            both_inside.wait(timeout=10)  # each holds its array while the other takes one
+
+    threads = [threading.Thread(target=borrow) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert len(bases) == 2
+    assert bases[0] is not bases[1]
+
+
+def test_only_the_largest_are_kept_and_for_a_while(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scratch, "KEPT_FROM", 10)
+    monkeypatch.setattr(scratch, "KEPT_SECONDS", 0.2)
+    with scratch.borrowing():
+        sizes = [scratch.empty(size).base.size for size in (30, 10, 20)]  # type: ignore[union-attr]
+    assert sizes == [30, 10, 20]
+    with scratch.borrowing():
+        lent = [scratch.empty(10).base.size for _ in range(3)]  # type: ignore[union-attr]
+    assert sorted(lent[:2]) == [20, 30]  # the two largest were kept, the smallest not
+    assert lent[2] == 10  # allocated afresh
+    time.sleep(0.6)  # past KEPT_SECONDS: released
+    with scratch.borrowing():
+        assert scratch.empty(10).base.size == 10  # type: ignore[union-attr]
+
+
+def test_evaluations_reusing_the_arrays_give_pytrec_evals_values(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Every run is numbered as a large one (on the checker thread, the arrays kept):
+    # each evaluation finds the previous one's hashes and numbers in the arrays.
+    from rankset.evaluation import _packed_pass as packed_pass
+    from rankset.evaluation import _pass as run_pass
+
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    monkeypatch.setattr(scratch, "KEPT_FROM", 1)
+    monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
+    monkeypatch.setattr(run_pass, "CHECKED_MEANWHILE", 1)
+    borrowed: list[int] = []
+    lend = scratch._KEPT.take
+
+    def counted(size: int) -> Any:
+        found = lend(size)
+        borrowed.append(found is not None)
+        return found
+
+    monkeypatch.setattr(scratch._KEPT, "take", counted)
+    rng = random.Random(11)
+    for queries, depth in ((6, 40), (3, 25), (5, 60)):  # smaller, then larger than before
+        rows = [
+            (f"q{q}", f"d{rng.randrange(200)}", float(rng.randrange(8)))
+            for q in range(queries)
+            for _ in range(depth)
+        ]
+        rows = list({(q, d): (q, d, s) for q, d, s in rows}.values())
+        rng.shuffle(rows)
+        run = tmp_path / "run.parquet"
+        pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row").write_parquet(run)
+        judged = {(q, d): rng.randrange(3) for q, d, _ in rows if rng.random() < 0.3}
+        labels = pl.DataFrame(
+            [(q, d, float(g)) for (q, d), g in judged.items()],
+            schema=["query_id", "doc_id", "grade"],
+            orient="row",
+        )
+        got = rankset.evaluate(run, labels, ["ndcg@10", "ap", "rr"], confidence=None).per_query
+        qrels: dict[str, dict[str, int]] = {}
+        for (q, d), g in judged.items():
+            qrels.setdefault(q, {})[d] = g
+        scores: dict[str, dict[str, float]] = {}
+        for q, d, s in rows:
+            scores.setdefault(q, {})[d] = s
+        want = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recip_rank"})
+        expected = want.evaluate(scores)
+        names = {"ndcg@10": "ndcg_cut_10", "ap": "map", "rr": "recip_rank"}
+        values = {(q, m): v for q, m, v in got.select("query_id", "metric", "value").rows()}
+        assert values == {(q, m): expected[q][key] for q in expected for m, key in names.items()}
+    assert any(borrowed)  # the later evaluations did reuse the arrays
+    assert np.all(np.asarray(borrowed[:2]) == False)  # noqa: E712  the first allocated afresh
