@@ -14,7 +14,7 @@ and the rankings are then numbered by a dense rank of the ids instead.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -106,17 +106,18 @@ def _written(column: pl.Series, index: _HashIndex | None = None) -> npt.NDArray[
 def _numbered(
     column: pl.Series,
     index: _HashIndex | None,
-    ids: pl.DataFrame | None = None,
-    names: pl.DataFrame | None = None,
+    ids: Sequence[pl.Series] = (),
+    names: Sequence[pl.Series] = (),
     then: Callable[[int, int], object] | None = None,
 ) -> tuple[npt.NDArray[np.uint64], bool]:
     """Write ``column``'s values (looked up in ``index`` when given) into one array.
 
     In steps of rows, whatever the chunks: the lookups' arrays stay in cache. With
-    ``ids`` (each row's ids) and ``names`` (each number's), each step's ids are
-    compared with the names of the numbers just written (:func:`_named_alike`); the
-    returned flag tells whether all were equal. ``then`` is called with each step's
-    first and end rows once it is written and compared.
+    ``ids`` (each row's ids, a column each) and ``names`` (each number's, the same
+    columns), each step's ids are compared with the names of the numbers just
+    written; the returned flag tells whether all were equal (no column of every
+    row's name is built). ``then`` is called with each step's first and end rows once
+    it is written and compared.
     """
     numbers = empty(len(column))  # kept between evaluations when large
     alike = True
@@ -126,8 +127,12 @@ def _numbered(
             at = start + step
             found = part if index is None else index(part)
             numbers[at : at + len(part)] = found
-            if alike and ids is not None and names is not None:
-                alike = _named_alike(ids.slice(at, len(part)), names, found)
+            if alike and names:
+                named = pl.Series(found)
+                alike = all(
+                    (name.gather(named) == column_ids.slice(at, len(part))).all()
+                    for name, column_ids in zip(names, ids, strict=True)
+                )
             if then is not None:
                 then(at, at + len(part))
     return numbers, alike
@@ -251,7 +256,8 @@ def rankings_of(
     places[by_name] = np.arange(len(by_name))
     names = names[by_name]
     index = _HashIndex(hashed.gather(first).to_numpy(), places)
-    numbers, alike = _numbered(hashed, index, rows.select(columns), names, then)
+    ids = [rows[column] for column in columns]
+    numbers, alike = _numbered(hashed, index, ids, [names[column] for column in columns], then)
     del hashed  # ``hashes``' memory: not kept past the call
     if not alike:  # two ids of one hash: numbered exactly
         return _ranked_rankings(rows, system, columns)
@@ -285,16 +291,6 @@ def with_counts(rankings: Rankings) -> pl.DataFrame:
     if rankings.counted is None:
         return rankings.frame
     return rankings.frame.with_columns(pl.Series(NUM_RET, rankings.counted.astype("float64")))
-
-
-def _named_alike(rows: pl.DataFrame, names: pl.DataFrame, numbers: npt.NDArray[Any]) -> bool:
-    """Whether each row's ids equal its ranking's name (``numbers`` index ``names``).
-
-    Called step by step of the rows (:func:`_numbered`): no column of every row's name
-    is built.
-    """
-    at = pl.Series(numbers)
-    return all((names[column].gather(at) == rows[column]).all() for column in names.columns)
 
 
 def _ranked_rankings(rows: pl.DataFrame, system: str | None, columns: list[str]) -> Rankings:
