@@ -58,6 +58,7 @@ __all__ = [
     "Rankings",
     "coded_doc_ids",
     "descending_codes",
+    "finite_range",
     "number_packed",
     "packed_frames",
     "packed_rows",
@@ -168,6 +169,7 @@ def number_packed(
     rows: pl.DataFrame,
     rankings: Rankings,
     doc_codes: pl.Series | None = None,
+    key_range: Callable[[], tuple[float | None, float | None]] | None = None,
 ) -> pl.DataFrame | None:
     """Give the labelled rows their positions from the sorted packed integers.
 
@@ -176,7 +178,9 @@ def number_packed(
     and row numbers leave no bit for the key's code, or a row has no system (the ranked
     numbering then numbers the run). ``labelled``: the labelled rows, or a call that
     gives them (asked for once the packed integers are sorted, so that they may be
-    found meanwhile). ``doc_codes``: :func:`coded_doc_ids`' of the rows.
+    found meanwhile). ``doc_codes``: :func:`coded_doc_ids`' of the rows. ``key_range``:
+    a call that gives the rows' :func:`finite_range` (found meanwhile), else it is
+    found here.
     ``rankings.numbers`` is used up (the packed integers are built in its place).
 
     Examples
@@ -209,7 +213,7 @@ def number_packed(
     if doc_codes is not None:  # a small run's: its labelled rows are there already
         hits = _given(labelled)
         doc_ranks = _doc_ranks(doc_codes, hits["doc_id"], ranking_bits)
-    low, high = _finite_range(rows[PACKED_KEY])
+    low, high = finite_range(rows[PACKED_KEY]) if key_range is None else key_range()
     # 63 bits in all: the group after the last one still fits (the searches below)
     code_bits = min(63 - ranking_bits - row_bits, _MOST_CODE_BITS)
     if doc_ranks is not None:  # the document's rank in place of the row number
@@ -331,7 +335,7 @@ def _in_rank_order(
     return _positioned(hits[order].with_columns(pl.Series("pos", positions[order])), "pos")
 
 
-def _finite_range(keys: pl.Series) -> tuple[float | None, float | None]:
+def finite_range(keys: pl.Series) -> tuple[float | None, float | None]:
     """Return the smallest and largest finite keys (None, None when none is finite)."""
     if len(keys) == 0:
         return None, None

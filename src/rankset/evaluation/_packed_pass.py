@@ -27,6 +27,7 @@ from rankset.evaluation._packed import (
     PACKED_KEY,
     Rankings,
     coded_doc_ids,
+    finite_range,
     packed_frames,
     packed_rows,
     rankings_of,
@@ -62,6 +63,7 @@ __all__ = [
 ]
 
 HASH = "_hash"
+KeyRange = Callable[[], tuple[float | None, float | None]]
 #: Rows from which a check runs on the checker thread, beside the numbering.
 CHECKED_MEANWHILE = 1_000_000
 
@@ -95,6 +97,14 @@ class PackedRows:
     doc_codes: pl.Series | None  # the document ids coded afresh (:func:`coded_doc_ids`)
     # each document id problem's count (:func:`doc_id_problem_counts`); None: not checked
     id_counts: Future[dict[str, int]] | dict[str, int] | None
+    # the keys' finite range (:func:`finite_range`), found on the checker thread
+    key_range: Future[tuple[float | None, float | None]] | None = None
+
+    @property
+    def numbered(self) -> tuple[pl.DataFrame, Rankings, pl.Series | None, KeyRange | None]:
+        """What :func:`~rankset.evaluation._packed.number_packed` takes after the labelled rows."""
+        key_range = None if self.key_range is None else self.key_range.result
+        return self.rows, self.rankings, self.doc_codes, key_range
 
 
 @dataclass(frozen=True)
@@ -143,6 +153,8 @@ def with_rankings(
     """
     hits, checks, every_row, *named = frames  # named: the rankings a reader numbered
     large = every_row.height >= CHECKED_MEANWHILE
+    # the checker's first task: the numbering asks for it once the rankings are named
+    key_range = checker.submit(finite_range, every_row[PACKED_KEY]) if large else None
     one_system = part.name is not None
     # the first frame holds the labels when the pass joined nothing (no reader's numbers)
     hashes = None if named else query_hashes(every_row)
@@ -181,7 +193,8 @@ def with_rankings(
         every_row = every_row.select(PACKED_KEY, "doc_id")
     hashed = [] if part.unique_docs else [PackedHashes(every_row, found if one_system else None)]
     first = hits if found is None else found
-    return [first, rankings.frame, checks, PackedRows(every_row, rankings, coded, counts), *hashed]
+    numbered = PackedRows(every_row, rankings, coded, counts, key_range)
+    return [first, rankings.frame, checks, numbered, *hashed]
 
 
 class _Written:

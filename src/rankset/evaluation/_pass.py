@@ -444,7 +444,7 @@ def first_rows_order(runs: Runs, part: RunPart) -> RowOrder:
 def _resolve_packed(frames: Sequence[Any]) -> _Measured | _Numbering:
     hits, _, checks, every_row, *_ = frames
     labelled = partial(packed_hits, hits)  # asked for once the rows are sorted
-    numbered = number_packed(labelled, every_row.rows, every_row.rankings, every_row.doc_codes)
+    numbered = number_packed(labelled, *every_row.numbered)
     if numbered is None:
         return "ranked"
     return _Measured(numbered, with_counts(every_row.rankings), checks, None, True)
