@@ -145,8 +145,9 @@ def test_rows_in_chunks_are_paired_chunk_by_chunk(hashed_in: str) -> None:
     assert found.pairs.tolist() == pair_hashes.to_series().to_list()
 
 
-def test_the_pair_hashes_are_written_over_the_query_hashes_as_the_rankings_are_numbered(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("freed_by", [1, 7, 40])  # rows freed at a time; 40: all at once
+def test_the_pair_hashes_are_written_over_the_query_hashes_once_the_rankings_read_them(
+    freed_by: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(packed_rankings, "_STEP", 7)  # numbered in steps of 7 rows
     rows = pl.DataFrame(
@@ -155,21 +156,24 @@ def test_the_pair_hashes_are_written_over_the_query_hashes_as_the_rankings_are_n
     labels = pl.DataFrame({"query_id": ["q1", "q4"], "doc_id": ["d6", "d9"], "grade": [1.0, 2.0]})
     hashes = query_hashes(rows)
     assert hashes is not None
-    write = packed_hits.pair_writer(hashes, rows["doc_id"])
+    before = hashes.copy()
     steps: list[tuple[int, int]] = []
-
-    def then(start: int, end: int) -> None:
-        steps.append((start, end))
-        write(start, end)
-
-    rankings = rankings_of(rows, "s", hashes=hashes, then=then)
+    rankings = rankings_of(rows, "s", hashes=hashes, then=lambda *step: steps.append(step))
     assert steps == [(i, min(i + 7, 40)) for i in range(0, 40, 7)]  # every row once, in order
     assert rankings.numbers is not None
-    assert rankings.numbers.tolist() == [i % 5 for i in range(40)]  # read before the pairs
+    assert rankings.numbers.tolist() == [i % 5 for i in range(40)]
+    assert hashes.tolist() == before.tolist()  # the numbering only reads them
+    asked: list[int] = []
+
+    def ready(paired: int) -> int:  # frees the rows ``freed_by`` at a time
+        asked.append(paired)
+        return min(paired + freed_by, 40)
+
+    found = labelled_rows(rows, labels, hashes, "s", "_key", ready)
+    assert asked == list(range(0, 40, freed_by))  # never paired past the rows freed
+    assert found.pairs is hashes  # written over them, as the duplicate check sorts them
     pair_hashes = rows.select(packed_hits.pair_hash(pl.col("query_id"), pl.col("doc_id")))
     assert hashes.tolist() == pair_hashes.to_series().to_list()
-    found = labelled_rows(rows, labels, hashes, "s", "_key", paired=True)
-    assert found.pairs is hashes  # as the duplicate check sorts them
     expected = labelled_rows(rows, labels, query_hashes(rows), "s", "_key")
     assert found.hits.equals(expected.hits)
     assert found.hits.select("query_id", "doc_id").rows() == [("q1", "d6"), ("q4", "d9")]
@@ -212,13 +216,13 @@ def test_the_rankings_are_numbered_from_the_query_hashes_before_the_pairs_overwr
     assert hits.select("query_id", "doc_id").sort("query_id").rows() == [("q1", "d6"), ("q4", "d9")]
 
 
-def test_a_large_runs_labelled_rows_wait_for_every_pair_hash(
+def test_a_large_runs_pairs_are_written_only_behind_the_numbering(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A large run of one system: its pair hashes are written over its query hashes
-    # step by step as the rankings are numbered, and the checker thread looks the
-    # pairs up once all are written. The writing is slowed here: looked up any sooner,
-    # the last rows' query hashes would be taken for pairs and their labels lost.
+    # A large run of one system: the checker thread writes its pair hashes over its
+    # query hashes behind the numbering of its rankings, as each step is read. The
+    # numbering is slowed here: a checker that wrote ahead of it would hand the
+    # rankings pair hashes to number (wrong numbers, lost labelled rows).
     import time
 
     from rankset.evaluation import _packed_pass as packed_pass
@@ -226,18 +230,13 @@ def test_a_large_runs_labelled_rows_wait_for_every_pair_hash(
 
     monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
     monkeypatch.setattr(packed_rankings, "_STEP", 8)
-    writer = packed_hits.pair_writer
+    read = packed_pass._Numbering.read
 
-    def slow(hashes: Any, doc_ids: pl.Series) -> Any:
-        write = writer(hashes, doc_ids)
+    def slowly(self: Any, start: int, end: int) -> None:
+        time.sleep(0.05)
+        read(self, start, end)
 
-        def slowly(start: int, end: int) -> None:
-            time.sleep(0.05)
-            write(start, end)
-
-        return slowly
-
-    monkeypatch.setattr(packed_pass, "pair_writer", slow)
+    monkeypatch.setattr(packed_pass._Numbering, "read", slowly)
     frames, hits = _forty_rows_numbered()
     every_row = frames[3]
     assert isinstance(every_row, PackedRows)
@@ -249,7 +248,7 @@ def test_a_large_runs_labelled_rows_wait_for_every_pair_hash(
 def test_a_failure_numbering_the_rankings_does_not_leave_the_checker_waiting(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # The checker waits for the pair hashes to be written; if numbering the rankings
+    # The checker waits for the numbering to read the query hashes; if the numbering
     # fails part way, the wait ends all the same (the checker's task fails too) and the
     # numbering's failure is the one raised.
     import threading
@@ -258,14 +257,18 @@ def test_a_failure_numbering_the_rankings_does_not_leave_the_checker_waiting(
 
     from rankset.evaluation import _packed_pass as packed_pass
 
-    def failing(hashes: Any, doc_ids: pl.Series) -> Any:
-        def fail(start: int, end: int) -> None:
-            raise RuntimeError("no pairs")
-
-        return fail
-
     monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
-    monkeypatch.setattr(packed_pass, "pair_writer", failing)
+    monkeypatch.setattr(packed_rankings, "_STEP", 1)
+    looked_up = packed_rankings._HashIndex.__call__
+
+    def failing(self: Any, hashes: Any) -> Any:
+        if failing.calls:  # type: ignore[attr-defined]
+            raise RuntimeError("no numbers")
+        failing.calls += 1  # type: ignore[attr-defined]
+        return looked_up(self, hashes)
+
+    failing.calls = 0  # type: ignore[attr-defined]
+    monkeypatch.setattr(packed_rankings._HashIndex, "__call__", failing)
     rows = pl.DataFrame({"query_id": ["q0", "q1"], "doc_id": ["d0", "d1"], "_key": [1.0, 2.0]})
     labels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "grade": [1.0]})
     part = SimpleNamespace(name="s", rows_checked=True, unique_docs=False)
@@ -282,7 +285,7 @@ def test_a_failure_numbering_the_rankings_does_not_leave_the_checker_waiting(
     thread.start()
     thread.join(timeout=10)
     assert not thread.is_alive()  # not left waiting
-    assert [str(error) for error in raised] == ["no pairs"]
+    assert [str(error) for error in raised] == ["no numbers"]
 
 
 @pytest.mark.parametrize("packed_bits", [64, 8])  # 8: no room to pack, an argsort instead

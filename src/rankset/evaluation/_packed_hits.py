@@ -10,8 +10,9 @@ labels' pair hashes (a bit per slot of the hash's top bits, about 32 slots a lab
 which keeps every labelled row and a few others (slots shared by chance), and those
 candidates are joined to the labels on the pair hash and kept where both ids are
 equal: exactly the rows the join on the ids gives. The pair hashes are written over
-the query hashes, step by step as the rankings are numbered from them (a run of one
-system: :func:`pair_writer`) or afterwards, and are what the duplicate check sorts.
+the query hashes (as soon as the rankings have read them, for a large run of one
+system: on another thread, behind the numbering), and are what the duplicate check
+sorts.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ __all__ = [
     "gathered",
     "labelled_rows",
     "pair_hash",
-    "pair_writer",
     "query_hashes",
 ]
 
@@ -98,7 +98,7 @@ def labelled_rows(
     hashes: npt.NDArray[np.uint64] | None,
     system: str | None,
     key: str,
-    paired: bool = False,
+    ready: Callable[[int], int] | None = None,
 ) -> LabelledRows:
     """Join ``rows`` (ids, ``key``, document id) to ``labels`` on ``query_id, doc_id``.
 
@@ -106,8 +106,10 @@ def labelled_rows(
     or the rows' own) first, looked up by hash first: only the rows whose pair hash
     falls in a labelled slot are joined. ``hashes``: :func:`query_hashes`' of ``rows``,
     used up: each row's pair hash is written over its query hash (the returned
-    ``pairs``); with ``paired``, they are the pair hashes already
-    (:func:`pair_writer`'s).
+    ``pairs``). ``ready``: called with the count of rows paired so far, it waits until
+    the query hashes of more rows may be written over and returns their end (the
+    rankings read them meanwhile: :func:`~rankset.evaluation._packed_rankings.rankings_of`);
+    None: all may be.
 
     Examples
     --------
@@ -129,8 +131,8 @@ def labelled_rows(
     ids = labels.select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String))
     labelled = ids.select(pair_hash(pl.col("query_id"), pl.col("doc_id")))
     label_pairs = labelled.to_series()
-    pairs, bitmap = hashes, _Bitmap(label_pairs.to_numpy())
-    candidates = bitmap.holding(pairs) if paired else _paired(hashes, rows["doc_id"], bitmap)
+    pairs = hashes
+    candidates = _paired(hashes, rows["doc_id"], _Bitmap(label_pairs.to_numpy()), ready)
     # joined on the pair hash, then kept where both ids are equal: as the join on the ids
     matched = (
         pl.DataFrame({_PAIR: pairs[candidates]})
@@ -152,51 +154,39 @@ def labelled_rows(
 
 
 def _paired(
-    hashes: npt.NDArray[np.uint64], doc_ids: pl.Series, bitmap: _Bitmap
+    hashes: npt.NDArray[np.uint64],
+    doc_ids: pl.Series,
+    bitmap: _Bitmap,
+    ready: Callable[[int], int] | None = None,
 ) -> npt.NDArray[np.int64]:
     """Write each row's pair hash over its query hash; return the rows ``bitmap`` holds.
 
-    Chunk by chunk of the document ids: each chunk's ids are hashed, paired and looked
-    up while in cache, and no column of every row's document hash is kept (160 MB for
+    Chunk by chunk of the document ids (within the rows ``ready`` frees, as
+    :func:`labelled_rows` says): each piece's ids are hashed, paired and looked up
+    while in cache, and no column of every row's document hash is kept (160 MB for
     20 million rows).
     """
     import numpy as np
 
     found = [np.empty(0, dtype=np.int64)]
-    start = 0
+    pieces, start = [], 0
     for chunk in doc_ids.get_chunks():
-        end = start + len(chunk)
-        part = hashes[start:end]
-        np.bitwise_xor(part, chunk.hash(_DOC_SEED).to_numpy(), out=part)
-        found.append(bitmap.holding(part) + start)
-        start = end
+        pieces.append((start, chunk))
+        start += len(chunk)
+    done, total, at = 0, len(hashes), 0
+    while done < total:
+        free = total if ready is None else ready(done)
+        while at < len(pieces) and done < free:
+            first, chunk = pieces[at]
+            end = min(first + len(chunk), free)
+            part = hashes[done:end]
+            docs = chunk.slice(done - first, end - done).hash(_DOC_SEED).to_numpy()
+            np.bitwise_xor(part, docs, out=part)
+            found.append(bitmap.holding(part) + done)
+            done = end
+            if done == first + len(chunk):
+                at += 1
     return np.concatenate(found)
-
-
-def pair_writer(hashes: npt.NDArray[np.uint64], doc_ids: pl.Series) -> Callable[[int, int], None]:
-    """Return a call that writes rows ``start`` to ``end``'s pair hashes over their query hashes.
-
-    ``hashes``: :func:`query_hashes`' of the rows whose document ids are ``doc_ids``.
-    Given to :func:`~rankset.evaluation._packed_rankings.rankings_of` as its ``then``,
-    the pairs are made step by step as the rankings are numbered, while each step's
-    hashes are in cache; :func:`labelled_rows` then takes them ``paired``.
-
-    Examples
-    --------
-    >>> rows = pl.DataFrame({"query_id": ["q", "r"], "doc_id": ["a", "b"]})
-    >>> hashes = query_hashes(rows)
-    >>> pair_writer(hashes, rows["doc_id"])(0, 2)
-    >>> pairs = rows.select(pair_hash(pl.col("query_id"), pl.col("doc_id"))).to_series()
-    >>> hashes.tolist() == pairs.to_list()
-    True
-    """
-    import numpy as np
-
-    def write(start: int, end: int) -> None:
-        part = hashes[start:end]
-        np.bitwise_xor(part, doc_ids.slice(start, end - start).hash(_DOC_SEED).to_numpy(), out=part)
-
-    return write
 
 
 def _gathered(frame: pl.DataFrame, rows: npt.NDArray[np.int64]) -> pl.DataFrame:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
-from threading import Event
+from threading import Condition
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -33,12 +33,7 @@ from rankset.evaluation._packed import (
     rankings_of,
     row_hashes,
 )
-from rankset.evaluation._packed_hits import (
-    LabelledRows,
-    labelled_rows,
-    pair_writer,
-    query_hashes,
-)
+from rankset.evaluation._packed_hits import LabelledRows, labelled_rows, query_hashes
 from rankset.evaluation._pass_checks import (
     doc_id_problem_counts,
     refuse_counted_problems,
@@ -143,25 +138,27 @@ def with_rankings(
 
     Returns the labelled rows (:func:`packed_hits` gives them), the rankings, the
     checks, a :class:`PackedRows` and, unless the reader rules duplicates out, the
-    :class:`PackedHashes`. A run of one system has its pair hashes written over its
-    query hashes step by step as its rankings are numbered from them
-    (:func:`pair_writer`); the labelled rows are found from the pairs once they are
-    all written. A large run's are found on ``checker``, after its document ids'
-    problems are counted there (with ``ids``, for ids the reader did not check), while
-    the calling thread sorts the rows; a large run of several systems' first thing
-    there, from the query hashes the rankings do not read.
+    :class:`PackedHashes`. A large run's work beside the numbering of its rankings is
+    done on ``checker``, in this order: the keys' finite range; a run of several
+    systems' labelled rows (their pair hashes written over the query hashes, which
+    the rankings do not read); with ``ids`` (and ids the reader did not check), the
+    document ids' problems; a run of one system's labelled rows, its pair hashes
+    written over its query hashes behind the numbering (step by step, once the
+    rankings have read them: :class:`_Numbering`). A small run's labelled rows are
+    found here once the rankings are numbered.
     """
     hits, checks, every_row, *named = frames  # named: the rankings a reader numbered
     large = every_row.height >= CHECKED_MEANWHILE
-    # the checker's first task: the numbering asks for it once the rankings are named
+    # the numbering asks for it once the rankings are named
     key_range = checker.submit(finite_range, every_row[PACKED_KEY]) if large else None
     one_system = part.name is not None
     # the first frame holds the labels when the pass joined nothing (no reader's numbers)
     hashes = None if named else query_hashes(every_row)
-    paired = one_system and hashes is not None  # pairs written as the rankings are numbered
-    find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY, paired)
+    numbering = _Numbering() if large and one_system and hashes is not None else None
+    ready = None if numbering is None else numbering.beyond
+    find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY, ready)
     found: Future[LabelledRows] | LabelledRows | None = None
-    if not named and large and not paired:  # the checker's first task, beside the naming
+    if not named and large and numbering is None:  # beside the numbering, from the start
         found = checker.submit(find)
     counts: Future[dict[str, int]] | dict[str, int] | None = None
     coded = coded_doc_ids(every_row["doc_id"])
@@ -173,19 +170,21 @@ def with_rankings(
             counts = doc_id_problem_counts(doc_ids)
         else:
             counts = checker.submit(doc_id_problem_counts, doc_ids)
-    written = _Written()
-    if paired and large:
-        found = checker.submit(written.then, find)
-    then = pair_writer(hashes, every_row["doc_id"]) if paired and hashes is not None else None
+    if numbering is not None:  # behind the numbering, once the ids' problems are counted
+        found = checker.submit(find)
     try:
         rankings = rankings_of(
-            every_row, part.name, *named, hashes=hashes if one_system else None, then=then
+            every_row,
+            part.name,
+            *named,
+            hashes=hashes if one_system else None,
+            then=None if numbering is None else numbering.read,
         )
-        written.whole = True
     finally:
-        written.done.set()  # the labelled rows never wait on a failure
-    if not named and not large:
-        found = find()
+        if numbering is not None:
+            numbering.end()  # the labelled rows never wait on a failure
+    if not named and not large:  # the rankings are done with the query hashes: the pairs
+        found = find()  # overwrite them
     if one_system and hashes is not None:
         # the ids are named and paired (the pair hashes are the row hashes): what the
         # numbering reads is kept, and the query ids are freed once the labelled rows
@@ -197,23 +196,50 @@ def with_rankings(
     return [first, rankings.frame, checks, numbered, *hashed]
 
 
-class _Written:
-    """Whether a run's pair hashes are all written (:func:`with_rankings`).
+class _Numbering:
+    """How far the numbering of a run's rankings has read its query hashes.
 
-    ``done`` is set once the rankings are numbered, however that ends; ``whole`` says
-    it ended well.
+    The numbering calls :meth:`read` after each step of rows; :meth:`beyond` waits
+    for rows past those already paired and returns their end; :meth:`end` is called
+    however the numbering ends (rows it never read are never handed out).
+
+    Examples
+    --------
+    >>> numbering = _Numbering()
+    >>> numbering.read(0, 5)
+    >>> numbering.beyond(0)
+    5
+    >>> numbering.end()
+    >>> numbering.beyond(5)
+    Traceback (most recent call last):
+    RuntimeError: the rankings' numbering stopped before reading every query hash
     """
 
     def __init__(self) -> None:
-        self.done = Event()
-        self.whole = False
+        self._changed = Condition()
+        self._read = 0
+        self._ended = False
 
-    def then(self, call: Callable[[], LabelledRows]) -> LabelledRows:
-        """Return ``call()`` once the pairs are written; raise if they never will be."""
-        self.done.wait()
-        if not self.whole:
-            raise RuntimeError("the rankings were not numbered: no pair hashes to look up")
-        return call()
+    def read(self, start: int, end: int) -> None:
+        """Record that the numbering read the query hashes of rows up to ``end``."""
+        with self._changed:
+            self._read = end
+            self._changed.notify_all()
+
+    def end(self) -> None:
+        """Record that the numbering ended: it reads no more."""
+        with self._changed:
+            self._ended = True
+            self._changed.notify_all()
+
+    def beyond(self, paired: int) -> int:
+        """Wait until rows past ``paired`` are read; return the end of those read."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._read > paired or self._ended)
+            if self._read <= paired:
+                msg = "the rankings' numbering stopped before reading every query hash"
+                raise RuntimeError(msg)
+            return self._read
 
 
 def refuse_bad_packed_ids(
