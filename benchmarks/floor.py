@@ -22,18 +22,18 @@ wrappers add microseconds):
   run in no order (the packed numbering) the ids, key and document id of every row and
   the labels, joined to nothing; for the other numberings the join to the labels too
   (``collect_frames``);
-- rank: numbering and naming the rankings from the query ids' hashes (the pair hashes
-  written over the query hashes step by step meanwhile), the packed integers' sort,
-  the labelled rows' positions (``_with_rankings`` and ``_resolve`` in the pass); a
-  large run's labelled rows are found on the checker thread once the pairs are written
+- rank: numbering and naming the rankings from the query ids' hashes, the packed
+  integers' sort, the labelled rows' positions (``_with_rankings`` and ``_resolve`` in
+  the pass); a large run's labelled rows are found on the checker thread meanwhile
   (the rank stage asks for them after the sort);
 - checks: the wait for the checker thread, which runs beside the numbering for large
-  runs, in this order: a run in no order's document ids' checks
-  (``refuse_bad_packed_ids``), its labelled rows (the bitmap over the pair hashes, the
-  join to the labels) and the duplicate check's sort of the pair hashes
-  (``_Measured.maybe_duplicates``);
-- measure: the rest of the kernel: the labels' statistics, the five measures over the
-  labelled rows, their per-query aggregates;
+  runs, in this order: the keys' finite range, a run in no order's document ids'
+  checks (``refuse_bad_packed_ids``), its labelled rows (the pair hashes written over
+  the query hashes behind the numbering, the bitmap over them, the join to the labels)
+  and the duplicate check's sort of the pair hashes (``_Measured.maybe_duplicates``);
+  a large run's labels are checked and summarised on a third thread meanwhile;
+- measure: the rest of the kernel: the five measures over the labelled rows, their
+  per-query aggregates (and, for a small run, the labels' checks and statistics);
 - aggregate: the rest of the call: the pass's counts read back, the result's per-query
   frame, query counts and means.
 
