@@ -24,9 +24,9 @@ from rankset.evaluation import _scratch as scratch
 
 @pytest.fixture(autouse=True)
 def _nothing_kept() -> Any:
-    scratch.release()
+    scratch.release_kept_memory()
     yield
-    scratch.release()
+    scratch.release_kept_memory()
 
 
 def test_an_array_is_lent_again_once_given_back(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -135,3 +135,6 @@ def test_evaluations_reusing_the_arrays_give_pytrec_evals_values(
         assert values == {(q, m): expected[q][key] for q in expected for m, key in names.items()}
     assert any(borrowed)  # the later evaluations did reuse the arrays
     assert np.all(np.asarray(borrowed[:2]) == False)  # noqa: E712  the first allocated afresh
+    assert len(scratch._KEPT.free) == scratch.KEPT_ARRAYS  # kept after the last one
+    rankset.evaluation.release_kept_memory()  # the public face: released at once
+    assert scratch._KEPT.free == []

@@ -6,18 +6,20 @@ The public face is :func:`evaluate` (or :func:`evaluate_with` and an
 the answer matcher :func:`match_text`, and the bucket-partitioned writer
 :func:`partition`. :func:`numbered_runs` gives the runs as the evaluation orders them
 (what the diagnosis and label-quality analyses read), :func:`bucket_of` the bucket of a
-query in a partitioned dataset. :mod:`rankset.evaluation.cluster` runs the same kernel
-on Dask, Ray or Spark.
+query in a partitioned dataset, :func:`release_kept_memory` what an evaluation of a large
+run keeps for the next. :mod:`rankset.evaluation.cluster` runs the same kernel on Dask,
+Ray or Spark.
 
 Inside, one module per step: ``_options`` (the options and their constraints),
 ``_inputs`` (runs, names, labels, cutoffs), ``_rag_inputs`` (pools, answers), ``_plan``
 (:class:`EvaluationPlan`), ``_runs`` (the run inputs and query buckets), ``_pass`` (the
-pass over the runs: the three numberings), ``_kernel`` (both phases
-over one set of whole queries), ``_query_policy``, ``_evaluate`` (the executor choice:
-all at once, by bucket, or on Dask through ``_dask``), ``_kernel_api`` (the kernel for
-other engines), ``_partition`` (the bucket-partitioned dataset writer) and ``_summary``
-(means with bootstrap CIs). The public modules beside them: ``cutoff_curves``,
-``textmatch`` and ``cluster``.
+pass over the runs: the numberings; ``_packed*`` the one for runs in no order,
+``_scratch`` its large arrays, kept between evaluations), ``_kernel`` (both phases over
+one set of whole queries; ``_kernel_labels`` the labels' side), ``_query_policy``,
+``_evaluate`` (the executor choice: all at once, by bucket, or on Dask through
+``_dask``), ``_kernel_api`` (the kernel for other engines), ``_partition`` (the
+bucket-partitioned dataset writer) and ``_summary`` (means with bootstrap CIs). The
+public modules beside them: ``cutoff_curves``, ``textmatch`` and ``cluster``.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ if TYPE_CHECKING:  # imported on first use: see __getattr__
     from rankset.evaluation._partition import partition
     from rankset.evaluation._result import EvaluationResult
     from rankset.evaluation._runs import bucket_of
+    from rankset.evaluation._scratch import release_kept_memory
     from rankset.evaluation.cutoff_curves import Curves, curves
     from rankset.evaluation.textmatch import TextMatch, match_text
 
@@ -51,6 +54,7 @@ _MODULE_OF = {
     "partition": "_partition",
     "EvaluationResult": "_result",
     "bucket_of": "_runs",
+    "release_kept_memory": "_scratch",
     "Curves": "cutoff_curves",
     "curves": "cutoff_curves",
     "TextMatch": "textmatch",
@@ -75,6 +79,7 @@ __all__ = [
     "match_text",
     "numbered_runs",
     "partition",
+    "release_kept_memory",
 ]
 
 
