@@ -10,11 +10,15 @@ arrays: an evaluation borrows them (:func:`borrowing`), and they are released on
 evaluation has asked for them for :data:`KEPT_SECONDS`.
 
 Only arrays of :data:`KEPT_FROM` elements or more are kept, at most
-:data:`KEPT_ARRAYS` of them; an evaluation that borrows none keeps none.
+:data:`KEPT_ARRAYS` of them (an evaluation of many large runs borrows that many and
+allocates the others as usual); a kept array is lent only to a request of at least
+1 / :data:`LENT_UP_TO` of its size; an evaluation that borrows none keeps none; a
+forked child starts with none.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,22 +42,36 @@ __all__ = [
 KEPT_SECONDS = 10.0
 #: Arrays of fewer elements are allocated as usual.
 KEPT_FROM = 1_000_000
-#: The most arrays kept at once (the largest).
+#: The most arrays kept at once (the largest), and borrowed by one evaluation.
 KEPT_ARRAYS = 2
+#: A kept array is lent for at least this share of its size.
+LENT_UP_TO = 2
 
 
 class _Kept:
     """The arrays kept between evaluations, and the timer that releases them."""
 
     def __init__(self) -> None:
+        self.forget()
+
+    def forget(self) -> None:
+        """Start empty: at creation, and in a forked child.
+
+        A child has no timer thread, and may have been forked while another thread
+        held the lock.
+        """
         self.lock = threading.Lock()
         self.free: list[npt.NDArray[np.uint64]] = []
         self.timer: threading.Timer | None = None
 
     def take(self, size: int) -> npt.NDArray[np.uint64] | None:
-        """Take the smallest kept array of at least ``size`` elements, if any."""
+        """Take the smallest kept array of ``size`` to ``LENT_UP_TO * size`` elements, if any.
+
+        A much larger array is not lent: kept for a smaller run, it would hold memory
+        that run does not need for as long as large evaluations follow one another.
+        """
         with self.lock:
-            fits = [array for array in self.free if array.size >= size]
+            fits = [array for array in self.free if size <= array.size <= LENT_UP_TO * size]
             if not fits:
                 return None
             found = min(fits, key=lambda array: array.size)
@@ -67,12 +85,16 @@ class _Kept:
             del self.free[KEPT_ARRAYS:]
             if self.timer is not None:
                 self.timer.cancel()
-            self.timer = threading.Timer(KEPT_SECONDS, self.release)
-            self.timer.daemon = True  # never keeps the interpreter from exiting
-            self.timer.start()
+            timer = threading.Timer(KEPT_SECONDS, lambda: self.release(timer))
+            timer.daemon = True  # never keeps the interpreter from exiting
+            self.timer = timer
+            timer.start()
 
-    def release(self) -> None:
+    def release(self, timer: threading.Timer | None = None) -> None:
+        """Release every kept array (when ``timer`` is given: only if it is the latest)."""
         with self.lock:
+            if timer is not None and timer is not self.timer:
+                return  # an earlier timer, cancelled too late: a later keep() stands
             self.free = []
             if self.timer is not None:
                 self.timer.cancel()
@@ -80,6 +102,8 @@ class _Kept:
 
 
 _KEPT = _Kept()
+if hasattr(os, "register_at_fork"):  # a forked child keeps none of its parent's arrays
+    os.register_at_fork(after_in_child=_KEPT.forget)
 # The arrays the evaluation running in this context has borrowed; None: it keeps none.
 _BORROWED: ContextVar[list[npt.NDArray[np.uint64]] | None] = ContextVar(
     "rankset_scratch", default=None
@@ -124,7 +148,9 @@ def empty(size: int) -> npt.NDArray[np.uint64]:
     import numpy as np
 
     borrowed = _BORROWED.get()
-    if borrowed is None or size < KEPT_FROM:
+    if borrowed is None or size < KEPT_FROM or len(borrowed) >= KEPT_ARRAYS:
+        # beyond the arrays kept, freed as usual (an evaluation of many large runs
+        # holds each run's others no longer than before)
         return np.empty(size, dtype=np.uint64)
     whole = _KEPT.take(size)
     if whole is None:
