@@ -230,13 +230,13 @@ def test_a_large_runs_pairs_are_written_only_behind_the_numbering(
 
     monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
     monkeypatch.setattr(packed_rankings, "_STEP", 8)
-    read = packed_pass._Numbering.read
+    read = packed_pass._Progress.read
 
     def slowly(self: Any, start: int, end: int) -> None:
         time.sleep(0.05)
         read(self, start, end)
 
-    monkeypatch.setattr(packed_pass._Numbering, "read", slowly)
+    monkeypatch.setattr(packed_pass._Progress, "read", slowly)
     frames, hits = _forty_rows_numbered()
     every_row = frames[3]
     assert isinstance(every_row, PackedRows)

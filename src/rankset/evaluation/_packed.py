@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PACKED_KEY",
+    "KeyRange",
     "Rankings",
     "coded_doc_ids",
     "descending_codes",
@@ -68,6 +69,8 @@ __all__ = [
 
 #: The ordering key's column in the packed numbering's frames.
 PACKED_KEY = "_key"
+#: A call that gives the keys' finite range (:func:`finite_range`), found meanwhile.
+KeyRange = Callable[[], tuple[float | None, float | None]]
 # A code of at most 52 bits: its largest value is a double exactly, so clipping to it
 # in floating point cannot step into the next ranking's codes.
 _MOST_CODE_BITS = 52
@@ -169,7 +172,7 @@ def number_packed(
     rows: pl.DataFrame,
     rankings: Rankings,
     doc_codes: pl.Series | None = None,
-    key_range: Callable[[], tuple[float | None, float | None]] | None = None,
+    key_range: KeyRange | None = None,
 ) -> pl.DataFrame | None:
     """Give the labelled rows their positions from the sorted packed integers.
 

@@ -3,18 +3,20 @@
 A run in no order is read once (:func:`packed_pass_frames`): its labelled rows, the
 counts of its rows' problems, and every row's ids, key and document id. Once they are
 collected, :func:`with_rankings` names and counts the rankings and starts, on the
-checker thread of :mod:`rankset.evaluation._pass`, the work that need not wait: a large
-run's labelled rows (:func:`~rankset.evaluation._packed_hits.labelled_rows`), the
-document ids' checks (:func:`~rankset.evaluation._pass_checks.doc_id_problem_counts`, a
-byte scan of the collected ids rather than a contains-any inside the pass) and, after
-them, the duplicate check over the row hashes. The numbering
+checker thread of :mod:`rankset.evaluation._pass`, the work that need not wait: for a
+large run, the keys' finite range, the document ids' checks
+(:func:`~rankset.evaluation._pass_checks.doc_id_problem_counts`, a byte scan of the
+collected ids rather than a contains-any inside the pass), its labelled rows
+(:func:`~rankset.evaluation._packed_hits.labelled_rows`: a run of one system's found
+behind the numbering of its rankings, step by step) and, after them, the duplicate
+check over the row hashes. The numbering
 (:func:`~rankset.evaluation._packed.number_packed`) runs meanwhile on the calling
 thread; :func:`refuse_bad_packed_ids` then waits for the ids' counts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -25,6 +27,7 @@ import polars as pl
 
 from rankset.evaluation._packed import (
     PACKED_KEY,
+    KeyRange,
     Rankings,
     coded_doc_ids,
     finite_range,
@@ -58,7 +61,6 @@ __all__ = [
 ]
 
 HASH = "_hash"
-KeyRange = Callable[[], tuple[float | None, float | None]]
 #: Rows from which a check runs on the checker thread, beside the numbering.
 CHECKED_MEANWHILE = 1_000_000
 
@@ -96,7 +98,9 @@ class PackedRows:
     key_range: Future[tuple[float | None, float | None]] | None = None
 
     @property
-    def numbered(self) -> tuple[pl.DataFrame, Rankings, pl.Series | None, KeyRange | None]:
+    def numbered(
+        self,
+    ) -> tuple[pl.DataFrame, Rankings, pl.Series | None, KeyRange | None]:
         """What :func:`~rankset.evaluation._packed.number_packed` takes after the labelled rows."""
         key_range = None if self.key_range is None else self.key_range.result
         return self.rows, self.rankings, self.doc_codes, key_range
@@ -144,7 +148,7 @@ def with_rankings(
     the rankings do not read); with ``ids`` (and ids the reader did not check), the
     document ids' problems; a run of one system's labelled rows, its pair hashes
     written over its query hashes behind the numbering (step by step, once the
-    rankings have read them: :class:`_Numbering`). A small run's labelled rows are
+    rankings have read them: :class:`_Progress`). A small run's labelled rows are
     found here once the rankings are numbered.
     """
     hits, checks, every_row, *named = frames  # named: the rankings a reader numbered
@@ -154,7 +158,7 @@ def with_rankings(
     one_system = part.name is not None
     # the first frame holds the labels when the pass joined nothing (no reader's numbers)
     hashes = None if named else query_hashes(every_row)
-    numbering = _Numbering() if large and one_system and hashes is not None else None
+    numbering = _Progress() if large and one_system and hashes is not None else None
     ready = None if numbering is None else numbering.beyond
     find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY, ready)
     found: Future[LabelledRows] | LabelledRows | None = None
@@ -170,9 +174,9 @@ def with_rankings(
             counts = doc_id_problem_counts(doc_ids)
         else:
             counts = checker.submit(doc_id_problem_counts, doc_ids)
-    if numbering is not None:  # behind the numbering, once the ids' problems are counted
-        found = checker.submit(find)
     try:
+        if numbering is not None:  # behind the numbering, once the ids' problems are counted
+            found = checker.submit(find)
         rankings = rankings_of(
             every_row,
             part.name,
@@ -196,7 +200,7 @@ def with_rankings(
     return [first, rankings.frame, checks, numbered, *hashed]
 
 
-class _Numbering:
+class _Progress:
     """How far the numbering of a run's rankings has read its query hashes.
 
     The numbering calls :meth:`read` after each step of rows; :meth:`beyond` waits
@@ -205,7 +209,7 @@ class _Numbering:
 
     Examples
     --------
-    >>> numbering = _Numbering()
+    >>> numbering = _Progress()
     >>> numbering.read(0, 5)
     >>> numbering.beyond(0)
     5
@@ -221,7 +225,10 @@ class _Numbering:
         self._ended = False
 
     def read(self, start: int, end: int) -> None:
-        """Record that the numbering read the query hashes of rows up to ``end``."""
+        """Record that the numbering read the query hashes of rows up to ``end``.
+
+        ``start``: the step's first row (the numbering's ``then`` gives both).
+        """
         with self._changed:
             self._read = end
             self._changed.notify_all()

@@ -258,7 +258,7 @@ def rankings_of(
     index = _HashIndex(hashed.gather(first).to_numpy(), places)
     ids = [rows[column] for column in columns]
     numbers, alike = _numbered(hashed, index, ids, [names[column] for column in columns], then)
-    del hashed  # ``hashes``' memory: not kept past the call
+    del hashed  # a view of ``hashes`` (the caller's): no Series over them kept
     if not alike:  # two ids of one hash: numbered exactly
         return _ranked_rankings(rows, system, columns)
     rankings = Rankings(pl.DataFrame(schema=_RANKINGS_SCHEMA), None, len(names))

@@ -492,7 +492,7 @@ def measure_pass(
     ------
     SchemaError
         A ranking repeats a document (``duplicates="error"``), or two run inputs hold a
-        ranking of the same system and query.
+        ranking of the same system and query; ``beside``'s errors come after these.
     """
     # keep_best numbers while it drops copies: only the ranked numbering does that.
     # A reader's ranking numbers make the packed numbering as cheap as any: no peek.
