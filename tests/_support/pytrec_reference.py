@@ -235,6 +235,35 @@ def read_run(path: Path) -> dict[str, dict[str, float]]:
     return run
 
 
+def pytrec_values_in_process(
+    rows: Sequence[tuple[str, str, float]],
+    judged: Mapping[tuple[str, str], int],
+    measures: Mapping[str, tuple[str, str]],
+) -> dict[tuple[str, str], float]:
+    """pytrec_eval's value of each ``(query, metric)`` of a run's rows and labels, in process.
+
+    ``rows``: ``(query, doc, score)``; ``judged``: ``(query, doc) -> grade``; ``measures``:
+    rankset's metric name to pytrec_eval's measure and the key of its value
+    (``{"ndcg@10": ("ndcg_cut.10", "ndcg_cut_10")}``). For small cases whose rankings are
+    all non-empty and whose grades are non-negative (the module docstring says why).
+    """
+    import pytrec_eval
+
+    qrels: dict[str, dict[str, int]] = {}
+    for (query, doc), grade in judged.items():
+        qrels.setdefault(query, {})[doc] = grade
+    scores: dict[str, dict[str, float]] = {}
+    for query, doc, score in rows:
+        scores.setdefault(query, {})[doc] = score
+    wanted = {measure for measure, _ in measures.values()}
+    values = pytrec_eval.RelevanceEvaluator(qrels, wanted).evaluate(scores)
+    return {
+        (query, metric): values[query][key]
+        for query in values
+        for metric, (_, key) in measures.items()
+    }
+
+
 def _safe_queries(qrels: Qrels) -> dict[str, dict[str, int]]:
     """Return the queries of ``qrels`` that are safe to send to trec_eval.
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from tests._support.pytrec_reference import pytrec_values_in_process
 
 import rankset
 from rankset.evaluation import bucket_of
@@ -284,7 +285,7 @@ def test_labels_checked_beside_the_numbering_give_the_same_values_and_errors(
     from rankset.evaluation import _kernel as kernel
     from rankset.evaluation import _pass as run_pass
 
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytest.importorskip("pytrec_eval")
     on_main: list[bool] = []
     summarised = kernel.labels_beside
 
@@ -308,17 +309,9 @@ def test_labels_checked_beside_the_numbering_give_the_same_values_and_errors(
     )
     got = rankset.evaluate(run, labels, ["ndcg@10", "ap"], confidence=None).per_query
     assert on_main == [not beside]
-    qrels: dict[str, dict[str, int]] = {}
-    for (q, d), g in judged.items():
-        qrels.setdefault(q, {})[d] = g
-    scores: dict[str, dict[str, float]] = {}
-    for q, d, s in rows:
-        scores.setdefault(q, {})[d] = s
-    want = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map"}).evaluate(scores)
+    measures = {"ndcg@10": ("ndcg_cut.10", "ndcg_cut_10"), "ap": ("map", "map")}
     values = {(q, m): v for q, m, v in got.select("query_id", "metric", "value").rows()}
-    assert values == {
-        (q, m): want[q][key] for q in want for m, key in (("ndcg@10", "ndcg_cut_10"), ("ap", "map"))
-    }
+    assert values == pytrec_values_in_process(rows, judged, measures)
     bad_labels = labels.with_columns(pl.col("doc_id").str.replace("^d3$", " d3"))
     with pytest.raises(rankset.SchemaError, match="leading or trailing space"):
         rankset.evaluate(run, bad_labels, ["ap"], confidence=None)

@@ -16,9 +16,16 @@ from typing import Any
 
 import polars as pl
 import pytest
+from tests._support.pytrec_reference import pytrec_values_in_process
 
 import rankset
 from rankset.evaluation import _scratch as scratch
+
+MEASURES = {
+    "ndcg@10": ("ndcg_cut.10", "ndcg_cut_10"),
+    "ap": ("map", "map"),
+    "rr": ("recip_rank", "recip_rank"),
+}
 
 
 @pytest.fixture(autouse=True)
@@ -126,7 +133,7 @@ def test_evaluations_reusing_the_arrays_give_pytrec_evals_values(
     from rankset.evaluation import _packed_pass as packed_pass
     from rankset.evaluation import _pass as run_pass
 
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytest.importorskip("pytrec_eval")
     monkeypatch.setattr(scratch, "KEPT_FROM", 1)
     monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
     monkeypatch.setattr(run_pass, "CHECKED_MEANWHILE", 1)
@@ -159,17 +166,8 @@ def test_evaluations_reusing_the_arrays_give_pytrec_evals_values(
             orient="row",
         )
         got = rankset.evaluate(run, labels, ["ndcg@10", "ap", "rr"], confidence=None).per_query
-        qrels: dict[str, dict[str, int]] = {}
-        for (q, d), g in judged.items():
-            qrels.setdefault(q, {})[d] = g
-        scores: dict[str, dict[str, float]] = {}
-        for q, d, s in rows:
-            scores.setdefault(q, {})[d] = s
-        want = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recip_rank"})
-        expected = want.evaluate(scores)
-        names = {"ndcg@10": "ndcg_cut_10", "ap": "map", "rr": "recip_rank"}
         values = {(q, m): v for q, m, v in got.select("query_id", "metric", "value").rows()}
-        assert values == {(q, m): expected[q][key] for q in expected for m, key in names.items()}
+        assert values == pytrec_values_in_process(rows, judged, MEASURES)
     # the first allocated afresh; the second reused them (no more than twice its size);
     # the third, larger, allocated afresh again
     assert sizes[1] < sizes[0] <= 2 * sizes[1]
