@@ -158,11 +158,11 @@ def with_rankings(
     one_system = part.name is not None
     # the first frame holds the labels when the pass joined nothing (no reader's numbers)
     hashes = None if named else query_hashes(every_row)
-    numbering = _Progress() if large and one_system and hashes is not None else None
-    ready = None if numbering is None else numbering.beyond
+    progress = _Progress() if large and one_system and hashes is not None else None
+    ready = None if progress is None else progress.beyond
     find = partial(labelled_rows, every_row, hits, hashes, part.name, PACKED_KEY, ready)
     found: Future[LabelledRows] | LabelledRows | None = None
-    if not named and large and numbering is None:  # beside the numbering, from the start
+    if not named and large and progress is None:  # beside the numbering, from the start
         found = checker.submit(find)
     counts: Future[dict[str, int]] | dict[str, int] | None = None
     coded = coded_doc_ids(every_row["doc_id"])
@@ -175,18 +175,18 @@ def with_rankings(
         else:
             counts = checker.submit(doc_id_problem_counts, doc_ids)
     try:
-        if numbering is not None:  # behind the numbering, once the ids' problems are counted
+        if progress is not None:  # behind the numbering, once the ids' problems are counted
             found = checker.submit(find)
         rankings = rankings_of(
             every_row,
             part.name,
             *named,
             hashes=hashes if one_system else None,
-            then=None if numbering is None else numbering.read,
+            then=None if progress is None else progress.read,
         )
     finally:
-        if numbering is not None:
-            numbering.end()  # the labelled rows never wait on a failure
+        if progress is not None:
+            progress.end()  # the labelled rows never wait on a failure
     if not named and not large:  # the rankings are done with the query hashes: the pairs
         found = find()  # overwrite them
     if one_system and hashes is not None:
@@ -209,12 +209,12 @@ class _Progress:
 
     Examples
     --------
-    >>> numbering = _Progress()
-    >>> numbering.read(0, 5)
-    >>> numbering.beyond(0)
+    >>> progress = _Progress()
+    >>> progress.read(0, 5)
+    >>> progress.beyond(0)
     5
-    >>> numbering.end()
-    >>> numbering.beyond(5)
+    >>> progress.end()
+    >>> progress.beyond(5)
     Traceback (most recent call last):
     RuntimeError: the rankings' numbering stopped before reading every query hash
     """
