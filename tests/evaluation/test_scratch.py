@@ -98,7 +98,10 @@ def test_only_the_largest_are_kept_lent_to_a_near_size_and_for_a_while(
     assert small.base.size == 20
     assert smaller.base is not None
     assert smaller.base.size == 12
-    time.sleep(0.6)  # past KEPT_SECONDS: released
+    assert scratch._KEPT.free != []  # kept, for now
+    released_by = time.monotonic() + 10  # past KEPT_SECONDS, on however busy a machine
+    while scratch._KEPT.free and time.monotonic() < released_by:
+        time.sleep(0.05)
     assert scratch._KEPT.free == []
     with scratch.borrowing():
         again = scratch.empty(12)
