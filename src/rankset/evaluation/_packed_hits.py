@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankset.evaluation._packed_rankings import query_hash
+from rankset.evaluation._packed_rankings import chunk_starts, query_hash
 from rankset.evaluation._scratch import empty
 from rankset.measures._shared import GROUP
 
@@ -84,11 +84,9 @@ def query_hashes(rows: pl.DataFrame) -> npt.NDArray[np.uint64] | None:
     if query_ids.null_count():
         return None
     hashes = empty(len(query_ids))  # kept between evaluations when large
-    start = 0
-    for chunk in query_ids.get_chunks():
+    for start, chunk in chunk_starts(query_ids):
         hashed = chunk.to_frame().select(query_hash(pl.col(chunk.name))).to_series()
         hashes[start : start + len(chunk)] = hashed.to_numpy()
-        start += len(chunk)
     return hashes
 
 
@@ -131,11 +129,11 @@ def labelled_rows(
     ids = labels.select(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String))
     labelled = ids.select(pair_hash(pl.col("query_id"), pl.col("doc_id")))
     label_pairs = labelled.to_series()
-    pairs = hashes
     candidates = _paired(hashes, rows["doc_id"], _Bitmap(label_pairs.to_numpy()), ready)
-    # joined on the pair hash, then kept where both ids are equal: as the join on the ids
+    # joined on the pair hash (now in ``hashes``), then kept where both ids are equal:
+    # as the join on the ids
     matched = (
-        pl.DataFrame({_PAIR: pairs[candidates]})
+        pl.DataFrame({_PAIR: hashes[candidates]})
         .with_row_index(_RUN_ROW)
         .join(label_pairs.alias(_PAIR).to_frame().with_row_index(_LABEL_ROW), on=_PAIR)
         .sort(_RUN_ROW)
@@ -150,7 +148,7 @@ def labelled_rows(
     label_side = labels.rechunk()[matched[_LABEL_ROW]]
     same = (found["query_id"] == label_side["query_id"]) & (found["doc_id"] == label_side["doc_id"])
     found = found.hstack(label_side.drop("query_id", "doc_id")).with_columns(pl.Series(RUN_ROW, at))
-    return LabelledRows((found if same.all() else found.filter(same)).rechunk(), pairs)
+    return LabelledRows((found if same.all() else found.filter(same)).rechunk(), hashes)
 
 
 def _paired(
@@ -169,10 +167,7 @@ def _paired(
     import numpy as np
 
     found = [np.empty(0, dtype=np.int64)]
-    pieces, start = [], 0
-    for chunk in doc_ids.get_chunks():
-        pieces.append((start, chunk))
-        start += len(chunk)
+    pieces = chunk_starts(doc_ids)
     done, total, at = 0, len(hashes), 0
     while done < total:
         free = total if ready is None else ready(done)
@@ -239,11 +234,7 @@ def gathered(frame: pl.DataFrame, rows: npt.NDArray[np.int64]) -> pl.DataFrame:
 
 def _chunk_slices(frame: pl.DataFrame) -> list[pl.DataFrame]:
     """Return ``frame`` cut where its document ids' chunks end (no copy)."""
-    slices, start = [], 0
-    for chunk in frame["doc_id"].get_chunks():
-        slices.append(frame.slice(start, len(chunk)))
-        start += len(chunk)
-    return slices
+    return [frame.slice(start, len(chunk)) for start, chunk in chunk_starts(frame["doc_id"])]
 
 
 class _Bitmap:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RANKING",
     "Rankings",
+    "chunk_starts",
     "chunks",
     "count_sorted",
     "id_columns",
@@ -143,11 +144,22 @@ def chunks(column: pl.Series) -> list[tuple[int, int, npt.NDArray[Any]]]:
 
     Each chunk's values are read without a copy where Polars allows it (no nulls).
     """
-    physical = column.to_physical()
-    found = []
-    start = 0
-    for chunk in physical.get_chunks():
-        found.append((start, start + len(chunk), chunk.to_numpy()))
+    pieces = chunk_starts(column.to_physical())
+    return [(start, start + len(chunk), chunk.to_numpy()) for start, chunk in pieces]
+
+
+def chunk_starts(column: pl.Series) -> list[tuple[int, pl.Series]]:
+    """Return each chunk of ``column`` with its first row (no copy).
+
+    Examples
+    --------
+    >>> column = pl.concat([pl.Series([1, 2]), pl.Series([3])], rechunk=False)
+    >>> [(start, chunk.to_list()) for start, chunk in chunk_starts(column)]
+    [(0, [1, 2]), (2, [3])]
+    """
+    found, start = [], 0
+    for chunk in column.get_chunks():
+        found.append((start, chunk))
         start += len(chunk)
     return found
 
