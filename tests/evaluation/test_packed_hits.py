@@ -196,24 +196,43 @@ def _forty_rows_numbered() -> tuple[list[Any], pl.DataFrame]:
         return frames, packed_hits(frames[0])
 
 
+def _numbered_as_forty_rows_are(frames: list[Any], hits: pl.DataFrame) -> Any:
+    """Assert what :func:`_forty_rows_numbered` must give; return its :class:`PackedRows`."""
+    from rankset.evaluation._packed_pass import PackedRows
+
+    every_row = frames[3]
+    assert isinstance(every_row, PackedRows)
+    assert every_row.rankings.numbers is not None
+    assert every_row.rankings.numbers.tolist() == [i % 5 for i in range(40)]
+    assert hits.select("query_id", "doc_id").sort("query_id").rows() == [("q1", "d6"), ("q4", "d9")]
+    return every_row
+
+
+def _as_a_large_run_in_steps_of(rows: int, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Number any run as a large one (beside the checker), ``rows`` rows a step.
+
+    Returns the packed pass's module, whose classes the tests wrap.
+    """
+    from rankset.evaluation import _packed_pass as packed_pass
+
+    monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
+    monkeypatch.setattr(packed_rankings, "_STEP", rows)
+    return packed_pass
+
+
 @pytest.mark.parametrize("on_the_checker", [False, True])
 def test_the_rankings_are_numbered_from_the_query_hashes_before_the_pairs_overwrite_them(
     on_the_checker: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rankset.evaluation import _packed_pass as packed_pass
-    from rankset.evaluation._packed_pass import PackedRows
 
     if on_the_checker:  # as a large run's: found on the checker thread after the rankings
         monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
     frames, hits = _forty_rows_numbered()
-    every_row = frames[3]
-    assert isinstance(every_row, PackedRows)
+    every_row = _numbered_as_forty_rows_are(frames, hits)
     assert every_row.rankings.index is not None  # by the hashes: no collision seen
     assert frames[1]["query_id"].to_list() == ["q0", "q1", "q2", "q3", "q4"]
-    assert every_row.rankings.numbers is not None
-    assert every_row.rankings.numbers.tolist() == [i % 5 for i in range(40)]
     assert every_row.rows.columns == ["_key", "doc_id"]  # the query ids are not kept
-    assert hits.select("query_id", "doc_id").sort("query_id").rows() == [("q1", "d6"), ("q4", "d9")]
 
 
 def test_a_large_runs_pairs_are_written_only_behind_the_numbering(
@@ -225,11 +244,7 @@ def test_a_large_runs_pairs_are_written_only_behind_the_numbering(
     # rankings pair hashes to number (wrong numbers, lost labelled rows).
     import time
 
-    from rankset.evaluation import _packed_pass as packed_pass
-    from rankset.evaluation._packed_pass import PackedRows
-
-    monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
-    monkeypatch.setattr(packed_rankings, "_STEP", 8)
+    packed_pass = _as_a_large_run_in_steps_of(8, monkeypatch)
     read = packed_pass._Progress.read
 
     def slowly(self: Any, start: int, end: int) -> None:
@@ -237,12 +252,7 @@ def test_a_large_runs_pairs_are_written_only_behind_the_numbering(
         read(self, start, end)
 
     monkeypatch.setattr(packed_pass._Progress, "read", slowly)
-    frames, hits = _forty_rows_numbered()
-    every_row = frames[3]
-    assert isinstance(every_row, PackedRows)
-    assert every_row.rankings.numbers is not None
-    assert every_row.rankings.numbers.tolist() == [i % 5 for i in range(40)]
-    assert hits.select("query_id", "doc_id").sort("query_id").rows() == [("q1", "d6"), ("q4", "d9")]
+    _numbered_as_forty_rows_are(*_forty_rows_numbered())
 
 
 def test_a_failure_numbering_the_rankings_does_not_leave_the_checker_waiting(
@@ -255,10 +265,7 @@ def test_a_failure_numbering_the_rankings_does_not_leave_the_checker_waiting(
     from concurrent.futures import ThreadPoolExecutor
     from types import SimpleNamespace
 
-    from rankset.evaluation import _packed_pass as packed_pass
-
-    monkeypatch.setattr(packed_pass, "CHECKED_MEANWHILE", 1)
-    monkeypatch.setattr(packed_rankings, "_STEP", 1)
+    packed_pass = _as_a_large_run_in_steps_of(1, monkeypatch)
     looked_up = packed_rankings._HashIndex.__call__
 
     def failing(self: Any, hashes: Any) -> Any:
